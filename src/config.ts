@@ -1,0 +1,95 @@
+/** Reads and validates the environment once; everything else receives the frozen result. */
+
+export interface FeedConfig {
+  readonly url: string;
+  readonly credentials: Readonly<Record<string, string | undefined>>;
+}
+
+export interface Config {
+  readonly databaseUrl: string;
+  readonly redisUrl: string | undefined;
+  readonly port: number;
+  readonly host: string;
+  readonly logLevel: string;
+  /** A fixed clock for reproducible demos and tests, in Unix seconds. */
+  readonly fixedNow: number | undefined;
+  readonly feeds: Readonly<Record<'nsw' | 'qld' | 'sa' | 'wa' | 'vic' | 'nt', FeedConfig>>;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:./data/fuelprice.db';
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', `must start with sqlite: or postgres://, got '${databaseUrl.slice(0, 40)}'`);
+  }
+  const redisUrl = env.REDIS_URL?.trim() || undefined;
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
+  }
+  const port = parsePort(env.PORT);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const fixedNow = parseNow(env.FUELPRICE_NOW);
+  const feed = (urlVar: string, defaultUrl: string, ...credentialVars: string[]): FeedConfig => ({
+    url: parseUrl(urlVar, env[urlVar], defaultUrl),
+    credentials: Object.fromEntries(credentialVars.map((v) => [v, env[v]?.trim() || undefined])),
+  });
+  return Object.freeze({
+    databaseUrl, redisUrl, port, host, logLevel, fixedNow,
+    feeds: Object.freeze({
+      nsw: feed('NSW_FUELCHECK_URL', 'https://api.onegov.nsw.gov.au', 'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET'),
+      qld: feed('QLD_FPD_URL', 'https://fppdirectapi-prod.fuelpricesqld.com.au', 'QLD_FPD_TOKEN'),
+      sa: feed('SA_FPD_URL', 'https://fppdirectapi-prod.safuelpricinginformation.com.au', 'SA_FPD_TOKEN'),
+      wa: feed('WA_FUELWATCH_URL', 'https://www.fuelwatch.wa.gov.au'),
+      vic: feed('VIC_FAIRFUEL_URL', 'https://api.fuel.service.vic.gov.au', 'VIC_FAIRFUEL_CONSUMER_ID'),
+      nt: feed('NT_MYFUEL_URL', 'https://myfuelnt.nt.gov.au'),
+    }),
+  });
+}
+
+export function parsePort(value: string | undefined, variable = 'PORT'): number {
+  if (value === undefined || value.trim() === '') return 8080;
+  if (!/^[0-9]{1,5}$/.test(value.trim()) || Number(value) > 65535) {
+    throw new ConfigError(variable, `must be a port number from 0 to 65535, got '${value.slice(0, 20)}'`);
+  }
+  return Number(value);
+}
+
+function parseNow(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const ms = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(ms)) {
+    throw new ConfigError('FUELPRICE_NOW', `must be an ISO instant such as 2026-11-23T08:00:00+11:00, got '${value.slice(0, 40)}'`);
+  }
+  return Math.floor(ms / 1000);
+}
+
+function parseUrl(variable: string, value: string | undefined, fallback: string): string {
+  const url = value?.trim() || fallback;
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new ConfigError(variable, `must be an http(s) URL, got '${url.slice(0, 60)}'`);
+  }
+  return url.replace(/\/+$/, '');
+}
+
+/** The clock every piece of logic receives; never Date.now() inside domain code. */
+export interface Clock {
+  /** Unix seconds. */
+  now(): number;
+}
+
+export function clockFor(config: Pick<Config, 'fixedNow'>): Clock {
+  const fixed = config.fixedNow;
+  return fixed === undefined ? { now: () => Math.floor(Date.now() / 1000) } : { now: () => fixed };
+}

@@ -1,0 +1,186 @@
+import { type FuelId, outputsOf } from './fuels.ts';
+import type { StateId } from './states.ts';
+import { type LocalDay, splitByLocalDay } from './time.ts';
+
+/** Stored, closed part of one station's day for one reported fuel. */
+export interface StationDayRow {
+  stationId: string;
+  fuel: FuelId;
+  day: LocalDay;
+  /** Sum of priceTenths x seconds over the closed intervals of that day while available. */
+  weightedTenths: number;
+  seconds: number;
+}
+
+/** A station's latest report for a fuel; the interval from openFrom on is not yet in StationDayRow. */
+export interface CurrentPrice {
+  stationId: string;
+  fuel: FuelId;
+  priceTenths: number;
+  available: boolean;
+  reportedAt: number;
+  openFrom: number;
+}
+
+/** A final city mean for an output fuel (combined ids included) on a sealed day. */
+export interface CityDayRow {
+  fuel: FuelId;
+  day: LocalDay;
+  meanTenths: number;
+}
+
+/** Inclusive local days; from null means no lower bound. */
+export interface DayRange {
+  from: LocalDay | null;
+  to: LocalDay;
+}
+
+export interface CityHistoryParts {
+  /** city_daily is final before this day; from it on, the means come from stationDays and current. */
+  sealedBefore: LocalDay;
+  sealed: CityDayRow[];
+  stationDays: StationDayRow[];
+  current: CurrentPrice[];
+}
+
+export interface DailyMean {
+  day: LocalDay;
+  meanTenths: number;
+}
+
+/** Output fuel -> daily means, newest first. A fuel with no value is absent. */
+export type FuelSeries = Map<FuelId, DailyMean[]>;
+
+interface Weighted { weighted: number; seconds: number }
+
+/**
+ * Time-weighted mean per (station, reported fuel, day): the stored closed intervals plus
+ * the open one from each current report up to now, counted only while available.
+ */
+export function stationFuelDayMeans(
+  state: StateId, rows: readonly StationDayRow[], current: readonly CurrentPrice[], range: DayRange, nowSec: number,
+): Map<string, Map<LocalDay, number>> {
+  const sums = new Map<string, Map<LocalDay, Weighted>>();
+  const add = (stationId: string, fuel: FuelId, day: LocalDay, weighted: number, seconds: number): void => {
+    if (seconds <= 0 || day > range.to || (range.from !== null && day < range.from)) return;
+    const key = seriesKey(stationId, fuel);
+    let days = sums.get(key);
+    if (!days) sums.set(key, (days = new Map()));
+    const sum = days.get(day);
+    if (sum) { sum.weighted += weighted; sum.seconds += seconds; } else days.set(day, { weighted, seconds });
+  };
+  for (const row of rows) add(row.stationId, row.fuel, row.day, row.weightedTenths, row.seconds);
+  for (const price of current) {
+    if (!price.available || price.openFrom >= nowSec) continue;
+    for (const slice of splitByLocalDay(state, price.openFrom, nowSec)) {
+      add(price.stationId, price.fuel, slice.day, price.priceTenths * slice.seconds, slice.seconds);
+    }
+  }
+  const means = new Map<string, Map<LocalDay, number>>();
+  for (const [key, days] of sums) {
+    means.set(key, new Map([...days].map(([day, sum]) => [day, sum.weighted / sum.seconds])));
+  }
+  return means;
+}
+
+export function seriesKey(stationId: string, fuel: FuelId): string {
+  return `${stationId}\u0000${fuel}`;
+}
+
+function fuelOfKey(key: string): FuelId {
+  return key.slice(key.indexOf('\u0000') + 1) as FuelId;
+}
+
+/** Pools (station, reported fuel) daily means into each output fuel: the plain mean of the pool. */
+function poolByOutput(means: Map<string, Map<LocalDay, number>>): Map<FuelId, Map<LocalDay, number>> {
+  const pools = new Map<FuelId, Map<LocalDay, { sum: number; count: number }>>();
+  for (const [key, days] of means) {
+    for (const output of outputsOf(fuelOfKey(key))) {
+      let pool = pools.get(output);
+      if (!pool) pools.set(output, (pool = new Map()));
+      for (const [day, mean] of days) {
+        const acc = pool.get(day);
+        if (acc) { acc.sum += mean; acc.count += 1; } else pool.set(day, { sum: mean, count: 1 });
+      }
+    }
+  }
+  const pooled = new Map<FuelId, Map<LocalDay, number>>();
+  for (const [fuel, pool] of pools) pooled.set(fuel, new Map([...pool].map(([day, acc]) => [day, acc.sum / acc.count])));
+  return pooled;
+}
+
+function newestFirst(days: Map<LocalDay, number>): DailyMean[] {
+  return [...days].sort((a, b) => b[0] - a[0]).map(([day, meanTenths]) => ({ day, meanTenths }));
+}
+
+/** One station's daily values per output fuel; a combined id is the mean of its members' values. */
+export function stationHistory(
+  state: StateId, rows: readonly StationDayRow[], current: readonly CurrentPrice[], range: DayRange, nowSec: number,
+): FuelSeries {
+  const pooled = poolByOutput(stationFuelDayMeans(state, rows, current, range, nowSec));
+  return new Map([...pooled].map(([fuel, days]) => [fuel, newestFirst(days)]));
+}
+
+/**
+ * A city's daily values per output fuel: sealed days as stored, later days (normally just
+ * today) computed from the stations' own daily values, pooled the same way the sealing does.
+ */
+export function cityHistory(state: StateId, parts: CityHistoryParts, range: DayRange, nowSec: number): FuelSeries {
+  const liveRange: DayRange = { from: Math.max(range.from ?? parts.sealedBefore, parts.sealedBefore), to: range.to };
+  const live = poolByOutput(stationFuelDayMeans(state, parts.stationDays, parts.current, liveRange, nowSec));
+  for (const row of parts.sealed) {
+    if (row.day >= parts.sealedBefore) continue;
+    let days = live.get(row.fuel);
+    if (!days) live.set(row.fuel, (days = new Map()));
+    days.set(row.day, row.meanTenths);
+  }
+  return new Map([...live].map(([fuel, days]) => [fuel, newestFirst(days)]));
+}
+
+export interface Spread {
+  meanTenths: number;
+  minTenths: number;
+  maxTenths: number;
+}
+
+/** Today's spread per output fuel over the current prices that are available. */
+export function citySpread(current: readonly CurrentPrice[]): Map<FuelId, Spread> {
+  const acc = new Map<FuelId, { sum: number; count: number; min: number; max: number }>();
+  for (const price of current) {
+    if (!price.available) continue;
+    for (const output of outputsOf(price.fuel)) {
+      const a = acc.get(output);
+      if (a) {
+        a.sum += price.priceTenths; a.count += 1;
+        a.min = Math.min(a.min, price.priceTenths); a.max = Math.max(a.max, price.priceTenths);
+      } else acc.set(output, { sum: price.priceTenths, count: 1, min: price.priceTenths, max: price.priceTenths });
+    }
+  }
+  return new Map([...acc].map(([fuel, a]) => [fuel, { meanTenths: a.sum / a.count, minTenths: a.min, maxTenths: a.max }]));
+}
+
+/**
+ * Stations out of stock per output fuel, ids ascending: those whose every current report
+ * counting towards that output says unavailable (for a plain fuel, its one report).
+ */
+export function cityUnavailable(current: readonly CurrentPrice[]): Map<FuelId, string[]> {
+  const state = new Map<FuelId, Map<string, boolean>>();
+  for (const price of current) {
+    for (const output of outputsOf(price.fuel)) {
+      let stations = state.get(output);
+      if (!stations) state.set(output, (stations = new Map()));
+      stations.set(price.stationId, (stations.get(price.stationId) ?? true) && !price.available);
+    }
+  }
+  const out = new Map<FuelId, string[]>();
+  for (const [fuel, stations] of state) {
+    const ids = [...stations].filter(([, unavailable]) => unavailable).map(([id]) => id).sort(compareIds);
+    if (ids.length > 0) out.set(fuel, ids);
+  }
+  return out;
+}
+
+/** Byte order, the same as SQL's binary collation on ASCII ids, so both backends agree. */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,114 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+
+/** The error catalogue: every error the API can answer, each with its one status. */
+export type ErrorCode =
+  | 'invalid_parameter'
+  | 'unauthorized'
+  | 'invalid_token'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal';
+
+export function codeToStatus(code: ErrorCode): number {
+  switch (code) {
+    case 'invalid_parameter': return 400;
+    case 'unauthorized': return 401;
+    case 'invalid_token': return 401;
+    case 'not_found': return 404;
+    case 'method_not_allowed': return 405;
+    case 'rate_limited': return 429;
+    case 'unavailable': return 503;
+    case 'internal': return 500;
+    default: {
+      const unknownCode: never = code;
+      throw new Error(`no status for error code ${String(unknownCode)}`);
+    }
+  }
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+  /** Extra response headers this error must carry (WWW-Authenticate, Allow, Retry-After). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.code = code;
+    this.statusCode = codeToStatus(code);
+    this.headers = headers;
+  }
+}
+
+export function apiError(code: ErrorCode, message: string, headers?: Record<string, string>): never {
+  throw new ApiError(code, message, headers);
+}
+
+export function notFound(kind: 'city' | 'station', id: string): never {
+  throw new ApiError('not_found', `No ${kind} has the id '${truncate(id, 100)}'.`);
+}
+
+export function truncate(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.Union(
+        (['invalid_parameter', 'unauthorized', 'invalid_token', 'not_found', 'method_not_allowed', 'rate_limited', 'unavailable', 'internal'] as const)
+          .map((c) => Type.Literal(c)),
+      ),
+      message: Type.String(),
+      request_id: Type.String(),
+    }),
+  },
+  { $id: 'Error', description: 'Every error answers with this shape.' },
+);
+
+export interface ErrorPayload {
+  error: { code: ErrorCode; message: string; request_id: string };
+}
+
+export function errorPayload(code: ErrorCode, message: string, requestId: string): ErrorPayload {
+  return { error: { code, message, request_id: requestId } };
+}
+
+/** Sends an error in the documented shape; used by the error handler and by hooks. */
+export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+  reply.code(err.statusCode);
+  for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  return reply.type('application/json; charset=utf-8').send(errorPayload(err.code, err.message, reply.request.id));
+}
+
+/** Turns anything thrown into the documented shape: no stack and no SQL ever leaves the process. */
+export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return validationError(fastifyError, request);
+  const status = fastifyError.statusCode ?? 500;
+  if (status === 413 || status === 414 || status === 431) return new ApiError('invalid_parameter', 'The request is too large.');
+  if (status === 415) return new ApiError('invalid_parameter', 'This API takes no request body.');
+  if (status >= 400 && status < 500) return new ApiError('invalid_parameter', 'The request could not be read.');
+  if (status === 503) return new ApiError('unavailable', 'The service is temporarily unavailable; try again shortly.', { 'retry-after': '5' });
+  return new ApiError('internal', 'Something went wrong on our side; the request id identifies it in our logs.');
+}
+
+/** Fastify's schema failures become one message naming the parameter and what it accepts. */
+function validationError(error: FastifyError, request: FastifyRequest): ApiError {
+  const first = error.validation?.[0];
+  const path = first?.instancePath ?? '';
+  const name = path.replace(/^\//, '').split('/')[0] ?? '';
+  const described = name ? describeParameter(request, name) : undefined;
+  const message = described ?? `${error.validationContext ?? 'request'} ${first?.message ?? 'is invalid'}`;
+  return new ApiError('invalid_parameter', message);
+}
+
+function describeParameter(request: FastifyRequest, name: string): string | undefined {
+  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, { description?: string; 'x-accepts'?: string }> } | undefined;
+  const accepts = schema?.properties?.[name]?.['x-accepts'];
+  return accepts ? `Parameter '${name}' ${accepts}.` : undefined;
+}

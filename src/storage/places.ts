@@ -1,0 +1,40 @@
+/** Rules for naming and placing stations, shared by every backend (DESIGN.md, "Cities and stations"). */
+
+/** Lowercase ASCII slug, hyphen-separated words: "Ampol Foodary Bathurst" -> "ampol-foodary-bathurst". */
+export function slugify(name: string): string {
+  const slug = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+    .replace(/&/g, ' and ').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80).replace(/-+$/, '');
+  return slug || 'station';
+}
+
+/** The wanted slug, or the first of slug-2, slug-3, ... that is free. */
+export function uniqueSlug(wanted: string, isTaken: (candidate: string) => boolean): string {
+  const base = slugify(wanted);
+  if (!isTaken(base)) return base;
+  for (let n = 2; ; n++) {
+    const candidate = `${base}-${n}`;
+    if (!isTaken(candidate)) return candidate;
+  }
+}
+
+export const CITY_RADIUS_KM = 25;
+
+/** Great-circle distance in km (haversine on a 6,371 km sphere: ample for a 25 km rule). */
+export function distanceKm(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const rad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * rad;
+  const dLon = (lon2 - lon1) * rad;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+/** The nearest city of the station's own state within 25 km (ties to the smaller id), or null. */
+export function assignCity(cities: ReadonlyArray<{ id: string; latitude: number; longitude: number }>, latitude: number, longitude: number): string | null {
+  let best: { id: string; km: number } | null = null;
+  for (const city of cities) {
+    const km = distanceKm(latitude, longitude, city.latitude, city.longitude);
+    if (km > CITY_RADIUS_KM) continue;
+    if (!best || km < best.km || (km === best.km && city.id < best.id)) best = { id: city.id, km };
+  }
+  return best?.id ?? null;
+}

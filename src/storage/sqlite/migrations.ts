@@ -1,0 +1,101 @@
+/**
+ * Schema versions, applied in order on start and by `fuelprice migrate`; PRAGMA user_version
+ * records how many have run. Never edit a shipped migration: add the next one.
+ *
+ * Big tables are keyed by integers (station key, fuel index 0-18, local day number) so that
+ * ten years of history stay compact, and each is clustered (WITHOUT ROWID) on the key that
+ * its reads use, so a window reads one contiguous range whatever the table's size.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+  INSERT INTO meta (key, value) VALUES ('data_version', 0);
+
+  CREATE TABLE cities (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    state TEXT NOT NULL,
+    latitude REAL NOT NULL,
+    longitude REAL NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX cities_by_state ON cities (state, id);
+
+  CREATE TABLE stations (
+    key INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    feed TEXT NOT NULL,
+    feed_code TEXT NOT NULL,
+    name TEXT NOT NULL,
+    brand TEXT NOT NULL,
+    address TEXT NOT NULL,
+    street TEXT NOT NULL,
+    suburb TEXT NOT NULL,
+    postcode TEXT NOT NULL,
+    state TEXT NOT NULL,
+    phone TEXT NOT NULL,
+    website TEXT NOT NULL,
+    latitude REAL NOT NULL,
+    longitude REAL NOT NULL,
+    city_id TEXT REFERENCES cities (id),
+    UNIQUE (feed, feed_code)
+  );
+  CREATE INDEX stations_by_state ON stations (state, id);
+  CREATE INDEX stations_by_city ON stations (city_id, id);
+
+  -- Every report as received; the source of truth that aggregates can be rebuilt from.
+  CREATE TABLE price_events (
+    station_key INTEGER NOT NULL,
+    fuel INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    price_tenths INTEGER NOT NULL,
+    available INTEGER NOT NULL,
+    PRIMARY KEY (station_key, fuel, at)
+  ) WITHOUT ROWID;
+
+  -- The latest report per station and fuel; [open_from, now) is not yet in station_daily.
+  CREATE TABLE current_prices (
+    station_key INTEGER NOT NULL,
+    fuel INTEGER NOT NULL,
+    price_tenths INTEGER NOT NULL,
+    available INTEGER NOT NULL,
+    reported_at INTEGER NOT NULL,
+    open_from INTEGER NOT NULL,
+    PRIMARY KEY (station_key, fuel)
+  ) WITHOUT ROWID;
+
+  -- Closed intervals per local day: sum of price x seconds while available, and those seconds.
+  CREATE TABLE station_daily (
+    station_key INTEGER NOT NULL,
+    fuel INTEGER NOT NULL,
+    day INTEGER NOT NULL,
+    weighted_tenths INTEGER NOT NULL,
+    seconds INTEGER NOT NULL,
+    PRIMARY KEY (station_key, fuel, day)
+  ) WITHOUT ROWID;
+
+  -- Final city means per output fuel (combined ids included) for sealed days.
+  CREATE TABLE city_daily (
+    city_id TEXT NOT NULL,
+    fuel INTEGER NOT NULL,
+    day INTEGER NOT NULL,
+    mean_tenths REAL NOT NULL,
+    PRIMARY KEY (city_id, fuel, day)
+  ) WITHOUT ROWID;
+
+  -- city_daily is final for every day before sealed_before, per state.
+  CREATE TABLE seals (state TEXT PRIMARY KEY, sealed_before INTEGER NOT NULL) WITHOUT ROWID;
+
+  -- Which output fuels a reported fuel counts towards: itself, and its combined id if any.
+  CREATE TABLE fuel_groups (fuel INTEGER NOT NULL, output INTEGER NOT NULL, PRIMARY KEY (fuel, output)) WITHOUT ROWID;
+
+  CREATE TABLE tokens (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    hash BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    revoked_at INTEGER,
+    rate_limit INTEGER
+  ) WITHOUT ROWID;
+  `,
+];

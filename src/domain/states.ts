@@ -1,0 +1,21 @@
+export const STATES = ['nsw', 'vic', 'qld', 'wa', 'sa', 'tas', 'nt', 'act'] as const;
+export type StateId = typeof STATES[number];
+
+// IANA zones rather than fixed offsets: several states observe DST and the
+// non-DST ones (WA, QLD, NT) have had it in the past.
+export const STATE_TIME_ZONES: Record<StateId, string> = {
+  nsw: 'Australia/Sydney',
+  vic: 'Australia/Melbourne',
+  qld: 'Australia/Brisbane',
+  wa: 'Australia/Perth',
+  sa: 'Australia/Adelaide',
+  tas: 'Australia/Hobart',
+  nt: 'Australia/Darwin',
+  act: 'Australia/Sydney',
+};
+
+const STATE_SET: ReadonlySet<string> = new Set(STATES);
+
+export function isStateId(s: string): s is StateId {
+  return STATE_SET.has(s);
+}

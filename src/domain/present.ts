@@ -1,0 +1,40 @@
+import { type FuelId, perFuel } from './fuels.ts';
+import type { FuelSeries, Spread } from './history.ts';
+import { formatCents, formatDollars } from './rounding.ts';
+import type { StateId } from './states.ts';
+import { dayStart, formatLocalDay } from './time.ts';
+
+/** Turns domain values into the API's per-fuel entries: text at the edge, `false` for no value. */
+
+export interface HistoryRecordOut { timestamp: number; date: string; average: string }
+
+export function historyEntries(series: FuelSeries, state: StateId, format: (meanTenths: number) => string): Array<{ fuel: FuelId; records: HistoryRecordOut[] | false }> {
+  return perFuel((fuel) => {
+    const days = series.get(fuel);
+    if (!days || days.length === 0) return { records: false as const };
+    return { records: days.map((d) => ({ timestamp: dayStart(state, d.day), date: formatLocalDay(d.day), average: format(d.meanTenths) })) };
+  });
+}
+
+export function spreadEntries(spread: Map<FuelId, Spread>): Array<{ fuel: FuelId; average: string | false; min: string | false; max: string | false }> {
+  return perFuel((fuel) => {
+    const s = spread.get(fuel);
+    return s
+      ? { average: formatDollars(s.meanTenths), min: formatCents(s.minTenths), max: formatCents(s.maxTenths) }
+      : { average: false as const, min: false as const, max: false as const };
+  });
+}
+
+export function averageEntries(spread: Map<FuelId, Spread>): Array<{ fuel: FuelId; average: string | false }> {
+  return perFuel((fuel) => {
+    const s = spread.get(fuel);
+    return { average: s ? formatDollars(s.meanTenths) : (false as const) };
+  });
+}
+
+export function unavailableEntries(unavailable: Map<FuelId, string[]>): Array<{ fuel: FuelId; stations: string[] | false; count: number }> {
+  return perFuel((fuel) => {
+    const ids = unavailable.get(fuel);
+    return ids && ids.length > 0 ? { stations: ids, count: ids.length } : { stations: false as const, count: 0 };
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * Per-key fixed-window rate limits (per token, or per client address before authentication).
+ * This one counts in process memory; a shared implementation can stand behind the same interface.
+ */
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSec: number;
+}
+
+export interface RateLimiter {
+  consume(key: string, limit: number, nowMs: number): Promise<RateDecision>;
+}
+
+export const RATE_WINDOW_SEC = 60;
+export const DEFAULT_RATE_LIMIT = 600;
+const SWEEP_ABOVE = 10_000;
+
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(private readonly windowSec = RATE_WINDOW_SEC) {}
+
+  async consume(key: string, limit: number, nowMs: number): Promise<RateDecision> {
+    const windowMs = this.windowSec * 1000;
+    let entry = this.windows.get(key);
+    if (!entry || nowMs - entry.start >= windowMs) {
+      if (!entry && this.windows.size >= SWEEP_ABOVE) this.sweep(nowMs, windowMs);
+      entry = { start: nowMs, count: 0 };
+      this.windows.set(key, entry);
+    }
+    const resetSec = Math.max(1, Math.ceil((entry.start + windowMs - nowMs) / 1000));
+    if (entry.count >= limit) return { allowed: false, limit, remaining: 0, resetSec };
+    entry.count += 1;
+    return { allowed: true, limit, remaining: limit - entry.count, resetSec };
+  }
+
+  /** Drops expired windows so that memory stays bounded by the keys active in one window. */
+  private sweep(nowMs: number, windowMs: number): void {
+    for (const [key, entry] of this.windows) if (nowMs - entry.start >= windowMs) this.windows.delete(key);
+  }
+}
+
+/** RateLimit-Policy and RateLimit fields of draft-ietf-httpapi-ratelimit-headers-10. */
+export function rateLimitHeaders(decision: RateDecision, windowSec = RATE_WINDOW_SEC): Record<string, string> {
+  return {
+    'ratelimit-policy': `"default";q=${decision.limit};w=${windowSec}`,
+    ratelimit: `"default";r=${decision.remaining};t=${decision.resetSec}`,
+  };
+}

@@ -1,0 +1,26 @@
+import type { FastifyRequest } from 'fastify';
+import { apiError } from './errors.ts';
+
+interface QueryProperty { type?: string; 'x-accepts'?: string }
+
+const PLAIN_DECIMAL = /^[0-9]{1,10}$/;
+
+/**
+ * Runs before schema validation: Ajv would coerce '1e3', ' 10' or '0x10' into integers, so
+ * integer query parameters must first be plain decimal digits. `state` is case-insensitive.
+ */
+export async function strictQuery(request: FastifyRequest): Promise<void> {
+  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, QueryProperty> } | undefined;
+  const properties = schema?.properties;
+  if (!properties) return;
+  const query = request.query as Record<string, unknown>;
+  for (const [name, property] of Object.entries(properties)) {
+    const value = query[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') apiError('invalid_parameter', `Parameter '${name}' must be given once; ${property['x-accepts'] ?? ''}`.trim() + '.');
+    if (property.type === 'integer' && !PLAIN_DECIMAL.test(value)) {
+      apiError('invalid_parameter', `Parameter '${name}' ${property['x-accepts'] ?? 'must be a whole number'}.`);
+    }
+    if (name === 'state') query[name] = value.toLowerCase();
+  }
+}

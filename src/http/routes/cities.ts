@@ -1,0 +1,86 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { cityHistory, citySpread, cityUnavailable } from '../../domain/history.ts';
+import { averageEntries, historyEntries, spreadEntries, unavailableEntries } from '../../domain/present.ts';
+import { formatDollars } from '../../domain/rounding.ts';
+import type { StateId } from '../../domain/states.ts';
+import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
+import {
+  AverageResponse, CityListResponse, CityResponse, HistoryResponse, IdParams, ListQuerySchema, SpreadResponse,
+  TimeframeQuerySchema, UnavailableResponse,
+} from '../../schemas/api.ts';
+import { notFound } from '../errors.ts';
+import { envelope, pageWindow } from '../pagination.ts';
+import { type RouteDeps, errorResponses, methodNotAllowed } from './route.ts';
+
+const tags = ['Cities'];
+const security = [{ bearerAuth: [] }];
+
+export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
+  const findCity = async (id: string) => (await store.city(id)) ?? notFound('city', id);
+
+  app.get('/v1/cities', {
+    schema: {
+      summary: 'List cities', description: 'Cities ordered by id, paginated.', tags, security,
+      querystring: ListQuerySchema, response: { 200: CityListResponse, ...errorResponses(400) },
+    },
+  }, async (request) => {
+    const window = pageWindow(request.query);
+    const page = await store.listCities({ state: request.query.state as StateId | undefined, limit: window.limit, offset: window.offset });
+    return envelope(page.items, page.total, window);
+  });
+
+  app.get('/v1/cities/:id', {
+    schema: { summary: 'Get a city', tags, security, params: IdParams, response: { 200: CityResponse, ...errorResponses(404) } },
+  }, async (request) => ({ data: await findCity(request.params.id) }));
+
+  app.get('/v1/cities/:id/history', {
+    schema: {
+      summary: 'City price history',
+      description: 'One record per local day, newest first: the mean of the daily values of the city\'s stations, in dollars (d.dd).',
+      tags, security, params: IdParams, querystring: TimeframeQuerySchema, response: { 200: HistoryResponse, ...errorResponses(400, 404) },
+    },
+  }, async (request) => {
+    const city = await findCity(request.params.id);
+    const now = clock.now();
+    const range = timeframeWindow((request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME, localDayOf(city.state, now));
+    const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range), range, now);
+    return { data: { id: city.id, name: city.name, history: historyEntries(series, city.state, formatDollars) } };
+  });
+
+  app.get('/v1/cities/:id/unavailable', {
+    schema: {
+      summary: 'Stations out of stock', description: 'Per fuel, the ids of the city\'s stations whose latest report says out of stock.',
+      tags, security, params: IdParams, response: { 200: UnavailableResponse, ...errorResponses(404) },
+    },
+  }, async (request) => {
+    const city = await findCity(request.params.id);
+    const unavailable = cityUnavailable(await store.currentForCity(city.id));
+    return { data: { id: city.id, name: city.name, unavailable: unavailableEntries(unavailable) } };
+  });
+
+  app.get('/v1/cities/:id/spread', {
+    schema: {
+      summary: "Today's spread", description: 'Per fuel, over current available prices: average in dollars (d.dd), min and max in cents (ddd.d).',
+      tags, security, params: IdParams, response: { 200: SpreadResponse, ...errorResponses(404) },
+    },
+  }, async (request) => {
+    const city = await findCity(request.params.id);
+    const spread = citySpread(await store.currentForCity(city.id));
+    return { data: { id: city.id, name: city.name, spread: spreadEntries(spread) } };
+  });
+
+  app.get('/v1/cities/:id/average', {
+    schema: {
+      summary: "Today's average", description: "Per fuel, the mean of current available prices in dollars; equals the spread's average.",
+      tags, security, params: IdParams, response: { 200: AverageResponse, ...errorResponses(404) },
+    },
+  }, async (request) => {
+    const city = await findCity(request.params.id);
+    const spread = citySpread(await store.currentForCity(city.id));
+    return { data: { id: city.id, name: city.name, averages: averageEntries(spread) } };
+  });
+
+  for (const url of ['/v1/cities', '/v1/cities/:id', '/v1/cities/:id/history', '/v1/cities/:id/unavailable', '/v1/cities/:id/spread', '/v1/cities/:id/average']) {
+    methodNotAllowed(app, url);
+  }
+};

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { stationHistory } from '../../domain/history.ts';
+import { historyEntries } from '../../domain/present.ts';
+import { formatCents } from '../../domain/rounding.ts';
+import type { StateId } from '../../domain/states.ts';
+import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
+import { HistoryResponse, IdParams, ListQuerySchema, StationListResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
+import { notFound } from '../errors.ts';
+import { envelope, pageWindow } from '../pagination.ts';
+import { type RouteDeps, errorResponses, methodNotAllowed } from './route.ts';
+
+const tags = ['Stations'];
+const security = [{ bearerAuth: [] }];
+
+export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
+  const findStation = async (id: string) => (await store.station(id)) ?? notFound('station', id);
+
+  app.get('/v1/stations', {
+    schema: {
+      summary: 'List stations', description: 'Stations ordered by id, paginated.', tags, security,
+      querystring: ListQuerySchema, response: { 200: StationListResponse, ...errorResponses(400) },
+    },
+  }, async (request) => {
+    const window = pageWindow(request.query);
+    const page = await store.listStations({ state: request.query.state as StateId | undefined, limit: window.limit, offset: window.offset });
+    return envelope(page.items, page.total, window);
+  });
+
+  app.get('/v1/stations/:id', {
+    schema: { summary: 'Get a station', tags, security, params: IdParams, response: { 200: StationResponse, ...errorResponses(404) } },
+  }, async (request) => ({ data: await findStation(request.params.id) }));
+
+  app.get('/v1/stations/:id/history', {
+    schema: {
+      summary: 'Station price history',
+      description: 'One record per local day, newest first: the time-weighted mean price while available, in cents (ddd.d).',
+      tags, security, params: IdParams, querystring: TimeframeQuerySchema, response: { 200: HistoryResponse, ...errorResponses(400, 404) },
+    },
+  }, async (request) => {
+    const station = await findStation(request.params.id);
+    const now = clock.now();
+    const range = timeframeWindow((request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME, localDayOf(station.state, now));
+    const [rows, current] = await Promise.all([store.stationDays(station.id, range), store.currentForStation(station.id)]);
+    const series = stationHistory(station.state, rows, current, range, now);
+    return { data: { id: station.id, name: station.name, history: historyEntries(series, station.state, formatCents) } };
+  });
+
+  for (const url of ['/v1/stations', '/v1/stations/:id', '/v1/stations/:id/history']) methodNotAllowed(app, url);
+};

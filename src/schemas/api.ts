@@ -1,0 +1,111 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { FUELS } from '../domain/fuels.ts';
+import { STATES } from '../domain/states.ts';
+import { TIMEFRAMES } from '../domain/time.ts';
+
+/**
+ * Response and parameter schemas: the one source for validation, serialisation, types and
+ * the OpenAPI document. `x-accepts` is the phrase an invalid_parameter message uses.
+ */
+
+const NoValue = Type.Literal(false, { description: 'No data for this fuel.' });
+const orFalse = <T extends TSchema>(schema: T) => Type.Union([schema, NoValue]);
+
+export const FuelIdSchema = Type.Union(FUELS.map((f) => Type.Literal(f)), { description: 'One of the 19 fuel ids.' });
+export const StateIdSchema = Type.Union(STATES.map((s) => Type.Literal(s)), { description: 'State or territory (lowercase short code).' });
+
+export const CitySchema = Type.Object({
+  id: Type.String({ description: 'Lowercase slug, hyphen-separated words.', examples: ['sydney'] }),
+  name: Type.String({ examples: ['Sydney'] }),
+  state: StateIdSchema,
+  latitude: Type.String({ description: 'Decimal degrees.', examples: ['-33.8679'] }),
+  longitude: Type.String({ description: 'Decimal degrees.', examples: ['151.2073'] }),
+}, { $id: 'City' });
+
+export const StationSchema = Type.Object({
+  id: Type.String({ description: 'Lowercase slug; -2, -3 may disambiguate.', examples: ['ampol-foodary-kingsford'] }),
+  name: Type.String({ examples: ['Ampol Foodary Kingsford'] }),
+  brand: Type.String({ examples: ['Ampol'] }),
+  address: Type.String({ description: 'May be empty.', examples: ['123 Anzac Parade, Kingsford NSW 2032'] }),
+  street: Type.String({ examples: ['123 Anzac Parade'] }),
+  suburb: Type.String({ description: 'May be empty.', examples: ['Kingsford'] }),
+  postcode: Type.String({ examples: ['2032'] }),
+  state: StateIdSchema,
+  phone: Type.String({ description: 'May be empty.' }),
+  website: Type.String({ description: 'May be empty.' }),
+  latitude: Type.String({ examples: ['-33.9240'] }),
+  longitude: Type.String({ examples: ['151.2272'] }),
+}, { $id: 'Station' });
+
+export const HistoryRecordSchema = Type.Object({
+  timestamp: Type.Integer({ description: 'Unix second at which the local day starts.' }),
+  date: Type.String({ description: 'The local day, DD-MM-YYYY.', examples: ['23-11-2026'] }),
+  average: Type.String({ description: 'City history: dollars per litre, d.dd. Station history: cents per litre, ddd.d.' }),
+}, { $id: 'HistoryRecord' });
+
+const FuelRecords = Type.Object({ fuel: FuelIdSchema, records: orFalse(Type.Array(HistoryRecordSchema)) });
+
+const named = <T extends Record<string, TSchema>>(extra: T) => Type.Object({ id: Type.String(), name: Type.String(), ...extra });
+
+export const HistoryResponse = Type.Object({ data: named({ history: Type.Array(FuelRecords) }) });
+export const UnavailableResponse = Type.Object({
+  data: named({
+    unavailable: Type.Array(Type.Object({
+      fuel: FuelIdSchema,
+      stations: orFalse(Type.Array(Type.String(), { description: 'Station ids, ascending.' })),
+      count: Type.Integer({ minimum: 0 }),
+    })),
+  }),
+});
+export const SpreadResponse = Type.Object({
+  data: named({
+    spread: Type.Array(Type.Object({
+      fuel: FuelIdSchema,
+      average: orFalse(Type.String({ description: 'Dollars, d.dd.', examples: ['1.79'] })),
+      min: orFalse(Type.String({ description: 'Cents, ddd.d.', examples: ['169.9'] })),
+      max: orFalse(Type.String({ description: 'Cents, ddd.d.', examples: ['199.9'] })),
+    })),
+  }),
+});
+export const AverageResponse = Type.Object({
+  data: named({
+    averages: Type.Array(Type.Object({ fuel: FuelIdSchema, average: orFalse(Type.String({ description: 'Dollars, d.dd.' })) })),
+  }),
+});
+
+const pageEnvelope = <T extends TSchema>(item: T) => Type.Object({
+  data: Type.Array(item),
+  total_items: Type.Integer({ minimum: 0 }),
+  total_pages: Type.Integer({ minimum: 0 }),
+  current_page: Type.Integer({ minimum: 1 }),
+});
+export const CityListResponse = pageEnvelope(Type.Ref(CitySchema));
+export const StationListResponse = pageEnvelope(Type.Ref(StationSchema));
+export const CityResponse = Type.Object({ data: Type.Ref(CitySchema) });
+export const StationResponse = Type.Object({ data: Type.Ref(StationSchema) });
+
+/** Query integers arrive as text; their syntax is checked strictly before coercion (see http/params.ts). */
+const queryInteger = (minimum: number, maximum: number | undefined, accepts: string, description: string) =>
+  Type.Integer({ minimum, ...(maximum === undefined ? {} : { maximum }), description, 'x-accepts': accepts });
+
+export const ListQuerySchema = Type.Object({
+  state: Type.Optional(Type.String({
+    enum: [...STATES],
+    description: 'Only this state or territory; case-insensitive.',
+    'x-accepts': `must be one of ${STATES.join(', ')}`,
+  })),
+  limit: Type.Optional(queryInteger(1, 100, 'must be a whole number from 1 to 100', 'Items per page, 1 to 100; default 10.')),
+  page: Type.Optional(queryInteger(1, 1_000_000_000, 'must be a whole number from 1 to 1000000000', 'Page to return, from 1; default 1. Not with offset.')),
+  offset: Type.Optional(queryInteger(0, 1_000_000_000, 'must be a whole number from 0 to 1000000000', 'Items to skip. Not with page.')),
+});
+export type ListQueryInput = Static<typeof ListQuerySchema>;
+
+export const TimeframeQuerySchema = Type.Object({
+  timeframe: Type.Optional(Type.String({
+    enum: [...TIMEFRAMES],
+    description: 'Period of the records; default last-month. Windows include today, in the state\'s own time zone.',
+    'x-accepts': `must be one of ${TIMEFRAMES.join(', ')}`,
+  })),
+});
+
+export const IdParams = Type.Object({ id: Type.String({ description: 'The city or station id.' }) });

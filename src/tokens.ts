@@ -1,0 +1,56 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PriceStore, TokenRecord } from './storage/store.ts';
+
+/**
+ * Tokens look like `fp_<id>_<secret>`: the id (8 chars, public) finds the row, the whole
+ * token's SHA-256 is what is stored and compared in constant time. The secret is never stored.
+ */
+const TOKEN_PATTERN = /^fp_([a-z2-7]{8})_[A-Za-z0-9_-]{43}$/;
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+export interface NewToken {
+  token: string;
+  record: TokenRecord;
+}
+
+export function newToken(name: string, nowSec: number, options: { expiresInSec?: number; rateLimit?: number } = {}): NewToken {
+  const idBytes = randomBytes(8);
+  const id = [...idBytes].map((b) => BASE32[b & 31]).join('');
+  const token = `fp_${id}_${randomBytes(32).toString('base64url')}`;
+  return {
+    token,
+    record: {
+      id, name, hash: hashToken(token), createdAt: nowSec,
+      expiresAt: options.expiresInSec === undefined ? null : nowSec + options.expiresInSec,
+      revokedAt: null, rateLimit: options.rateLimit ?? null,
+    },
+  };
+}
+
+const DUMMY_HASH = hashToken('fp_aaaaaaaa_' + 'a'.repeat(43));
+
+/** The valid, unexpired, unrevoked token record for this token, or undefined. */
+export async function verifyToken(store: PriceStore, token: string, nowSec: number): Promise<TokenRecord | undefined> {
+  const match = TOKEN_PATTERN.exec(token);
+  const presented = hashToken(token);
+  const record = match?.[1] ? await store.tokenById(match[1]) : undefined;
+  // Compare against something even when the id is unknown, so timing says nothing about ids.
+  const equal = timingSafeEqual(presented, record?.hash ?? DUMMY_HASH);
+  if (!record || !equal) return undefined;
+  if (record.revokedAt !== null && record.revokedAt <= nowSec) return undefined;
+  if (record.expiresAt !== null && record.expiresAt <= nowSec) return undefined;
+  return record;
+}
+
+/** "90d", "12h", "30m", "3600s" or plain seconds. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^([0-9]{1,9})([smhdw]?)$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 }[match[2] as '' | 's' | 'm' | 'h' | 'd' | 'w'];
+  const seconds = Number(match[1]) * unit;
+  return seconds > 0 ? seconds : undefined;
+}

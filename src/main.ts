@@ -1,0 +1,53 @@
+import { ConfigError, loadConfig } from './config.ts';
+import { demoCommand } from './cli/demo.ts';
+import { migrateCommand } from './cli/migrate.ts';
+import { serveCommand } from './cli/serve.ts';
+import { tokensCommand } from './cli/tokens.ts';
+import { UsageError } from './cli/args.ts';
+
+export const USAGE = `Usage: fuelprice <command> [options]
+
+  serve [--port N] [--host H] [--workers N] [--demo]   serve the API (--demo: fill an empty database with sample data)
+  demo [--seed N] [--years N] [--scale small|au]       write the deterministic demo dataset into an empty database
+  tokens create --name NAME [--expires-in 90d] [--rate-limit N]
+  tokens list | tokens revoke ID
+  migrate                                              create or upgrade the schema
+
+Environment: DATABASE_URL (sqlite:./data/fuelprice.db), PORT (8080), HOST (127.0.0.1), LOG_LEVEL (info),
+FUELPRICE_NOW (fixed clock, ISO instant), REDIS_URL, and per-feed URLs and credentials (see README).`;
+
+/** Runs one subcommand and returns its exit code: 0 done, 1 failed, 2 bad usage or configuration. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      process.stdout.write(`${USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    }
+    const config = loadConfig();
+    switch (command) {
+      case 'serve': return await serveCommand(config, rest);
+      case 'demo': return await demoCommand(config, rest);
+      case 'tokens': return await tokensCommand(config, rest);
+      case 'migrate': return await migrateCommand(config, rest);
+      case 'ingest':
+      case 'import':
+        process.stderr.write(`fuelprice: '${command}' (live feeds and historical files) is not in this version yet.\n`);
+        return 2;
+      default:
+        throw new UsageError(`unknown command '${command.slice(0, 40)}'`);
+    }
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof UsageError) {
+      process.stderr.write(`fuelprice: ${error.message}\n`);
+      if (error instanceof UsageError) process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    process.stderr.write(`fuelprice: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,16 @@
+import { resolve } from 'node:path';
+import { ConfigError } from '../config.ts';
+import { SqliteStore } from './sqlite/sqlite-store.ts';
+import type { PriceStore } from './store.ts';
+
+/** The store named by DATABASE_URL, migrated and ready. */
+export async function openStore(databaseUrl: string): Promise<PriceStore> {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const path = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/fuelprice.db');
+    const store = new SqliteStore(path === ':memory:' ? path : resolve(path));
+    await store.migrate();
+    return store;
+  }
+  throw new ConfigError('DATABASE_URL', 'PostgreSQL storage is not available in this version yet; use sqlite:PATH');
+}

@@ -47,6 +47,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: 1024,
     ajv: { customOptions: { keywords: ['x-accepts'] } },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // Errors the router raises before any hook runs: answered in the documented shape too.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const apiErr = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new ApiError('not_found', 'No city or station has an id that long (200 characters at most).')
+        : error.code === 'FST_ERR_BAD_URL'
+          ? new ApiError('invalid_parameter', 'The URL is not valid: check its percent-encoding.')
+          : toApiError(error, request);
+      void sendError(reply, apiErr);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorBody);

@@ -28,6 +28,15 @@ export interface AppOptions {
   dataNote?: string;
 }
 
+/** Structured logs (pino); the Authorization header never reaches them. */
+export function loggerOptions(level: string, stream?: { write(line: string): void }): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
+    ...(stream ? { stream } : {}),
+  };
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole HTTP app; the server, the tests and the benchmarks all start here. */

@@ -1,4 +1,4 @@
-import { buildApp } from '../app.ts';
+import { buildApp, loggerOptions } from '../app.ts';
 import { type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
 import { openStore } from '../storage/open.ts';
@@ -24,7 +24,7 @@ export async function serveCommand(config: Config, args: string[]): Promise<numb
 
   const app = await buildApp({
     store, clock,
-    logger: { level: config.logLevel, redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' } },
+    logger: loggerOptions(config.logLevel),
     dataNote: values.demo
       ? '**Sample data.** This server runs the demo dataset: real towns and brands, invented stations and prices.'
       : '',

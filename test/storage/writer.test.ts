@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { buildApp } from '../../src/app.ts';
+import type { PriceStore } from '../../src/storage/store.ts';
+import { newToken } from '../../src/tokens.ts';
+import { CITIES, NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
+import { fixedClock, snapshot, testBackends } from '../helpers.ts';
+
+const PATHS = [
+  '/v1/cities/sydney/history?timeframe=all-time', '/v1/cities/sydney/spread', '/v1/cities/sydney/unavailable',
+  '/v1/stations/alpha-sydney/history?timeframe=all-time', '/v1/stations/beta-sydney/history?timeframe=all-time', '/v1/stations',
+];
+
+/** Every answer the fixture's data drives, as text, for comparing two stores. */
+async function answers(store: PriceStore): Promise<string[]> {
+  const created = newToken('cmp', NOW);
+  await store.createToken(created.record);
+  const app = await buildApp({ store, clock: fixedClock(NOW) });
+  try {
+    const out: string[] = [];
+    for (const url of PATHS) out.push((await app.inject({ url, headers: { authorization: `Bearer ${created.token}` } })).body);
+    return out;
+  } finally {
+    await app.close();
+  }
+}
+
+for (const backend of testBackends()) {
+  describe(`the writer on ${backend.name}`, () => {
+    test('the same batch twice changes nothing', async () => {
+      const { store, drop } = await backend.create();
+      try {
+        await loadFixture(store);
+        const before = await snapshot(store);
+        const result = await store.applyBatch({ stations: STATIONS, prices: PRICES });
+        assert.deepEqual(result, { stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 0, pricesIgnored: PRICES.length });
+        assert.equal(await snapshot(store), before);
+      } finally { await drop(); }
+    });
+
+    test('reports out of order give exactly the answers of reports in order', async () => {
+      const ordered = await backend.create();
+      const shuffled = await backend.create();
+      try {
+        await loadFixture(ordered.store);
+        await shuffled.store.upsertCities(CITIES);
+        await shuffled.store.applyBatch({ stations: STATIONS, prices: [] });
+        // Newest first, one report per batch: every report but the first arrives out of order.
+        for (const price of [...PRICES].sort((a, b) => b.at - a.at)) await shuffled.store.applyBatch({ stations: [], prices: [price] });
+        await shuffled.store.seal(NOW);
+        assert.deepEqual(await answers(shuffled.store), await answers(ordered.store));
+      } finally { await ordered.drop(); await shuffled.drop(); }
+    });
+
+    test('a late report for a sealed day updates the city history', async () => {
+      const { store, drop } = await backend.create();
+      try {
+        await loadFixture(store);
+        // Beta Sydney reports 200.0 at 18:00 on 21-11 (Sydney), a day already sealed.
+        await store.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: 1_795_244_400, priceTenths: 2000, available: true }] });
+        const [history] = await answers(store);
+        const ulp91 = (JSON.parse(history ?? '{}') as { data: { history: Array<{ fuel: string; records: Array<{ date: string; average: string }> }> } })
+          .data.history.find((h) => h.fuel === 'ulp91');
+        // Beta on 21-11: 170.0 for 18 h, 200.0 for 6 h = 177.5; city (1862.5 + 1775) / 2 = 181.875 c -> 1.82.
+        assert.deepEqual(ulp91?.records.find((r) => r.date === '21-11-2026')?.average, '1.82');
+      } finally { await drop(); }
+    });
+
+    test('a renamed or moved station keeps its id', async () => {
+      const { store, drop } = await backend.create();
+      try {
+        await loadFixture(store);
+        const renamed = { ...STATIONS[0]!, name: 'Alpha Sydney Renamed', slug: 'Alpha Sydney Renamed', latitude: -33.9, longitude: 151.22 }; // first fixture station
+        const result = await store.applyBatch({ stations: [renamed], prices: [] });
+        assert.deepEqual(result, { stationsAdded: 0, stationsUpdated: 1, pricesAccepted: 0, pricesIgnored: 0 });
+        const station = await store.station('alpha-sydney');
+        assert.equal(station?.name, 'Alpha Sydney Renamed');
+        assert.equal(station?.latitude, '-33.9000');
+        assert.equal(await store.station('alpha-sydney-renamed'), undefined);
+      } finally { await drop(); }
+    });
+
+    test('a station is placed in the nearest city of its own state within 25 km, or none', async () => {
+      const { store, drop } = await backend.create();
+      try {
+        await loadFixture(store);
+        const current = await store.currentForCity('sydney');
+        const ids = [...new Set(current.map((c) => c.stationId))];
+        assert.deepEqual(ids, ['alpha-sydney', 'beta-sydney']);
+        assert.deepEqual(await store.currentForCity('perth').then((c) => c.map((p) => p.stationId)), ['gamma-perth']);
+        // Delta Country (60 km out) reports diesel but belongs to no city: Sydney's diesel is Beta's alone.
+        assert.ok(!current.some((c) => c.stationId === 'delta-country'));
+      } finally { await drop(); }
+    });
+
+    test('a price for a station the store does not know fails the whole batch and writes nothing', async () => {
+      const { store, drop } = await backend.create();
+      try {
+        await loadFixture(store);
+        const before = await snapshot(store);
+        await assert.rejects(store.applyBatch({
+          stations: [{ ...STATIONS[0]!, feedCode: 'new', slug: 'New One', name: 'New One' }], // first fixture station, new code
+          prices: [PRICES[0]!, { ...PRICES[0]!, feedCode: 'missing' }], // a known report, then one for an unknown station
+        }), /unknown station test\/missing/);
+        assert.equal(await snapshot(store), before);
+        assert.equal(await store.station('new-one'), undefined);
+      } finally { await drop(); }
+    });
+  });
+}

@@ -1,5 +1,5 @@
 import { type Config, clockFor } from '../config.ts';
-import { type DemoOptions, writeDemo } from '../ingest/demo.ts';
+import type { DemoOptions } from '../ingest/demo.ts';
 import { openStore } from '../storage/open.ts';
 import type { PriceStore } from '../storage/store.ts';
 import { UsageError, intOption, parseOptions } from './args.ts';
@@ -31,9 +31,11 @@ export async function demoCommand(config: Config, args: string[]): Promise<numbe
 
 /** Writes the demo with a progress line on stderr (a bar on a terminal, a few plain lines otherwise). */
 export async function writeDemoWithProgress(store: PriceStore, options: DemoOptions): Promise<void> {
+  // Loaded only when needed: serving an existing database never pays for the generator.
+  const { writeDemo } = await import('../ingest/demo.ts');
   const tty = process.stderr.isTTY === true;
   let lastShown = -1;
-  const result = await writeDemo(store, options, (done, total) => {
+  const result = await writeDemo(store, options, (done: number, total: number) => {
     const percent = total > 0 ? Math.floor((done / total) * 100) : 100;
     if (tty) {
       const filled = Math.round(percent / 4);

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'fuelprice.js');
+
+interface Run { code: number | null; stdout: string; stderr: string }
+
+function run(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('the fuelprice command', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'fuelprice-cli-'));
+    env = { DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, LOG_LEVEL: 'silent' };
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('migrate creates the schema', async () => {
+    const r = await run(['migrate'], env);
+    assert.equal(r.code, 0);
+    assert.match(r.stderr, /Schema is up to date/);
+  });
+
+  test('tokens create prints the token as the only line; list never shows it; revoke works once', async () => {
+    const created = await run(['tokens', 'create', '--name', 'ci-bot', '--expires-in', '90d', '--rate-limit', '120'], env);
+    assert.equal(created.code, 0);
+    assert.match(created.stdout, /^fp_[a-z2-7]{8}_[A-Za-z0-9_-]{43}\n$/);
+    const token = created.stdout.trim();
+    const id = token.slice(3, 11);
+
+    const listed = await run(['tokens', 'list'], env);
+    assert.equal(listed.code, 0);
+    assert.ok(listed.stdout.includes(id));
+    assert.ok(listed.stdout.includes('ci-bot'));
+    assert.ok(listed.stdout.includes('120'));
+    assert.ok(!listed.stdout.includes(token.slice(12)));
+
+    assert.equal((await run(['tokens', 'revoke', id], env)).code, 0);
+    const again = await run(['tokens', 'revoke', id], env);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /no active token has the id/);
+  });
+
+  test('bad usage exits 2 with one clear line', async () => {
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [['tokens', 'create'], {}, /tokens create needs --name NAME/],
+      [['tokens', 'create', '--name', 'x', '--expires-in', 'soon'], {}, /--expires-in must look like 90d/],
+      [['tokens', 'frobnicate'], {}, /tokens needs create, list or revoke/],
+      [['demo', '--scale', 'huge'], {}, /--scale must be small or au/],
+      [['serve', '--port', 'eighty'], {}, /--port: must be a port number/],
+      [['teleport'], {}, /unknown command 'teleport'/],
+      [['migrate'], { PORT: 'abc' }, /^fuelprice: PORT: must be a port number from 0 to 65535, got 'abc'\n$/],
+      [['migrate'], { DATABASE_URL: 'mysql://x' }, /^fuelprice: DATABASE_URL: must start with sqlite: or postgres:\/\//],
+      [['migrate'], { FUELPRICE_NOW: 'yesterday' }, /^fuelprice: FUELPRICE_NOW: must be an ISO instant/],
+      [['migrate'], { LOG_LEVEL: 'loud' }, /^fuelprice: LOG_LEVEL: must be one of/],
+    ];
+    for (const [args, extraEnv, message] of cases) {
+      const r = await run(args, { ...env, ...extraEnv });
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, message, args.join(' '));
+    }
+  });
+
+  test('demo refuses a database that already has stations', async () => {
+    const seeded = { ...env, DATABASE_URL: `sqlite:${join(dir, 'seeded.db')}` };
+    const { SqliteStore } = await import('../../src/storage/sqlite/sqlite-store.ts');
+    const { loadFixture } = await import('../fixture.ts');
+    const store = new SqliteStore(join(dir, 'seeded.db'));
+    await store.migrate();
+    await loadFixture(store);
+    await store.close();
+    const r = await run(['demo'], seeded);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /already has stations/);
+  });
+
+  test('serve answers on its port and exits 0 on SIGTERM', async () => {
+    const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const address = await new Promise<string>((resolve, reject) => {
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.on('close', () => reject(new Error(`serve exited early: ${stderr}`)));
+    });
+    const health = await fetch(`${address}/health`);
+    assert.equal(health.status, 200);
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  });
+});

@@ -203,9 +203,10 @@ export class SqliteStore implements PriceStore {
       ON CONFLICT (station_key, fuel, day) DO UPDATE SET
         weighted_tenths = weighted_tenths + excluded.weighted_tenths, seconds = seconds + excluded.seconds`);
     const resealCities = new Map<string, { from: LocalDay; to: LocalDay }>();
+    const sealedBefore = new Map(STATES.map((state) => [state, this.sealedBefore(state)]));
     for (const t of totals) {
       addDay.run(t.stationKey, t.fuel, t.total.day, t.total.weighted, t.total.seconds);
-      if (t.cityId && t.total.day < this.sealedBefore(t.state)) widen(resealCities, t.cityId, t.total.day);
+      if (t.cityId && t.total.day < (sealedBefore.get(t.state) ?? NO_DAY_LOWER_BOUND)) widen(resealCities, t.cityId, t.total.day);
     }
     for (const [cityId, days] of resealCities) this.recomputeCityDays('city_id = ?', [cityId], days.from, days.to);
     if (changed) this.bumpDataVersion();

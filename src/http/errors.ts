@@ -66,7 +66,11 @@ export const ErrorBody = Type.Object(
       request_id: Type.String(),
     }),
   },
-  { $id: 'Error', description: 'Every error answers with this shape.' },
+  {
+    $id: 'Error',
+    description: 'Every error answers with this shape.',
+    examples: [{ error: { code: 'not_found', message: "No city has the id 'atlantis'.", request_id: '5b0c1c1e-7f8e-4a2b-9d61-0b6f3c2a9e10' } }],
+  },
 );
 
 export interface ErrorPayload {

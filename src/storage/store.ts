@@ -42,20 +42,11 @@ export interface ListResult<T> {
 
 
 /** Input of the one writer: what a feed, an importer or the demo generator reports. */
-export interface StationInput {
+export interface StationInput extends Omit<Station, 'id' | 'latitude' | 'longitude'> {
   feed: string;
   feedCode: string;
   /** Wanted id; the writer keeps an existing station's id and adds -2, -3 on a clash. */
   slug: string;
-  name: string;
-  brand: string;
-  address: string;
-  street: string;
-  suburb: string;
-  postcode: string;
-  state: StateId;
-  phone: string;
-  website: string;
   latitude: number;
   longitude: number;
 }

@@ -108,3 +108,21 @@ for (const backend of testBackends()) {
     });
   });
 }
+
+for (const backend of testBackends()) {
+  describe(`sealed days on ${backend.name}`, () => {
+    test('a new station reporting old prices counts in sealed city days at once', async () => {
+      const { store, drop } = await backend.create();
+      try {
+        await loadFixture(store);
+        const newcomer = { ...STATIONS[1]!, feedCode: '9', slug: 'Epsilon Sydney', name: 'Epsilon Sydney', latitude: -33.87, longitude: 151.2 }; // shape of a fixture station
+        await store.applyBatch({ stations: [newcomer], prices: [{ feed: 'test', feedCode: '9', fuel: 'ulp91', at: 1_795_093_200, priceTenths: 1600, available: true }] });
+        const [history] = await answers(store);
+        const ulp91 = (JSON.parse(history ?? '{}') as { data: { history: Array<{ fuel: string; records: Array<{ date: string; average: string }> }> } })
+          .data.history.find((h) => h.fuel === 'ulp91');
+        // 20-11: (1800 + 1600) / 2 = 170.0 c; 21-11: (1862.5 + 1700 + 1600) / 3 = 172.08 c.
+        assert.deepEqual(ulp91?.records.filter((r) => r.date === '20-11-2026' || r.date === '21-11-2026').map((r) => r.average), ['1.72', '1.70']);
+      } finally { await drop(); }
+    });
+  });
+}

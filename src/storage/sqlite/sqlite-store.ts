@@ -5,7 +5,7 @@ import { FUELS, type FuelId, fuelIndex, outputsOf } from '../../domain/fuels.ts'
 import { formatCoordinate } from '../../domain/rounding.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
 import { type LocalDay, dayStart, localDayOf } from '../../domain/time.ts';
-import { type DayTotal, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
+import { type DayTotal, type OpenState, type Report, addInterval, advance, replay } from '../../ingest/plan.ts';
 import { assignCity, uniqueSlug } from '../places.ts';
 import type {
   Batch, BatchResult, City, CityHistoryParts, CityInput, CurrentPrice, DayRange, ListQuery, ListResult,
@@ -239,6 +239,13 @@ export class SqliteStore implements PriceStore {
       outcome = this.replayFrom(station, fuel, outOfOrder, Math.max(current.openFrom, fresh[fresh.length - 1]?.at ?? 0));
     }
     const open = outcome.open;
+    // Keep the seal's invariant: no open interval starts before the state's sealed days end.
+    const sealedBefore = this.sealedBefore(station.state);
+    const cutoff = sealedBefore === NO_DAY_LOWER_BOUND ? Number.NEGATIVE_INFINITY : dayStart(station.state, sealedBefore);
+    if (open && open.openFrom < cutoff) {
+      addInterval(outcome.totals, station.state, open.openFrom, cutoff, open);
+      open.openFrom = cutoff;
+    }
     if (open) {
       this.sql(`
         INSERT INTO current_prices (station_key, fuel, price_tenths, available, reported_at, open_from) VALUES (?, ?, ?, ?, ?, ?)

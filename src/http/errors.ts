@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { isStorageUnavailable } from '../storage/errors.ts';
 
 /** The error catalogue: every error the API can answer, each with its one status. */
 export type ErrorCode =
@@ -93,6 +94,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return validationError(fastifyError, request);
+  if (isStorageUnavailable(error)) return new ApiError('unavailable', 'The service is temporarily unavailable; try again shortly.', { 'retry-after': '5' });
   const status = fastifyError.statusCode ?? 500;
   if (status === 413 || status === 414 || status === 431) return new ApiError('invalid_parameter', 'The request is too large.');
   if (status === 415) return new ApiError('invalid_parameter', 'This API takes no request body.');

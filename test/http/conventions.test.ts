@@ -153,3 +153,27 @@ for (const backend of testBackends()) {
     });
   });
 }
+
+for (const backend of testBackends()) {
+  describe(`storage out of reach on ${backend.name}`, () => {
+    test('requests answer 503 unavailable with Retry-After, and /ready says so', async () => {
+      const { store, drop } = await backend.create();
+      await loadFixture(store);
+      const server = await startServer(store, fixedClock(NOW));
+      try {
+        await store.close();
+        const r = await get(server, '/v1/cities/sydney/spread');
+        assert.equal(r.status, 503);
+        assert.equal(r.headers.get('retry-after'), '5');
+        assert.deepEqual(r.body, { error: { code: 'unavailable', message: 'The service is temporarily unavailable; try again shortly.', request_id: r.headers.get('x-request-id') } });
+        const ready = await get(server, '/ready', { token: null });
+        assert.equal(ready.status, 503);
+        assert.equal((ready.body as { error: { code: string } }).error.code, 'unavailable');
+        assert.deepEqual((await get(server, '/health', { token: null })).body, { status: 'ok' });
+      } finally {
+        await server.close();
+        await drop().catch(() => undefined);
+      }
+    });
+  });
+}

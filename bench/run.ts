@@ -33,8 +33,8 @@ if ((await store.counts()).stations === 0) {
 }
 const created = newToken('bench', nowSec, { rateLimit: 1_000_000_000 });
 await store.createToken(created.record);
-const [city] = (await store.listCities({ state: 'nsw', limit: 1, offset: 0 })).items.filter((c) => c.id === 'sydney');
-const station = (await store.listStations({ state: 'nsw', limit: 1, offset: 500 })).items[0];
+const city = await store.city('sydney');
+const station = (await store.listStations({ state: 'nsw', limit: 1, offset: 100 })).items[0];
 await store.close();
 if (!city || !station) throw new Error('dataset has no sydney or no station');
 
@@ -61,7 +61,7 @@ const rows: Array<{ path: string; requestsPerSec: number; p50Ms: number; p99Ms: 
 try {
   for (const path of paths) {
     const result = await autocannon({
-      url: `${address}${path}`, connections, duration: seconds, amount: 200_000,
+      url: `${address}${path}`, connections, duration: seconds, maxOverallRequests: 200_000,
       headers: { authorization: `Bearer ${created.token}` },
     });
     rows.push({ path, requestsPerSec: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx });

@@ -64,22 +64,23 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
 
   -- Closed intervals per local day: sum of price x seconds while available, and those seconds.
+  -- Keyed (station, day, fuel): every read wants all fuels of a day range, one contiguous run.
   CREATE TABLE station_daily (
     station_key INTEGER NOT NULL,
-    fuel INTEGER NOT NULL,
     day INTEGER NOT NULL,
+    fuel INTEGER NOT NULL,
     weighted_tenths INTEGER NOT NULL,
     seconds INTEGER NOT NULL,
-    PRIMARY KEY (station_key, fuel, day)
+    PRIMARY KEY (station_key, day, fuel)
   ) WITHOUT ROWID;
 
   -- Final city means per output fuel (combined ids included) for sealed days.
   CREATE TABLE city_daily (
     city_id TEXT NOT NULL,
-    fuel INTEGER NOT NULL,
     day INTEGER NOT NULL,
+    fuel INTEGER NOT NULL,
     mean_tenths REAL NOT NULL,
-    PRIMARY KEY (city_id, fuel, day)
+    PRIMARY KEY (city_id, day, fuel)
   ) WITHOUT ROWID;
 
   -- city_daily is final for every day before sealed_before, per state.

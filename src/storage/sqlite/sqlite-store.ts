@@ -20,6 +20,7 @@ interface StationKeyRow { key: number; id: string; state: StateId; city_id: stri
 const NO_DAY_LOWER_BOUND = -1_000_000;
 const STATION_COLUMNS = 'id, name, brand, address, street, suburb, postcode, state, phone, website, latitude, longitude';
 
+
 /** The embedded backend: one SQLite file, synchronous underneath, the same contract as PostgreSQL. */
 export class SqliteStore implements PriceStore {
   readonly backend = 'sqlite' as const;
@@ -200,7 +201,7 @@ export class SqliteStore implements PriceStore {
 
     const addDay = this.sql(`
       INSERT INTO station_daily (station_key, fuel, day, weighted_tenths, seconds) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (station_key, fuel, day) DO UPDATE SET
+      ON CONFLICT (station_key, day, fuel) DO UPDATE SET
         weighted_tenths = weighted_tenths + excluded.weighted_tenths, seconds = seconds + excluded.seconds`);
     const resealCities = new Map<string, { from: LocalDay; to: LocalDay }>();
     const sealedBefore = new Map(STATES.map((state) => [state, this.sealedBefore(state)]));
@@ -319,7 +320,7 @@ export class SqliteStore implements PriceStore {
       FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE s.state = ? AND c.open_from < ?`).all(state, cutoff) as Row[];
     const addDay = this.sql(`
       INSERT INTO station_daily (station_key, fuel, day, weighted_tenths, seconds) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (station_key, fuel, day) DO UPDATE SET
+      ON CONFLICT (station_key, day, fuel) DO UPDATE SET
         weighted_tenths = weighted_tenths + excluded.weighted_tenths, seconds = seconds + excluded.seconds`);
     const move = this.sql('UPDATE current_prices SET open_from = ? WHERE station_key = ? AND fuel = ?');
     for (const row of open) {

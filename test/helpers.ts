@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import type { Clock } from '../src/config.ts';
+import { PostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import type { PriceStore } from '../src/storage/store.ts';
 import { newToken } from '../src/tokens.ts';
@@ -14,9 +17,9 @@ export interface TestBackend {
   create(): Promise<{ store: PriceStore; drop(): Promise<void> }>;
 }
 
-/** SQLite always; further backends join this list when their issue lands (see README, Testing). */
+/** SQLite always; PostgreSQL when FUELPRICE_TEST_POSTGRES (or a postgres:// DATABASE_URL) names a server (see README, Testing). */
 export function testBackends(): TestBackend[] {
-  return [{
+  const backends: TestBackend[] = [{
     name: 'sqlite',
     async create() {
       const dir = mkdtempSync(join(tmpdir(), 'fuelprice-test-'));
@@ -25,6 +28,76 @@ export function testBackends(): TestBackend[] {
       return { store, drop: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
     },
   }];
+  const postgresUrl = postgresServerUrl();
+  if (postgresUrl) backends.push(postgresBackend(postgresUrl));
+  return backends;
+}
+
+/** The PostgreSQL server the tests were asked to use, if any. */
+export function postgresServerUrl(): string | undefined {
+  const databaseUrl = process.env.DATABASE_URL;
+  return process.env.FUELPRICE_TEST_POSTGRES || (databaseUrl && /^postgres(ql)?:\/\//.test(databaseUrl) ? databaseUrl : undefined);
+}
+
+/** Each store is a fresh database on the server, dropped afterwards; a server out of reach fails the run. */
+function postgresBackend(serverUrl: string): TestBackend {
+  return {
+    name: 'postgres',
+    async create() {
+      const database = await createPostgresDatabase(serverUrl);
+      const store = new PostgresStore({ connectionString: database.url, max: 4, applicationName: 'fuelprice-tests' });
+      const drop = async (): Promise<void> => {
+        await store.close();
+        await database.drop();
+      };
+      try {
+        await store.migrate();
+      } catch (error) {
+        await drop();
+        throw error;
+      }
+      return { store, drop };
+    },
+  };
+}
+
+/** A new empty database (`fuelprice_test_<random>`) on the server, optionally with an ICU locale, and how to drop it. */
+export async function createPostgresDatabase(serverUrl: string, options: { icuLocale?: string } = {}): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `fuelprice_test_${randomBytes(6).toString('hex')}`;
+  const locale = options.icuLocale ? ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE ${pg.escapeLiteral(options.icuLocale)} LOCALE 'C'` : '';
+  await postgresAdmin(serverUrl, (client) => client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}${locale}`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => postgresAdmin(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/** Runs `work` on a connection to the server named by FUELPRICE_TEST_POSTGRES, failing clearly when it is out of reach. */
+export async function postgresAdmin<T>(serverUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl, application_name: 'fuelprice-tests', connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`PostgreSQL tests were asked for, but the server at ${redacted(serverUrl)} cannot be reached: ${reason}`);
+  }
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function redacted(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unparsable URL)';
+  }
 }
 
 export function fixedClock(nowSec: number): Clock & { set(sec: number): void } {

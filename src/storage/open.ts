@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '../config.ts';
+import { PostgresStore } from './postgres/postgres-store.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 import type { PriceStore } from './store.ts';
 
@@ -12,5 +13,15 @@ export async function openStore(databaseUrl: string): Promise<PriceStore> {
     await store.migrate();
     return store;
   }
-  throw new ConfigError('DATABASE_URL', 'PostgreSQL storage is not available in this version yet; use sqlite:PATH');
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const store = new PostgresStore({ connectionString: databaseUrl });
+    try {
+      await store.migrate();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
+  }
+  throw new ConfigError('DATABASE_URL', 'must start with sqlite: or postgres://');
 }

@@ -1,0 +1,152 @@
+import { formatCoordinate } from '../domain/rounding.ts';
+import type { StateId } from '../domain/states.ts';
+import { type LocalDay, dayStart, localDayOf } from '../domain/time.ts';
+import { type DayTotal, type OpenState, type Report, addInterval } from '../ingest/plan.ts';
+import type { BatchResult, PriceEvent, StationInput } from './store.ts';
+
+/**
+ * The writer's decisions that do not depend on the database: grouping a batch, choosing
+ * between advance() and replay(), keeping the seal's invariant, tallying the result. Each
+ * backend does the reads and writes around them; the arithmetic itself is in ingest/plan.ts.
+ */
+
+/** A day before any real one: "no seal yet" and "no lower bound" in day ranges. */
+export const NO_DAY_LOWER_BOUND = -1_000_000;
+
+/** What the writer needs of a stored station. */
+export interface StoredStation {
+  key: number;
+  id: string;
+  state: StateId;
+  cityId: string | null;
+}
+
+export function feedKey(feed: string, code: string): string {
+  return `${feed}\u0000${code}`;
+}
+
+/** Coordinates as stored: rounded as the API shows them, so an unchanged station compares equal. */
+export function storedCoordinates(input: StationInput): { latitude: number; longitude: number } {
+  return { latitude: Number(formatCoordinate(input.latitude)), longitude: Number(formatCoordinate(input.longitude)) };
+}
+
+type StationFields = Pick<StationInput, 'name' | 'brand' | 'address' | 'street' | 'suburb' | 'postcode' | 'phone' | 'website' | 'state' | 'latitude' | 'longitude'>;
+
+/** True when a report of a known station changes nothing stored (coordinates already rounded). */
+export function sameStation(existing: StationFields, input: StationFields): boolean {
+  return existing.name === input.name && existing.brand === input.brand && existing.address === input.address
+    && existing.street === input.street && existing.suburb === input.suburb && existing.postcode === input.postcode
+    && existing.phone === input.phone && existing.website === input.website && existing.state === input.state
+    && existing.latitude === input.latitude && existing.longitude === input.longitude;
+}
+
+export interface ReportGroup<S> {
+  station: S;
+  /** Fuel index. */
+  fuel: number;
+  /** As received, in time order (stable: of two reports for one instant, the first stays first). */
+  reports: Report[];
+}
+
+/**
+ * A batch's prices per station and fuel, in order of first appearance. A price for a station
+ * that `stationOf` does not know fails the whole batch.
+ */
+export function groupPrices<S extends { key: number }>(
+  prices: readonly PriceEvent[], fuelIndexOf: (event: PriceEvent) => number, stationOf: (feed: string, code: string) => S | undefined,
+): Array<ReportGroup<S>> {
+  const groups = new Map<string, ReportGroup<S>>();
+  for (const event of prices) {
+    const station = stationOf(event.feed, event.feedCode);
+    if (!station) throw new Error(`price for unknown station ${event.feed}/${event.feedCode}: send the station in the batch`);
+    const fuel = fuelIndexOf(event);
+    const key = `${station.key}:${fuel}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { station, fuel, reports: [] }));
+    group.reports.push({ at: event.at, priceTenths: event.priceTenths, available: event.available });
+  }
+  for (const group of groups.values()) group.reports.sort((a, b) => a.at - b.at);
+  return [...groups.values()];
+}
+
+/** The reports to store: one per instant, the first received winning. */
+export function distinctInstants(reports: readonly Report[]): Report[] {
+  return reports.filter((report, i) => i === 0 || report.at !== reports[i - 1]?.at);
+}
+
+/** How newly stored reports change a station's fuel: in time order they advance; one older than the current report replays. */
+export type ReportPlan =
+  | { kind: 'advance' }
+  | { kind: 'replay'; fromDay: LocalDay; dayStartSec: number; closeUntil: number };
+
+export function planReports(state: StateId, current: OpenState | undefined, fresh: readonly Report[]): ReportPlan {
+  const outOfOrder = current ? fresh.find((report) => report.at < current.at) : undefined;
+  if (!current || !outOfOrder) return { kind: 'advance' };
+  const fromDay = localDayOf(state, outOfOrder.at);
+  return {
+    kind: 'replay', fromDay, dayStartSec: dayStart(state, fromDay),
+    closeUntil: Math.max(current.openFrom, fresh[fresh.length - 1]?.at ?? 0),
+  };
+}
+
+/** Keeps the seal's invariant: no open interval starts before the state's sealed days end. */
+export function closeSealedPart(state: StateId, totals: Map<LocalDay, DayTotal>, open: OpenState | undefined, sealedBefore: LocalDay): void {
+  if (!open || sealedBefore === NO_DAY_LOWER_BOUND) return;
+  const cutoff = dayStart(state, sealedBefore);
+  if (open.openFrom >= cutoff) return;
+  addInterval(totals, state, open.openFrom, cutoff, open);
+  open.openFrom = cutoff;
+}
+
+export interface StationDayWrite {
+  stationKey: number;
+  fuel: number;
+  total: DayTotal;
+}
+
+/** Tallies a batch: the result to report, the daily sums to add, and the sealed city days to recompute. */
+export class BatchTally {
+  readonly result: BatchResult = { stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 0, pricesIgnored: 0 };
+  readonly days: StationDayWrite[] = [];
+  /** City id -> sealed days [from, to] that a late report touched. */
+  readonly resealCities = new Map<string, { from: LocalDay; to: LocalDay }>();
+
+  constructor(private readonly sealedBefore: (state: StateId) => LocalDay) {}
+
+  station(change: 'added' | 'updated' | 'same'): void {
+    if (change === 'added') this.result.stationsAdded++;
+    if (change === 'updated') this.result.stationsUpdated++;
+  }
+
+  group(station: StoredStation, fuel: number, received: number, accepted: number, totals: Map<LocalDay, DayTotal>): void {
+    this.result.pricesAccepted += accepted;
+    this.result.pricesIgnored += received - accepted;
+    for (const total of totals.values()) {
+      this.days.push({ stationKey: station.key, fuel, total });
+      if (station.cityId && total.day < this.sealedBefore(station.state)) widen(this.resealCities, station.cityId, total.day);
+    }
+  }
+
+  /** Whether anything the API answers changed, so the data version must grow. */
+  get changed(): boolean {
+    return this.result.stationsAdded + this.result.stationsUpdated + this.result.pricesAccepted > 0;
+  }
+}
+
+function widen(ranges: Map<string, { from: LocalDay; to: LocalDay }>, key: string, day: LocalDay): void {
+  const range = ranges.get(key);
+  if (range) { range.from = Math.min(range.from, day); range.to = Math.max(range.to, day); } else ranges.set(key, { from: day, to: day });
+}
+
+/** The day a state's seal moves to and the instant that day starts, or undefined when the seal is current. */
+export function sealDue(state: StateId, nowSec: number, sealedBefore: LocalDay): { today: LocalDay; cutoff: number } | undefined {
+  const today = localDayOf(state, nowSec);
+  return today <= sealedBefore ? undefined : { today, cutoff: dayStart(state, today) };
+}
+
+/** The per-day sums of an open interval closed at `cutoff` (a local midnight). */
+export function closeAt(state: StateId, open: OpenState, cutoff: number): DayTotal[] {
+  const totals = new Map<LocalDay, DayTotal>();
+  addInterval(totals, state, open.openFrom, cutoff, open);
+  return [...totals.values()];
+}

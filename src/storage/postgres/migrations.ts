@@ -1,0 +1,103 @@
+/**
+ * Schema versions, applied in order on start and by `fuelprice migrate`; schema_migrations
+ * records which have run. Never edit a shipped migration: add the next one.
+ *
+ * The same tables as SQLite's (station key, fuel index 0-18, local day number), each keyed
+ * in the order its reads use. Ids are text in the "C" collation so that their index order is
+ * byte order, the order the API lists them in (and the one SQLite's BINARY collation gives).
+ * Unix seconds are bigint (past 2038); sums of price x seconds are bigint (past 2^31).
+ */
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (key text PRIMARY KEY, value bigint NOT NULL);
+  INSERT INTO meta (key, value) VALUES ('data_version', 0);
+
+  CREATE TABLE cities (
+    id text COLLATE "C" PRIMARY KEY,
+    name text NOT NULL,
+    state text NOT NULL,
+    latitude double precision NOT NULL,
+    longitude double precision NOT NULL
+  );
+  CREATE INDEX cities_by_state ON cities (state, id);
+
+  CREATE TABLE stations (
+    key integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    feed text NOT NULL,
+    feed_code text NOT NULL,
+    name text NOT NULL,
+    brand text NOT NULL,
+    address text NOT NULL,
+    street text NOT NULL,
+    suburb text NOT NULL,
+    postcode text NOT NULL,
+    state text NOT NULL,
+    phone text NOT NULL,
+    website text NOT NULL,
+    latitude double precision NOT NULL,
+    longitude double precision NOT NULL,
+    city_id text COLLATE "C" REFERENCES cities (id),
+    UNIQUE (feed, feed_code)
+  );
+  CREATE INDEX stations_by_state ON stations (state, id);
+  CREATE INDEX stations_by_city ON stations (city_id, id);
+
+  -- Every report as received; the source of truth that aggregates can be rebuilt from.
+  CREATE TABLE price_events (
+    station_key integer NOT NULL,
+    fuel smallint NOT NULL,
+    at bigint NOT NULL,
+    price_tenths integer NOT NULL,
+    available boolean NOT NULL,
+    PRIMARY KEY (station_key, fuel, at)
+  );
+
+  -- The latest report per station and fuel; [open_from, now) is not yet in station_daily.
+  CREATE TABLE current_prices (
+    station_key integer NOT NULL,
+    fuel smallint NOT NULL,
+    price_tenths integer NOT NULL,
+    available boolean NOT NULL,
+    reported_at bigint NOT NULL,
+    open_from bigint NOT NULL,
+    PRIMARY KEY (station_key, fuel)
+  );
+
+  -- Closed intervals per local day: sum of price x seconds while available, and those seconds.
+  -- Keyed (station, day, fuel): every read wants all fuels of a day range, one contiguous run.
+  CREATE TABLE station_daily (
+    station_key integer NOT NULL,
+    day integer NOT NULL,
+    fuel smallint NOT NULL,
+    weighted_tenths bigint NOT NULL,
+    seconds integer NOT NULL,
+    PRIMARY KEY (station_key, day, fuel)
+  );
+
+  -- Final city means per output fuel (combined ids included) for sealed days.
+  CREATE TABLE city_daily (
+    city_id text COLLATE "C" NOT NULL,
+    day integer NOT NULL,
+    fuel smallint NOT NULL,
+    mean_tenths double precision NOT NULL,
+    PRIMARY KEY (city_id, day, fuel)
+  );
+
+  -- city_daily is final for every day before sealed_before, per state.
+  CREATE TABLE seals (state text PRIMARY KEY, sealed_before integer NOT NULL);
+
+  -- Which output fuels a reported fuel counts towards: itself, and its combined id if any.
+  CREATE TABLE fuel_groups (fuel smallint NOT NULL, output smallint NOT NULL, PRIMARY KEY (fuel, output));
+
+  CREATE TABLE tokens (
+    id text COLLATE "C" PRIMARY KEY,
+    name text NOT NULL,
+    hash bytea NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint,
+    revoked_at bigint,
+    rate_limit integer
+  );
+  `,
+];

@@ -1,0 +1,110 @@
+import pg from 'pg';
+import type { Row } from '../rows.ts';
+
+/**
+ * The connection pool and transactions of the PostgreSQL store: every connection names the
+ * application and carries a statement timeout; a transaction commits or rolls back and always
+ * gives its connection back.
+ */
+
+export type Queryable = pg.Pool | pg.PoolClient;
+export type Params = ReadonlyArray<unknown>;
+
+export interface PoolOptions {
+  connectionString: string;
+  /** Connections per process. */
+  max?: number;
+  statementTimeoutMs?: number;
+  applicationName?: string;
+}
+
+/** Advisory lock keys (one namespace per database): migrations, and the one writer at a time. */
+export const MIGRATION_LOCK = 0x66705f6d; // "fp_m"
+export const WRITER_LOCK = 0x66705f77; // "fp_w"
+
+/** Writers and migrations may take longer than a request's query, and may wait for each other's lock. */
+const LONG_STATEMENT_TIMEOUT = '120s';
+/** Sealing groups a state's daily rows: enough memory to do it without spilling to disk. */
+const WRITER_WORK_MEM = '64MB';
+
+/** bigint columns (sums, Unix seconds, counts) as numbers: they stay far below 2^53, and a value that does not is an error, not a rounding. */
+function parseSafeInteger(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`bigint ${text} does not fit a JavaScript number`);
+  return value;
+}
+
+const types = new pg.TypeOverrides();
+types.setTypeParser(pg.types.builtins.INT8, parseSafeInteger);
+
+export function createPool(options: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'fuelprice',
+    statement_timeout: options.statementTimeoutMs ?? 5_000,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    types,
+  });
+  // An idle connection that dies (server restart) must not crash the process; the next query reports it.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** The error a closed store throws: the code and message the API maps to 503 unavailable. */
+export class StoreClosedError extends Error {
+  readonly code = '08003';
+  constructor() {
+    super('database connection is not open (the store was closed)');
+    this.name = 'StoreClosedError';
+  }
+}
+
+export async function rows(db: Queryable, text: string, params: Params = []): Promise<Row[]> {
+  return (await db.query<Row>(text, [...params])).rows;
+}
+
+export async function firstRow(db: Queryable, text: string, params: Params = []): Promise<Row | undefined> {
+  return (await db.query<Row>(text, [...params])).rows[0];
+}
+
+export async function execute(db: Queryable, text: string, params: Params = []): Promise<number> {
+  return (await db.query(text, [...params])).rowCount ?? 0;
+}
+
+export type TransactionKind =
+  /** A consistent snapshot for a read made of several queries. */
+  | 'snapshot'
+  /** A write, serialised with every other writer of the database by an advisory lock. */
+  | 'writer'
+  /** Schema migration, serialised with other processes migrating the same database. */
+  | 'migration';
+
+/** Runs `work` in one transaction: COMMIT on success, ROLLBACK on any error, the connection always released. */
+export async function transaction<T>(pool: pg.Pool, kind: TransactionKind, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    if (kind === 'snapshot') {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    } else {
+      await client.query('BEGIN');
+      await client.query("SELECT set_config('statement_timeout', $1, true), set_config('work_mem', $2, true)", [LONG_STATEMENT_TIMEOUT, WRITER_WORK_MEM]);
+      await client.query('SELECT pg_advisory_xact_lock($1)', [kind === 'writer' ? WRITER_LOCK : MIGRATION_LOCK]);
+    }
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch (rollbackError) {
+      // The connection is unusable: destroy it rather than hand it to the next caller.
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    }
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

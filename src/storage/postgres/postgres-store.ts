@@ -1,0 +1,198 @@
+import type pg from 'pg';
+import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
+import { NO_DAY_LOWER_BOUND } from '../batch.ts';
+import { type Row, STATION_COLUMNS, fuelAt, toCity, toCurrent, toStation, toStationDay, toToken } from '../rows.ts';
+import type {
+  Batch, BatchResult, City, CityHistoryParts, CityInput, CurrentPrice, DayRange, ListQuery, ListResult,
+  PriceStore, Station, StationDayRow, TokenRecord,
+} from '../store.ts';
+import { POSTGRES_MIGRATIONS } from './migrations.ts';
+import { type Params, type PoolOptions, type Queryable, StoreClosedError, createPool, execute, firstRow, rows, transaction } from './pool.ts';
+import { applyBatchIn, bumpDataVersion, sealIn } from './postgres-writer.ts';
+
+/**
+ * The scale-out backend: any number of API and ingest processes share one PostgreSQL
+ * database. The same contract, and the same answers byte for byte, as the SQLite store.
+ */
+export class PostgresStore implements PriceStore {
+  readonly backend = 'postgres' as const;
+  private readonly pool: pg.Pool;
+  private closed = false;
+
+  constructor(options: PoolOptions) {
+    this.pool = createPool(options);
+  }
+
+  /** The pool, or the error a closed store answers with (mapped to 503 like an unreachable server). */
+  private db(): pg.Pool {
+    if (this.closed) throw new StoreClosedError();
+    return this.pool;
+  }
+
+  private rows(text: string, params: Params = []): Promise<Row[]> {
+    return rows(this.db(), text, params);
+  }
+
+  private firstRow(text: string, params: Params = []): Promise<Row | undefined> {
+    return firstRow(this.db(), text, params);
+  }
+
+  async migrate(): Promise<void> {
+    await transaction(this.db(), 'migration', async (client) => {
+      await execute(client, `CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+      const version = Number((await firstRow(client, 'SELECT coalesce(max(version), 0) AS v FROM schema_migrations'))?.v ?? 0);
+      if (version > POSTGRES_MIGRATIONS.length) {
+        throw new Error(`database schema version ${version} is newer than this program knows (${POSTGRES_MIGRATIONS.length})`);
+      }
+      for (let v = version; v < POSTGRES_MIGRATIONS.length; v++) {
+        await client.query(POSTGRES_MIGRATIONS[v] ?? '');
+        await execute(client, 'INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
+      }
+      const groups = FUELS.flatMap((fuel) => outputsOf(fuel).map((output) => [fuelIndex(fuel), fuelIndex(output)] as const));
+      await execute(client, `INSERT INTO fuel_groups (fuel, output) SELECT * FROM unnest($1::smallint[], $2::smallint[])
+        ON CONFLICT DO NOTHING`, [groups.map((g) => g[0]), groups.map((g) => g[1])]);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  async ping(): Promise<void> {
+    await this.rows('SELECT 1');
+  }
+
+  async dataVersion(): Promise<number> {
+    return Number((await this.firstRow("SELECT value FROM meta WHERE key = 'data_version'"))?.value);
+  }
+
+  async listCities(query: ListQuery): Promise<ListResult<City>> {
+    const total = await this.firstRow('SELECT count(*) AS n FROM cities WHERE $1::text IS NULL OR state = $1', [query.state ?? null]);
+    const page = await this.rows(`SELECT id, name, state, latitude, longitude FROM cities WHERE $1::text IS NULL OR state = $1
+      ORDER BY id COLLATE "C" LIMIT $2 OFFSET $3`, [query.state ?? null, query.limit, query.offset]);
+    return { items: page.map(toCity), total: Number(total?.n) };
+  }
+
+  async city(id: string): Promise<City | undefined> {
+    if (!storable(id)) return undefined;
+    const row = await this.firstRow('SELECT id, name, state, latitude, longitude FROM cities WHERE id = $1', [id]);
+    return row ? toCity(row) : undefined;
+  }
+
+  async listStations(query: ListQuery): Promise<ListResult<Station>> {
+    const total = await this.firstRow('SELECT count(*) AS n FROM stations WHERE $1::text IS NULL OR state = $1', [query.state ?? null]);
+    const page = await this.rows(`SELECT ${STATION_COLUMNS} FROM stations WHERE $1::text IS NULL OR state = $1
+      ORDER BY id COLLATE "C" LIMIT $2 OFFSET $3`, [query.state ?? null, query.limit, query.offset]);
+    return { items: page.map(toStation), total: Number(total?.n) };
+  }
+
+  async station(id: string): Promise<Station | undefined> {
+    if (!storable(id)) return undefined;
+    const row = await this.firstRow(`SELECT ${STATION_COLUMNS} FROM stations WHERE id = $1`, [id]);
+    return row ? toStation(row) : undefined;
+  }
+
+  async stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]> {
+    if (!storable(stationId)) return [];
+    const found = await this.rows(`
+      SELECT d.fuel, d.day, d.weighted_tenths, d.seconds FROM stations s
+      JOIN station_daily d ON d.station_key = s.key
+      WHERE s.id = $1 AND d.day BETWEEN $2 AND $3 ORDER BY d.day, d.fuel`, [stationId, range.from ?? NO_DAY_LOWER_BOUND, range.to]);
+    return found.map((r) => toStationDay(stationId, r));
+  }
+
+  async currentForStation(stationId: string): Promise<CurrentPrice[]> {
+    if (!storable(stationId)) return [];
+    const found = await this.rows(`
+      SELECT s.id AS station_id, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
+      FROM stations s JOIN current_prices c ON c.station_key = s.key WHERE s.id = $1 ORDER BY c.fuel`, [stationId]);
+    return found.map(toCurrent);
+  }
+
+  async currentForCity(cityId: string): Promise<CurrentPrice[]> {
+    if (!storable(cityId)) return [];
+    return currentForCity(this.db(), cityId);
+  }
+
+  async cityHistoryParts(cityId: string, range: DayRange): Promise<CityHistoryParts> {
+    if (!storable(cityId)) return { sealedBefore: 0, sealed: [], stationDays: [], current: [] };
+    // One snapshot: a seal between the reads would otherwise count an interval twice or not at all.
+    return transaction(this.db(), 'snapshot', async (client) => {
+      const city = await firstRow(client, `SELECT coalesce(l.sealed_before, $2) AS sealed_before
+        FROM cities c LEFT JOIN seals l ON l.state = c.state WHERE c.id = $1`, [cityId, NO_DAY_LOWER_BOUND]);
+      const sealedBefore = city ? Number(city.sealed_before) : 0;
+      const from = range.from ?? NO_DAY_LOWER_BOUND;
+      const sealed = (await rows(client, `SELECT fuel, day, mean_tenths FROM city_daily
+        WHERE city_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day, fuel`, [cityId, from, Math.min(range.to, sealedBefore - 1)]))
+        .map((r) => ({ fuel: fuelAt(r.fuel), day: Number(r.day), meanTenths: Number(r.mean_tenths) }));
+      const liveFrom = Math.max(from, sealedBefore);
+      const stationDays = liveFrom > range.to ? [] : (await rows(client, `
+        SELECT s.id AS station_id, d.fuel, d.day, d.weighted_tenths, d.seconds
+        FROM stations s JOIN station_daily d ON d.station_key = s.key
+        WHERE s.city_id = $1 AND d.day BETWEEN $2 AND $3 ORDER BY s.id COLLATE "C", d.day, d.fuel`, [cityId, liveFrom, range.to]))
+        .map((r) => toStationDay(String(r.station_id), r));
+      return { sealedBefore, sealed, stationDays, current: await currentForCity(client, cityId) };
+    });
+  }
+
+  async upsertCities(cities: CityInput[]): Promise<void> {
+    await transaction(this.db(), 'writer', async (client) => {
+      await execute(client, `
+        INSERT INTO cities (id, name, state, latitude, longitude)
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::double precision[], $5::double precision[])
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name, state = excluded.state,
+          latitude = excluded.latitude, longitude = excluded.longitude`,
+      [cities.map((c) => c.id), cities.map((c) => c.name), cities.map((c) => c.state), cities.map((c) => c.latitude), cities.map((c) => c.longitude)]);
+      await bumpDataVersion(client);
+    });
+  }
+
+  async applyBatch(batch: Batch): Promise<BatchResult> {
+    return transaction(this.db(), 'writer', (client) => applyBatchIn(client, batch));
+  }
+
+  async seal(nowSec: number): Promise<void> {
+    await transaction(this.db(), 'writer', (client) => sealIn(client, nowSec));
+  }
+
+  async counts(): Promise<{ cities: number; stations: number; prices: number }> {
+    const row = await this.firstRow(`SELECT (SELECT count(*) FROM cities) AS cities, (SELECT count(*) FROM stations) AS stations,
+      (SELECT count(*) FROM price_events) AS prices`);
+    return { cities: Number(row?.cities), stations: Number(row?.stations), prices: Number(row?.prices) };
+  }
+
+  async createToken(token: TokenRecord): Promise<void> {
+    await execute(this.db(), 'INSERT INTO tokens (id, name, hash, created_at, expires_at, revoked_at, rate_limit) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [token.id, token.name, token.hash, token.createdAt, token.expiresAt, token.revokedAt, token.rateLimit]);
+  }
+
+  async tokenById(id: string): Promise<TokenRecord | undefined> {
+    if (!storable(id)) return undefined;
+    const row = await this.firstRow('SELECT * FROM tokens WHERE id = $1', [id]);
+    return row ? toToken(row) : undefined;
+  }
+
+  async listTokens(): Promise<TokenRecord[]> {
+    return (await this.rows('SELECT * FROM tokens ORDER BY created_at, id COLLATE "C"')).map(toToken);
+  }
+
+  async revokeToken(id: string, atSec: number): Promise<boolean> {
+    if (!storable(id)) return false;
+    return (await execute(this.db(), 'UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [atSec, id])) > 0;
+  }
+}
+
+/** PostgreSQL text cannot hold NUL: an id with one names nothing stored (SQLite would just find no row). */
+function storable(id: string): boolean {
+  return !id.includes('\u0000');
+}
+
+function currentForCity(db: Queryable, cityId: string): Promise<CurrentPrice[]> {
+  return rows(db, `
+    SELECT s.id AS station_id, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
+    FROM stations s JOIN current_prices c ON c.station_key = s.key
+    WHERE s.city_id = $1 ORDER BY s.id COLLATE "C", c.fuel`, [cityId]).then((found) => found.map(toCurrent));
+}

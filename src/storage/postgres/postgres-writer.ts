@@ -1,0 +1,234 @@
+import type pg from 'pg';
+import { fuelIndex } from '../../domain/fuels.ts';
+import { STATES, type StateId } from '../../domain/states.ts';
+import type { LocalDay } from '../../domain/time.ts';
+import { type DayTotal, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
+import {
+  BatchTally, NO_DAY_LOWER_BOUND, type ReportPlan, type StationDayWrite, type StoredStation,
+  closeAt, closeSealedPart, distinctInstants, feedKey, groupPrices, planReports, sameStation, sealDue, storedCoordinates,
+} from '../batch.ts';
+import { assignCity, slugify, uniqueSlug } from '../places.ts';
+import { flag, toReport } from '../rows.ts';
+import type { Batch, BatchResult, StationInput } from '../store.ts';
+import { execute, firstRow, rows } from './pool.ts';
+
+/**
+ * applyBatch and seal on PostgreSQL, each run inside one writer transaction (see pool.ts).
+ * Per batch the round trips are few whatever its size: stations, current prices, events,
+ * daily sums and current prices go in one statement each; only out-of-order reports and new
+ * stations cost a query of their own.
+ */
+
+type Client = pg.PoolClient;
+
+interface KnownStation extends StoredStation {
+  name: string; brand: string; address: string; street: string; suburb: string; postcode: string;
+  phone: string; website: string; latitude: number; longitude: number;
+}
+
+export async function bumpDataVersion(client: Client): Promise<void> {
+  await execute(client, "UPDATE meta SET value = value + 1 WHERE key = 'data_version'");
+}
+
+export async function sealedBeforeByState(db: Client): Promise<(state: StateId) => LocalDay> {
+  const sealed = new Map((await rows(db, 'SELECT state, sealed_before FROM seals')).map((r) => [String(r.state), Number(r.sealed_before)]));
+  return (state) => sealed.get(state) ?? NO_DAY_LOWER_BOUND;
+}
+
+export async function applyBatchIn(client: Client, batch: Batch): Promise<BatchResult> {
+  const sealedBefore = await sealedBeforeByState(client);
+  const tally = new BatchTally(sealedBefore);
+  const known = await stationsByFeed(client, [...batch.stations, ...batch.prices]);
+  const cities = new CitiesByState(client);
+  for (const input of batch.stations) tally.station(await upsertStation(client, input, known, cities));
+
+  const groups = groupPrices(batch.prices, (event) => fuelIndex(event.fuel), (feed, code) => known.get(feedKey(feed, code)));
+  const current = await currentStates(client, groups.map((g) => [g.station.key, g.fuel]));
+  const stored = await insertEvents(client, groups.flatMap((g) => distinctInstants(g.reports).map((r) => ({ stationKey: g.station.key, fuel: g.fuel, report: r }))));
+
+  const opens: Array<{ stationKey: number; fuel: number; open: OpenState }> = [];
+  for (const { station, fuel, reports } of groups) {
+    const fresh = distinctInstants(reports).filter((r) => stored.has(eventKey(station.key, fuel, r.at)));
+    if (fresh.length === 0) { tally.group(station, fuel, reports.length, 0, new Map()); continue; }
+    const before = current.get(`${station.key}:${fuel}`);
+    const plan = planReports(station.state, before, fresh);
+    const outcome = plan.kind === 'advance' ? advance(station.state, before, fresh) : await replayFrom(client, station, fuel, plan);
+    closeSealedPart(station.state, outcome.totals, outcome.open, sealedBefore(station.state));
+    if (outcome.open) opens.push({ stationKey: station.key, fuel, open: outcome.open });
+    tally.group(station, fuel, reports.length, fresh.length, outcome.totals);
+  }
+  await upsertCurrent(client, opens);
+  await addStationDays(client, tally.days);
+  for (const [cityId, days] of tally.resealCities) await recomputeCityDays(client, { cityId }, days.from, days.to);
+  if (tally.changed) await bumpDataVersion(client);
+  return tally.result;
+}
+
+/** Every station the batch names, by feed key, as stored now. */
+async function stationsByFeed(client: Client, named: ReadonlyArray<{ feed: string; feedCode: string }>): Promise<Map<string, KnownStation>> {
+  const keys = new Map(named.map((n) => [feedKey(n.feed, n.feedCode), n]));
+  const found = await rows(client, `
+    SELECT key, id, state, city_id, name, brand, address, street, suburb, postcode, phone, website, latitude, longitude, feed, feed_code
+    FROM stations WHERE (feed, feed_code) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+  [[...keys.values()].map((k) => k.feed), [...keys.values()].map((k) => k.feedCode)]);
+  return new Map(found.map((r) => [feedKey(String(r.feed), String(r.feed_code)), {
+    key: Number(r.key), id: String(r.id), state: r.state as StateId, cityId: r.city_id === null ? null : String(r.city_id),
+    name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street), suburb: String(r.suburb),
+    postcode: String(r.postcode), phone: String(r.phone), website: String(r.website), latitude: Number(r.latitude), longitude: Number(r.longitude),
+  }]));
+}
+
+/** The cities of a state, read once per batch: a batch does not change them. */
+class CitiesByState {
+  private readonly byState = new Map<StateId, Array<{ id: string; latitude: number; longitude: number }>>();
+  constructor(private readonly client: Client) {}
+
+  async nearest(state: StateId, latitude: number, longitude: number): Promise<string | null> {
+    let cities = this.byState.get(state);
+    if (!cities) {
+      cities = (await rows(this.client, 'SELECT id, latitude, longitude FROM cities WHERE state = $1', [state]))
+        .map((r) => ({ id: String(r.id), latitude: Number(r.latitude), longitude: Number(r.longitude) }));
+      this.byState.set(state, cities);
+    }
+    return assignCity(cities, latitude, longitude);
+  }
+}
+
+async function upsertStation(client: Client, input: StationInput, known: Map<string, KnownStation>, cities: CitiesByState): Promise<'added' | 'updated' | 'same'> {
+  const fk = feedKey(input.feed, input.feedCode);
+  const wanted = { ...input, ...storedCoordinates(input) };
+  const existing = known.get(fk);
+  if (existing && sameStation(existing, wanted)) return 'same';
+  const cityId = await cities.nearest(input.state, wanted.latitude, wanted.longitude);
+  const fields = [input.name, input.brand, input.address, input.street, input.suburb, input.postcode, input.state,
+    input.phone, input.website, wanted.latitude, wanted.longitude, cityId];
+  if (existing) {
+    await execute(client, `UPDATE stations SET name = $1, brand = $2, address = $3, street = $4, suburb = $5, postcode = $6, state = $7,
+      phone = $8, website = $9, latitude = $10, longitude = $11, city_id = $12 WHERE key = $13`, [...fields, existing.key]);
+    known.set(fk, { ...existing, ...wanted, cityId, key: existing.key, id: existing.id });
+    return 'updated';
+  }
+  // Slugs are [a-z0-9-] only, so the pattern has no wildcard but its own.
+  const base = slugify(input.slug);
+  const taken = new Set((await rows(client, 'SELECT id FROM stations WHERE id = $1 OR id LIKE $2', [base, `${base}-%`])).map((r) => String(r.id)));
+  const id = uniqueSlug(input.slug, (candidate) => taken.has(candidate));
+  const inserted = await firstRow(client, `INSERT INTO stations (name, brand, address, street, suburb, postcode, state, phone, website,
+    latitude, longitude, city_id, id, feed, feed_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING key`,
+  [...fields, id, input.feed, input.feedCode]);
+  known.set(fk, { ...wanted, key: Number(inserted?.key), id, cityId });
+  return 'added';
+}
+
+async function currentStates(client: Client, keys: ReadonlyArray<readonly [number, number]>): Promise<Map<string, OpenState>> {
+  const found = await rows(client, `
+    SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
+    FROM current_prices c JOIN unnest($1::int[], $2::smallint[]) AS k (station_key, fuel) USING (station_key, fuel)`,
+  [keys.map((k) => k[0]), keys.map((k) => k[1])]);
+  return new Map(found.map((r) => [`${Number(r.station_key)}:${Number(r.fuel)}`, {
+    at: Number(r.reported_at), priceTenths: Number(r.price_tenths), available: flag(r.available), openFrom: Number(r.open_from),
+  }]));
+}
+
+function eventKey(stationKey: number, fuel: number, at: number): string {
+  return `${stationKey}:${fuel}:${at}`;
+}
+
+/** Stores the reports not stored yet; returns the keys of those it stored. */
+async function insertEvents(client: Client, events: ReadonlyArray<{ stationKey: number; fuel: number; report: Report }>): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
+  const inserted = await rows(client, `
+    INSERT INTO price_events (station_key, fuel, at, price_tenths, available)
+    SELECT * FROM unnest($1::int[], $2::smallint[], $3::bigint[], $4::int[], $5::boolean[])
+    ON CONFLICT (station_key, fuel, at) DO NOTHING
+    RETURNING station_key, fuel, at`,
+  [events.map((e) => e.stationKey), events.map((e) => e.fuel), events.map((e) => e.report.at),
+    events.map((e) => e.report.priceTenths), events.map((e) => e.report.available)]);
+  return new Set(inserted.map((r) => eventKey(Number(r.station_key), Number(r.fuel), Number(r.at))));
+}
+
+/** Out-of-order reports: drop the station's days from that report's day on and rebuild them from the events. */
+async function replayFrom(client: Client, station: StoredStation, fuel: number, plan: Extract<ReportPlan, { kind: 'replay' }>)
+  : Promise<{ totals: Map<LocalDay, DayTotal>; open: OpenState | undefined }> {
+  const inForce = await firstRow(client, `SELECT at, price_tenths, available FROM price_events
+    WHERE station_key = $1 AND fuel = $2 AND at <= $3 ORDER BY at DESC LIMIT 1`, [station.key, fuel, plan.dayStartSec]);
+  const reports = (await rows(client, `SELECT at, price_tenths, available FROM price_events
+    WHERE station_key = $1 AND fuel = $2 AND at > $3 ORDER BY at`, [station.key, fuel, plan.dayStartSec])).map(toReport);
+  await execute(client, 'DELETE FROM station_daily WHERE station_key = $1 AND fuel = $2 AND day >= $3', [station.key, fuel, plan.fromDay]);
+  return replay(station.state, plan.dayStartSec, inForce ? toReport(inForce) : undefined, reports, plan.closeUntil);
+}
+
+async function upsertCurrent(client: Client, opens: ReadonlyArray<{ stationKey: number; fuel: number; open: OpenState }>): Promise<void> {
+  if (opens.length === 0) return;
+  await execute(client, `
+    INSERT INTO current_prices (station_key, fuel, price_tenths, available, reported_at, open_from)
+    SELECT * FROM unnest($1::int[], $2::smallint[], $3::int[], $4::boolean[], $5::bigint[], $6::bigint[])
+    ON CONFLICT (station_key, fuel) DO UPDATE SET price_tenths = excluded.price_tenths, available = excluded.available,
+      reported_at = excluded.reported_at, open_from = excluded.open_from`,
+  [opens.map((o) => o.stationKey), opens.map((o) => o.fuel), opens.map((o) => o.open.priceTenths), opens.map((o) => o.open.available),
+    opens.map((o) => o.open.at), opens.map((o) => o.open.openFrom)]);
+}
+
+/** Adds closed intervals to the daily sums (one row per station, fuel and day: ON CONFLICT may touch a row once). */
+async function addStationDays(client: Client, days: readonly StationDayWrite[]): Promise<void> {
+  const merged = new Map<string, StationDayWrite>();
+  for (const d of days) {
+    const key = `${d.stationKey}:${d.fuel}:${d.total.day}`;
+    const seen = merged.get(key);
+    if (seen) merged.set(key, { ...seen, total: { day: d.total.day, weighted: seen.total.weighted + d.total.weighted, seconds: seen.total.seconds + d.total.seconds } });
+    else merged.set(key, d);
+  }
+  if (merged.size === 0) return;
+  const all = [...merged.values()];
+  await execute(client, `
+    INSERT INTO station_daily AS d (station_key, day, fuel, weighted_tenths, seconds)
+    SELECT * FROM unnest($1::int[], $2::int[], $3::smallint[], $4::bigint[], $5::int[])
+    ON CONFLICT (station_key, day, fuel) DO UPDATE SET
+      weighted_tenths = d.weighted_tenths + excluded.weighted_tenths, seconds = d.seconds + excluded.seconds`,
+  [all.map((d) => d.stationKey), all.map((d) => d.total.day), all.map((d) => d.fuel), all.map((d) => d.total.weighted), all.map((d) => d.total.seconds)]);
+}
+
+/** City means for days [from, to] of one city or of every city of a state, pooled per output fuel, from the stations' days. */
+async function recomputeCityDays(client: Client, cities: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay): Promise<void> {
+  if (to < from) return;
+  const byCity = 'cityId' in cities;
+  const selector = byCity ? cities.cityId : cities.state;
+  await execute(client, byCity
+    ? 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id = $3'
+    : 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id IN (SELECT id FROM cities WHERE state = $3)', [from, to, selector]);
+  // The plain mean of the stations' daily means, in double precision like SQLite's avg over REAL.
+  await execute(client, `
+    INSERT INTO city_daily (city_id, day, fuel, mean_tenths)
+    SELECT s.city_id, d.day, g.output, avg(d.weighted_tenths::double precision / d.seconds)
+    FROM stations s JOIN station_daily d ON d.station_key = s.key JOIN fuel_groups g ON g.fuel = d.fuel
+    WHERE ${byCity ? 's.city_id = $3' : 's.state = $3'} AND s.city_id IS NOT NULL AND d.seconds > 0 AND d.day BETWEEN $1 AND $2
+    GROUP BY s.city_id, d.day, g.output`, [from, to, selector]);
+}
+
+export async function sealIn(client: Client, nowSec: number): Promise<void> {
+  const sealedBefore = await sealedBeforeByState(client);
+  // A state's first seal follows a bulk load, which autovacuum has not analysed yet: without
+  // statistics the planner joins millions of daily rows by nested loops.
+  if (STATES.some((state) => sealedBefore(state) === NO_DAY_LOWER_BOUND)) await execute(client, 'ANALYZE stations, station_daily');
+  let changed = false;
+  for (const state of STATES) changed = (await sealState(client, state, nowSec, sealedBefore(state))) || changed;
+  if (changed) await bumpDataVersion(client);
+}
+
+/** Closes open intervals up to the start of the state's today and makes the days before it final. */
+async function sealState(client: Client, state: StateId, nowSec: number, before: LocalDay): Promise<boolean> {
+  const due = sealDue(state, nowSec, before);
+  if (!due) return false;
+  const open = await rows(client, `SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
+    FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE s.state = $1 AND c.open_from < $2`, [state, due.cutoff]);
+  await addStationDays(client, open.flatMap((r) => closeAt(state, { ...toReport({ ...r, at: r.reported_at }), openFrom: Number(r.open_from) }, due.cutoff)
+    .map((total) => ({ stationKey: Number(r.station_key), fuel: Number(r.fuel), total }))));
+  await execute(client, `UPDATE current_prices c SET open_from = $2 FROM stations s
+    WHERE s.key = c.station_key AND s.state = $1 AND c.open_from < $2`, [state, due.cutoff]);
+  const firstDay = before === NO_DAY_LOWER_BOUND
+    ? (await firstRow(client, 'SELECT min(d.day) AS d FROM station_daily d JOIN stations s ON s.key = d.station_key WHERE s.state = $1', [state]))?.d
+    : before;
+  if (firstDay !== null && firstDay !== undefined) await recomputeCityDays(client, { state }, Number(firstDay), due.today - 1);
+  await execute(client, `INSERT INTO seals (state, sealed_before) VALUES ($1, $2)
+    ON CONFLICT (state) DO UPDATE SET sealed_before = excluded.sealed_before`, [state, due.today]);
+  return true;
+}

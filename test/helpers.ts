@@ -143,3 +143,23 @@ export async function get(server: RunningServer, path: string, init: { token?: s
 export async function snapshot(store: PriceStore): Promise<string> {
   return JSON.stringify({ version: await store.dataVersion(), counts: await store.counts() });
 }
+
+/** Fixture routes whose answers depend on every part of the writer. */
+export const FIXTURE_PATHS = [
+  '/v1/cities/sydney/history?timeframe=all-time', '/v1/cities/sydney/spread', '/v1/cities/sydney/unavailable',
+  '/v1/stations/alpha-sydney/history?timeframe=all-time', '/v1/stations/beta-sydney/history?timeframe=all-time', '/v1/stations',
+];
+
+/** The bodies the app answers for these paths on this store at this clock, for comparing two stores. */
+export async function answers(store: PriceStore, nowSec: number, paths: readonly string[] = FIXTURE_PATHS): Promise<string[]> {
+  const created = newToken('cmp', nowSec);
+  await store.createToken(created.record);
+  const app = await buildApp({ store, clock: fixedClock(nowSec) });
+  try {
+    const out: string[] = [];
+    for (const url of paths) out.push((await app.inject({ url, headers: { authorization: `Bearer ${created.token}` } })).body);
+    return out;
+  } finally {
+    await app.close();
+  }
+}

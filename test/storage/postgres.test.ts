@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildApp } from '../../src/app.ts';
 import { COMBINED_FUELS, FUELS } from '../../src/domain/fuels.ts';
 import { isStorageUnavailable } from '../../src/storage/errors.ts';
 import { openStore } from '../../src/storage/open.ts';
@@ -8,9 +7,8 @@ import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
 import { createPool } from '../../src/storage/postgres/pool.ts';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
-import { newToken } from '../../src/tokens.ts';
 import { CITIES, NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
-import { createPostgresDatabase, fixedClock, postgresAdmin, postgresServerUrl } from '../helpers.ts';
+import { answers, createPostgresDatabase, postgresAdmin, postgresServerUrl } from '../helpers.ts';
 
 const SERVER = postgresServerUrl();
 const NOWHERE = 'postgres://postgres@127.0.0.1:1/nowhere'; // port 1: nothing listens
@@ -31,21 +29,6 @@ async function withDatabase(
   }
 }
 
-async function answers(store: PriceStore): Promise<string[]> {
-  const created = newToken('cmp', NOW);
-  await store.createToken(created.record);
-  const app = await buildApp({ store, clock: fixedClock(NOW) });
-  try {
-    const out: string[] = [];
-    for (const url of ['/v1/cities/sydney/history?timeframe=all-time', '/v1/cities/sydney/spread', '/v1/stations/alpha-sydney/history?timeframe=all-time',
-      '/v1/stations/beta-sydney/history?timeframe=all-time', '/v1/stations']) {
-      out.push((await app.inject({ url, headers: { authorization: `Bearer ${created.token}` } })).body);
-    }
-    return out;
-  } finally {
-    await app.close();
-  }
-}
 
 describe('PostgreSQL storage', { skip: SERVER ? false : 'set FUELPRICE_TEST_POSTGRES to a server URL to run these' }, () => {
   test('several processes migrating at once apply each version once', async () => {
@@ -138,7 +121,7 @@ describe('PostgreSQL storage', { skip: SERVER ? false : 'set FUELPRICE_TEST_POST
         };
         await Promise.all([send(a, 0), send(b, 1)]);
         await reader.seal(NOW);
-        assert.deepEqual(await answers(reader), await answers(ordered));
+        assert.deepEqual(await answers(reader, NOW), await answers(ordered, NOW));
       });
     });
   });

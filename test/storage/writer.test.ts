@@ -1,29 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildApp } from '../../src/app.ts';
-import type { PriceStore } from '../../src/storage/store.ts';
-import { newToken } from '../../src/tokens.ts';
 import { CITIES, NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
-import { fixedClock, snapshot, testBackends } from '../helpers.ts';
-
-const PATHS = [
-  '/v1/cities/sydney/history?timeframe=all-time', '/v1/cities/sydney/spread', '/v1/cities/sydney/unavailable',
-  '/v1/stations/alpha-sydney/history?timeframe=all-time', '/v1/stations/beta-sydney/history?timeframe=all-time', '/v1/stations',
-];
-
-/** Every answer the fixture's data drives, as text, for comparing two stores. */
-async function answers(store: PriceStore): Promise<string[]> {
-  const created = newToken('cmp', NOW);
-  await store.createToken(created.record);
-  const app = await buildApp({ store, clock: fixedClock(NOW) });
-  try {
-    const out: string[] = [];
-    for (const url of PATHS) out.push((await app.inject({ url, headers: { authorization: `Bearer ${created.token}` } })).body);
-    return out;
-  } finally {
-    await app.close();
-  }
-}
+import { answers, snapshot, testBackends } from '../helpers.ts';
 
 for (const backend of testBackends()) {
   describe(`the writer on ${backend.name}`, () => {
@@ -48,7 +26,7 @@ for (const backend of testBackends()) {
         // Newest first, one report per batch: every report but the first arrives out of order.
         for (const price of [...PRICES].sort((a, b) => b.at - a.at)) await shuffled.store.applyBatch({ stations: [], prices: [price] });
         await shuffled.store.seal(NOW);
-        assert.deepEqual(await answers(shuffled.store), await answers(ordered.store));
+        assert.deepEqual(await answers(shuffled.store, NOW), await answers(ordered.store, NOW));
       } finally { await ordered.drop(); await shuffled.drop(); }
     });
 
@@ -58,7 +36,7 @@ for (const backend of testBackends()) {
         await loadFixture(store);
         // Beta Sydney reports 200.0 at 18:00 on 21-11 (Sydney), a day already sealed.
         await store.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: 1_795_244_400, priceTenths: 2000, available: true }] });
-        const [history] = await answers(store);
+        const [history] = await answers(store, NOW);
         const ulp91 = (JSON.parse(history ?? '{}') as { data: { history: Array<{ fuel: string; records: Array<{ date: string; average: string }> }> } })
           .data.history.find((h) => h.fuel === 'ulp91');
         // Beta on 21-11: 170.0 for 18 h, 200.0 for 6 h = 177.5; city (1862.5 + 1775) / 2 = 181.875 c -> 1.82.
@@ -117,7 +95,7 @@ for (const backend of testBackends()) {
         await loadFixture(store);
         const newcomer = { ...STATIONS[1]!, feedCode: '9', slug: 'Epsilon Sydney', name: 'Epsilon Sydney', latitude: -33.87, longitude: 151.2 }; // shape of a fixture station
         await store.applyBatch({ stations: [newcomer], prices: [{ feed: 'test', feedCode: '9', fuel: 'ulp91', at: 1_795_093_200, priceTenths: 1600, available: true }] });
-        const [history] = await answers(store);
+        const [history] = await answers(store, NOW);
         const ulp91 = (JSON.parse(history ?? '{}') as { data: { history: Array<{ fuel: string; records: Array<{ date: string; average: string }> }> } })
           .data.history.find((h) => h.fuel === 'ulp91');
         // 20-11: (1800 + 1600) / 2 = 170.0 c; 21-11: (1862.5 + 1700 + 1600) / 3 = 172.08 c.

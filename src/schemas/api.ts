@@ -47,7 +47,13 @@ const FuelRecords = Type.Object({ fuel: FuelIdSchema, records: orFalse(Type.Arra
 
 const named = <T extends Record<string, TSchema>>(extra: T) => Type.Object({ id: Type.String(), name: Type.String(), ...extra });
 
-export const HistoryResponse = Type.Object({ data: named({ history: Type.Array(FuelRecords) }) });
+export const HistoryResponse = Type.Object({ data: named({ history: Type.Array(FuelRecords) }) }, {
+  examples: [{ data: { id: 'sydney', name: 'Sydney', history: [
+    { fuel: 'e10', records: [{ timestamp: 1795352400, date: '23-11-2026', average: '1.81' }, { timestamp: 1795266000, date: '22-11-2026', average: '1.81' }] },
+    { fuel: 'ulp91', records: false },
+  ] } }],
+  description: 'One entry per fuel id, in the order of the spec (abridged here).',
+});
 export const UnavailableResponse = Type.Object({
   data: named({
     unavailable: Type.Array(Type.Object({
@@ -56,6 +62,10 @@ export const UnavailableResponse = Type.Object({
       count: Type.Integer({ minimum: 0 }),
     })),
   }),
+}, {
+  examples: [{ data: { id: 'sydney', name: 'Sydney', unavailable: [
+    { fuel: 'e10', stations: ['bp-lakehaven', 'metro-petroleum-camby'], count: 2 }, { fuel: 'ulp91', stations: false, count: 0 },
+  ] } }],
 });
 export const SpreadResponse = Type.Object({
   data: named({
@@ -66,22 +76,37 @@ export const SpreadResponse = Type.Object({
       max: orFalse(Type.String({ description: 'Cents, ddd.d.', examples: ['199.9'] })),
     })),
   }),
+}, {
+  examples: [{ data: { id: 'sydney', name: 'Sydney', spread: [
+    { fuel: 'e10', average: '1.80', min: '164.9', max: '186.7' }, { fuel: 'e5', average: false, min: false, max: false },
+  ] } }],
 });
 export const AverageResponse = Type.Object({
   data: named({
     averages: Type.Array(Type.Object({ fuel: FuelIdSchema, average: orFalse(Type.String({ description: 'Dollars, d.dd.' })) })),
   }),
-});
+}, { examples: [{ data: { id: 'perth', name: 'Perth', averages: [{ fuel: 'e10', average: '1.78' }, { fuel: 'e85', average: false }] } }] });
 
-const pageEnvelope = <T extends TSchema>(item: T) => Type.Object({
+const pageEnvelope = <T extends TSchema>(item: T, example: unknown) => Type.Object({
   data: Type.Array(item),
   total_items: Type.Integer({ minimum: 0 }),
   total_pages: Type.Integer({ minimum: 0 }),
   current_page: Type.Integer({ minimum: 1 }),
+}, { examples: [example] });
+export const CityListResponse = pageEnvelope(Type.Ref(CitySchema), {
+  data: [{ id: 'burnie', name: 'Burnie', state: 'tas', latitude: '-41.0558', longitude: '145.9038' }], total_items: 15, total_pages: 15, current_page: 1,
 });
-export const CityListResponse = pageEnvelope(Type.Ref(CitySchema));
-export const StationListResponse = pageEnvelope(Type.Ref(StationSchema));
-export const CityResponse = Type.Object({ data: Type.Ref(CitySchema) });
+export const StationListResponse = pageEnvelope(Type.Ref(StationSchema), {
+  data: [{
+    id: '7-eleven-craigwell', name: '7-Eleven Craigwell', brand: '7-Eleven', address: '265 Monaro Highway, Craigwell ACT 2616',
+    street: '265 Monaro Highway', suburb: 'Craigwell', postcode: '2616', state: 'act', phone: '(02) 7010 6342', website: '',
+    latitude: '-35.2241', longitude: '149.0406',
+  }],
+  total_items: 14, total_pages: 14, current_page: 1,
+});
+export const CityResponse = Type.Object({ data: Type.Ref(CitySchema) }, {
+  examples: [{ data: { id: 'sydney', name: 'Sydney', state: 'nsw', latitude: '-33.8679', longitude: '151.2073' } }],
+});
 export const StationResponse = Type.Object({ data: Type.Ref(StationSchema) });
 
 /** Query integers arrive as text; their syntax is checked strictly before coercion (see http/params.ts). */

@@ -157,7 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true } });
 
   const deps = { store, clock };
-  await app.register(metaRoutes, deps);
+  await app.register(metaRoutes, { ...deps, limiter });
   await app.register(cityRoutes, deps);
   await app.register(stationRoutes, deps);
   return app;

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import type { Clock } from '../src/config.ts';
@@ -98,6 +99,44 @@ function redacted(url: string): string {
   } catch {
     return '(an unparsable URL)';
   }
+}
+
+/** The Redis server the tests were asked to use (FUELPRICE_TEST_REDIS, else REDIS_URL), if any (see README, Testing). */
+export function redisServerUrl(): string | undefined {
+  return process.env.FUELPRICE_TEST_REDIS || process.env.REDIS_URL || undefined;
+}
+
+/** A client of the test Redis server; a server out of reach fails the run with a clear message, never a skip. */
+export async function redisAdmin(serverUrl: string): Promise<Redis> {
+  const client = new Redis(serverUrl, { lazyConnect: true, connectTimeout: 3_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  let lastError: Error | undefined;
+  client.on('error', (error: Error) => { lastError = error; });
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    client.disconnect();
+    const reason = lastError?.message ?? (error instanceof Error ? error.message : String(error));
+    throw new Error(`Redis tests were asked for, but the server at ${redacted(serverUrl)} cannot be reached: ${reason}`);
+  }
+  return client;
+}
+
+/** A key prefix of its own for one test, so that tests never see each other's counters. */
+export function redisTestPrefix(): string {
+  return `fuelprice-test-${randomBytes(6).toString('hex')}:`;
+}
+
+/** Deletes every key under `prefix`; returns how many there were. */
+export async function deleteRedisKeys(client: Redis, prefix: string): Promise<number> {
+  let deleted = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) deleted += await client.del(...keys);
+  } while (cursor !== '0');
+  return deleted;
 }
 
 export function fixedClock(nowSec: number): Clock & { set(sec: number): void } {

@@ -1,6 +1,7 @@
 import { buildApp, loggerOptions } from '../app.ts';
 import { type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
+import { RedisRateLimiter } from '../http/redis-limiter.ts';
 import { openStore } from '../storage/open.ts';
 import type { PriceStore } from '../storage/store.ts';
 import { newToken } from '../tokens.ts';
@@ -22,8 +23,10 @@ export async function serveCommand(config: Config, args: string[]): Promise<numb
   const demoToken = values.demo ? await prepareDemo(store, clock.now()) : undefined;
   await store.seal(clock.now());
 
+  // With REDIS_URL, rate limits are shared by every process; without it (or while Redis is out of reach), per process.
+  const rateLimiter = config.redisUrl ? new RedisRateLimiter({ url: config.redisUrl }) : undefined;
   const app = await buildApp({
-    store, clock,
+    store, clock, rateLimiter,
     logger: loggerOptions(config.logLevel),
     dataNote: values.demo
       ? '**Sample data.** This server runs the demo dataset: real towns and brands, invented stations and prices.'
@@ -34,6 +37,7 @@ export async function serveCommand(config: Config, args: string[]): Promise<numb
     store.seal(clock.now()).catch((error: unknown) => app.log.error({ err: error }, 'sealing days failed'));
   }, SEAL_EVERY_MS);
   sealer.unref();
+  if (rateLimiter) await rateLimiter.connect({ logger: app.log.child({ component: 'rate-limits' }), timeoutMs: 2000 });
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -43,7 +47,10 @@ export async function serveCommand(config: Config, args: string[]): Promise<numb
     clearInterval(sealer);
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    app.close().then(() => store.close()).then(() => process.exit(0), () => process.exit(1));
+    app.close()
+      .then(() => rateLimiter?.close())
+      .then(() => store.close())
+      .then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

@@ -1,6 +1,7 @@
 /**
  * Per-key fixed-window rate limits (per token, or per client address before authentication).
- * This one counts in process memory; a shared implementation can stand behind the same interface.
+ * MemoryRateLimiter counts in process memory; RedisRateLimiter (redis-limiter.ts) shares the
+ * counts between processes behind the same interface.
  */
 
 export interface RateDecision {
@@ -12,7 +13,13 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
+  /** Counts one request for `key` unless it is over `limit`; never rejects. */
   consume(key: string, limit: number, nowMs: number): Promise<RateDecision>;
+  /**
+   * Shared limiters only: 'degraded' while the shared store is out of reach and requests are
+   * counted per process instead. /ready reports it.
+   */
+  status?(): 'ok' | 'degraded';
 }
 
 export const RATE_WINDOW_SEC = 60;

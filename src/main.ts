@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.ts';
+import { copyCommand } from './cli/copy.ts';
 import { demoCommand } from './cli/demo.ts';
 import { migrateCommand } from './cli/migrate.ts';
 import { serveCommand } from './cli/serve.ts';
@@ -12,6 +13,7 @@ export const USAGE = `Usage: fuelprice <command> [options]
   tokens create --name NAME [--expires-in 90d] [--rate-limit N]
   tokens list | tokens revoke ID
   migrate                                              create or upgrade the schema
+  copy --from URL --to URL [--chunk-rows N]            move a whole installation to another database (resumable, verified)
 
 Environment: DATABASE_URL (sqlite:./data/fuelprice.db), PORT (8080), HOST (127.0.0.1), LOG_LEVEL (info),
 FUELPRICE_NOW (fixed clock, ISO instant), REDIS_URL, and per-feed URLs and credentials (see README).`;
@@ -30,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'demo': return await demoCommand(config, rest);
       case 'tokens': return await tokensCommand(config, rest);
       case 'migrate': return await migrateCommand(config, rest);
+      case 'copy': return await copyCommand(config, rest);
       case 'ingest':
       case 'import':
         process.stderr.write(`fuelprice: '${command}' (live feeds and historical files) is not in this version yet.\n`);

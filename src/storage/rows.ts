@@ -2,7 +2,7 @@ import { FUELS, type FuelId } from '../domain/fuels.ts';
 import { formatCoordinate } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
 import type { Report } from '../ingest/plan.ts';
-import type { City, CurrentPrice, Station, StationDayRow, TokenRecord } from './store.ts';
+import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type Station, type StationDayRow, type TokenRecord } from './store.ts';
 
 /**
  * Rows as every SQL backend returns them, turned into the store's objects. Column names are
@@ -58,4 +58,35 @@ export function toToken(r: Row): TokenRecord {
     id: String(r.id), name: String(r.name), hash: r.hash as Buffer, createdAt: Number(r.created_at),
     expiresAt: nullable(r.expires_at), revokedAt: nullable(r.revoked_at), rateLimit: nullable(r.rate_limit),
   };
+}
+
+/** The key of a row, in the table's key order. */
+export function keyOf(table: CopyTable, row: CopyRow): CopyKey {
+  return COPY_TABLES[table].key.map((column) => {
+    const value = row[column];
+    if (typeof value !== 'string' && typeof value !== 'number') throw new Error(`${table}.${column} is not a key value`);
+    return value;
+  });
+}
+
+/** A column value as both backends hand it to a copy: flags 0/1, bytes as a Buffer. */
+export function copyValue(value: unknown): CopyValue {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || Buffer.isBuffer(value)) return value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'bigint' && value >= Number.MIN_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER) return Number(value);
+  throw new Error(`a stored value of type ${typeof value} cannot be copied`);
+}
+
+/** A copy_progress row as either backend returns it. */
+export function toCopyProgress(r: Record<string, unknown>): CopyProgress {
+  const table = String(r.table_name);
+  if (!Object.hasOwn(COPY_TABLES, table)) throw new Error(`copy_progress names an unknown table '${table.slice(0, 40)}'`);
+  const after = r.after_key === null || r.after_key === undefined ? undefined : JSON.parse(String(r.after_key)) as CopyKey;
+  return { table: table as CopyTable, source: String(r.source), after, rows: Number(r.rows), done: r.done === true || r.done === 1 };
+}
+
+/** The table's spec, checked at run time too: SQL names only ever come from COPY_TABLES. */
+export function copySpec(table: CopyTable): (typeof COPY_TABLES)[CopyTable] {
+  if (!Object.hasOwn(COPY_TABLES, table)) throw new Error(`'${String(table).slice(0, 40)}' is not a table a copy moves`);
+  return COPY_TABLES[table];
 }

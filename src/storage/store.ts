@@ -91,7 +91,7 @@ export interface TokenRecord {
   rateLimit: number | null;
 }
 
-export interface PriceStore {
+export interface PriceStore extends BulkStore {
   readonly backend: 'sqlite' | 'postgres';
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -120,4 +120,66 @@ export interface PriceStore {
   tokenById(id: string): Promise<TokenRecord | undefined>;
   listTokens(): Promise<TokenRecord[]>;
   revokeToken(id: string, atSec: number): Promise<boolean>;
+}
+
+/**
+ * Bulk moves between installations (`fuelprice copy`): whole tables in primary-key order,
+ * the same columns and canonical values on both backends (flags as 0/1, bytes as Buffers).
+ * Table and column names come only from this fixed list, never from input.
+ */
+export const COPY_TABLES = {
+  meta: { columns: ['key', 'value'], key: ['key'] },
+  cities: { columns: ['id', 'name', 'state', 'latitude', 'longitude'], key: ['id'] },
+  stations: {
+    columns: ['key', 'id', 'feed', 'feed_code', 'name', 'brand', 'address', 'street', 'suburb', 'postcode', 'state',
+      'phone', 'website', 'latitude', 'longitude', 'city_id'],
+    key: ['key'],
+  },
+  price_events: { columns: ['station_key', 'fuel', 'at', 'price_tenths', 'available'], key: ['station_key', 'fuel', 'at'] },
+  current_prices: {
+    columns: ['station_key', 'fuel', 'price_tenths', 'available', 'reported_at', 'open_from'], key: ['station_key', 'fuel'],
+  },
+  station_daily: { columns: ['station_key', 'day', 'fuel', 'weighted_tenths', 'seconds'], key: ['station_key', 'day', 'fuel'] },
+  city_daily: { columns: ['city_id', 'day', 'fuel', 'mean_tenths'], key: ['city_id', 'day', 'fuel'] },
+  seals: { columns: ['state', 'sealed_before'], key: ['state'] },
+  tokens: { columns: ['id', 'name', 'hash', 'created_at', 'expires_at', 'revoked_at', 'rate_limit'], key: ['id'] },
+} as const satisfies Record<string, { columns: readonly string[]; key: readonly string[] }>;
+
+export type CopyTable = keyof typeof COPY_TABLES;
+/** In copy order: cities before the stations that reference them. */
+export const COPY_ORDER = Object.keys(COPY_TABLES) as CopyTable[];
+/** Columns whose 0/1 is a boolean on PostgreSQL. */
+export const FLAG_COLUMNS: ReadonlySet<string> = new Set(['available']);
+
+export type CopyValue = string | number | Buffer | null;
+export type CopyRow = Record<string, CopyValue>;
+/** The primary-key values of a row, in key order: where the next chunk starts after. */
+export type CopyKey = Array<string | number>;
+
+export interface TableChunk {
+  rows: CopyRow[];
+  /** The key of the last row, or undefined when the chunk is empty. */
+  last: CopyKey | undefined;
+}
+
+/** How far a copy into this store got, per table; written in the same transaction as each chunk. */
+export interface CopyProgress {
+  table: CopyTable;
+  /** Names the source (its URL, password left out): a different source is a different copy. */
+  source: string;
+  after: CopyKey | undefined;
+  rows: number;
+  done: boolean;
+}
+
+export interface BulkStore {
+  /** Up to `limit` rows of the table after the key `after` (from the start when undefined), in key order. */
+  exportTable(table: CopyTable, after: CopyKey | undefined, limit: number): Promise<TableChunk>;
+  /**
+   * Inserts rows in one transaction, skipping those present already (meta is overwritten), and
+   * records `progress` in the same transaction. Returns how many rows were new.
+   */
+  importRows(table: CopyTable, rows: readonly CopyRow[], progress: CopyProgress): Promise<number>;
+  tableCount(table: CopyTable): Promise<number>;
+  copyProgress(): Promise<CopyProgress[]>;
 }

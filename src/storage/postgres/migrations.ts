@@ -100,4 +100,14 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     rate_limit integer
   );
   `,
+  `
+  -- How far \`fuelprice copy\` got into this database, per table (the last key of the last committed chunk).
+  CREATE TABLE copy_progress (
+    table_name text PRIMARY KEY,
+    source text NOT NULL,
+    after_key text,
+    rows bigint NOT NULL,
+    done boolean NOT NULL
+  );
+  `,
 ];

@@ -1,10 +1,13 @@
 import type pg from 'pg';
 import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import { NO_DAY_LOWER_BOUND } from '../batch.ts';
-import { type Row, STATION_COLUMNS, fuelAt, toCity, toCurrent, toStation, toStationDay, toToken } from '../rows.ts';
-import type {
-  Batch, BatchResult, City, CityHistoryParts, CityInput, CurrentPrice, DayRange, ListQuery, ListResult,
-  PriceStore, Station, StationDayRow, TokenRecord,
+import {
+  type Row, STATION_COLUMNS, copySpec, copyValue, fuelAt, keyOf, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
+} from '../rows.ts';
+import {
+  type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
+  type CopyTable, type CurrentPrice, type DayRange, type ListQuery, type ListResult, type PriceStore, type Station,
+  type StationDayRow, type TableChunk, type TokenRecord, FLAG_COLUMNS,
 } from '../store.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
 import { type Params, type PoolOptions, type Queryable, StoreClosedError, createPool, execute, firstRow, rows, transaction } from './pool.ts';
@@ -183,6 +186,51 @@ export class PostgresStore implements PriceStore {
     if (!storable(id)) return false;
     return (await execute(this.db(), 'UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [atSec, id])) > 0;
   }
+
+  async exportTable(table: CopyTable, after: CopyKey | undefined, limit: number): Promise<TableChunk> {
+    const { columns, key } = copySpec(table);
+    const type = (column: string): string => pgType(table, column);
+    // Text keys in byte order ("C"), the order SQLite's BINARY collation gives, so both backends page alike.
+    const keyed = key.map((c) => (type(c) === 'text' ? `${c} COLLATE "C"` : c));
+    const where = after === undefined ? '' : `WHERE (${keyed.join(', ')}) > (${key.map((c, i) => `$${i + 1}::${type(c)}`).join(', ')})`;
+    const params = [...(after ?? []), limit];
+    const found = await this.rows(`SELECT ${columns.join(', ')} FROM ${table} ${where} ORDER BY ${keyed.join(', ')} LIMIT $${params.length}`, params);
+    const out = found.map((r): CopyRow => Object.fromEntries(columns.map((c) => [c, copyValue(r[c])])));
+    const lastRow = out.at(-1);
+    return { rows: out, last: lastRow ? keyOf(table, lastRow) : undefined };
+  }
+
+  async importRows(table: CopyTable, rows: readonly CopyRow[], progress: CopyProgress): Promise<number> {
+    const { columns, key } = copySpec(table);
+    const onConflict = table === 'meta' ? 'ON CONFLICT (key) DO UPDATE SET value = excluded.value' : `ON CONFLICT (${key.join(', ')}) DO NOTHING`;
+    // One array per column: any number of rows in one statement, far below the parameter limit.
+    const arrays = columns.map((c) => rows.map((row) => {
+      const value = row[c] ?? null;
+      return FLAG_COLUMNS.has(c) && value !== null ? value === 1 : value;
+    }));
+    return transaction(this.db(), 'writer', async (client) => {
+      const added = rows.length === 0 ? 0 : await execute(client, `INSERT INTO ${table} (${columns.join(', ')})
+        ${table === 'stations' ? 'OVERRIDING SYSTEM VALUE' : ''}
+        SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${pgType(table, c)}[]`).join(', ')}) ${onConflict}`, arrays);
+      if (table === 'stations') {
+        // Keys were copied, not generated: new stations must be numbered after them.
+        await execute(client, "SELECT setval(pg_get_serial_sequence('stations', 'key'), coalesce(max(key), 0) + 1, false) FROM stations");
+      }
+      await execute(client, `INSERT INTO copy_progress (table_name, source, after_key, rows, done) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (table_name) DO UPDATE SET source = excluded.source, after_key = excluded.after_key, rows = excluded.rows, done = excluded.done`,
+      [progress.table, progress.source, progress.after === undefined ? null : JSON.stringify(progress.after), progress.rows, progress.done]);
+      return added;
+    });
+  }
+
+  async tableCount(table: CopyTable): Promise<number> {
+    copySpec(table);
+    return Number((await this.firstRow(`SELECT count(*) AS n FROM ${table}`))?.n);
+  }
+
+  async copyProgress(): Promise<CopyProgress[]> {
+    return (await this.rows('SELECT table_name, source, after_key, rows, done FROM copy_progress ORDER BY table_name COLLATE "C"')).map(toCopyProgress);
+  }
 }
 
 /** PostgreSQL text cannot hold NUL: an id with one names nothing stored (SQLite would just find no row). */
@@ -196,3 +244,18 @@ function currentForCity(db: Queryable, cityId: string): Promise<CurrentPrice[]> 
     FROM stations s JOIN current_prices c ON c.station_key = s.key
     WHERE s.city_id = $1 ORDER BY s.id COLLATE "C", c.fuel`, [cityId]).then((found) => found.map(toCurrent));
 }
+
+/** The PostgreSQL type of a column a copy moves (see migrations.ts). */
+function pgType(table: CopyTable, column: string): string {
+  const type = table === 'stations' && column === 'key' ? 'integer' : PG_TYPES[column];
+  if (!type) throw new Error(`no PostgreSQL type known for ${table}.${column}`);
+  return type;
+}
+
+const PG_TYPES: Readonly<Record<string, string>> = {
+  key: 'text', value: 'bigint', id: 'text', name: 'text', state: 'text', latitude: 'double precision', longitude: 'double precision',
+  feed: 'text', feed_code: 'text', brand: 'text', address: 'text', street: 'text', suburb: 'text', postcode: 'text', phone: 'text',
+  website: 'text', city_id: 'text', station_key: 'integer', fuel: 'smallint', at: 'bigint', price_tenths: 'integer', available: 'boolean',
+  reported_at: 'bigint', open_from: 'bigint', day: 'integer', weighted_tenths: 'bigint', seconds: 'integer', mean_tenths: 'double precision',
+  sealed_before: 'integer', hash: 'bytea', created_at: 'bigint', expires_at: 'bigint', revoked_at: 'bigint', rate_limit: 'integer',
+};

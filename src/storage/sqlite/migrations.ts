@@ -99,4 +99,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     rate_limit INTEGER
   ) WITHOUT ROWID;
   `,
+  `
+  -- How far \`fuelprice copy\` got into this database, per table (the last key of the last committed chunk).
+  CREATE TABLE copy_progress (
+    table_name TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    after_key TEXT,
+    rows INTEGER NOT NULL,
+    done INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

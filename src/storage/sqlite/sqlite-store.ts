@@ -4,10 +4,13 @@ import Database from 'better-sqlite3';
 import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND } from '../batch.ts';
-import { type Row, STATION_COLUMNS, fuelAt, toCity, toCurrent, toStation, toStationDay, toToken } from '../rows.ts';
-import type {
-  Batch, BatchResult, City, CityHistoryParts, CityInput, CurrentPrice, DayRange, ListQuery, ListResult,
-  PriceStore, Station, StationDayRow, TokenRecord,
+import {
+  type Row, STATION_COLUMNS, copySpec, copyValue, fuelAt, keyOf, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
+} from '../rows.ts';
+import {
+  type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
+  type CopyTable, type CurrentPrice, type DayRange, type ListQuery, type ListResult, type PriceStore, type Station,
+  type StationDayRow, type TableChunk, type TokenRecord,
 } from '../store.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 import { SqliteWriter } from './sqlite-writer.ts';
@@ -169,5 +172,38 @@ export class SqliteStore implements PriceStore {
 
   async revokeToken(id: string, atSec: number): Promise<boolean> {
     return this.sql('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(atSec, id).changes > 0;
+  }
+
+  async exportTable(table: CopyTable, after: CopyKey | undefined, limit: number): Promise<TableChunk> {
+    const { columns, key } = copySpec(table);
+    const where = after === undefined ? '' : `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})`;
+    const found = this.sql(`SELECT ${columns.join(', ')} FROM ${table} ${where} ORDER BY ${key.join(', ')} LIMIT ?`)
+      .all(...(after ?? []), limit) as Row[];
+    const out = found.map((r): CopyRow => Object.fromEntries(columns.map((c) => [c, copyValue(r[c])])));
+    const lastRow = out.at(-1);
+    return { rows: out, last: lastRow ? keyOf(table, lastRow) : undefined };
+  }
+
+  async importRows(table: CopyTable, rows: readonly CopyRow[], progress: CopyProgress): Promise<number> {
+    const { columns, key } = copySpec(table);
+    const onConflict = table === 'meta' ? 'ON CONFLICT (key) DO UPDATE SET value = excluded.value' : `ON CONFLICT (${key.join(', ')}) DO NOTHING`;
+    const insert = this.sql(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ${onConflict}`);
+    return this.db.transaction(() => {
+      let added = 0;
+      for (const row of rows) added += insert.run(...columns.map((c) => row[c] ?? null)).changes;
+      this.sql(`INSERT INTO copy_progress (table_name, source, after_key, rows, done) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (table_name) DO UPDATE SET source = excluded.source, after_key = excluded.after_key, rows = excluded.rows, done = excluded.done`)
+        .run(progress.table, progress.source, progress.after === undefined ? null : JSON.stringify(progress.after), progress.rows, progress.done ? 1 : 0);
+      return added;
+    })();
+  }
+
+  async tableCount(table: CopyTable): Promise<number> {
+    copySpec(table);
+    return (this.sql(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  }
+
+  async copyProgress(): Promise<CopyProgress[]> {
+    return (this.sql('SELECT table_name, source, after_key, rows, done FROM copy_progress ORDER BY table_name').all() as Row[]).map(toCopyProgress);
   }
 }

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -201,4 +202,22 @@ export async function answers(store: PriceStore, nowSec: number, paths: readonly
   } finally {
     await app.close();
   }
+}
+
+/** The fuelprice executable, as a user runs it. */
+export const BIN = join(import.meta.dirname, '..', 'bin', 'fuelprice.js');
+
+export interface CliRun { code: number | null; stdout: string; stderr: string }
+
+/** Runs `fuelprice args...` in its own process with only PATH, quiet logs and `env` set. */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

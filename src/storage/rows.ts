@@ -2,7 +2,7 @@ import { FUELS, type FuelId } from '../domain/fuels.ts';
 import { formatCoordinate } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
 import type { Report } from '../ingest/plan.ts';
-import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type Station, type StationDayRow, type TokenRecord } from './store.ts';
+import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type Station, type StationDayRow, type TableChunk, type TokenRecord } from './store.ts';
 
 /**
  * Rows as every SQL backend returns them, turned into the store's objects. Column names are
@@ -89,4 +89,12 @@ export function toCopyProgress(r: Record<string, unknown>): CopyProgress {
 export function copySpec(table: CopyTable): (typeof COPY_TABLES)[CopyTable] {
   if (!Object.hasOwn(COPY_TABLES, table)) throw new Error(`'${String(table).slice(0, 40)}' is not a table a copy moves`);
   return COPY_TABLES[table];
+}
+
+/** Rows as read for a copy, in key order, with the cursor for the next chunk. */
+export function toChunk(table: CopyTable, found: readonly Row[]): TableChunk {
+  const { columns } = copySpec(table);
+  const rows = found.map((r): CopyRow => Object.fromEntries(columns.map((c) => [c, copyValue(r[c])])));
+  const last = rows.at(-1);
+  return { rows, last: last ? keyOf(table, last) : undefined };
 }

@@ -4,22 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { BIN, runCli } from '../helpers.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'fuelprice.js');
 
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function run(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('the fuelprice command', () => {
   let dir: string;
@@ -31,27 +18,27 @@ describe('the fuelprice command', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('migrate creates the schema', async () => {
-    const r = await run(['migrate'], env);
+    const r = await runCli(['migrate'], env);
     assert.equal(r.code, 0);
     assert.match(r.stderr, /Schema is up to date/);
   });
 
   test('tokens create prints the token as the only line; list never shows it; revoke works once', async () => {
-    const created = await run(['tokens', 'create', '--name', 'ci-bot', '--expires-in', '90d', '--rate-limit', '120'], env);
+    const created = await runCli(['tokens', 'create', '--name', 'ci-bot', '--expires-in', '90d', '--rate-limit', '120'], env);
     assert.equal(created.code, 0);
     assert.match(created.stdout, /^fp_[a-z2-7]{8}_[A-Za-z0-9_-]{43}\n$/);
     const token = created.stdout.trim();
     const id = token.slice(3, 11);
 
-    const listed = await run(['tokens', 'list'], env);
+    const listed = await runCli(['tokens', 'list'], env);
     assert.equal(listed.code, 0);
     assert.ok(listed.stdout.includes(id));
     assert.ok(listed.stdout.includes('ci-bot'));
     assert.ok(listed.stdout.includes('120'));
     assert.ok(!listed.stdout.includes(token.slice(12)));
 
-    assert.equal((await run(['tokens', 'revoke', id], env)).code, 0);
-    const again = await run(['tokens', 'revoke', id], env);
+    assert.equal((await runCli(['tokens', 'revoke', id], env)).code, 0);
+    const again = await runCli(['tokens', 'revoke', id], env);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /no active token has the id/);
   });
@@ -70,7 +57,7 @@ describe('the fuelprice command', () => {
       [['migrate'], { LOG_LEVEL: 'loud' }, /^fuelprice: LOG_LEVEL: must be one of/],
     ];
     for (const [args, extraEnv, message] of cases) {
-      const r = await run(args, { ...env, ...extraEnv });
+      const r = await runCli(args, { ...env, ...extraEnv });
       assert.equal(r.code, 2, args.join(' '));
       assert.match(r.stderr, message, args.join(' '));
     }
@@ -84,7 +71,7 @@ describe('the fuelprice command', () => {
     await store.migrate();
     await loadFixture(store);
     await store.close();
-    const r = await run(['demo'], seeded);
+    const r = await runCli(['demo'], seeded);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /already has stations/);
   });

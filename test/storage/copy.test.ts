@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,9 +9,8 @@ import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import { COPY_ORDER, type PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
 import { NOW, loadFixture } from '../fixture.ts';
-import { type TestBackend, answers, createPostgresDatabase, fixedClock, postgresServerUrl, testBackends } from '../helpers.ts';
+import { type TestBackend, answers, runCli, createPostgresDatabase, fixedClock, postgresServerUrl, testBackends } from '../helpers.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'fuelprice.js');
 
 type Made = { store: PriceStore; drop(): Promise<void> };
 
@@ -132,19 +130,6 @@ for (const [fromBackend, toBackend] of pairs) {
   });
 }
 
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function run(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('fuelprice copy', () => {
   let dir: string;
@@ -167,7 +152,7 @@ describe('fuelprice copy', () => {
     test(`copies into ${name}, prints the checks, exits 0; a second source into it exits 2 with one line`, async () => {
       const target = await makeTarget();
       try {
-        const copied = await run(['copy', '--from', `sqlite:${join(dir, 'source.db')}`, '--to', target.url]);
+        const copied = await runCli(['copy', '--from', `sqlite:${join(dir, 'source.db')}`, '--to', target.url]);
         assert.equal(copied.code, 0, copied.stderr);
         assert.match(copied.stdout, /^stations\s+5\s+5\s+[0-9a-f]{16}\s+ok$/m);
         assert.match(copied.stdout, /^tokens\s+1\s+1\s+[0-9a-f]{16}\s+ok$/m);
@@ -176,7 +161,7 @@ describe('fuelprice copy', () => {
         const other = new SqliteStore(join(dir, 'other.db'));
         await other.migrate();
         await other.close();
-        const refused = await run(['copy', '--from', `sqlite:${join(dir, 'other.db')}`, '--to', target.url]);
+        const refused = await runCli(['copy', '--from', `sqlite:${join(dir, 'other.db')}`, '--to', target.url]);
         assert.equal(refused.code, 2);
         assert.match(refused.stderr, /^fuelprice: the target holds a copy from another source \(sqlite:.*source\.db\); copy into a new, empty database\n$/);
       } finally {
@@ -192,7 +177,7 @@ describe('fuelprice copy', () => {
       [['copy', '--from', `sqlite:${join(dir, 'missing.db')}`, '--to', `sqlite:${join(dir, 'y.db')}`], /--from: there is no database file/],
       [['copy', '--from', `sqlite:${join(dir, 'source.db')}`, '--to', `sqlite:${join(dir, 'source.db')}`], /--from and --to name the same database/],
     ] as const) {
-      const r = await run([...args]);
+      const r = await runCli([...args]);
       assert.equal(r.code, 2, args.join(' '));
       assert.match(r.stderr, message);
     }

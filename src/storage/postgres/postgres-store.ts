@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import { NO_DAY_LOWER_BOUND } from '../batch.ts';
 import {
-  type Row, STATION_COLUMNS, copySpec, copyValue, fuelAt, keyOf, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
+  type Row, STATION_COLUMNS, copySpec, fuelAt, toChunk, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
@@ -195,9 +195,7 @@ export class PostgresStore implements PriceStore {
     const where = after === undefined ? '' : `WHERE (${keyed.join(', ')}) > (${key.map((c, i) => `$${i + 1}::${type(c)}`).join(', ')})`;
     const params = [...(after ?? []), limit];
     const found = await this.rows(`SELECT ${columns.join(', ')} FROM ${table} ${where} ORDER BY ${keyed.join(', ')} LIMIT $${params.length}`, params);
-    const out = found.map((r): CopyRow => Object.fromEntries(columns.map((c) => [c, copyValue(r[c])])));
-    const lastRow = out.at(-1);
-    return { rows: out, last: lastRow ? keyOf(table, lastRow) : undefined };
+    return toChunk(table, found);
   }
 
   async importRows(table: CopyTable, rows: readonly CopyRow[], progress: CopyProgress): Promise<number> {

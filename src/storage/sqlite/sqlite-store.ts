@@ -5,7 +5,7 @@ import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND } from '../batch.ts';
 import {
-  type Row, STATION_COLUMNS, copySpec, copyValue, fuelAt, keyOf, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
+  type Row, STATION_COLUMNS, copySpec, fuelAt, toChunk, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
@@ -179,9 +179,7 @@ export class SqliteStore implements PriceStore {
     const where = after === undefined ? '' : `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})`;
     const found = this.sql(`SELECT ${columns.join(', ')} FROM ${table} ${where} ORDER BY ${key.join(', ')} LIMIT ?`)
       .all(...(after ?? []), limit) as Row[];
-    const out = found.map((r): CopyRow => Object.fromEntries(columns.map((c) => [c, copyValue(r[c])])));
-    const lastRow = out.at(-1);
-    return { rows: out, last: lastRow ? keyOf(table, lastRow) : undefined };
+    return toChunk(table, found);
   }
 
   async importRows(table: CopyTable, rows: readonly CopyRow[], progress: CopyProgress): Promise<number> {

@@ -8,6 +8,8 @@ export interface FeedConfig {
 export interface Config {
   readonly databaseUrl: string;
   readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key (FUELPRICE_REDIS_PREFIX, default `fuelprice:`): installations sharing one Redis keep apart. */
+  readonly redisPrefix: string;
   readonly port: number;
   readonly host: string;
   readonly logLevel: string;
@@ -33,6 +35,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
   }
+  const redisPrefix = env.FUELPRICE_REDIS_PREFIX?.trim() || 'fuelprice:';
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(redisPrefix)) {
+    throw new ConfigError('FUELPRICE_REDIS_PREFIX', 'must be 1 to 64 letters, digits or . _ : -');
+  }
   const port = parsePort(env.PORT);
   const host = env.HOST?.trim() || '127.0.0.1';
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
@@ -43,7 +49,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentials: Object.fromEntries(credentialVars.map((v) => [v, env[v]?.trim() || undefined])),
   });
   return Object.freeze({
-    databaseUrl, redisUrl, port, host, logLevel, fixedNow,
+    databaseUrl, redisUrl, redisPrefix, port, host, logLevel, fixedNow,
     feeds: Object.freeze({
       nsw: feed('NSW_FUELCHECK_URL', 'https://api.onegov.nsw.gov.au', 'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET'),
       qld: feed('QLD_FPD_URL', 'https://fppdirectapi-prod.fuelpricesqld.com.au', 'QLD_FPD_TOKEN'),

@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { type Server, type Socket, createServer, connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -220,4 +221,128 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** A port nobody listens on: bound by the system, then released. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+export interface TcpProxy {
+  port: number;
+  /** The target URL with its host and port replaced by the proxy's. */
+  url: string;
+  /** Closes every connection and stops listening: clients see the server vanish. */
+  down(): Promise<void>;
+  /** Listens again on the same port. */
+  up(): Promise<void>;
+}
+
+/** A TCP proxy in front of a server (Redis, PostgreSQL) that a test can take away and bring back on the same port. */
+export async function tcpProxy(target: URL, defaultPort: number): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  let port = 0;
+  const up = async (): Promise<void> => {
+    server = createServer((client) => {
+      const upstream = tcpConnect(Number(target.port || defaultPort), target.hostname);
+      sockets.add(client);
+      sockets.add(upstream);
+      const end = () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(client);
+        sockets.delete(upstream);
+      };
+      for (const socket of [client, upstream]) {
+        socket.on('error', end);
+        socket.on('close', end);
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    const listening = server;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(port, '127.0.0.1', () => resolve());
+    });
+    const address = listening.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    port = address.port;
+  };
+  const down = async (): Promise<void> => {
+    const closing = server;
+    server = undefined;
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
+    if (closing) await new Promise<void>((resolve) => closing.close(() => resolve()));
+  };
+  await up();
+  const url = new URL(target.toString());
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return { port, url: url.toString(), down, up };
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** The address from the "serving on" line. */
+  address: string;
+  /** Everything written so far (stdout: JSON log lines with LOG_LEVEL=info). */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+  /** JSON log lines of stdout matching `msg`. */
+  logs(msg: string): Array<Record<string, unknown>>;
+}
+
+/** Starts `fuelprice serve args...` in its own process and waits for its "serving on" line. */
+export function startServe(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const logs = (msg: string): Array<Record<string, unknown>> => stdout.split('\n').flatMap((line) => {
+    if (!line.startsWith('{')) return [];
+    try {
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      return parsed.msg === msg ? [parsed] : [];
+    } catch {
+      return [];
+    }
+  });
+  return new Promise<ServeProcess>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not announce its address within ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /serving on (http:\/\/[^\s]+)/.exec(stderr);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, address: match[1], stdout: () => stdout, stderr: () => stderr, exited, logs });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited early (${code}): ${stderr}`));
+    });
+  });
+}
+
+/** Waits until `condition` holds, polling; fails the test after `timeoutMs`. */
+export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

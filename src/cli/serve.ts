@@ -1,42 +1,97 @@
+import cluster from 'node:cluster';
+import { pino } from 'pino';
 import { buildApp, loggerOptions } from '../app.ts';
-import { type Config, clockFor, parsePort } from '../config.ts';
+import { type Clock, type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
 import { RedisRateLimiter } from '../http/redis-limiter.ts';
 import { openStore } from '../storage/open.ts';
 import type { PriceStore } from '../storage/store.ts';
 import { newToken } from '../tokens.ts';
 import { UsageError, intOption, parseOptions } from './args.ts';
+import { runPrimary, workerChannel } from './cluster.ts';
 
 const SEAL_EVERY_MS = 60_000;
+
+interface ServeOptions {
+  port: number;
+  host: string;
+  demo: boolean;
+}
 
 export async function serveCommand(config: Config, args: string[]): Promise<number> {
   const { values } = parseOptions(args, {
     port: { type: 'string' }, host: { type: 'string' }, workers: { type: 'string' }, demo: { type: 'boolean' },
   });
-  const port = values.port === undefined ? config.port : parsePort(values.port, '--port');
-  const host = values.host ?? config.host;
+  const options: ServeOptions = {
+    port: values.port === undefined ? config.port : parsePort(values.port, '--port'),
+    host: values.host ?? config.host,
+    demo: values.demo ?? false,
+  };
   const workers = intOption(values.workers, 'workers', 1, 64, 1);
-  if (workers > 1) throw new UsageError('--workers above 1 needs the scale-out mode (PostgreSQL and Redis), not in this version yet');
+  if (workers > 1 && /^sqlite:(:memory:)?$/.test(config.databaseUrl)) {
+    throw new UsageError('--workers above 1 needs a database the workers share: a sqlite: file or postgres://, not sqlite::memory:');
+  }
+  if (workers === 1) return serveProcess(config, options, 'single');
+  if (cluster.isPrimary) return servePrimary(config, options, workers);
+  return serveProcess(config, options, 'worker').catch((error: unknown) => {
+    // A worker that cannot start must end (its channel to the primary would keep it alive); the primary reports it.
+    process.stderr.write(`fuelprice: worker ${process.pid}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
+
+/**
+ * The primary of `serve --workers N`: migrates, prepares the demo (once, before any worker
+ * exists), seals days (the one process that does), then forks the workers (src/cli/cluster.ts).
+ */
+async function servePrimary(config: Config, options: ServeOptions, workers: number): Promise<number> {
   const clock = clockFor(config);
   const store = await openStore(config.databaseUrl);
+  let sealer: NodeJS.Timeout | undefined;
+  try {
+    const demoToken = options.demo ? await prepareDemo(store, clock.now()) : undefined;
+    await store.seal(clock.now());
+    const logger = pino({ level: config.logLevel, base: { pid: process.pid, role: 'primary' } });
+    sealer = startSealer(store, clock, (error) => logger.error({ err: error }, 'sealing days failed'));
+    logger.info({ workers }, 'starting workers');
+    return await runPrimary({
+      workers,
+      logger,
+      onListening: (address) => announce(address, demoToken),
+      onStop: async () => {
+        clearInterval(sealer);
+        await store.close();
+      },
+    });
+  } catch (error) {
+    clearInterval(sealer);
+    await store.close();
+    throw error;
+  }
+}
 
-  const demoToken = values.demo ? await prepareDemo(store, clock.now()) : undefined;
-  await store.seal(clock.now());
+/**
+ * One serving process: the whole server (`single`), or one worker of `serve --workers N`, which
+ * leaves migrating, the demo, sealing and the announcement to the primary.
+ */
+async function serveProcess(config: Config, options: ServeOptions, role: 'single' | 'worker'): Promise<number> {
+  const clock = clockFor(config);
+  const store = await openStore(config.databaseUrl, { migrate: role === 'single' });
+
+  const demoToken = role === 'single' && options.demo ? await prepareDemo(store, clock.now()) : undefined;
+  if (role === 'single') await store.seal(clock.now());
 
   // With REDIS_URL, rate limits are shared by every process; without it (or while Redis is out of reach), per process.
-  const rateLimiter = config.redisUrl ? new RedisRateLimiter({ url: config.redisUrl }) : undefined;
+  const rateLimiter = config.redisUrl ? new RedisRateLimiter({ url: config.redisUrl, prefix: config.redisPrefix }) : undefined;
   const app = await buildApp({
     store, clock, rateLimiter,
     logger: loggerOptions(config.logLevel),
-    dataNote: values.demo
+    dataNote: options.demo
       ? '**Sample data.** This server runs the demo dataset: real towns and brands, invented stations and prices.'
       : '',
   });
-  // Days are sealed (made final) as local midnights pass, so history reads stay small.
-  const sealer = setInterval(() => {
-    store.seal(clock.now()).catch((error: unknown) => app.log.error({ err: error }, 'sealing days failed'));
-  }, SEAL_EVERY_MS);
-  sealer.unref();
+  // Days are sealed (made final) as local midnights pass, so history reads stay small; with workers, the primary does it.
+  const sealer = role === 'single' ? startSealer(store, clock, (error) => app.log.error({ err: error }, 'sealing days failed')) : undefined;
   if (rateLimiter) await rateLimiter.connect({ logger: app.log.child({ component: 'rate-limits' }), timeoutMs: 2000 });
 
   let stopping = false;
@@ -54,16 +109,37 @@ export async function serveCommand(config: Config, args: string[]): Promise<numb
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  if (role === 'worker') workerChannel.onStop(() => stop('primary'));
 
-  const address = await app.listen({ port, host });
+  let address: string;
+  try {
+    address = await app.listen({ port: options.port, host: options.host });
+  } catch (error) {
+    clearInterval(sealer);
+    await app.close().then(() => rateLimiter?.close()).then(() => store.close()).catch(() => undefined);
+    throw error;
+  }
+  if (role === 'worker') workerChannel.listening(address);
+  else announce(address, demoToken);
+  return new Promise<number>(() => {
+    // Runs until a signal stops it; stop() exits the process.
+  });
+}
+
+function startSealer(store: PriceStore, clock: Clock, onError: (error: unknown) => void): NodeJS.Timeout {
+  const sealer = setInterval(() => {
+    store.seal(clock.now()).catch(onError);
+  }, SEAL_EVERY_MS);
+  sealer.unref();
+  return sealer;
+}
+
+function announce(address: string, demoToken: string | undefined): void {
   process.stderr.write(`fuelprice is serving on ${address}  (docs: ${address}/docs)\n`);
   if (demoToken) {
     process.stdout.write(`\nYour API token (shown once; make more with: npm run fuelprice -- tokens create --name NAME):\n\n  ${demoToken}\n\n`);
     process.stdout.write(`Try: curl -H "Authorization: Bearer ${demoToken}" ${address}/v1/cities/sydney/spread\n\n`);
   }
-  return new Promise<number>(() => {
-    // Runs until a signal stops it; stop() exits the process.
-  });
 }
 
 /** Fills an empty database with the demo dataset; returns a new token when none existed. */

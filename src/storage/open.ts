@@ -4,19 +4,23 @@ import { PostgresStore } from './postgres/postgres-store.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 import type { PriceStore } from './store.ts';
 
-/** The store named by DATABASE_URL, migrated and ready. */
-export async function openStore(databaseUrl: string): Promise<PriceStore> {
+/**
+ * The store named by DATABASE_URL, migrated and ready. `migrate: false` skips the migration for
+ * a process whose parent has just migrated the same database (the workers of `serve --workers`).
+ */
+export async function openStore(databaseUrl: string, options: { migrate?: boolean } = {}): Promise<PriceStore> {
+  const migrate = options.migrate ?? true;
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/fuelprice.db');
     const store = new SqliteStore(path === ':memory:' ? path : resolve(path));
-    await store.migrate();
+    if (migrate) await store.migrate();
     return store;
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const store = new PostgresStore({ connectionString: databaseUrl });
     try {
-      await store.migrate();
+      if (migrate) await store.migrate();
     } catch (error) {
       await store.close();
       throw error;

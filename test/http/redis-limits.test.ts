@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { type Server, type Socket, createServer, connect as tcpConnect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { type LimiterLogger, RedisRateLimiter } from '../../src/http/redis-limiter.ts';
@@ -7,7 +6,8 @@ import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import {
-  type JsonResponse, type RunningServer, deleteRedisKeys, fixedClock, get, redisAdmin, redisServerUrl, redisTestPrefix, startServer, testBackends,
+  type JsonResponse, type RunningServer, deleteRedisKeys, fixedClock, freePort, get, redisAdmin, redisServerUrl, redisTestPrefix, startServer, tcpProxy,
+  testBackends, waitFor,
 } from '../helpers.ts';
 
 const redisUrl = redisServerUrl();
@@ -26,70 +26,6 @@ function captureLogs(): CapturedLogs {
 
 const remaining = (r: JsonResponse): number => Number(/r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1] ?? NaN);
 const resetSec = (r: JsonResponse): number => Number(/t=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1] ?? NaN);
-
-async function waitFor(what: string, condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** A port nobody listens on: bound by the system, then released. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-/** A TCP proxy in front of Redis that the test can take away (closing every connection) and bring back on the same port. */
-async function redisProxy(target: URL): Promise<{ url: string; down(): Promise<void>; up(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  let port = 0;
-  const up = async (): Promise<void> => {
-    server = createServer((client) => {
-      const upstream = tcpConnect(Number(target.port || 6379), target.hostname);
-      sockets.add(client);
-      sockets.add(upstream);
-      const end = () => {
-        client.destroy();
-        upstream.destroy();
-        sockets.delete(client);
-        sockets.delete(upstream);
-      };
-      for (const socket of [client, upstream]) {
-        socket.on('error', end);
-        socket.on('close', end);
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-    const listening = server;
-    await new Promise<void>((resolve, reject) => {
-      listening.once('error', reject);
-      listening.listen(port, '127.0.0.1', () => resolve());
-    });
-    const address = listening.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    port = address.port;
-  };
-  const down = async (): Promise<void> => {
-    const closing = server;
-    server = undefined;
-    for (const socket of sockets) socket.destroy();
-    sockets.clear();
-    if (closing) await new Promise<void>((resolve) => closing.close(() => resolve()));
-  };
-  await up();
-  const url = new URL(target.toString());
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
-  return { url: url.toString(), down, up };
-}
 
 describe('rate limits shared through Redis', { skip }, () => {
   const serverUrl = redisUrl ?? '';
@@ -237,7 +173,7 @@ describe('rate limits shared through Redis', { skip }, () => {
 
   test('Redis going away and coming back: degraded, then shared again by itself, without a restart', async () => {
     const prefix = redisTestPrefix();
-    const proxy = await redisProxy(new URL(serverUrl));
+    const proxy = await tcpProxy(new URL(serverUrl), 6379);
     try {
       const logs = captureLogs();
       const viaProxy = limiter(prefix, { url: proxy.url, logs });

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
+import { loadFixture } from '../fixture.ts';
+import { type ServeProcess, runCli, startServe, waitFor } from '../helpers.ts';
+
+/** One GET on a connection of its own (no keep-alive), so that each request is handed to a worker anew. */
+function getOnce(url: string, token?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const pidsOf = (lines: Array<Record<string, unknown>>, field: string): Set<number> =>
+  new Set(lines.map((line) => line[field]).filter((pid): pid is number => typeof pid === 'number'));
+
+describe('serve --workers N', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  let token: string;
+  const running: ServeProcess[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fuelprice-workers-'));
+    const path = join(dir, 'workers.db');
+    env = { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'info' };
+    const store = new SqliteStore(path);
+    await store.migrate();
+    await loadFixture(store);
+    await store.close();
+    const created = await runCli(['tokens', 'create', '--name', 'workers'], env);
+    assert.equal(created.code, 0, created.stderr);
+    token = created.stdout.trim();
+  });
+  after(() => {
+    for (const server of running) server.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('two workers share one port, requests reach both, a killed worker is replaced, SIGTERM exits 0', async () => {
+    const server = await startServe(['--workers', '2', '--port', '0'], env);
+    running.push(server);
+    assert.match(server.address, /^http:\/\/127\.0\.0\.1:\d+$/);
+    await waitFor('two workers ready', () => server.logs('worker ready').length === 2, 20_000);
+    const ready = server.logs('worker ready');
+    const workerPids = pidsOf(ready, 'workerPid');
+    assert.equal(workerPids.size, 2, 'two worker processes');
+    assert.ok(!workerPids.has(server.child.pid ?? -1), 'the primary serves nothing itself');
+    for (const line of ready) assert.equal(line.address, server.address, 'every worker listens on the one port');
+    assert.equal(server.stderr().match(/serving on/g)?.length, 1, 'the address is announced once');
+
+    // Several hundred requests, each on its own connection: all answered, by both workers.
+    const statuses = await Promise.all(Array.from({ length: 300 }, (_, i) => getOnce(`${server.address}${i % 2 ? '/health' : '/v1/cities'}`, token)));
+    assert.ok(statuses.every((status) => status === 200), JSON.stringify(statuses.filter((s) => s !== 200)));
+    await waitFor('the request logs', () => server.logs('request completed').length >= 300);
+    const servedBy = pidsOf(server.logs('request completed'), 'pid');
+    assert.deepEqual([...servedBy].sort(), [...workerPids].sort(), 'requests landed on both workers');
+
+    // A worker killed outright: the other keeps answering, and a new worker takes its place.
+    const [victim, survivor] = [...workerPids];
+    process.kill(victim ?? 0, 'SIGKILL');
+    await waitFor('the primary to notice', () => server.logs('worker exited unexpectedly: replacing it').length === 1);
+    for (let i = 0; i < 20; i++) assert.equal(await getOnce(`${server.address}/health`), 200);
+    await waitFor('a replacement worker', () => server.logs('worker ready').length === 3, 20_000);
+    const replacement = server.logs('worker ready')[2]?.workerPid;
+    assert.equal(typeof replacement, 'number');
+    assert.ok(!workerPids.has(replacement as number), 'a new process');
+    const before = server.logs('request completed').length;
+    const again = await Promise.all(Array.from({ length: 100 }, () => getOnce(`${server.address}/v1/stations`, token)));
+    assert.ok(again.every((status) => status === 200));
+    await waitFor('the request logs', () => server.logs('request completed').length >= before + 100);
+    const servedAfter = pidsOf(server.logs('request completed').slice(before), 'pid');
+    assert.deepEqual([...servedAfter].sort(), [survivor, replacement].sort(), 'the survivor and the replacement share the work');
+    assert.equal(server.stderr().match(/serving on/g)?.length, 1);
+
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+    assert.equal(server.logs('worker stopped').length, 2);
+    assert.equal(server.logs('all workers stopped').length, 1);
+  });
+
+  test('workers that cannot start stop the primary with exit 1 instead of restarting forever', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const address = taken.address();
+    assert.ok(address !== null && typeof address !== 'string');
+    try {
+      const r = await runCli(['serve', '--workers', '2', '--port', String(address.port)], { DATABASE_URL: env.DATABASE_URL ?? '' });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /EADDRINUSE/);
+      assert.doesNotMatch(r.stderr, /serving on/);
+    } finally {
+      taken.close();
+    }
+  });
+
+  test('--workers is checked: 1 to 64, and not with an in-memory database', async () => {
+    for (const [workers, message] of [['0', /--workers must be a whole number from 1 to 64/], ['65', /--workers must be a whole number from 1 to 64/]] as const) {
+      const r = await runCli(['serve', '--workers', workers], { DATABASE_URL: env.DATABASE_URL ?? '' });
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, message);
+    }
+    const memory = await runCli(['serve', '--workers', '2'], { DATABASE_URL: 'sqlite::memory:' });
+    assert.equal(memory.code, 2);
+    assert.match(memory.stderr, /needs a database the workers share/);
+  });
+});

@@ -220,3 +220,16 @@ export function timeframeWindow(timeframe: Timeframe, today: LocalDay): DayWindo
       return { from: null, to: today };
   }
 }
+
+/**
+ * The instant at which a state's wall clock shows y-m-d h:mi:s (feeds report local times).
+ * In the hour skipped when DST starts the earlier offset applies; in the repeated hour when it
+ * ends, the first (daylight) occurrence.
+ */
+export function localTimeToUnix(state: StateId, y: number, m: number, d: number, h: number, mi: number, s: number): number {
+  const wall = localDayFromYmd(y, m, d) * DAY + h * 3_600 + mi * 60 + s;
+  const before = utcOffsetSeconds(state, wall - 14 * 3_600);
+  const after = utcOffsetSeconds(state, wall + 14 * 3_600);
+  const valid = [wall - before, wall - after].filter((t) => wall - utcOffsetSeconds(state, t) === t);
+  return valid.length > 0 ? Math.min(...valid) : wall - before;
+}

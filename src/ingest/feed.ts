@@ -1,0 +1,74 @@
+/**
+ * The ingest framework's contract: one adapter per feed turns the feed's answers into
+ * batches of station upserts and price events (integer tenths of a cent, with availability);
+ * the runner (runner.ts) applies each batch in one transaction together with the feed's cursor.
+ */
+import type { FeedConfig } from '../config.ts';
+import type { FuelId } from '../domain/fuels.ts';
+import type { StateId } from '../domain/states.ts';
+import type { FeedHttp } from './http.ts';
+import type { Normaliser } from './normalise.ts';
+
+export const FEED_IDS = ['nsw', 'qld', 'sa', 'wa', 'vic', 'nt'] as const;
+export type FeedId = (typeof FEED_IDS)[number];
+
+export function isFeedId(s: string): s is FeedId {
+  return (FEED_IDS as readonly string[]).includes(s);
+}
+
+/** A feed's own fuel codes onto our ids; `null` marks a code that is known and deliberately not kept (AdBlue, say). */
+export type FuelMap = Readonly<Record<string, FuelId | null>>;
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface PullContext {
+  readonly http: FeedHttp;
+  readonly config: FeedConfig;
+  /** Where the last applied batch of this feed left off (opaque to everyone but the adapter); undefined on a first run. */
+  readonly cursor: string | undefined;
+  /** Unix seconds, from the injected clock. */
+  readonly now: number;
+  readonly log: Logger;
+  /** A fresh normaliser per pulled batch: it collects the batch, its rejections and the unknown fuel codes. */
+  normaliser(): Normaliser;
+}
+
+/** One batch to apply, and the cursor to store with it in the same transaction. */
+export interface Pulled {
+  readonly normaliser: Normaliser;
+  /** Undefined keeps the stored cursor as it is. */
+  readonly cursor: string | undefined;
+}
+
+export interface FeedAdapter {
+  readonly id: FeedId;
+  /** Human name for logs and `ingest status`. */
+  readonly name: string;
+  readonly states: readonly StateId[];
+  /** Seconds between polls with `--watch`, chosen to stay inside the feed's published quota. */
+  readonly intervalSec: number;
+  /** Environment variables that must be set; when one is missing the feed is disabled with one line. */
+  readonly requires: readonly string[];
+  /** The feed's fuel codes onto our ids: the normalisers handed out by PullContext use it. */
+  readonly fuels: FuelMap;
+  /**
+   * One poll. Returns the batches in the order they must be applied. Throws FeedError when the
+   * feed cannot be read or an answer is malformed or truncated: nothing of that poll is applied.
+   */
+  pull(ctx: PullContext): Promise<Pulled[]>;
+}
+
+export type FeedErrorKind = 'network' | 'timeout' | 'http' | 'auth' | 'malformed' | 'too_large';
+
+/** A failed poll: the run is recorded with this message and nothing of the poll is applied. */
+export class FeedError extends Error {
+  constructor(readonly kind: FeedErrorKind, message: string, readonly status?: number) {
+    super(message);
+    this.name = 'FeedError';
+  }
+}
+

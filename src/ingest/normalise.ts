@@ -1,0 +1,201 @@
+/**
+ * Every adapter and importer builds its batches through a Normaliser: it checks each record
+ * against the same rules, maps fuel codes through the adapter's table, and keeps what it
+ * rejected and why. A bad record is dropped alone; the rest of the batch goes on.
+ */
+import { type FuelId, isFuelId } from '../domain/fuels.ts';
+import { roundHalfAwayFromZero } from '../domain/rounding.ts';
+import { isStateId, type StateId } from '../domain/states.ts';
+import { slugify } from '../storage/places.ts';
+import type { Batch, PriceEvent, StationInput } from '../storage/store.ts';
+import type { FuelMap, Logger } from './feed.ts';
+
+/** Sane prices in tenths of a cent per litre (per kWh for ev, per kg for cng): outside them a report is a typo or a unit slip. */
+export const PRICE_BOUNDS: Readonly<Record<FuelId, readonly [number, number]>> = {
+  e10: [500, 5000], ulp91: [500, 5000], ulp95: [500, 5000], ulp98: [500, 5000], e5: [500, 5000], e85: [400, 5000],
+  diesel: [500, 5000], pdiesel: [500, 5000], ulsd: [500, 5000], b20: [500, 5000], lrp: [500, 5000], opal: [500, 5000],
+  lpg: [300, 3000], cng: [300, 5000], lng: [300, 5000], ev: [50, 2000],
+  'ulp-combined': [500, 5000], 'pulp-combined': [500, 5000], 'diesel-combined': [500, 5000],
+};
+
+/** Australia with its islands, generously: a station outside it has a broken position. */
+const LATITUDE: readonly [number, number] = [-44, -9];
+const LONGITUDE: readonly [number, number] = [112, 160];
+const MAX_TEXT = 200;
+const MAX_CODE = 100;
+/** A report more than this far ahead of the clock is rejected (WA's next-day prices are 24 hours ahead at most). */
+export const MAX_FUTURE_SEC = 2 * 86_400;
+
+export interface RawStation {
+  /** The feed's own key for the station (or a key the adapter derives where the feed has none). */
+  code: string;
+  name: string;
+  brand: string;
+  /** The full address as shown: street, suburb, state, postcode. */
+  address: string;
+  street?: string;
+  suburb: string;
+  postcode: string;
+  state: string;
+  phone?: string;
+  website?: string;
+  latitude: number;
+  longitude: number;
+}
+
+export interface RawPrice {
+  /** The station's code, as given to station(). */
+  code: string;
+  /** The feed's fuel code, mapped through the adapter's FuelMap. */
+  fuelCode: string;
+  /** Unix seconds at which the price takes effect. */
+  at: number;
+  /** Integer tenths of a cent; ignored (stored as given, or 0) when not available. */
+  priceTenths: number;
+  available: boolean;
+}
+
+export interface Rejection {
+  reason: string;
+  count: number;
+  /** The first record rejected for this reason, shortened. */
+  example: string;
+}
+
+/** Unknown fuel codes seen during one run of a feed: each is logged once per run, not once per record. */
+export class UnknownFuels {
+  readonly seen = new Set<string>();
+  constructor(private readonly feed: string, private readonly log: Logger | undefined) {}
+
+  note(code: string): void {
+    if (this.seen.has(code)) return;
+    this.seen.add(code);
+    this.log?.warn({ feed: this.feed, fuelCode: code.slice(0, 40) }, 'unknown fuel code: its prices are skipped');
+  }
+}
+
+export class Normaliser {
+  private readonly stations = new Map<string, StationInput>();
+  private readonly prices: PriceEvent[] = [];
+  private readonly rejections = new Map<string, Rejection>();
+
+  constructor(
+    readonly feed: string,
+    private readonly fuels: FuelMap,
+    private readonly now: number,
+    private readonly unknown: UnknownFuels = new UnknownFuels(feed, undefined),
+  ) {}
+
+  /** Adds or replaces a station; false (and a counted rejection) when a field is missing or out of bounds. */
+  station(raw: RawStation): boolean {
+    const code = clean(raw.code);
+    const name = clean(raw.name);
+    const state = clean(raw.state).toLowerCase();
+    if (!code || code.length > MAX_CODE) return this.reject('station without a usable code', raw);
+    if (!name) return this.reject('station without a name', raw);
+    if (!isStateId(state)) return this.reject('station with an unknown state', raw);
+    if (!inRange(raw.latitude, LATITUDE) || !inRange(raw.longitude, LONGITUDE)) return this.reject('station position outside Australia', raw);
+    const street = clean(raw.street ?? '');
+    this.stations.set(code, {
+      feed: this.feed, feedCode: code, slug: slugify(name),
+      name: bounded(name), brand: bounded(clean(raw.brand)), address: bounded(clean(raw.address)), street: bounded(street),
+      suburb: bounded(clean(raw.suburb)), postcode: bounded(clean(raw.postcode)), state: state as StateId,
+      phone: bounded(clean(raw.phone ?? '')), website: bounded(clean(raw.website ?? '')),
+      latitude: raw.latitude, longitude: raw.longitude,
+    });
+    return true;
+  }
+
+  /** Adds a price; false when its fuel is unknown or ignored, or the record is out of bounds (counted). */
+  price(raw: RawPrice): boolean {
+    const code = clean(raw.code);
+    const fuelCode = clean(raw.fuelCode);
+    if (!code || code.length > MAX_CODE) return this.reject('price without a usable station code', raw);
+    if (!Object.hasOwn(this.fuels, fuelCode)) {
+      this.unknown.note(fuelCode);
+      return this.reject('unknown fuel code', raw);
+    }
+    const fuel = this.fuels[fuelCode];
+    if (fuel === null || fuel === undefined) return false;
+    if (!isFuelId(fuel)) return this.reject('unknown fuel code', raw);
+    if (!Number.isInteger(raw.at) || raw.at < 946_684_800) return this.reject('price without a valid time', raw);
+    if (raw.at > this.now + MAX_FUTURE_SEC) return this.reject('price dated more than two days ahead', raw);
+    let tenths = raw.priceTenths;
+    if (raw.available) {
+      if (!Number.isInteger(tenths)) return this.reject('price that is not a number', raw);
+      const [low, high] = PRICE_BOUNDS[fuel];
+      if (tenths < low || tenths > high) return this.reject(`price outside ${low / 10}-${high / 10} c/L for ${fuel}`, raw);
+    } else if (!Number.isInteger(tenths) || tenths < 0 || tenths > 100_000) {
+      tenths = 0;
+    }
+    this.prices.push({ feed: this.feed, feedCode: code, fuel, at: raw.at, priceTenths: tenths, available: raw.available });
+    return true;
+  }
+
+  /** Counts a record that could not be read at all (a row with a bad shape, say). Always returns false. */
+  reject(reason: string, record: unknown): false {
+    const found = this.rejections.get(reason);
+    if (found) found.count++;
+    else this.rejections.set(reason, { reason, count: 1, example: excerpt(record) });
+    return false;
+  }
+
+  hasStation(code: string): boolean {
+    return this.stations.has(clean(code));
+  }
+
+  batch(): Batch {
+    return { stations: [...this.stations.values()], prices: [...this.prices] };
+  }
+
+  rejected(): Rejection[] {
+    return [...this.rejections.values()];
+  }
+
+  /** Rejection counts of several normalisers merged by reason. */
+  static merge(lists: ReadonlyArray<readonly Rejection[]>): Rejection[] {
+    const merged = new Map<string, Rejection>();
+    for (const list of lists) {
+      for (const r of list) {
+        const found = merged.get(r.reason);
+        if (found) found.count += r.count;
+        else merged.set(r.reason, { ...r });
+      }
+    }
+    return [...merged.values()];
+  }
+}
+
+function clean(value: unknown): string {
+  return typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : typeof value === 'number' ? String(value) : '';
+}
+
+function bounded(value: string): string {
+  return value.slice(0, MAX_TEXT);
+}
+
+function inRange(value: number, [low, high]: readonly [number, number]): boolean {
+  return Number.isFinite(value) && value >= low && value <= high;
+}
+
+function excerpt(record: unknown): string {
+  let text: string;
+  try {
+    text = typeof record === 'string' ? record : JSON.stringify(record) ?? String(record);
+  } catch {
+    text = String(record);
+  }
+  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+}
+
+/** "185.9" or 185.9 cents a litre -> 1859 tenths; undefined when it is not a plain decimal number. */
+export function centsToTenths(value: unknown): number | undefined {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (!/^\d{1,5}(\.\d+)?$/.test(text)) return undefined;
+  return roundHalfAwayFromZero(Number(text) * 10);
+}
+
+/** A body as text without a leading byte-order mark. */
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}

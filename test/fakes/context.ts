@@ -1,0 +1,33 @@
+import type { FeedConfig } from '../../src/config.ts';
+import type { FeedAdapter, Logger, PullContext } from '../../src/ingest/feed.ts';
+import { FeedHttp, type HttpOptions } from '../../src/ingest/http.ts';
+import { Normaliser, UnknownFuels } from '../../src/ingest/normalise.ts';
+
+/** Records log lines instead of printing them, so tests can assert that something was said (once). */
+export class MemoryLog implements Logger {
+  readonly lines: Array<{ level: string; msg: string | undefined; obj: object }> = [];
+  info(obj: object, msg?: string): void { this.lines.push({ level: 'info', msg, obj }); }
+  warn(obj: object, msg?: string): void { this.lines.push({ level: 'warn', msg, obj }); }
+  error(obj: object, msg?: string): void { this.lines.push({ level: 'error', msg, obj }); }
+}
+
+export interface TestContextOptions {
+  url: string;
+  credentials?: Record<string, string | undefined>;
+  cursor?: string;
+  now: number;
+  http?: Partial<HttpOptions>;
+  log?: MemoryLog;
+}
+
+/** A PullContext for calling an adapter's pull() directly against a fake: no retries waited for. */
+export function testPullContext(adapter: FeedAdapter, options: TestContextOptions): PullContext & { log: MemoryLog; http: FeedHttp } {
+  const log = options.log ?? new MemoryLog();
+  const config: FeedConfig = { url: options.url, credentials: options.credentials ?? {} };
+  const unknown = new UnknownFuels(adapter.id, log);
+  const http = new FeedHttp({ sleep: async () => {}, random: () => 0.5, timeoutMs: 2_000, ...options.http });
+  return {
+    http, config, cursor: options.cursor, now: options.now, log,
+    normaliser: () => new Normaliser(adapter.id, adapter.fuels, options.now, unknown),
+  };
+}

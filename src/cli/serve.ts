@@ -9,6 +9,10 @@ import type { PriceStore } from '../storage/store.ts';
 import { newToken } from '../tokens.ts';
 import { UsageError, intOption, parseOptions } from './args.ts';
 import { runPrimary, workerChannel } from './cluster.ts';
+import { DEMO_LIVE_INTERVAL_SEC, demoLiveAdapter } from '../ingest/demo/live.ts';
+import { DEMO_FEED } from '../ingest/demo/stations.ts';
+import type { Logger } from '../ingest/feed.ts';
+import { releaseAndSeal, watch } from '../ingest/scheduler.ts';
 
 const SEAL_EVERY_MS = 60_000;
 
@@ -53,6 +57,7 @@ async function servePrimary(config: Config, options: ServeOptions, workers: numb
     await store.seal(clock.now());
     const logger = pino({ level: config.logLevel, base: { pid: process.pid, role: 'primary' } });
     sealer = startSealer(store, clock, (error) => logger.error({ err: error }, 'sealing days failed'));
+    const live = options.demo ? await startDemoFeed(store, config, logger) : undefined;
     logger.info({ workers }, 'starting workers');
     return await runPrimary({
       workers,
@@ -60,6 +65,7 @@ async function servePrimary(config: Config, options: ServeOptions, workers: numb
       onListening: (address) => announce(address, demoToken),
       onStop: async () => {
         clearInterval(sealer);
+        await live?.stop();
         await store.close();
       },
     });
@@ -92,11 +98,13 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
   });
   // Days are sealed (made final) as local midnights pass, so history reads stay small; with workers, the primary does it.
   const sealer = role === 'single' ? startSealer(store, clock, (error) => app.log.error({ err: error }, 'sealing days failed')) : undefined;
+  const live = role === 'single' && options.demo ? await startDemoFeed(store, config, app.log.child({ component: 'demo-feed' })) : undefined;
   if (rateLimiter) await rateLimiter.connect({ logger: app.log.child({ component: 'rate-limits' }), timeoutMs: 2000 });
 
   /** Closes what this process opened, in order: no new requests, then Redis, then storage. */
   const closeAll = async (): Promise<void> => {
     clearInterval(sealer);
+    await live?.stop();
     await app.close();
     await rateLimiter?.close();
     await store.close();
@@ -128,12 +136,32 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
   });
 }
 
+/** Every minute: applies held prices now due (WA's next-day prices at 06:00) and seals finished days. */
 function startSealer(store: PriceStore, clock: Clock, onError: (error: unknown) => void): NodeJS.Timeout {
   const sealer = setInterval(() => {
-    store.seal(clock.now()).catch(onError);
+    releaseAndSeal(store, clock.now()).catch(onError);
   }, SEAL_EVERY_MS);
   sealer.unref();
   return sealer;
+}
+
+/**
+ * With --demo on a demo database, the demo's simulated feed keeps prices moving through the
+ * ingest path. Off with a fixed clock (FUELPRICE_NOW): every poll would report the same instant.
+ */
+async function startDemoFeed(store: PriceStore, config: Config, log: Logger): Promise<{ stop(): Promise<void> } | undefined> {
+  if (config.fixedNow !== undefined) {
+    log.info({}, 'FUELPRICE_NOW fixes the clock: the demo\'s live feed is off');
+    return undefined;
+  }
+  if ((await store.feedStations(DEMO_FEED)).length === 0) return undefined;
+  const controller = new AbortController();
+  const clock = clockFor(config);
+  log.info({ everySec: DEMO_LIVE_INTERVAL_SEC }, 'demo feed: prices will keep moving while the server runs');
+  const done = watch({
+    store, clock, log, feeds: [{ adapter: demoLiveAdapter(store, DEFAULT_DEMO.seed), config: { url: '', credentials: {} } }],
+  }, controller.signal).catch((error: unknown) => log.error({ error: String(error) }, 'demo feed stopped'));
+  return { stop: async () => { controller.abort(); await done; } };
 }
 
 function announce(address: string, demoToken: string | undefined): void {

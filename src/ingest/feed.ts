@@ -45,7 +45,8 @@ export interface Pulled {
 }
 
 export interface FeedAdapter {
-  readonly id: FeedId;
+  /** A FeedId for the live feeds; `demo` for the demo's simulated feed. Stations are keyed by it and their code. */
+  readonly id: string;
   /** Human name for logs and `ingest status`. */
   readonly name: string;
   readonly states: readonly StateId[];

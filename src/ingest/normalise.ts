@@ -167,7 +167,8 @@ export class Normaliser {
 }
 
 function clean(value: unknown): string {
-  return typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : typeof value === 'number' ? String(value) : '';
+  // Control characters (NUL above all: PostgreSQL text cannot hold it) become spaces.
+  return typeof value === 'string' ? value.replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim() : typeof value === 'number' ? String(value) : '';
 }
 
 function bounded(value: string): string {

@@ -150,3 +150,30 @@ export function closeAt(state: StateId, open: OpenState, cutoff: number): DayTot
   addInterval(totals, state, open.openFrom, cutoff, open);
   return [...totals.values()];
 }
+
+/** A feed batch's prices split by the clock: those in force now, and those to hold until due. */
+export function splitHeld(prices: readonly PriceEvent[], now: number): { due: PriceEvent[]; held: PriceEvent[] } {
+  const due: PriceEvent[] = [];
+  const held: PriceEvent[] = [];
+  for (const price of prices) (price.at > now ? held : due).push(price);
+  return { due, held };
+}
+
+/** Prices whose station is in the batch or stored, and those of unknown stations (asked about once per station). */
+export function partitionKnown(
+  prices: readonly PriceEvent[], stations: readonly StationInput[], isStored: (feed: string, code: string) => boolean,
+): { kept: PriceEvent[]; unknown: PriceEvent[] } {
+  const known = new Map<string, boolean>(stations.map((s) => [feedKey(s.feed, s.feedCode), true]));
+  const kept: PriceEvent[] = [];
+  const unknown: PriceEvent[] = [];
+  for (const price of prices) {
+    const key = feedKey(price.feed, price.feedCode);
+    let found = known.get(key);
+    if (found === undefined) known.set(key, (found = isStored(price.feed, price.feedCode)));
+    (found ? kept : unknown).push(price);
+  }
+  return { kept, unknown };
+}
+
+/** How many unknown-station prices a result lists by value (the count covers them all). */
+export const UNKNOWN_EXAMPLES = 5;

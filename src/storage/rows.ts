@@ -2,7 +2,7 @@ import { FUELS, type FuelId } from '../domain/fuels.ts';
 import { formatCoordinate } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
 import type { Report } from '../ingest/plan.ts';
-import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type Station, type StationDayRow, type TableChunk, type TokenRecord } from './store.ts';
+import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
 
 /**
  * Rows as every SQL backend returns them, turned into the store's objects. Column names are
@@ -97,4 +97,48 @@ export function toChunk(table: CopyTable, found: readonly Row[]): TableChunk {
   const rows = found.map((r): CopyRow => Object.fromEntries(columns.map((c) => [c, copyValue(r[c])])));
   const last = rows.at(-1);
   return { rows, last: last ? keyOf(table, last) : undefined };
+}
+
+export function toFeedRun(r: Row): FeedRun {
+  return {
+    feed: String(r.feed), startedAt: Number(r.started_at), finishedAt: Number(r.finished_at),
+    stationsAdded: Number(r.stations_added), stationsUpdated: Number(r.stations_updated), pricesAccepted: Number(r.prices_accepted),
+    pricesIgnored: Number(r.prices_ignored), pricesHeld: Number(r.prices_held), rejected: Number(r.rejected),
+    rejections: JSON.parse(String(r.rejections)) as FeedRun['rejections'], error: r.error === null ? undefined : String(r.error),
+    intervalSec: Number(r.interval_sec),
+  };
+}
+
+/** The columns of feed_runs in insert order, and a run's values for them. */
+export const FEED_RUN_COLUMNS = ['feed', 'started_at', 'finished_at', 'stations_added', 'stations_updated', 'prices_accepted',
+  'prices_ignored', 'prices_held', 'rejected', 'rejections', 'error', 'interval_sec'] as const;
+
+export function feedRunValues(run: FeedRun): Array<string | number | null> {
+  return [run.feed, run.startedAt, run.finishedAt, run.stationsAdded, run.stationsUpdated, run.pricesAccepted, run.pricesIgnored,
+    run.pricesHeld, run.rejected, JSON.stringify(run.rejections), run.error ?? null, run.intervalSec];
+}
+
+export function toFeedStation(r: Row): FeedStation {
+  return {
+    id: String(r.id), feedCode: String(r.feed_code), name: String(r.name), brand: String(r.brand), address: String(r.address),
+    suburb: String(r.suburb), postcode: String(r.postcode), state: r.state as StateId,
+  };
+}
+
+export function toPending(r: Row): PriceEvent {
+  return {
+    feed: String(r.feed), feedCode: String(r.feed_code), fuel: fuelAt(r.fuel), at: Number(r.at),
+    priceTenths: Number(r.price_tenths), available: flag(r.available),
+  };
+}
+
+/** Runs older than this are dropped from the log as new ones are recorded. */
+export const RUN_LOG_DAYS = 90;
+
+export const FEED_HEALTH = `SELECT feed, max(finished_at) AS last_run, max(CASE WHEN error IS NULL THEN finished_at END) AS last_success,
+  max(interval_sec) AS interval_sec FROM feed_runs GROUP BY feed ORDER BY feed`;
+
+export function toFeedHealth(r: Row): FeedHealth {
+  return { feed: String(r.feed), lastRun: Number(r.last_run), lastSuccess: r.last_success === null ? undefined : Number(r.last_success),
+    intervalSec: Number(r.interval_sec) };
 }

@@ -73,6 +73,73 @@ export interface BatchResult {
   pricesIgnored: number;
 }
 
+/** Where a feed or an imported file left off: stored in the same transaction as the batch it follows. */
+export interface FeedCursor {
+  /** A feed id (`nsw`), or `import:<format>:<file identity>` for a historical file. */
+  key: string;
+  value: string;
+}
+
+export interface FeedBatchOptions {
+  /** Unix seconds: prices dated after it are held until due (WA publishes tomorrow's prices a day ahead). */
+  now: number;
+  cursor?: FeedCursor;
+}
+
+export interface FeedBatchResult extends BatchResult {
+  /** Dated after `now`: kept aside, applied by a later call once due. */
+  pricesHeld: number;
+  /** Held by an earlier call and applied by this one. */
+  pricesReleased: number;
+  /** Prices left out because their station is neither in the batch nor stored (the first few). */
+  unknownStation: PriceEvent[];
+  unknownStationCount: number;
+}
+
+/** What an importer needs to match a file's rows to stations a live feed created. */
+export interface FeedStation {
+  /** The station's public id. */
+  id: string;
+  feedCode: string;
+  name: string;
+  brand: string;
+  address: string;
+  suburb: string;
+  postcode: string;
+  state: StateId;
+}
+
+export interface RejectionCount {
+  reason: string;
+  count: number;
+  example: string;
+}
+
+/** One poll of a feed (or one imported file), as `fuelprice ingest status` shows it. */
+export interface FeedRun {
+  feed: string;
+  startedAt: number;
+  finishedAt: number;
+  stationsAdded: number;
+  stationsUpdated: number;
+  pricesAccepted: number;
+  pricesIgnored: number;
+  pricesHeld: number;
+  rejected: number;
+  rejections: RejectionCount[];
+  /** Undefined when the run succeeded. */
+  error: string | undefined;
+  /** The feed's poll interval at the time: how old its last success may get before /ready calls it stale. */
+  intervalSec: number;
+}
+
+export interface FeedHealth {
+  feed: string;
+  lastRun: number;
+  lastSuccess: number | undefined;
+  intervalSec: number;
+}
+
 export interface CityInput {
   id: string;
   name: string;
@@ -112,6 +179,19 @@ export interface PriceStore extends BulkStore {
 
   upsertCities(cities: CityInput[]): Promise<void>;
   applyBatch(batch: Batch): Promise<BatchResult>;
+  /**
+   * What ingest uses, in one transaction: holds prices dated after `now`, releases held prices
+   * now due, leaves out prices of unknown stations (counted), applies the rest as applyBatch
+   * does, and stores the cursor. Called with an empty batch it only releases what is due.
+   */
+  applyFeedBatch(batch: Batch, options: FeedBatchOptions): Promise<FeedBatchResult>;
+  feedCursor(key: string): Promise<string | undefined>;
+  feedStations(feed: string): Promise<FeedStation[]>;
+  recordRun(run: FeedRun): Promise<void>;
+  /** Newest first. */
+  feedRuns(query: { feed?: string; limit: number }): Promise<FeedRun[]>;
+  /** Per feed that has run: when its last run ended and when its last successful one did (Unix seconds). */
+  feedHealth(): Promise<FeedHealth[]>;
   /** Closes every open interval up to the start of each state's today and seals the days before it. */
   seal(nowSec: number): Promise<void>;
   counts(): Promise<{ cities: number; stations: number; prices: number }>;
@@ -143,6 +223,8 @@ export const COPY_TABLES = {
   city_daily: { columns: ['city_id', 'day', 'fuel', 'mean_tenths'], key: ['city_id', 'day', 'fuel'] },
   seals: { columns: ['state', 'sealed_before'], key: ['state'] },
   tokens: { columns: ['id', 'name', 'hash', 'created_at', 'expires_at', 'revoked_at', 'rate_limit'], key: ['id'] },
+  feed_cursors: { columns: ['key', 'value', 'updated_at'], key: ['key'] },
+  pending_prices: { columns: ['feed', 'feed_code', 'fuel', 'at', 'price_tenths', 'available'], key: ['feed', 'feed_code', 'fuel', 'at'] },
 } as const satisfies Record<string, { columns: readonly string[]; key: readonly string[] }>;
 
 export type CopyTable = keyof typeof COPY_TABLES;

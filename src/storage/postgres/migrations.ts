@@ -110,4 +110,35 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     done boolean NOT NULL
   );
   `,
+  `
+  -- Ingest: where each feed or imported file left off (written with the batch it follows),
+  -- prices dated ahead of the clock held until due, and a log of every run.
+  CREATE TABLE feed_cursors (key text COLLATE "C" PRIMARY KEY, value text NOT NULL, updated_at bigint NOT NULL);
+  CREATE TABLE pending_prices (
+    feed text COLLATE "C" NOT NULL,
+    feed_code text COLLATE "C" NOT NULL,
+    fuel smallint NOT NULL,
+    at bigint NOT NULL,
+    price_tenths integer NOT NULL,
+    available boolean NOT NULL,
+    PRIMARY KEY (feed, feed_code, fuel, at)
+  );
+  CREATE INDEX pending_prices_by_at ON pending_prices (at);
+  CREATE TABLE feed_runs (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    feed text NOT NULL,
+    started_at bigint NOT NULL,
+    finished_at bigint NOT NULL,
+    stations_added integer NOT NULL,
+    stations_updated integer NOT NULL,
+    prices_accepted integer NOT NULL,
+    prices_ignored integer NOT NULL,
+    prices_held integer NOT NULL,
+    rejected integer NOT NULL,
+    rejections text NOT NULL,
+    error text,
+    interval_sec integer NOT NULL
+  );
+  CREATE INDEX feed_runs_by_feed ON feed_runs (feed, id);
+  `,
 ];

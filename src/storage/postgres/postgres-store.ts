@@ -1,13 +1,14 @@
 import type pg from 'pg';
 import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
-import { NO_DAY_LOWER_BOUND } from '../batch.ts';
+import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, splitHeld } from '../batch.ts';
 import {
-  type Row, STATION_COLUMNS, copySpec, fuelAt, toChunk, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
+  type Row, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
   type CopyTable, type CurrentPrice, type DayRange, type ListQuery, type ListResult, type PriceStore, type Station,
-  type StationDayRow, type TableChunk, type TokenRecord, FLAG_COLUMNS,
+  type StationDayRow, type TableChunk, type TokenRecord, FLAG_COLUMNS, type FeedBatchOptions, type FeedBatchResult, type FeedHealth, type FeedRun,
+  type FeedStation,
 } from '../store.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
 import { type Params, type PoolOptions, type Queryable, StoreClosedError, createPool, execute, firstRow, rows, transaction } from './pool.ts';
@@ -161,6 +162,62 @@ export class PostgresStore implements PriceStore {
     await transaction(this.db(), 'writer', (client) => sealIn(client, nowSec));
   }
 
+  async applyFeedBatch(batch: Batch, options: FeedBatchOptions): Promise<FeedBatchResult> {
+    return transaction(this.db(), 'writer', async (client) => {
+      const { due, held } = splitHeld(batch.prices, options.now);
+      const pricesHeld = held.length === 0 ? 0 : await execute(client, `
+        INSERT INTO pending_prices (feed, feed_code, fuel, at, price_tenths, available)
+        SELECT * FROM unnest($1::text[], $2::text[], $3::smallint[], $4::bigint[], $5::integer[], $6::boolean[]) ON CONFLICT DO NOTHING`,
+      [held.map((p) => p.feed), held.map((p) => p.feedCode), held.map((p) => fuelIndex(p.fuel)), held.map((p) => p.at),
+        held.map((p) => p.priceTenths), held.map((p) => p.available)]);
+      const released = (await rows(client, `DELETE FROM pending_prices WHERE at <= $1 RETURNING *`, [options.now]))
+        .map(toPending).sort((a, b) => a.at - b.at || compare(a.feed, b.feed) || compare(a.feedCode, b.feedCode) || fuelIndex(a.fuel) - fuelIndex(b.fuel));
+      const prices = [...released, ...due];
+      const codes = [...new Set(prices.map((p) => feedKey(p.feed, p.feedCode)))].map((k) => k.split('\u0000'));
+      const stored = new Set((await rows(client, `SELECT s.feed, s.feed_code FROM stations s
+        JOIN unnest($1::text[], $2::text[]) AS q (feed, feed_code) ON s.feed = q.feed AND s.feed_code = q.feed_code`,
+      [codes.map((c) => c[0]), codes.map((c) => c[1])])).map((r) => feedKey(String(r.feed), String(r.feed_code))));
+      const { kept, unknown } = partitionKnown(prices, batch.stations, (feed, code) => stored.has(feedKey(feed, code)));
+      const result = await applyBatchIn(client, { stations: batch.stations, prices: kept });
+      if (options.cursor) {
+        await execute(client, `INSERT INTO feed_cursors (key, value, updated_at) VALUES ($1, $2, $3)
+          ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`, [options.cursor.key, options.cursor.value, options.now]);
+      }
+      return { ...result, pricesHeld, pricesReleased: released.length, unknownStation: unknown.slice(0, UNKNOWN_EXAMPLES), unknownStationCount: unknown.length };
+    });
+  }
+
+  async feedCursor(key: string): Promise<string | undefined> {
+    if (!storable(key)) return undefined;
+    const row = await this.firstRow('SELECT value FROM feed_cursors WHERE key = $1', [key]);
+    return row === undefined ? undefined : String(row.value);
+  }
+
+  async feedStations(feed: string): Promise<FeedStation[]> {
+    return (await this.rows('SELECT id, feed_code, name, brand, address, suburb, postcode, state FROM stations WHERE feed = $1 ORDER BY key', [feed]))
+      .map(toFeedStation);
+  }
+
+  async recordRun(run: FeedRun): Promise<void> {
+    await transaction(this.db(), 'writer', async (client) => {
+      await execute(client, `INSERT INTO feed_runs (${FEED_RUN_COLUMNS.join(', ')}) VALUES (${FEED_RUN_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+        feedRunValues(run));
+      await execute(client, 'DELETE FROM feed_runs WHERE finished_at < $1', [run.finishedAt - RUN_LOG_DAYS * 86_400]);
+    });
+  }
+
+  async feedRuns(query: { feed?: string; limit: number }): Promise<FeedRun[]> {
+    const found = query.feed === undefined
+      ? await this.rows('SELECT * FROM feed_runs ORDER BY id DESC LIMIT $1', [query.limit])
+      : await this.rows('SELECT * FROM feed_runs WHERE feed = $1 ORDER BY id DESC LIMIT $2', [query.feed, query.limit]);
+    return found.map(toFeedRun);
+  }
+
+  async feedHealth(): Promise<FeedHealth[]> {
+    return (await this.rows(FEED_HEALTH)).map(toFeedHealth);
+  }
+
+
   async counts(): Promise<{ cities: number; stations: number; prices: number }> {
     const row = await this.firstRow(`SELECT (SELECT count(*) FROM cities) AS cities, (SELECT count(*) FROM stations) AS stations,
       (SELECT count(*) FROM price_events) AS prices`);
@@ -231,6 +288,11 @@ export class PostgresStore implements PriceStore {
   }
 }
 
+/** Byte order, as SQLite sorts text: held prices are released in the same order on both backends. */
+function compare(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
 /** PostgreSQL text cannot hold NUL: an id with one names nothing stored (SQLite would just find no row). */
 function storable(id: string): boolean {
   return !id.includes('\u0000');
@@ -245,7 +307,8 @@ function currentForCity(db: Queryable, cityId: string): Promise<CurrentPrice[]> 
 
 /** The PostgreSQL type of a column a copy moves (see migrations.ts). */
 function pgType(table: CopyTable, column: string): string {
-  const type = table === 'stations' && column === 'key' ? 'integer' : PG_TYPES[column];
+  const type = table === 'stations' && column === 'key' ? 'integer'
+    : table === 'feed_cursors' && column === 'value' ? 'text' : PG_TYPES[column];
   if (!type) throw new Error(`no PostgreSQL type known for ${table}.${column}`);
   return type;
 }
@@ -255,5 +318,5 @@ const PG_TYPES: Readonly<Record<string, string>> = {
   feed: 'text', feed_code: 'text', brand: 'text', address: 'text', street: 'text', suburb: 'text', postcode: 'text', phone: 'text',
   website: 'text', city_id: 'text', station_key: 'integer', fuel: 'smallint', at: 'bigint', price_tenths: 'integer', available: 'boolean',
   reported_at: 'bigint', open_from: 'bigint', day: 'integer', weighted_tenths: 'bigint', seconds: 'integer', mean_tenths: 'double precision',
-  sealed_before: 'integer', hash: 'bytea', created_at: 'bigint', expires_at: 'bigint', revoked_at: 'bigint', rate_limit: 'integer',
+  sealed_before: 'integer', hash: 'bytea', created_at: 'bigint', updated_at: 'bigint', expires_at: 'bigint', revoked_at: 'bigint', rate_limit: 'integer',
 };

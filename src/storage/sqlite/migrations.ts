@@ -109,4 +109,35 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     done INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  `
+  -- Ingest: where each feed or imported file left off (written with the batch it follows),
+  -- prices dated ahead of the clock held until due, and a log of every run.
+  CREATE TABLE feed_cursors (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TABLE pending_prices (
+    feed TEXT NOT NULL,
+    feed_code TEXT NOT NULL,
+    fuel INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    price_tenths INTEGER NOT NULL,
+    available INTEGER NOT NULL,
+    PRIMARY KEY (feed, feed_code, fuel, at)
+  ) WITHOUT ROWID;
+  CREATE INDEX pending_prices_by_at ON pending_prices (at);
+  CREATE TABLE feed_runs (
+    id INTEGER PRIMARY KEY,
+    feed TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER NOT NULL,
+    stations_added INTEGER NOT NULL,
+    stations_updated INTEGER NOT NULL,
+    prices_accepted INTEGER NOT NULL,
+    prices_ignored INTEGER NOT NULL,
+    prices_held INTEGER NOT NULL,
+    rejected INTEGER NOT NULL,
+    rejections TEXT NOT NULL,
+    error TEXT,
+    interval_sec INTEGER NOT NULL
+  );
+  CREATE INDEX feed_runs_by_feed ON feed_runs (feed, id);
+  `,
 ];

@@ -3,14 +3,14 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
-import { NO_DAY_LOWER_BOUND } from '../batch.ts';
+import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, splitHeld } from '../batch.ts';
 import {
-  type Row, STATION_COLUMNS, copySpec, fuelAt, toChunk, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
+  type Row, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
   type CopyTable, type CurrentPrice, type DayRange, type ListQuery, type ListResult, type PriceStore, type Station,
-  type StationDayRow, type TableChunk, type TokenRecord,
+  type StationDayRow, type TableChunk, type TokenRecord, type FeedBatchOptions, type FeedBatchResult, type FeedHealth, type FeedRun, type FeedStation,
 } from '../store.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 import { SqliteWriter } from './sqlite-writer.ts';
@@ -150,6 +150,55 @@ export class SqliteStore implements PriceStore {
   async seal(nowSec: number): Promise<void> {
     this.db.transaction(() => this.writer.seal(nowSec))();
   }
+
+  async applyFeedBatch(batch: Batch, options: FeedBatchOptions): Promise<FeedBatchResult> {
+    return this.db.transaction(() => {
+      const { due, held } = splitHeld(batch.prices, options.now);
+      const hold = this.sql(`INSERT INTO pending_prices (feed, feed_code, fuel, at, price_tenths, available) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT DO NOTHING`);
+      let pricesHeld = 0;
+      for (const p of held) pricesHeld += hold.run(p.feed, p.feedCode, fuelIndex(p.fuel), p.at, p.priceTenths, p.available ? 1 : 0).changes;
+      const released = (this.sql('SELECT * FROM pending_prices WHERE at <= ? ORDER BY at, feed, feed_code, fuel').all(options.now) as Row[]).map(toPending);
+      if (released.length > 0) this.sql('DELETE FROM pending_prices WHERE at <= ?').run(options.now);
+      const stored = this.sql('SELECT 1 FROM stations WHERE feed = ? AND feed_code = ?');
+      const { kept, unknown } = partitionKnown([...released, ...due], batch.stations, (feed, code) => stored.get(feed, code) !== undefined);
+      const result = this.writer.applyBatch({ stations: batch.stations, prices: kept });
+      if (options.cursor) {
+        this.sql(`INSERT INTO feed_cursors (key, value, updated_at) VALUES (?, ?, ?)
+          ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`).run(options.cursor.key, options.cursor.value, options.now);
+      }
+      return { ...result, pricesHeld, pricesReleased: released.length, unknownStation: unknown.slice(0, UNKNOWN_EXAMPLES), unknownStationCount: unknown.length };
+    })();
+  }
+
+  async feedCursor(key: string): Promise<string | undefined> {
+    const row = this.sql('SELECT value FROM feed_cursors WHERE key = ?').get(key) as { value: string } | undefined;
+    return row?.value;
+  }
+
+  async feedStations(feed: string): Promise<FeedStation[]> {
+    return (this.sql('SELECT id, feed_code, name, brand, address, suburb, postcode, state FROM stations WHERE feed = ? ORDER BY key').all(feed) as Row[])
+      .map(toFeedStation);
+  }
+
+  async recordRun(run: FeedRun): Promise<void> {
+    this.db.transaction(() => {
+      this.sql(`INSERT INTO feed_runs (${FEED_RUN_COLUMNS.join(', ')}) VALUES (${FEED_RUN_COLUMNS.map(() => '?').join(', ')})`).run(...feedRunValues(run));
+      this.sql('DELETE FROM feed_runs WHERE finished_at < ?').run(run.finishedAt - RUN_LOG_DAYS * 86_400);
+    })();
+  }
+
+  async feedRuns(query: { feed?: string; limit: number }): Promise<FeedRun[]> {
+    const found = query.feed === undefined
+      ? this.sql('SELECT * FROM feed_runs ORDER BY id DESC LIMIT ?').all(query.limit)
+      : this.sql('SELECT * FROM feed_runs WHERE feed = ? ORDER BY id DESC LIMIT ?').all(query.feed, query.limit);
+    return (found as Row[]).map(toFeedRun);
+  }
+
+  async feedHealth(): Promise<FeedHealth[]> {
+    return (this.sql(FEED_HEALTH).all() as Row[]).map(toFeedHealth);
+  }
+
 
   async counts(): Promise<{ cities: number; stations: number; prices: number }> {
     const n = (table: string): number => (this.sql(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;

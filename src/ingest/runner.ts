@@ -1,0 +1,112 @@
+/**
+ * One run of one feed: read its cursor, pull, apply each batch with its cursor in one
+ * transaction, and record the run (what was accepted, what was rejected and why, or the error).
+ * A poll that fails applies nothing; a crash between batches leaves whole batches and the
+ * cursor of the last one, so the next run resumes from there.
+ */
+import type { Clock, FeedConfig } from '../config.ts';
+import type { FeedRun, PriceStore } from '../storage/store.ts';
+import type { FeedAdapter, Logger } from './feed.ts';
+import { FeedHttp } from './http.ts';
+import { Normaliser, type Rejection, UnknownFuels } from './normalise.ts';
+
+export interface ApplyOutcome {
+  stationsAdded: number;
+  stationsUpdated: number;
+  pricesAccepted: number;
+  pricesIgnored: number;
+  pricesHeld: number;
+  rejected: Rejection[];
+}
+
+export const UNKNOWN_STATION = 'unknown station';
+
+/**
+ * Applies one normaliser's batch and the cursor in one transaction. Prices of stations neither
+ * in the batch nor stored are left out and counted as 'unknown station', beside the
+ * normaliser's own rejections.
+ */
+export async function applyNormalised(
+  store: PriceStore, normaliser: Normaliser, options: { now: number; cursor?: { key: string; value: string } },
+): Promise<ApplyOutcome> {
+  const result = await store.applyFeedBatch(normaliser.batch(), options);
+  const rejected = normaliser.rejected();
+  const example = result.unknownStation[0];
+  if (result.unknownStationCount > 0 && example) {
+    rejected.push({ reason: UNKNOWN_STATION, count: result.unknownStationCount, example: `${example.feed}/${example.feedCode}`.slice(0, 160) });
+  }
+  return {
+    stationsAdded: result.stationsAdded, stationsUpdated: result.stationsUpdated, pricesAccepted: result.pricesAccepted,
+    pricesIgnored: result.pricesIgnored, pricesHeld: result.pricesHeld, rejected,
+  };
+}
+
+/** The environment variables an adapter needs that are not set. */
+export function missingCredentials(adapter: FeedAdapter, config: FeedConfig): string[] {
+  return adapter.requires.filter((name) => !config.credentials[name]);
+}
+
+/** The one line said when a feed is left out for want of credentials. */
+export function disabledLine(adapter: FeedAdapter, missing: readonly string[]): string {
+  return `feed ${adapter.id} (${adapter.name}) disabled: set ${missing.join(' and ')} (README, "Real data")`;
+}
+
+export interface RunFeedOptions {
+  store: PriceStore;
+  adapter: FeedAdapter;
+  config: FeedConfig;
+  clock: Clock;
+  log: Logger;
+  http?: FeedHttp;
+}
+
+export async function runFeed(options: RunFeedOptions): Promise<FeedRun> {
+  const { store, adapter, config, clock, log } = options;
+  const http = options.http ?? new FeedHttp({
+    onRetry: ({ attempt, delayMs, reason }) => log.warn({ feed: adapter.id, attempt, delayMs, reason }, 'feed request failed: retrying'),
+  });
+  const startedAt = clock.now();
+  const run: FeedRun = {
+    feed: adapter.id, startedAt, finishedAt: startedAt, stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 0,
+    pricesIgnored: 0, pricesHeld: 0, rejected: 0, rejections: [], error: undefined, intervalSec: adapter.intervalSec,
+  };
+  const outcomes: ApplyOutcome[] = [];
+  try {
+    const cursor = await store.feedCursor(adapter.id);
+    const unknown = new UnknownFuels(adapter.id, log);
+    const pulled = await adapter.pull({
+      http, config, cursor, now: startedAt, log,
+      normaliser: () => new Normaliser(adapter.id, adapter.fuels, startedAt, unknown),
+    });
+    for (const { normaliser, cursor: next } of pulled) {
+      outcomes.push(await applyNormalised(store, normaliser, {
+        now: startedAt, ...(next === undefined ? {} : { cursor: { key: adapter.id, value: next } }),
+      }));
+    }
+  } catch (error) {
+    run.error = error instanceof Error ? error.message : String(error);
+  }
+  for (const o of outcomes) {
+    run.stationsAdded += o.stationsAdded;
+    run.stationsUpdated += o.stationsUpdated;
+    run.pricesAccepted += o.pricesAccepted;
+    run.pricesIgnored += o.pricesIgnored;
+    run.pricesHeld += o.pricesHeld;
+  }
+  run.rejections = Normaliser.merge(outcomes.map((o) => o.rejected));
+  run.rejected = run.rejections.reduce((sum, r) => sum + r.count, 0);
+  run.finishedAt = Math.max(startedAt, clock.now());
+  for (const r of run.rejections) log.warn({ feed: adapter.id, reason: r.reason, count: r.count, example: r.example }, 'records rejected');
+  const summary = {
+    feed: adapter.id, stationsAdded: run.stationsAdded, stationsUpdated: run.stationsUpdated, pricesAccepted: run.pricesAccepted,
+    pricesIgnored: run.pricesIgnored, pricesHeld: run.pricesHeld, rejected: run.rejected, calls: http.calls,
+  };
+  if (run.error === undefined) log.info(summary, 'feed run done');
+  else log.error({ ...summary, error: run.error }, 'feed run failed');
+  try {
+    await store.recordRun(run);
+  } catch (error) {
+    log.error({ feed: adapter.id, error: error instanceof Error ? error.message : String(error) }, 'could not record the run');
+  }
+  return run;
+}

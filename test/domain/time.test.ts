@@ -9,6 +9,7 @@ import {
   formatLocalDay,
   localDayFromYmd,
   localDayOf,
+  localTimeToUnix,
   splitByLocalDay,
   timeframeWindow,
   utcOffsetSeconds,
@@ -336,5 +337,24 @@ describe('timeframeWindow', () => {
       assert.ok(to < today);
       assert.ok(Date.UTC(t.y + 1, 5, 30) / 86_400_000 >= today);
     }), { numRuns: 1000 });
+  });
+});
+
+describe('localTimeToUnix', () => {
+  const iso = (state: Parameters<typeof localTimeToUnix>[0], ...t: [number, number, number, number, number, number]) =>
+    new Date(localTimeToUnix(state, ...t) * 1000).toISOString();
+  test('wall-clock times of each zone, summer and winter', () => {
+    assert.equal(iso('nsw', 2026, 11, 23, 8, 0, 0), '2026-11-22T21:00:00.000Z'); // AEDT +11
+    assert.equal(iso('nsw', 2026, 6, 1, 8, 0, 0), '2026-05-31T22:00:00.000Z'); // AEST +10
+    assert.equal(iso('qld', 2026, 1, 1, 0, 0, 0), '2025-12-31T14:00:00.000Z'); // no DST
+    assert.equal(iso('wa', 2026, 11, 24, 6, 0, 0), '2026-11-23T22:00:00.000Z'); // +8
+    assert.equal(iso('sa', 2026, 11, 23, 12, 0, 0), '2026-11-23T01:30:00.000Z'); // ACDT +10:30
+    assert.equal(iso('nt', 2026, 11, 23, 12, 0, 0), '2026-11-23T02:30:00.000Z'); // +9:30
+  });
+  test('the repeated hour when DST ends takes its first occurrence; the skipped hour when it starts, the old offset', () => {
+    assert.equal(iso('nsw', 2026, 4, 5, 2, 30, 0), '2026-04-04T15:30:00.000Z');
+    assert.equal(iso('nsw', 2026, 4, 5, 3, 0, 0), '2026-04-04T17:00:00.000Z');
+    assert.equal(iso('nsw', 2026, 10, 4, 2, 30, 0), '2026-10-03T16:30:00.000Z');
+    assert.equal(iso('nsw', 2026, 10, 4, 3, 0, 0), '2026-10-03T16:00:00.000Z');
   });
 });

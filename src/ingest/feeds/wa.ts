@@ -1,0 +1,231 @@
+/**
+ * WA FuelWatch: the public RSS at <base>/fuelwatch/fuelWatchRSS?Product=<code>&Day=today|tomorrow.
+ *
+ * One request per product per day; each answer is RSS 2.0 (sometimes with a byte-order mark)
+ * whose items carry title, description, brand, date (YYYY-MM-DD), price (c/L), trading-name,
+ * location (the suburb), address (street only), phone, latitude, longitude, site-features.
+ * Retailers notify FuelWatch by 14:00 and the prices are published at about 14:30 WA time; a
+ * price holds for 24 hours from 06:00 on the item's date, so each report's `at` is 06:00 WA
+ * time that day. Before 14:30 the tomorrow request answers a channel with no items.
+ * FuelWatch gives no station code: stations are keyed on their normalised address and suburb
+ * (waStationKey), which the historical-file importer reuses; the brand is only a field, so a
+ * rebrand keeps the station. FuelWatch has no out-of-stock flag: a station that stops selling
+ * a product simply leaves that product's list.
+ */
+import { createHash } from 'node:crypto';
+import { localTimeToUnix } from '../../domain/time.ts';
+import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled } from '../feed.ts';
+import { type Normaliser, type RawPrice, type RawStation, centsToTenths, stripBom } from '../normalise.ts';
+
+export const WA_RSS_PATH = '/fuelwatch/fuelWatchRSS';
+export const WA_DAYS = ['today', 'tomorrow'] as const;
+export type WaDay = (typeof WA_DAYS)[number];
+
+/** FuelWatch product codes (the Product= parameter); every code here is requested on each poll. */
+export const WA_FUELS: FuelMap = {
+  '1': 'ulp91', // Unleaded Petrol
+  '2': 'ulp95', // Premium Unleaded
+  '4': 'diesel',
+  '5': 'lpg',
+  '6': 'ulp98', // 98 RON
+  '10': 'e85',
+  '11': 'pdiesel', // Brand diesel: the branded premium diesels
+};
+
+/** One RSS item: its child elements by name, text decoded. */
+export type WaItem = Readonly<Record<string, string>>;
+
+function malformed(message: string): FeedError {
+  return new FeedError('malformed', `FuelWatch RSS: ${message}`);
+}
+
+const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** XML text with its five named entities and numeric references decoded; anything else is left as written. */
+export function decodeXmlText(text: string): string {
+  return text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]+);/g, (whole, name: string) => {
+    if (name.startsWith('#')) {
+      const code = name[1] === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return ENTITIES[name] ?? whole;
+  });
+}
+
+/** An element's content: text and CDATA sections only (FuelWatch items nest nothing). */
+function elementText(content: string, name: string): string {
+  let out = '';
+  let rest = content;
+  for (;;) {
+    const cdata = rest.indexOf('<![CDATA[');
+    const plain = cdata < 0 ? rest : rest.slice(0, cdata);
+    if (plain.includes('<')) throw malformed(`<${name}> holds markup where text was expected`);
+    out += decodeXmlText(plain);
+    if (cdata < 0) return out;
+    const end = rest.indexOf(']]>', cdata);
+    if (end < 0) throw malformed(`<${name}> has an unclosed CDATA section`);
+    out += rest.slice(cdata + 9, end);
+    rest = rest.slice(end + 3);
+  }
+}
+
+const CHILD_OPEN = /\s*<([A-Za-z_][\w.-]*)(\s[^<>]*?)?(\/?)>/y;
+
+/** The child elements of one <item>, by name (the first of a repeated name wins). */
+function itemChildren(body: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  let at = 0;
+  while (at < body.length) {
+    if (/^\s*$/.test(body.slice(at))) break;
+    CHILD_OPEN.lastIndex = at;
+    const open = CHILD_OPEN.exec(body);
+    if (!open) throw malformed(`unexpected content in an <item>: '${body.slice(at, at + 40).trim()}'`);
+    const name = open[1] ?? '';
+    at = CHILD_OPEN.lastIndex;
+    let value = '';
+    if (open[3] !== '/') {
+      const close = body.indexOf(`</${name}>`, at);
+      if (close < 0) throw malformed(`<${name}> is not closed`);
+      value = elementText(body.slice(at, close), name);
+      at = close + name.length + 3;
+    }
+    if (!Object.hasOwn(fields, name)) fields[name] = value.trim();
+  }
+  return fields;
+}
+
+/**
+ * The items of one FuelWatch answer. Throws FeedError('malformed') when the body is not an RSS
+ * document with a complete <channel> (a cut or garbled answer), so nothing of the poll is applied.
+ */
+export function parseFuelWatchRss(body: string): WaItem[] {
+  const text = stripBom(body).trim();
+  const doc = text.replace(/^<\?xml[^>]*\?>\s*/, '').replace(/^(<!--[\s\S]*?-->\s*)+/, '');
+  if (!/^<rss[\s>]/.test(doc)) throw malformed('the answer is not an RSS document');
+  if (!/<\/channel>\s*<\/rss>$/.test(doc)) throw malformed('the document ends before </channel></rss> (truncated?)');
+  const open = doc.indexOf('<channel>');
+  if (open < 0) throw malformed('no <channel>');
+  const channel = doc.slice(open + 9, doc.lastIndexOf('</channel>'));
+  const items: WaItem[] = [];
+  let at = 0;
+  for (;;) {
+    const start = channel.indexOf('<item>', at);
+    if (start < 0) break;
+    const end = channel.indexOf('</item>', start);
+    if (end < 0) throw malformed('an <item> is not closed');
+    items.push(itemChildren(channel.slice(start + 6, end)));
+    at = end + 7;
+  }
+  if (/<item[\s>]/.test(channel.slice(at)) || channel.slice(at).includes('</item>')) throw malformed('stray <item> markup');
+  return items;
+}
+
+/** Street words written out and abbreviated both occur in FuelWatch and its historical files; keys use the short form. */
+const ABBREVIATIONS: Readonly<Record<string, string>> = {
+  ROAD: 'RD', STREET: 'ST', HIGHWAY: 'HWY', HWAY: 'HWY', AVENUE: 'AVE', AV: 'AVE', DRIVE: 'DR', DRV: 'DR',
+  PARADE: 'PDE', TERRACE: 'TCE', TERR: 'TCE', PLACE: 'PL', COURT: 'CT', CRESCENT: 'CRES', BOULEVARD: 'BLVD',
+  BVD: 'BLVD', LANE: 'LN', CLOSE: 'CL', CIRCUIT: 'CCT', SQUARE: 'SQ', ESPLANADE: 'ESP', CORNER: 'CNR',
+  MOUNT: 'MT',
+};
+
+/** Upper case, punctuation to spaces, "12 - 14" as "12-14", abbreviations unified, spaces collapsed. */
+export function normaliseWaPlace(text: string): string {
+  return text
+    .toUpperCase()
+    .replace(/[.,;:()'"`]/g, ' ')
+    .replace(/\s*-\s*/g, '-')
+    .split(/\s+/)
+    .filter((word) => word !== '')
+    .map((word) => ABBREVIATIONS[word] ?? word)
+    .join(' ');
+}
+
+const MAX_KEY = 100;
+
+/**
+ * A FuelWatch station's key from its address and suburb only, so the historical-file importer
+ * (ADDRESS, LOCATION columns) finds the same station: "223 Belmont Avenue (Cnr Wright Street)",
+ * "Cloverdale" and "223 BELMONT AVE (CNR WRIGHT ST)", "CLOVERDALE" give the same key. Keys
+ * over 100 characters keep their start and end in a hash of the whole. Empty when either part is.
+ */
+export function waStationKey(address: string, suburb: string): string {
+  const street = normaliseWaPlace(address);
+  const place = normaliseWaPlace(suburb);
+  if (!street || !place) return '';
+  const key = `${street}|${place}`;
+  if (key.length <= MAX_KEY) return key;
+  const digest = createHash('sha1').update(key).digest('hex').slice(0, 12);
+  return `${key.slice(0, MAX_KEY - 13)}#${digest}`;
+}
+
+/** A decimal degree as FuelWatch writes it, or NaN (an empty field is not 0). */
+function degrees(text: string | undefined): number {
+  return text !== undefined && /^-?\d{1,3}(\.\d+)?$/.test(text.trim()) ? Number(text.trim()) : NaN;
+}
+
+/** 06:00 WA time on an item's YYYY-MM-DD date, when its prices take effect; undefined for another shape. */
+export function waEffectiveAt(date: string | undefined): number | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date?.trim() ?? '');
+  if (!match) return undefined;
+  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (m < 1 || m > 12 || d < 1 || d > 31) return undefined;
+  return localTimeToUnix('wa', y, m, d, 6, 0, 0);
+}
+
+export type WaRecord = { station: RawStation; price: RawPrice } | { rejected: string };
+
+/** One item of one product's list as a station and its price, or why it cannot be read. */
+export function readWaItem(item: WaItem, productCode: string): WaRecord {
+  const address = item['address'] ?? '';
+  const suburb = item['location'] ?? '';
+  const code = waStationKey(address, suburb);
+  if (!code) return { rejected: 'station without an address and suburb' };
+  const at = waEffectiveAt(item['date']);
+  if (at === undefined) return { rejected: 'price without a valid date' };
+  const priceTenths = centsToTenths(item['price']);
+  if (priceTenths === undefined) return { rejected: 'price that is not a number' };
+  const station: RawStation = {
+    code, name: item['trading-name'] ?? '', brand: item['brand'] ?? '',
+    address: `${address}, ${suburb} WA`, street: address, suburb, postcode: '', state: 'wa',
+    phone: item['phone'] ?? '', latitude: degrees(item['latitude']), longitude: degrees(item['longitude']),
+  };
+  return { station, price: { code, fuelCode: productCode, at, priceTenths, available: true } };
+}
+
+/** Adds one product's items to a batch: a station's price only once the station itself was accepted. */
+export function addWaItems(normaliser: Normaliser, items: readonly WaItem[], productCode: string): void {
+  for (const item of items) {
+    const record = readWaItem(item, productCode);
+    if ('rejected' in record) {
+      normaliser.reject(record.rejected, item);
+      continue;
+    }
+    if (normaliser.station(record.station)) normaliser.price(record.price);
+  }
+}
+
+export const waAdapter: FeedAdapter = {
+  id: 'wa',
+  name: 'WA FuelWatch',
+  states: ['wa'],
+  // FuelWatch publishes no quota. Prices change once a day (published ~14:30, in force from
+  // 06:00 next day), so hourly is plenty: 14 small requests an hour, and tomorrow's prices
+  // arrive within an hour of publication.
+  intervalSec: 3_600,
+  requires: [],
+  fuels: WA_FUELS,
+  async pull(ctx: PullContext): Promise<Pulled[]> {
+    const normaliser = ctx.normaliser();
+    // One batch for the whole poll: a malformed answer throws before it is returned, so nothing of the poll is applied.
+    for (const productCode of Object.keys(WA_FUELS)) {
+      for (const day of WA_DAYS) {
+        const response = await ctx.http.request(`${ctx.config.url}${WA_RSS_PATH}`, {
+          query: { Product: productCode, Day: day },
+          headers: { accept: 'application/rss+xml, application/xml, text/xml', 'user-agent': 'fuelprice-ingest/1.0' },
+        });
+        addWaItems(normaliser, parseFuelWatchRss(response.text), productCode);
+      }
+    }
+    return [{ normaliser, cursor: undefined }];
+  },
+};

@@ -1,0 +1,180 @@
+/**
+ * NSW FuelCheck price history (data.nsw.gov.au, "Fuel Check"): monthly files, one row per
+ * price change, columns ServiceStationName, Address, Suburb, Postcode, Brand, FuelCode
+ * (FuelType in the early 2016 files), PriceUpdatedDate, Price (cents a litre), times in Sydney
+ * local time. The files carry no station code and no position, so each row is matched to a
+ * station the live FuelCheck feed ('nsw') already created: by address and postcode, else by
+ * name and postcode. Rows of stations not known yet are rejected (counted) and can be imported
+ * again after `fuelprice ingest nsw` has seen them.
+ */
+import { localTimeToUnix } from '../../domain/time.ts';
+import type { FeedStation, PriceStore } from '../../storage/store.ts';
+import type { FuelMap } from '../feed.ts';
+import { type Normaliser, centsToTenths } from '../normalise.ts';
+import type { ColumnSpec, Row } from './csv.ts';
+import { parseDayFirstDateTime, parseIsoDateTime } from './dates.ts';
+import type { ImportFormat, RowReader } from './format.ts';
+
+export const NSW_STATION_NOT_KNOWN = 'station not known: run `fuelprice ingest nsw` first';
+
+/** The FuelCheck fuel codes, the same in the history files as in the live API. */
+export const NSW_HISTORY_FUELS: FuelMap = {
+  E10: 'e10',
+  U91: 'ulp91',
+  P95: 'ulp95',
+  P98: 'ulp98',
+  DL: 'diesel',
+  PDL: 'pdiesel',
+  LPG: 'lpg',
+  E85: 'e85',
+  B20: 'b20',
+  CNG: 'cng',
+  LNG: 'lng',
+  EV: 'ev',
+};
+
+const NSW_COLUMNS: readonly ColumnSpec[] = [
+  { name: 'ServiceStationName' },
+  { name: 'Address' },
+  { name: 'Suburb' },
+  { name: 'Postcode' },
+  { name: 'FuelCode', aliases: ['FuelType'] },
+  { name: 'PriceUpdatedDate' },
+  { name: 'Price' },
+];
+
+const STATION_FIELDS = ['ServiceStationName', 'Address', 'Suburb', 'Postcode'] as const;
+
+/** Street words written out and abbreviated both occur; keys use the short form. */
+const STREET_WORDS: Readonly<Record<string, string>> = {
+  road: 'rd', street: 'st', avenue: 'ave', av: 'ave', highway: 'hwy', hway: 'hwy', drive: 'dr', parade: 'pde',
+  place: 'pl', lane: 'ln', crescent: 'cres', boulevard: 'blvd', boulevarde: 'blvd', bvd: 'blvd', terrace: 'tce',
+  court: 'ct', corner: 'cnr', mount: 'mt', close: 'cl', circuit: 'cct', square: 'sq', esplanade: 'esp',
+  north: 'nth', south: 'sth',
+};
+const STATE_WORDS: ReadonlySet<string> = new Set(['nsw', 'act', 'tas', 'qld', 'vic', 'sa', 'wa', 'nt']);
+
+/** A form of text for matching addresses and names: lower case, `&` as `and`, punctuation gone, spaces collapsed. */
+function plainWords(text: string): string[] {
+  return text.toLowerCase().replace(/&/g, ' and ').replace(/[^a-z0-9]+/g, ' ').trim().split(' ').filter((w) => w !== '');
+}
+
+/** A postcode as four digits ("2099", "2099.0" from a spreadsheet, "800" -> "0800"), or ''. */
+export function postcodeOf(text: string): string {
+  const digits = text.trim().replace(/\.0+$/, '');
+  return /^\d{3,4}$/.test(digits) ? digits.padStart(4, '0') : '';
+}
+
+/**
+ * The street part of an address as a matching key with its postcode. FuelCheck writes
+ * "940 Pittwater Road & Hawkesbury Avenue, Dee Why NSW 2099": the postcode, state and suburb
+ * at the end are dropped (they may or may not be there), street words are abbreviated, case
+ * and punctuation ignored. '' when nothing is left.
+ */
+export function nswAddressKey(address: string, suburb: string, postcode: string): string {
+  const code = postcodeOf(postcode);
+  let words = plainWords(address);
+  if (code !== '' && words[words.length - 1] === code) words.pop();
+  if (STATE_WORDS.has(words[words.length - 1] ?? '')) words.pop();
+  const place = plainWords(suburb);
+  const tail = words.slice(words.length - place.length);
+  if (place.length > 0 && place.length < words.length && place.every((w, i) => tail[i] === w)) words = words.slice(0, -place.length);
+  if (words.length === 0 || code === '') return '';
+  return `${words.map((w) => STREET_WORDS[w] ?? w).join(' ')}|${code}`;
+}
+
+/** A station's name as a matching key with its postcode; '' when either is missing. */
+export function nswNameKey(name: string, postcode: string): string {
+  const code = postcodeOf(postcode);
+  const words = plainWords(name);
+  return words.length === 0 || code === '' ? '' : `${words.join(' ')}|${code}`;
+}
+
+/** The feed codes of the stations the live feed knows, by address key and by name key; a key two stations share matches neither. */
+export class NswStationIndex {
+  private readonly byAddress = new Map<string, string | null>();
+  private readonly byName = new Map<string, string | null>();
+
+  constructor(stations: readonly FeedStation[]) {
+    for (const s of stations) {
+      add(this.byAddress, nswAddressKey(s.address, s.suburb, s.postcode), s.feedCode);
+      add(this.byName, nswNameKey(s.name, s.postcode), s.feedCode);
+    }
+  }
+
+  /** The feed code of the station a history row names, if exactly one known station fits. */
+  match(name: string, address: string, suburb: string, postcode: string): string | undefined {
+    const byAddress = this.byAddress.get(nswAddressKey(address, suburb, postcode));
+    if (byAddress) return byAddress;
+    return this.byName.get(nswNameKey(name, postcode)) ?? undefined;
+  }
+}
+
+function add(index: Map<string, string | null>, key: string, code: string): void {
+  if (key === '') return;
+  const found = index.get(key);
+  index.set(key, found === undefined || found === code ? code : null);
+}
+
+/**
+ * Spreadsheet exports leave merged cells blank below their first row: a row with no station
+ * fields is the previous row's station, and a blank fuel code or date is the previous one's.
+ */
+export function fillDown(row: Row, previous: Row | undefined): Row {
+  if (!previous) return row;
+  const stationBlank = STATION_FIELDS.every((f) => (row[f] ?? '') === '');
+  if (!stationBlank && row['FuelCode'] !== '' && row['PriceUpdatedDate'] !== '') return row;
+  const out: Record<string, string> = { ...row };
+  if (stationBlank) for (const f of STATION_FIELDS) out[f] = previous[f] ?? '';
+  for (const f of ['FuelCode', 'PriceUpdatedDate']) if (out[f] === '') out[f] = previous[f] ?? '';
+  return out;
+}
+
+/** PriceUpdatedDate as Unix seconds: Sydney wall-clock time in any of the shapes the files have used. */
+export function nswPriceTime(text: string): number | undefined {
+  const wall = parseDayFirstDateTime(text) ?? parseIsoDateTime(text);
+  return wall && localTimeToUnix('nsw', wall.y, wall.m, wall.d, wall.h, wall.mi, wall.s);
+}
+
+class NswHistoryReader implements RowReader {
+  private previous: Row | undefined;
+
+  constructor(private readonly index: NswStationIndex) {}
+
+  skip(row: Row): void {
+    this.previous = fillDown(row, this.previous);
+  }
+
+  read(input: Row, normaliser: Normaliser, line: number): void {
+    const row = fillDown(input, this.previous);
+    this.previous = row;
+    const field = (name: string): string => row[name] ?? '';
+    const code = this.index.match(field('ServiceStationName'), field('Address'), field('Suburb'), field('Postcode'));
+    if (code === undefined) {
+      normaliser.reject(NSW_STATION_NOT_KNOWN, { line, ...row });
+      return;
+    }
+    const at = nswPriceTime(field('PriceUpdatedDate'));
+    if (at === undefined) {
+      normaliser.reject('price with an unreadable PriceUpdatedDate', { line, ...row });
+      return;
+    }
+    const priceTenths = centsToTenths(field('Price'));
+    if (priceTenths === undefined) {
+      normaliser.reject('price that is not a number', { line, ...row });
+      return;
+    }
+    normaliser.price({ code, fuelCode: field('FuelCode'), at, priceTenths, available: true });
+  }
+}
+
+export const nswHistory: ImportFormat = {
+  id: 'nsw-history',
+  feed: 'nsw',
+  name: 'NSW FuelCheck price history',
+  columns: NSW_COLUMNS,
+  fuels: NSW_HISTORY_FUELS,
+  async start(store: PriceStore): Promise<RowReader> {
+    return new NswHistoryReader(new NswStationIndex(await store.feedStations('nsw')));
+  },
+};

@@ -1,0 +1,112 @@
+/**
+ * QLD Fuel Price Reporting (data.qld.gov.au, "Fuel price reporting <year>"): monthly CSVs of
+ * every price change, columns SiteId, Site_Name, Site_Brand, Sites_Address_Line_1, Site_Suburb,
+ * Site_State, Site_Post_Code, Site_Latitude, Site_Longitude, Fuel_Type, Price (tenths of a cent;
+ * 9999 = not available), TransactionDateutc (UTC, `dd/mm/yyyy HH:mm`; older files
+ * `yyyy-mm-ddTHH:mm:ss`). Sites carry a position, so the import creates the stations it has
+ * not seen, as feed 'qld' with the SiteId as code (the key of the live FPD feed). Stations
+ * already known are left as they are: an old file must not undo a later rename or rebrand.
+ */
+import type { PriceStore } from '../../storage/store.ts';
+import type { FuelMap } from '../feed.ts';
+import type { Normaliser } from '../normalise.ts';
+import type { ColumnSpec, Row } from './csv.ts';
+import { parseDayFirstDateTime, parseIsoDateTime, utcWallToUnix } from './dates.ts';
+import type { ImportFormat, RowReader } from './format.ts';
+
+/** Price value the scheme uses for a fuel the site is out of. */
+export const QLD_NOT_AVAILABLE = 9999;
+
+/** Fuel_Type as the files write it. */
+export const QLD_HISTORY_FUELS: FuelMap = {
+  Unleaded: 'ulp91',
+  e10: 'e10',
+  E10: 'e10',
+  'PULP 95/96 RON': 'ulp95',
+  'PULP 98 RON': 'ulp98',
+  Diesel: 'diesel',
+  'Premium Diesel': 'pdiesel',
+  LPG: 'lpg',
+  e85: 'e85',
+  E85: 'e85',
+  OPAL: 'opal',
+  'Liquefied natural gas': 'lng',
+};
+
+const QLD_COLUMNS: readonly ColumnSpec[] = [
+  { name: 'SiteId' },
+  { name: 'Site_Name' },
+  { name: 'Site_Brand' },
+  { name: 'Sites_Address_Line_1' },
+  { name: 'Site_Suburb' },
+  { name: 'Site_Post_Code' },
+  { name: 'Site_Latitude' },
+  { name: 'Site_Longitude' },
+  { name: 'Fuel_Type' },
+  { name: 'Price' },
+  { name: 'TransactionDateutc' },
+];
+
+/** TransactionDateutc as Unix seconds. */
+export function qldTransactionTime(text: string): number | undefined {
+  const wall = parseDayFirstDateTime(text) ?? parseIsoDateTime(text);
+  return wall && utcWallToUnix(wall);
+}
+
+/** A decimal degree, or NaN (an empty field is not 0). */
+function degrees(text: string): number {
+  return /^-?\d{1,3}(\.\d+)?$/.test(text) ? Number(text) : NaN;
+}
+
+class QldHistoryReader implements RowReader {
+  constructor(private readonly known: Set<string>) {}
+
+  skip(): void {}
+
+  read(row: Row, normaliser: Normaliser, line: number): void {
+    const field = (name: string): string => row[name] ?? '';
+    const code = field('SiteId');
+    if (!/^\d{1,12}$/.test(code)) {
+      normaliser.reject('row without a numeric SiteId', { line, ...row });
+      return;
+    }
+    if (!this.known.has(code)) {
+      const street = field('Sites_Address_Line_1');
+      const suburb = field('Site_Suburb');
+      const postcode = field('Site_Post_Code');
+      const added = normaliser.station({
+        code, name: field('Site_Name'), brand: field('Site_Brand'),
+        address: [street, [suburb, 'QLD', postcode].filter((p) => p !== '').join(' ')].filter((p) => p !== '').join(', '),
+        street, suburb, postcode, state: 'qld',
+        latitude: degrees(field('Site_Latitude')), longitude: degrees(field('Site_Longitude')),
+      });
+      // A station the normaliser refused is counted with its reason on each of its rows; its prices go nowhere.
+      if (!added) return;
+      this.known.add(code);
+    }
+    const at = qldTransactionTime(field('TransactionDateutc'));
+    if (at === undefined) {
+      normaliser.reject('price with an unreadable TransactionDateutc', { line, ...row });
+      return;
+    }
+    const price = field('Price');
+    if (!/^\d{1,6}$/.test(price)) {
+      normaliser.reject('price that is not a number', { line, ...row });
+      return;
+    }
+    const tenths = Number(price);
+    const available = tenths !== QLD_NOT_AVAILABLE;
+    normaliser.price({ code, fuelCode: field('Fuel_Type'), at, priceTenths: available ? tenths : 0, available });
+  }
+}
+
+export const qldHistory: ImportFormat = {
+  id: 'qld-history',
+  feed: 'qld',
+  name: 'QLD Fuel Price Reporting',
+  columns: QLD_COLUMNS,
+  fuels: QLD_HISTORY_FUELS,
+  async start(store: PriceStore): Promise<RowReader> {
+    return new QldHistoryReader(new Set((await store.feedStations('qld')).map((s) => s.feedCode)));
+  },
+};

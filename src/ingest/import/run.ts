@@ -1,0 +1,182 @@
+/**
+ * One historical file into the store: streamed in batches (memory stays flat whatever the
+ * size), each batch applied with the file's cursor in one transaction, so an import that stops
+ * half-way resumes after the last applied batch, and a finished file is not read again. The
+ * writer ignores reports it already holds, so importing a file twice changes nothing.
+ */
+import { createHash } from 'node:crypto';
+import { open, stat } from 'node:fs/promises';
+import type { PriceStore } from '../../storage/store.ts';
+import type { Logger } from '../feed.ts';
+import { Normaliser, UnknownFuels } from '../normalise.ts';
+import { applyNormalised } from '../runner.ts';
+import { type CsvRecord, type ResolvedHeader, readCsv, resolveHeader, rowOf } from './csv.ts';
+import type { ImportFormat, ImportFormatId } from './format.ts';
+import { nswHistory } from './nsw-history.ts';
+import type { FileOutcome, ProgressState } from './progress.ts';
+import { qldHistory } from './qld-history.ts';
+import { waHistory } from './wa-history.ts';
+
+export const IMPORT_FORMATS: Readonly<Record<ImportFormatId, ImportFormat>> = {
+  'nsw-history': nswHistory,
+  'wa-history': waHistory,
+  'qld-history': qldHistory,
+};
+
+export const DEFAULT_BATCH_ROWS = 5_000;
+/** Bytes of the file's start that, with its size, identify it. */
+export const IDENTITY_BYTES = 1024 * 1024;
+/** Title lines some spreadsheet exports put above the header row. */
+export const MAX_PREAMBLE_ROWS = 5;
+export const WRONG_FIELD_COUNT = 'row with the wrong number of fields';
+/** Progress is offered to the display every this many rows (it decides whether to show it). */
+const PROGRESS_EVERY_ROWS = 500;
+
+/** A file that cannot be imported at all (missing columns, a cursor it does not fit): nothing of it is applied by this run. */
+export class ImportError extends Error {
+  override readonly name = 'ImportError';
+}
+
+/** Identifies a file by content, not name: sha256 of its size and first MiB, 16 hex digits. A renamed copy is the same file. */
+export async function fileIdentity(path: string): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    const buffer = Buffer.alloc(Math.min(size, IDENTITY_BYTES));
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return createHash('sha256').update(`${size}\n`).update(buffer.subarray(0, filled)).digest('hex').slice(0, 16);
+  } finally {
+    await handle.close();
+  }
+}
+
+export function importCursorKey(format: ImportFormatId, identity: string): string {
+  return `import:${format}:${identity}`;
+}
+
+/** A stored import cursor: `<rows>` applied so far, or `done:<rows>` for a finished file. */
+export function parseImportCursor(value: string | undefined): { rows: number; done: boolean } {
+  if (value === undefined) return { rows: 0, done: false };
+  const match = /^(done:)?(\d{1,15})$/.exec(value);
+  if (!match) throw new ImportError(`its stored cursor '${value.slice(0, 40)}' cannot be read (import it again with --restart)`);
+  return { rows: Number(match[2]), done: match[1] !== undefined };
+}
+
+/** What an import reports while it runs (ImportProgress, or nothing). */
+export interface ProgressSink {
+  update(state: ProgressState): void;
+  finish(outcome: FileOutcome): void;
+}
+
+export interface ImportFileOptions {
+  store: PriceStore;
+  format: ImportFormat;
+  path: string;
+  /** Unix seconds from the injected clock: the normalisers' and the writer's now. */
+  now: number;
+  /** The file as messages name it (default: the path). */
+  label?: string;
+  batchRows?: number;
+  /** Reads the file from its first row whatever its cursor says (the writer ignores what it already has). */
+  restart?: boolean;
+  progress?: ProgressSink;
+  log?: Logger;
+  /** Called after each batch is applied with its number (from 1); throwing stops the import there, as a crash would. */
+  afterBatch?: (batch: number) => void | Promise<void>;
+}
+
+/** The header row: the first of the first few records that has every required column. */
+async function readHeader(records: AsyncIterator<CsvRecord>, format: ImportFormat): Promise<ResolvedHeader> {
+  let first: string[] | undefined;
+  for (let i = 0; i <= MAX_PREAMBLE_ROWS; i++) {
+    const next = await records.next();
+    if (next.done) break;
+    first ??= next.value.fields;
+    const resolved = resolveHeader(next.value.fields, format.columns);
+    if (resolved.ok) return resolved.header;
+  }
+  if (!first) throw new ImportError('the file is empty');
+  const resolved = resolveHeader(first, format.columns);
+  const missing = resolved.ok ? [] : resolved.missing;
+  throw new ImportError(`not a ${format.name} file: the header lacks ${missing.join(', ')} (found: ${first.slice(0, 20).join(', ').slice(0, 300)})`);
+}
+
+export async function importFile(options: ImportFileOptions): Promise<FileOutcome> {
+  const { store, format, path, now, progress } = options;
+  const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
+  if (!Number.isInteger(batchRows) || batchRows < 1) throw new RangeError(`batchRows must be a positive integer, got ${batchRows}`);
+  const outcome: FileOutcome = {
+    format: format.id, file: options.label ?? path, status: 'imported', rows: 0, resumedAfter: 0,
+    stationsAdded: 0, pricesAccepted: 0, pricesIgnored: 0, pricesHeld: 0, rejected: [], error: undefined,
+  };
+  let rows = 0;
+  try {
+    const key = importCursorKey(format.id, await fileIdentity(path));
+    const cursor = options.restart ? { rows: 0, done: false } : parseImportCursor(await store.feedCursor(key));
+    if (cursor.done) {
+      outcome.status = 'already imported';
+      outcome.rows = cursor.rows;
+      progress?.finish(outcome);
+      return outcome;
+    }
+    outcome.resumedAfter = cursor.rows;
+    const totalBytes = (await stat(path)).size;
+    let bytesRead = 0;
+    const records = readCsv(path, (n) => { bytesRead = n; });
+    try {
+      const header = await readHeader(records, format);
+      const reader = await format.start(store);
+      const unknown = new UnknownFuels(format.feed, options.log);
+      let normaliser = new Normaliser(format.feed, format.fuels, now, unknown);
+      let inBatch = 0;
+      let batches = 0;
+      const state = (): ProgressState => ({
+        bytesRead, totalBytes, rows,
+        rejected: [...outcome.rejected, ...normaliser.rejected()].reduce((sum, r) => sum + r.count, 0),
+      });
+      const apply = async (cursorValue: string): Promise<void> => {
+        const applied = await applyNormalised(store, normaliser, { now, cursor: { key, value: cursorValue } });
+        outcome.stationsAdded += applied.stationsAdded;
+        outcome.pricesAccepted += applied.pricesAccepted;
+        outcome.pricesIgnored += applied.pricesIgnored;
+        outcome.pricesHeld += applied.pricesHeld;
+        outcome.rejected = Normaliser.merge([outcome.rejected, applied.rejected]);
+        outcome.rows = rows;
+        normaliser = new Normaliser(format.feed, format.fuels, now, unknown);
+        inBatch = 0;
+        await options.afterBatch?.(++batches);
+      };
+      for await (const record of { [Symbol.asyncIterator]: () => records }) {
+        rows++;
+        const row = rowOf(record.fields, header);
+        if (rows <= cursor.rows) {
+          // Applied by an earlier run: read past it, keeping only the context later rows may need.
+          if (row) reader.skip(row);
+          continue;
+        }
+        if (row) reader.read(row, normaliser, record.line);
+        else normaliser.reject(WRONG_FIELD_COUNT, { line: record.line, fields: record.fields.length, expected: header.width });
+        if (++inBatch >= batchRows) await apply(String(rows));
+        if (rows % PROGRESS_EVERY_ROWS === 0) progress?.update(state());
+      }
+      if (rows < cursor.rows) {
+        throw new ImportError(`an earlier import applied ${cursor.rows} rows but the file now has ${rows} (import it again with --restart)`);
+      }
+      await apply(`done:${rows}`);
+      progress?.update(state());
+    } finally {
+      await records.return(undefined);
+    }
+  } catch (error) {
+    outcome.status = 'failed';
+    // outcome.rows stays at the rows applied: what a re-run will pass over.
+    outcome.error = error instanceof Error ? error.message : String(error);
+  }
+  progress?.finish(outcome);
+  return outcome;
+}

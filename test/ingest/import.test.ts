@@ -1,0 +1,567 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from '../../src/cli/args.ts';
+import { importCommand } from '../../src/cli/import.ts';
+import { loadConfig } from '../../src/config.ts';
+import { localDayFromYmd } from '../../src/domain/time.ts';
+import { demoCities } from '../../src/ingest/demo.ts';
+import { waStationKey } from '../../src/ingest/feeds/wa.ts';
+import { headerKey, resolveHeader, rowOf } from '../../src/ingest/import/csv.ts';
+import { parseDayFirstDate, parseDayFirstDateTime, parseIsoDateTime } from '../../src/ingest/import/dates.ts';
+import {
+  NSW_STATION_NOT_KNOWN, NswStationIndex, fillDown, nswAddressKey, nswHistory, nswPriceTime, postcodeOf,
+} from '../../src/ingest/import/nsw-history.ts';
+import { type FileOutcome, ImportProgress, PLAIN_INTERVAL_MS, summaryLine } from '../../src/ingest/import/progress.ts';
+import { qldHistory, qldTransactionTime } from '../../src/ingest/import/qld-history.ts';
+import {
+  ImportError, WRONG_FIELD_COUNT, fileIdentity, importCursorKey, importFile, parseImportCursor,
+} from '../../src/ingest/import/run.ts';
+import { waHistory, waPublishTime } from '../../src/ingest/import/wa-history.ts';
+import type { ImportFormat } from '../../src/ingest/import/format.ts';
+import { Normaliser, type RawStation, type Rejection } from '../../src/ingest/normalise.ts';
+import { UNKNOWN_STATION, applyNormalised } from '../../src/ingest/runner.ts';
+import type { CopyTable, FeedStation, PriceStore } from '../../src/storage/store.ts';
+import { snapshot, testBackends } from '../helpers.ts';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'import');
+const NSW_FILE = join(FIXTURES, 'nsw-history-2026-02.csv');
+const NSW_2016_FILE = join(FIXTURES, 'nsw-history-2016-08.csv');
+const WA_FILE = join(FIXTURES, 'FuelWatchRetail-02-2026.csv');
+const QLD_FILE = join(FIXTURES, 'qld-fuel-prices-2026-02.csv');
+
+/** 2 March 2026 00:00 UTC: after every fixture row. */
+const NOW = Date.UTC(2026, 2, 2) / 1000;
+const utc = (y: number, m: number, d: number, h: number, mi: number): number => Date.UTC(y, m - 1, d, h, mi) / 1000;
+
+const tmp = mkdtempSync(join(tmpdir(), 'fuelprice-import-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+let tmpCount = 0;
+function tmpFile(name: string, text: string | Buffer): string {
+  const path = join(tmp, `${++tmpCount}-${name}`);
+  writeFileSync(path, text);
+  return path;
+}
+
+function byReason(rejected: readonly Rejection[]): Record<string, number> {
+  return Object.fromEntries(rejected.map((r) => [r.reason, r.count]));
+}
+
+async function current(store: PriceStore, stationId: string): Promise<Array<{ fuel: string; priceTenths: number; available: boolean; reportedAt: number }>> {
+  return (await store.currentForStation(stationId))
+    .map(({ fuel, priceTenths, available, reportedAt }) => ({ fuel, priceTenths, available, reportedAt }))
+    .sort((a, b) => a.fuel.localeCompare(b.fuel));
+}
+
+/** Stations as the live feeds would have created them, applied through the runner like a poll. */
+async function seed(store: PriceStore, feed: string, stations: RawStation[]): Promise<void> {
+  await store.upsertCities(demoCities());
+  const normaliser = new Normaliser(feed, {}, NOW);
+  for (const s of stations) assert.ok(normaliser.station(s), s.name);
+  await applyNormalised(store, normaliser, { now: NOW });
+}
+
+// Live FuelCheck stations ('nsw' feed, codes state + FuelCheck code), inner Sydney and Canberra.
+const NSW_STATIONS: RawStation[] = [
+  { code: 'NSW-1001', name: 'Ampol Foodary Surry Hills', brand: 'Ampol', address: '120 Cleveland Street, Surry Hills NSW 2010', suburb: 'Surry Hills', postcode: '2010', state: 'nsw', latitude: -33.8886, longitude: 151.2094 },
+  { code: 'NSW-1002', name: '7-Eleven Newtown', brand: '7-Eleven', address: '368 King Street, Newtown NSW 2042', suburb: 'Newtown', postcode: '2042', state: 'nsw', latitude: -33.897, longitude: 151.179 },
+  { code: 'NSW-1003', name: 'Shell Reddy Express Rozelle', brand: 'Shell', address: '671 Darling Street, Rozelle NSW 2039', suburb: 'Rozelle', postcode: '2039', state: 'nsw', latitude: -33.862, longitude: 151.17 },
+  // The history file writes this one's address differently: matched by name and postcode.
+  { code: 'NSW-1004', name: 'BP Kensington', brand: 'BP', address: '150 Anzac Parade, Kensington NSW 2033', suburb: 'Kensington', postcode: '2033', state: 'nsw', latitude: -33.909, longitude: 151.223 },
+  // The file abbreviates "Street": matched by address all the same.
+  { code: 'ACT-2001', name: 'Caltex Braddon', brand: 'Caltex', address: '32 Lonsdale Street, Braddon ACT 2612', suburb: 'Braddon', postcode: '2612', state: 'act', latitude: -35.2745, longitude: 149.1335 },
+];
+
+// Live FuelWatch stations ('wa' feed): code from waStationKey, address as the RSS adapter writes it.
+const waLive = (name: string, brand: string, street: string, suburb: string, latitude: number, longitude: number): RawStation => ({
+  code: waStationKey(street, suburb), name, brand, address: `${street}, ${suburb} WA`, street, suburb, postcode: '', state: 'wa', latitude, longitude,
+});
+const WA_STATIONS: RawStation[] = [
+  waLive('Caltex StarMart Northbridge', 'Caltex', '100 Newcastle Street', 'Northbridge', -31.945, 115.857),
+  waLive('Ampol Foodary Victoria Park', 'Ampol', '868 Albany Highway', 'East Victoria Park', -31.989, 115.9),
+  waLive('BP Leederville', 'BP', '326 Oxford Street', 'Leederville', -31.934, 115.842),
+  waLive('Puma Subiaco', 'Puma Energy', '85 Thomas Street', 'Subiaco', -31.948, 115.826),
+];
+
+// A QLD site the live FPD feed knows already, under a newer name than the file's.
+const QLD_KNOWN: RawStation = {
+  code: '61401004', name: 'BP Connect Bowen Hills', brand: 'BP', address: '55 Abbotsford Road, Bowen Hills QLD 4006', street: '55 Abbotsford Road',
+  suburb: 'Bowen Hills', postcode: '4006', state: 'qld', latitude: -27.4451, longitude: 153.0379,
+};
+
+describe('import: columns and rows', () => {
+  test('header cells compare without case, spaces, underscores or a byte-order mark', () => {
+    assert.equal(headerKey('\ufeffSite_Name'), 'sitename');
+    assert.equal(headerKey('Site Name'), 'sitename');
+    assert.equal(headerKey('PUBLISH_DATE'), 'publishdate');
+  });
+
+  test('the QLD header of December 2018 (spaces for underscores) resolves to the same columns', () => {
+    const spaced = ['SiteId', 'Site Name', 'Site Brand', 'Sites Address Line 1', 'Site Suburb', 'Site State', 'Site Post Code',
+      'Site Latitude', 'Site Longitude', 'Fuel Type', 'Price', 'TransactionDateutc'];
+    const resolved = resolveHeader(spaced, qldHistory.columns);
+    assert.ok(resolved.ok);
+    assert.equal(resolved.header.index.get('Site_Name'), 1);
+    assert.equal(resolved.header.index.get('TransactionDateutc'), 11);
+    assert.equal(resolved.header.width, 12);
+  });
+
+  test('FuelType (early 2016 NSW files) stands for FuelCode', () => {
+    const resolved = resolveHeader(['ServiceStationName', 'Address', 'Suburb', 'Postcode', 'Brand', 'FuelType', 'PriceUpdatedDate', 'Price'], nswHistory.columns);
+    assert.ok(resolved.ok);
+    assert.equal(resolved.header.index.get('FuelCode'), 5);
+  });
+
+  test('missing required columns are named, in the format\'s order', () => {
+    const resolved = resolveHeader(['PUBLISH_DATE', 'TRADING_NAME', 'PRODUCT_PRICE', 'ADDRESS'], waHistory.columns);
+    assert.deepEqual(resolved, { ok: false, missing: ['PRODUCT_DESCRIPTION', 'LOCATION'] });
+  });
+
+  test('a row must have the header\'s fields; empty extras from a trailing comma are harmless', () => {
+    const resolved = resolveHeader(['PUBLISH_DATE', 'PRODUCT_DESCRIPTION', 'PRODUCT_PRICE', 'ADDRESS', 'LOCATION', ''], waHistory.columns);
+    assert.ok(resolved.ok);
+    const header = resolved.header;
+    assert.equal(header.width, 5);
+    const expected = { PUBLISH_DATE: '01/02/2026', PRODUCT_DESCRIPTION: 'ULP', PRODUCT_PRICE: '189.9', ADDRESS: '1 A St', LOCATION: 'PERTH' };
+    assert.deepEqual(rowOf(['01/02/2026', 'ULP', '189.9', '1 A St', 'PERTH'], header), expected);
+    assert.deepEqual(rowOf(['01/02/2026', 'ULP', ' 189.9 ', '1 A St', 'PERTH', '', ''], header), expected);
+    assert.equal(rowOf(['01/02/2026', 'ULP', '189.9', '1 A St'], header), undefined);
+    assert.equal(rowOf(['01/02/2026', 'ULP', '189.9', '1 A St', 'PERTH', '6000'], header), undefined);
+  });
+});
+
+describe('import: dates and times', () => {
+  test('NSW PriceUpdatedDate in each published shape, as Sydney time', () => {
+    // 1/08/2016 12:02:00 AM = 00:02 AEST (UTC+10) = 31 Jul 2016 14:02 UTC.
+    assert.equal(nswPriceTime('1/08/2016 12:02:00 AM'), utc(2016, 7, 31, 14, 2));
+    assert.equal(nswPriceTime('01/08/2016 00:02'), utc(2016, 7, 31, 14, 2));
+    // 3/08/2016 1:15:00 PM = 13:15 AEST = 03:15 UTC.
+    assert.equal(nswPriceTime('3/08/2016 1:15:00 PM'), utc(2016, 8, 3, 3, 15));
+    // 12:30:00 PM is half past noon: 12:30 AEST = 02:30 UTC.
+    assert.equal(nswPriceTime('3/08/2016 12:30:00 PM'), utc(2016, 8, 3, 2, 30));
+    // 01/02/2026 06:05 = 06:05 AEDT (UTC+11, daylight time) = 31 Jan 19:05 UTC.
+    assert.equal(nswPriceTime('01/02/2026 06:05'), utc(2026, 1, 31, 19, 5));
+    // 2016-09-01 00:01:35 AEST = 31 Aug 14:01:35 UTC.
+    assert.equal(nswPriceTime('2016-09-01 00:01:35'), utc(2016, 8, 31, 14, 1) + 35);
+  });
+
+  test('impossible or month-first dates are refused, not guessed', () => {
+    for (const text of ['31/02/2026 10:00', '08/31/2016 10:00', '1/08/2016 13:00:00 PM', '1/08/2016 0:02:00 AM', '01/08/2016', '2016-13-01 00:00', '']) {
+      assert.equal(nswPriceTime(text), undefined, text);
+    }
+    assert.equal(parseDayFirstDateTime('01/08/2016 24:00'), undefined);
+    assert.deepEqual(parseDayFirstDate('3/2/2026'), { y: 2026, m: 2, d: 3, h: 0, mi: 0, s: 0 });
+    assert.equal(parseDayFirstDate('2026-02-03'), undefined);
+    assert.deepEqual(parseIsoDateTime('2018-11-30T23:59:00'), { y: 2018, m: 11, d: 30, h: 23, mi: 59, s: 0 });
+  });
+
+  test('QLD TransactionDateutc is UTC, in the current and the older shape', () => {
+    assert.equal(qldTransactionTime('04/08/2026 22:54'), utc(2026, 8, 4, 22, 54));
+    assert.equal(qldTransactionTime('2018-11-30T23:59:00'), utc(2018, 11, 30, 23, 59));
+    assert.equal(qldTransactionTime('30/11/2018'), undefined);
+  });
+
+  test('a WA PUBLISH_DATE takes effect at 06:00 WA time', () => {
+    // 01/02/2026 06:00 AWST (UTC+8) = 31 Jan 22:00 UTC.
+    assert.equal(waPublishTime('01/02/2026'), utc(2026, 1, 31, 22, 0));
+    assert.equal(waPublishTime('2026-02-01'), undefined);
+  });
+});
+
+describe('import: matching NSW rows to known stations', () => {
+  test('address keys drop the trailing suburb, state and postcode and shorten street words', () => {
+    const key = '120 cleveland st|2010';
+    assert.equal(nswAddressKey('120 Cleveland Street, Surry Hills NSW 2010', 'Surry Hills', '2010'), key);
+    assert.equal(nswAddressKey('120 CLEVELAND ST', 'SURRY HILLS', '2010'), key);
+    assert.equal(nswAddressKey('120 Cleveland St., Surry Hills', 'Surry Hills', '2010.0'), key);
+    assert.equal(nswAddressKey('940 Pittwater Road & Hawkesbury Avenue, Dee Why NSW 2099', 'Dee Why', '2099'), '940 pittwater rd and hawkesbury ave|2099');
+    assert.equal(nswAddressKey('', 'Dee Why', '2099'), '');
+    assert.equal(postcodeOf('800'), '0800');
+    assert.equal(postcodeOf('NSW'), '');
+  });
+
+  test('by address and postcode first, then by name and postcode; a key two stations share matches neither', () => {
+    const station = (feedCode: string, name: string, address: string, postcode: string): FeedStation =>
+      ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, suburb: 'Kensington', postcode, state: 'nsw' });
+    const index = new NswStationIndex([
+      station('NSW-1', 'BP Kensington', '150 Anzac Parade, Kensington NSW 2033', '2033'),
+      station('NSW-2', 'Shell Kensington', '1 Todman Avenue, Kensington NSW 2033', '2033'),
+      station('NSW-3', 'Shell Kensington', '9 Doncaster Avenue, Kensington NSW 2033', '2033'),
+    ]);
+    assert.equal(index.match('BP', '150 Anzac Pde', 'Kensington', '2033'), 'NSW-1');
+    assert.equal(index.match('BP Kensington', 'Cnr Anzac Parade & Todman Avenue', 'Kensington', '2033'), 'NSW-1');
+    assert.equal(index.match('BP Kensington', '150 Anzac Parade', 'Kensington', '2034'), undefined);
+    // Two stations share this name: only an address tells them apart.
+    assert.equal(index.match('Shell Kensington', '1 Todman Ave', 'Kensington', '2033'), 'NSW-2');
+    assert.equal(index.match('Shell Kensington', 'Shop 1, Todman Avenue', 'Kensington', '2033'), undefined);
+  });
+
+  test('blank merged cells of a spreadsheet export take the row above', () => {
+    const previous = { ServiceStationName: 'BP Kensington', Address: '150 Anzac Parade', Suburb: 'Kensington', Postcode: '2033', FuelCode: 'U91', PriceUpdatedDate: '01/02/2026 06:05', Price: '185.9' };
+    assert.deepEqual(
+      fillDown({ ServiceStationName: '', Address: '', Suburb: '', Postcode: '', FuelCode: 'DL', PriceUpdatedDate: '', Price: '189.9' }, previous),
+      { ...previous, FuelCode: 'DL', Price: '189.9' },
+    );
+    const own = { ...previous, ServiceStationName: 'Shell Rozelle', Price: '180.0' };
+    assert.equal(fillDown(own, previous), own);
+    assert.equal(fillDown(own, undefined), own);
+  });
+});
+
+describe('import: file identity and cursors', () => {
+  test('a file is known by its size and first MiB, not its name', async () => {
+    const a = tmpFile('a.csv', 'SiteId\n1\n');
+    const renamed = join(tmp, 'renamed.csv');
+    copyFileSync(a, renamed);
+    const identity = await fileIdentity(a);
+    assert.match(identity, /^[0-9a-f]{16}$/);
+    assert.equal(await fileIdentity(renamed), identity);
+    assert.notEqual(await fileIdentity(tmpFile('b.csv', 'SiteId\n2\n')), identity);
+    assert.notEqual(await fileIdentity(tmpFile('c.csv', 'SiteId\n1\n\n')), identity);
+    const big = Buffer.alloc(1024 * 1024 + 10, 0x41);
+    const bigOther = Buffer.from(big);
+    bigOther[1024 * 1024 + 5] = 0x42; // past the first MiB, same size
+    assert.equal(await fileIdentity(tmpFile('big1.csv', big)), await fileIdentity(tmpFile('big2.csv', bigOther)));
+    assert.equal(importCursorKey('qld-history', identity), `import:qld-history:${identity}`);
+  });
+
+  test('cursor values: rows applied, or done', () => {
+    assert.deepEqual(parseImportCursor(undefined), { rows: 0, done: false });
+    assert.deepEqual(parseImportCursor('5000'), { rows: 5000, done: false });
+    assert.deepEqual(parseImportCursor('done:12'), { rows: 12, done: true });
+    assert.throws(() => parseImportCursor('half'), ImportError);
+  });
+});
+
+describe('import: progress output', () => {
+  const outcome = (over: Partial<FileOutcome> = {}): FileOutcome => ({
+    format: 'nsw-history', file: 'may.csv', status: 'imported', rows: 120000, resumedAfter: 0, stationsAdded: 0,
+    pricesAccepted: 118000, pricesIgnored: 1500, pricesHeld: 0, error: undefined,
+    rejected: [{ reason: 'unknown fuel code', count: 300, example: '' }, { reason: NSW_STATION_NOT_KNOWN, count: 200, example: '' }],
+    ...over,
+  });
+
+  test('off a terminal: a plain line at most every five seconds, then the summary', () => {
+    let text = '';
+    let nowMs = 1_000_000;
+    const progress = new ImportProgress({ write: (s: string) => { text += s; }, isTTY: false }, () => nowMs, 'import nsw-history may.csv');
+    progress.update({ bytesRead: 100, totalBytes: 1000, rows: 10, rejected: 0 });
+    nowMs += PLAIN_INTERVAL_MS - 1;
+    progress.update({ bytesRead: 400, totalBytes: 1000, rows: 90000, rejected: 0 });
+    assert.equal(text, '');
+    nowMs += 1;
+    progress.update({ bytesRead: 500, totalBytes: 1000, rows: 120000, rejected: 0 });
+    nowMs += 1000;
+    progress.update({ bytesRead: 600, totalBytes: 1000, rows: 130000, rejected: 2 });
+    nowMs += PLAIN_INTERVAL_MS;
+    progress.update({ bytesRead: 999, totalBytes: 1000, rows: 200000, rejected: 2 });
+    progress.finish(outcome());
+    assert.equal(text, [
+      'import nsw-history may.csv: 50% 120000 rows, 0 rejected',
+      'import nsw-history may.csv: 99% 200000 rows, 2 rejected',
+      'import nsw-history may.csv: 120000 rows, 118000 accepted, 1500 ignored as already known, 500 rejected (300 unknown fuel code; 200 station not known: run `fuelprice ingest nsw` first)',
+      '',
+    ].join('\n'));
+  });
+
+  test('on a terminal: one bar redrawn with \\r and rows a second, ended before the summary', () => {
+    let text = '';
+    let nowMs = 0;
+    const progress = new ImportProgress({ write: (s: string) => { text += s; }, isTTY: true }, () => nowMs, 'import qld-history q.csv');
+    nowMs = 2000;
+    progress.update({ bytesRead: 250, totalBytes: 1000, rows: 1000, rejected: 0 });
+    nowMs = 4000;
+    progress.update({ bytesRead: 1000, totalBytes: 1000, rows: 3000, rejected: 0 });
+    progress.finish(outcome({ format: 'qld-history', file: 'q.csv', rows: 3000, stationsAdded: 2, pricesAccepted: 3000, pricesIgnored: 0, rejected: [] }));
+    assert.equal(text,
+      '\rimport qld-history q.csv [#####...............] 25% 1000 rows 500 rows/s '
+      + '\rimport qld-history q.csv [####################] 100% 3000 rows 750 rows/s '
+      + '\nimport qld-history q.csv: 3000 rows, 2 stations added, 3000 accepted, 0 ignored as already known, 0 rejected\n');
+  });
+
+  test('summaries of a skipped, a resumed and a failed file', () => {
+    assert.equal(summaryLine(outcome({ status: 'already imported', rows: 31 })), 'import nsw-history may.csv: already imported (31 rows), skipped');
+    assert.equal(summaryLine(outcome({ rows: 30, resumedAfter: 10, pricesAccepted: 20, pricesIgnored: 0, rejected: [] })),
+      'import nsw-history may.csv: 30 rows, resumed after 10, 20 accepted, 0 ignored as already known, 0 rejected');
+    assert.equal(summaryLine(outcome({ status: 'failed', error: 'Quote Not Closed', rows: 5000, pricesAccepted: 4990, pricesIgnored: 0, rejected: [{ reason: 'x', count: 10, example: '' }] })),
+      'import nsw-history may.csv: FAILED: Quote Not Closed; so far 5000 rows, 4990 accepted, 0 ignored as already known, 10 rejected (10 x)');
+  });
+});
+
+/** Every stored table that an import writes, for comparing two stores. */
+async function tables(store: PriceStore): Promise<string> {
+  const names: CopyTable[] = ['stations', 'price_events', 'current_prices', 'station_daily', 'pending_prices', 'feed_cursors'];
+  const out: Record<string, unknown> = {};
+  for (const name of names) out[name] = (await store.exportTable(name, undefined, 100_000)).rows;
+  return JSON.stringify(out);
+}
+
+for (const backend of testBackends()) {
+  describe(`import on ${backend.name}`, () => {
+    const fresh = async (): Promise<PriceStore> => {
+      const created = await backend.create();
+      drops.push(created.drop);
+      return created.store;
+    };
+    const drops: Array<() => Promise<void>> = [];
+    after(async () => {
+      for (const d of drops) await d();
+    });
+    const run = (s: PriceStore, format: ImportFormat, path: string, over: Partial<Parameters<typeof importFile>[0]> = {}): Promise<FileOutcome> =>
+      importFile({ store: s, format, path, now: NOW, label: 'file.csv', ...over });
+
+    test('nsw-history: rows land on the stations the live feed created, with Sydney times; bad rows are counted by reason', async () => {
+      const s = await fresh();
+      await seed(s, 'nsw', NSW_STATIONS);
+      const outcome = await run(s, nswHistory, NSW_FILE);
+      assert.equal(outcome.status, 'imported', outcome.error);
+      assert.equal(outcome.rows, 30);
+      assert.equal(outcome.stationsAdded, 0);
+      assert.equal(outcome.pricesAccepted, 25);
+      assert.equal(outcome.pricesIgnored, 0);
+      assert.deepEqual(byReason(outcome.rejected), {
+        [NSW_STATION_NOT_KNOWN]: 2, 'unknown fuel code': 1, [WRONG_FIELD_COUNT]: 1, 'price outside 50-500 c/L for e10': 1,
+      });
+      // Times are AEDT (UTC+11) in February: 10/02/2026 04:30 = 9 Feb 17:30 UTC, 01/02 06:05 = 31 Jan 19:05 UTC.
+      assert.deepEqual(await current(s, 'ampol-foodary-surry-hills'), [
+        { fuel: 'diesel', priceTenths: 1899, available: true, reportedAt: utc(2026, 1, 31, 19, 5) },
+        { fuel: 'e10', priceTenths: 1879, available: true, reportedAt: utc(2026, 2, 9, 17, 30) },
+        { fuel: 'ulp91', priceTenths: 1899, available: true, reportedAt: utc(2026, 2, 9, 17, 30) },
+        { fuel: 'ulp98', priceTenths: 2139, available: true, reportedAt: utc(2026, 1, 31, 19, 5) },
+      ]);
+      // 10/02 05:00 = 9 Feb 18:00 UTC; 01/02 07:30 = 31 Jan 20:30 UTC. P100 is not a FuelCheck code: rejected.
+      assert.deepEqual(await current(s, '7-eleven-newtown'), [
+        { fuel: 'ulp91', priceTenths: 1917, available: true, reportedAt: utc(2026, 2, 9, 18, 0) },
+        { fuel: 'ulp95', priceTenths: 2057, available: true, reportedAt: utc(2026, 1, 31, 20, 30) },
+        { fuel: 'ulp98', priceTenths: 2137, available: true, reportedAt: utc(2026, 1, 31, 20, 30) },
+      ]);
+      // 11/02 06:00 = 10 Feb 19:00 UTC; 02/02 10:15 = 1 Feb 23:15 UTC. The 1979 c/L E10 and the broken row never landed.
+      assert.deepEqual(await current(s, 'shell-reddy-express-rozelle'), [
+        { fuel: 'e10', priceTenths: 1869, available: true, reportedAt: utc(2026, 2, 10, 19, 0) },
+        { fuel: 'lpg', priceTenths: 1099, available: true, reportedAt: utc(2026, 2, 1, 23, 15) },
+        { fuel: 'ulp91', priceTenths: 1889, available: true, reportedAt: utc(2026, 2, 10, 19, 0) },
+      ]);
+      // Matched by name: 07/02 06:10 = 6 Feb 19:10 UTC; 12/02 11:11 = 12 Feb 00:11 UTC.
+      assert.deepEqual(await current(s, 'bp-kensington'), [
+        { fuel: 'diesel', priceTenths: 1879, available: true, reportedAt: utc(2026, 2, 12, 0, 11) },
+        { fuel: 'ulp91', priceTenths: 1979, available: true, reportedAt: utc(2026, 2, 6, 19, 10) },
+      ]);
+      // ACT, Sydney time too: 03/02 08:00 = 2 Feb 21:00 UTC; 08/02 07:00 = 7 Feb 20:00 UTC.
+      assert.deepEqual(await current(s, 'caltex-braddon'), [
+        { fuel: 'e10', priceTenths: 1799, available: true, reportedAt: utc(2026, 2, 2, 21, 0) },
+        { fuel: 'ulp91', priceTenths: 1959, available: true, reportedAt: utc(2026, 2, 7, 20, 0) },
+      ]);
+      // 185.9 from 31 Jan 19:05 UTC (06:05 local on 1 Feb) to the 5 Feb change: 1 Feb has 17 h 55 min of it.
+      const day = localDayFromYmd(2026, 2, 1);
+      const days = (await s.stationDays('ampol-foodary-surry-hills', { from: day, to: day })).filter((d) => d.fuel === 'ulp91');
+      assert.deepEqual(days.map((d) => [d.weightedTenths, d.seconds]), [[1859 * 64_500, 64_500]]);
+      assert.equal(await s.feedCursor(importCursorKey('nsw-history', await fileIdentity(NSW_FILE))), 'done:30');
+    });
+
+    test('nsw-history: the early 2016 layout (FuelType, AM/PM times, CRLF)', async () => {
+      const s = await fresh();
+      await seed(s, 'nsw', NSW_STATIONS);
+      const outcome = await run(s, nswHistory, NSW_2016_FILE);
+      assert.equal(outcome.status, 'imported', outcome.error);
+      assert.deepEqual([outcome.rows, outcome.pricesAccepted, outcome.rejected.length], [4, 4, 0]);
+      // 3/08/2016 1:15:00 PM AEST = 03:15 UTC; 1/08/2016 12:02:00 AM = 31 Jul 14:02 UTC.
+      assert.deepEqual(await current(s, '7-eleven-newtown'), [
+        { fuel: 'ulp91', priceTenths: 1199, available: true, reportedAt: utc(2016, 8, 3, 3, 15) },
+        { fuel: 'ulp98', priceTenths: 1299, available: true, reportedAt: utc(2016, 7, 31, 14, 2) },
+      ]);
+      // 2/08/2016 9:41:27 AM AEST = 1 Aug 23:41:27 UTC.
+      assert.deepEqual(await current(s, 'shell-reddy-express-rozelle'), [
+        { fuel: 'e10', priceTenths: 1089, available: true, reportedAt: utc(2016, 8, 1, 23, 41) + 27 },
+      ]);
+    });
+
+    test('nsw-history: importing the same file again changes nothing, with or without its cursor', async () => {
+      const s = await fresh();
+      await seed(s, 'nsw', NSW_STATIONS);
+      assert.equal((await run(s, nswHistory, NSW_FILE)).pricesAccepted, 25);
+      const before = await snapshot(s);
+      const again = await run(s, nswHistory, NSW_FILE);
+      assert.deepEqual([again.status, again.rows, again.pricesAccepted], ['already imported', 30, 0]);
+      assert.equal(await snapshot(s), before);
+      // Read again from the first row: the writer recognises every report it already has.
+      const restarted = await run(s, nswHistory, NSW_FILE, { restart: true });
+      assert.deepEqual([restarted.status, restarted.pricesAccepted, restarted.pricesIgnored], ['imported', 0, 25]);
+      assert.equal(await snapshot(s), before);
+    });
+
+    test('wa-history: one price a day at 06:00 WA time on the stations the live feed keys; unknown stations are left out', async () => {
+      const s = await fresh();
+      await seed(s, 'wa', WA_STATIONS);
+      const outcome = await run(s, waHistory, WA_FILE);
+      assert.equal(outcome.status, 'imported', outcome.error);
+      assert.equal(outcome.rows, 30);
+      assert.equal(outcome.pricesAccepted, 24);
+      assert.deepEqual(byReason(outcome.rejected), {
+        [UNKNOWN_STATION]: 3, [WRONG_FIELD_COUNT]: 1, 'price outside 50-500 c/L for ulp91': 1, 'unknown fuel code': 1,
+      });
+      // PUBLISH_DATE 03/02/2026 -> 06:00 AWST (UTC+8) = 2 Feb 22:00 UTC; 02/02 -> 1 Feb 22:00 UTC.
+      const day3 = utc(2026, 2, 2, 22, 0);
+      assert.deepEqual(await current(s, 'caltex-starmart-northbridge'), [
+        { fuel: 'diesel', priceTenths: 1919, available: true, reportedAt: day3 },
+        { fuel: 'ulp91', priceTenths: 1979, available: true, reportedAt: day3 },
+        { fuel: 'ulp95', priceTenths: 2119, available: true, reportedAt: day3 },
+      ]);
+      assert.deepEqual(await current(s, 'ampol-foodary-victoria-park'), [
+        { fuel: 'lpg', priceTenths: 1159, available: true, reportedAt: utc(2026, 2, 1, 22, 0) },
+        { fuel: 'ulp91', priceTenths: 1975, available: true, reportedAt: day3 },
+        { fuel: 'ulp98', priceTenths: 2275, available: true, reportedAt: day3 },
+      ]);
+      assert.deepEqual(await current(s, 'bp-leederville'), [
+        { fuel: 'pdiesel', priceTenths: 2039, available: true, reportedAt: day3 },
+        { fuel: 'ulp91', priceTenths: 1959, available: true, reportedAt: day3 },
+      ]);
+      assert.deepEqual(await current(s, 'puma-subiaco'), [{ fuel: 'ulp91', priceTenths: 1849, available: true, reportedAt: day3 }]);
+      // The day-2 ULP row is the broken one, so 189.9 holds from 06:00 on 1 Feb to 06:00 on 3 Feb: 1 Feb has 18 h of it.
+      const day = localDayFromYmd(2026, 2, 1);
+      const days = (await s.stationDays('caltex-starmart-northbridge', { from: day, to: day })).filter((d) => d.fuel === 'ulp91');
+      assert.deepEqual(days.map((d) => [d.weightedTenths, d.seconds]), [[1899 * 64_800, 64_800]]);
+      const before = await snapshot(s);
+      const again = await run(s, waHistory, WA_FILE, { restart: true });
+      assert.deepEqual([again.pricesAccepted, again.pricesIgnored], [0, 24]);
+      assert.equal(await snapshot(s), before);
+    });
+
+    test('qld-history: creates the sites it has not seen, keeps known ones as they are, and reads 9999 as out of stock', async () => {
+      const s = await fresh();
+      await seed(s, 'qld', [QLD_KNOWN]);
+      const outcome = await run(s, qldHistory, QLD_FILE);
+      assert.equal(outcome.status, 'imported', outcome.error);
+      assert.equal(outcome.rows, 26);
+      assert.equal(outcome.stationsAdded, 3);
+      assert.equal(outcome.pricesAccepted, 21);
+      assert.deepEqual(byReason(outcome.rejected), {
+        'station position outside Australia': 2, [WRONG_FIELD_COUNT]: 1, 'price outside 50-500 c/L for e10': 1, 'unknown fuel code': 1,
+      });
+      assert.deepEqual(await s.station('7-eleven-fortitude-valley'), {
+        id: '7-eleven-fortitude-valley', name: '7-Eleven Fortitude Valley', brand: '7-Eleven',
+        address: 'Cnr Brunswick St & Ann St, Fortitude Valley QLD 4006', street: 'Cnr Brunswick St & Ann St', suburb: 'Fortitude Valley',
+        postcode: '4006', state: 'qld', phone: '', website: '', latitude: '-27.4575', longitude: '153.0355',
+      });
+      assert.equal((await s.station('bp-connect-bowen-hills'))?.name, 'BP Connect Bowen Hills');
+      assert.equal(await s.station('bp-bowen-hills'), undefined);
+      assert.deepEqual(await current(s, '7-eleven-fortitude-valley'), [
+        { fuel: 'diesel', priceTenths: 1899, available: true, reportedAt: utc(2026, 2, 1, 20, 5) },
+        { fuel: 'e10', priceTenths: 2059, available: true, reportedAt: utc(2026, 2, 4, 22, 0) },
+        { fuel: 'ulp91', priceTenths: 1979, available: true, reportedAt: utc(2026, 2, 8, 21, 30) },
+        { fuel: 'ulp98', priceTenths: 2139, available: true, reportedAt: utc(2026, 2, 1, 20, 5) },
+      ]);
+      assert.deepEqual(await current(s, 'shell-coles-express-milton'), [
+        { fuel: 'diesel', priceTenths: 1949, available: true, reportedAt: utc(2026, 2, 5, 3, 15) },
+        { fuel: 'e10', priceTenths: 1959, available: true, reportedAt: utc(2026, 2, 9, 1, 45) },
+        { fuel: 'pdiesel', priceTenths: 2029, available: true, reportedAt: utc(2026, 2, 2, 0, 30) },
+      ]);
+      assert.deepEqual(await current(s, 'bp-connect-bowen-hills'), [
+        { fuel: 'diesel', priceTenths: 1919, available: true, reportedAt: utc(2026, 2, 2, 1, 0) },
+        { fuel: 'ulp91', priceTenths: 2089, available: true, reportedAt: utc(2026, 2, 5, 5, 30) },
+      ]);
+      // Fortitude Valley's ULP: 185.9 from 20:05 UTC on 1 Feb (06:05 AEST, 2 Feb) to the end of 2 Feb local: 17 h 55 min.
+      const feb = (d: number): number => localDayFromYmd(2026, 2, d);
+      const fv = (await s.stationDays('7-eleven-fortitude-valley', { from: feb(2), to: feb(2) })).filter((d) => d.fuel === 'ulp91');
+      assert.deepEqual(fv.map((d) => [d.weightedTenths, d.seconds]), [[1859 * 64_500, 64_500]]);
+      // Milton's diesel was out (9999) from 2 Feb 00:30 UTC (10:30 AEST) to 5 Feb 03:15 UTC (13:15 AEST): no priced
+      // seconds until then, 10 h 45 min at 194.9 on 5 Feb, then whole days (once sealed).
+      await s.seal(NOW);
+      const milton = (await s.stationDays('shell-coles-express-milton', { from: feb(1), to: feb(6) })).filter((d) => d.fuel === 'diesel');
+      assert.deepEqual(milton.map((d) => [d.day, d.weightedTenths, d.seconds]), [[feb(5), 1949 * 38_700, 38_700], [feb(6), 1949 * 86_400, 86_400]]);
+    });
+
+    test('resumable: a run stopped after batch k and run again ends as one uninterrupted run', async () => {
+      const cases: Array<{ format: ImportFormat; path: string; seed: () => Promise<PriceStore>; batchRows: number; stopAfter: number }> = [
+        { format: qldHistory, path: QLD_FILE, batchRows: 4, stopAfter: 2, seed: async () => { const s = await fresh(); await seed(s, 'qld', [QLD_KNOWN]); return s; } },
+        // 30 rows in batches of 10: the last batch is full and the final (empty) one only marks the file done.
+        { format: nswHistory, path: NSW_FILE, batchRows: 10, stopAfter: 1, seed: async () => { const s = await fresh(); await seed(s, 'nsw', NSW_STATIONS); return s; } },
+      ];
+      for (const c of cases) {
+        const whole = await c.seed();
+        const uninterrupted = await run(whole, c.format, c.path, { batchRows: c.batchRows });
+        assert.equal(uninterrupted.status, 'imported');
+
+        const broken = await c.seed();
+        const crash = new Error('power cut');
+        const first = await run(broken, c.format, c.path, {
+          batchRows: c.batchRows, afterBatch: (n) => { if (n === c.stopAfter) throw crash; },
+        });
+        assert.deepEqual([first.status, first.error, first.rows], ['failed', 'power cut', c.batchRows * c.stopAfter]);
+        const key = importCursorKey(c.format.id, await fileIdentity(c.path));
+        assert.equal(await broken.feedCursor(key), String(c.batchRows * c.stopAfter));
+        const second = await run(broken, c.format, c.path, { batchRows: c.batchRows });
+        assert.equal(second.status, 'imported', second.error);
+        assert.equal(second.resumedAfter, c.batchRows * c.stopAfter);
+        assert.equal(first.pricesAccepted + second.pricesAccepted, uninterrupted.pricesAccepted);
+        assert.equal(second.pricesIgnored, 0);
+        assert.equal(await snapshot(broken), await snapshot(whole), c.format.id);
+        assert.equal(await tables(broken), await tables(whole), c.format.id);
+      }
+    });
+
+    test('a file without the required columns fails, naming them, and applies nothing', async () => {
+      const s = await fresh();
+      const path = tmpFile('wrong.csv', 'SiteId,Site_Name,Site_Brand,Sites_Address_Line_1,Site_Suburb,Site_Post_Code,Site_Latitude,Site_Longitude,Fuel_Type\n61401001,A,B,C,D,4000,-27.4,153.0,Unleaded\n');
+      const before = await snapshot(s);
+      const outcome = await run(s, qldHistory, path);
+      assert.equal(outcome.status, 'failed');
+      assert.match(outcome.error ?? '', /not a QLD Fuel Price Reporting file: the header lacks Price, TransactionDateutc/);
+      assert.equal(await snapshot(s), before);
+      assert.equal(await s.feedCursor(importCursorKey('qld-history', await fileIdentity(path))), undefined);
+      const empty = await run(s, qldHistory, tmpFile('empty.csv', ''));
+      assert.deepEqual([empty.status, empty.error], ['failed', 'the file is empty']);
+    });
+
+    test('a title line above the header is passed over; a quote never closed fails the file after the batches before it', async () => {
+      const s = await fresh();
+      const header = 'SiteId,Site_Name,Site_Brand,Sites_Address_Line_1,Site_Suburb,Site_State,Site_Post_Code,Site_Latitude,Site_Longitude,Fuel_Type,Price,TransactionDateutc';
+      const row = (price: number, minute: number): string => `61401009,Ampol Newstead,Ampol,1 Breakfast Creek Rd,Newstead,QLD,4006,-27.4440,153.0450,Unleaded,${price},02/02/2026 01:${String(minute).padStart(2, '0')}`;
+      const path = tmpFile('broken.csv', `Queensland Fuel Prices February 2026\n${header}\n${row(1859, 0)}\n${row(1869, 1)}\n${row(1879, 2)}\n61401009,"Ampol Newstead,Ampol\n`);
+      const outcome = await run(s, qldHistory, path, { batchRows: 2 });
+      assert.equal(outcome.status, 'failed');
+      assert.match(outcome.error ?? '', /Quote Not Closed/);
+      assert.deepEqual([outcome.rows, outcome.stationsAdded, outcome.pricesAccepted], [2, 1, 2]);
+      assert.deepEqual(await current(s, 'ampol-newstead'), [{ fuel: 'ulp91', priceTenths: 1869, available: true, reportedAt: utc(2026, 2, 2, 1, 1) }]);
+    });
+  });
+}
+
+describe('fuelprice import (command)', () => {
+  const config = (dir: string) => loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, FUELPRICE_NOW: '2026-03-02T00:00:00Z' });
+
+  async function captured(work: () => Promise<number>): Promise<{ code: number; text: string }> {
+    const original = process.stderr.write.bind(process.stderr);
+    let text = '';
+    process.stderr.write = ((chunk: string | Uint8Array): boolean => { text += String(chunk); return true; }) as typeof process.stderr.write;
+    try {
+      return { code: await work(), text };
+    } finally {
+      process.stderr.write = original;
+    }
+  }
+
+  test('usage errors: no format, an unknown format, no files, a missing file', async () => {
+    const cfg = config(mkdtempSync(join(tmp, 'cli-')));
+    await assert.rejects(importCommand(cfg, []), UsageError);
+    await assert.rejects(importCommand(cfg, ['vic-history', QLD_FILE]), /unknown import format 'vic-history': use nsw-history, wa-history, qld-history/);
+    await assert.rejects(importCommand(cfg, ['qld-history']), /name the qld-history files to import/);
+    await assert.rejects(importCommand(cfg, ['qld-history', join(tmp, 'nope.csv')]), /no such file: .*nope\.csv/);
+    await assert.rejects(importCommand(cfg, ['qld-history', tmp]), /not a file/);
+  });
+
+  test('imports each file with a summary line, skips a finished one, and exits 1 when a file failed', async () => {
+    const dir = mkdtempSync(join(tmp, 'cli-'));
+    const first = await captured(() => importCommand(config(dir), ['qld-history', QLD_FILE]));
+    assert.equal(first.code, 0);
+    assert.equal(first.text.trim(), `import qld-history ${QLD_FILE}: 26 rows, 4 stations added, 21 accepted, 0 ignored as already known, 5 rejected `
+      + `(2 station position outside Australia; 1 price outside 50-500 c/L for e10; 1 ${WRONG_FIELD_COUNT}; 1 unknown fuel code)`);
+    const bad = tmpFile('bad.csv', 'SiteId,Price\n1,2\n');
+    const second = await captured(() => importCommand(config(dir), ['qld-history', QLD_FILE, bad]));
+    assert.equal(second.code, 1);
+    const lines = second.text.trim().split('\n');
+    assert.equal(lines[0], `import qld-history ${QLD_FILE}: already imported (26 rows), skipped`);
+    assert.match(lines[1] ?? '', /^import qld-history .*bad\.csv: FAILED: not a QLD Fuel Price Reporting file: the header lacks Site_Name, /);
+  });
+});

@@ -81,10 +81,9 @@ for (const backend of databases()) {
       const child = startCrashFeed(killed.url);
       const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
       const watcher = await openStore(killed.url, { migrate: false });
-      let cursor: string | undefined;
       try {
         // Kill it once a few batches are committed: it is then inside the next one.
-        await waitFor('three batches committed', async () => Number(cursor = await watcher.feedCursor('crash')) >= 2, 60_000);
+        await waitFor('three batches committed', async () => Number(await watcher.feedCursor('crash')) >= 2, 60_000);
       } finally {
         child.kill('SIGKILL');
         await watcher.close();

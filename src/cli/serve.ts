@@ -10,6 +10,7 @@ import { newToken } from '../tokens.ts';
 import { UsageError, intOption, parseOptions } from './args.ts';
 import { runPrimary, workerChannel } from './cluster.ts';
 import { DEMO_LIVE_INTERVAL_SEC, demoLiveAdapter } from '../ingest/demo/live.ts';
+import { attributionNote } from '../ingest/attribution.ts';
 import { DEMO_FEED } from '../ingest/demo/stations.ts';
 import type { Logger } from '../ingest/feed.ts';
 import { releaseAndSeal, watch } from '../ingest/scheduler.ts';
@@ -94,7 +95,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
     logger: loggerOptions(config.logLevel),
     dataNote: options.demo
       ? '**Sample data.** This server runs the demo dataset: real towns and brands, invented stations and prices.'
-      : '',
+      : attributionNote((await store.feedHealth()).map((h) => h.feed)),
   });
   // Days are sealed (made final) as local midnights pass, so history reads stay small; with workers, the primary does it.
   const sealer = role === 'single' ? startSealer(store, clock, (error) => app.log.error({ err: error }, 'sealing days failed')) : undefined;

@@ -12,6 +12,9 @@ export const USAGE = `Usage: fuelprice <command> [options]
   demo [--seed N] [--years N] [--scale small|au]       write the deterministic demo dataset into an empty database
   tokens create --name NAME [--expires-in 90d] [--rate-limit N]
   tokens list | tokens revoke ID
+  ingest FEED... [--watch]                             pull live feeds: nsw qld sa wa vic nt, or all (--watch: keep polling)
+  ingest status [--feed F] [--limit N]                 each feed's health and its recent runs
+  import FORMAT FILE... [--restart]                    load history files: nsw-history, wa-history, qld-history (resumable)
   migrate                                              create or upgrade the schema
   copy --from URL --to URL [--chunk-rows N]            move a whole installation to another database (resumable, verified)
 
@@ -33,10 +36,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'tokens': return await tokensCommand(config, rest);
       case 'migrate': return await migrateCommand(config, rest);
       case 'copy': return await copyCommand(config, rest);
-      case 'ingest':
-      case 'import':
-        process.stderr.write(`fuelprice: '${command}' (live feeds and historical files) is not in this version yet.\n`);
-        return 2;
+      case 'ingest': return await (await import('./cli/ingest.ts')).ingestCommand(config, rest);
+      case 'import': return await (await import('./cli/import.ts')).importCommand(config, rest);
       default:
         throw new UsageError(`unknown command '${command.slice(0, 40)}'`);
     }

@@ -1,0 +1,350 @@
+/**
+ * New South Wales, the ACT and Tasmania: API.NSW's Fuel API ("FuelCheck"), v2 endpoints.
+ *
+ * OAuth2 client credentials first: GET <base>/oauth/client_credential/accesstoken?grant_type=
+ * client_credentials with `Authorization: Basic base64(key:secret)` answers { access_token,
+ * expires_in (seconds, about 12 hours; Apigee sends it as a string) }. Every data call then carries
+ * `Authorization: Bearer <token>`, `apikey: <key>`, a fresh UUID in `transactionid`, the UTC time
+ * as `requesttimestamp` ("12/05/2026 09:30:00 PM") and `Content-Type: application/json;
+ * charset=utf-8`.
+ *
+ * GET /FuelPriceCheck/v2/fuel/prices?states=NSW|TAS is the full snapshot; /FuelPriceCheck/v2/fuel/
+ * prices/new answers what was submitted since this API key's last /prices or /prices/new call "on
+ * the current day". Both answer { stations: [{ brandid, stationid, brand, code, name, address
+ * ("424 Cleveland St, SURRY HILLS NSW 2010"), location: { latitude, longitude }, state ("NSW" or
+ * "TAS"), isAdBlueAvailable }], prices: [{ stationcode, state, fueltype, price (cents a litre),
+ * lastupdated ("12/05/2026 07:45:10", Sydney wall-clock time) }] }.
+ *
+ * Station codes repeat across states, so a station is keyed by the record's state and its code
+ * ("NSW-1021", "TAS-17"). ACT stations come through the NSW feed (FuelCheck has covered the ACT
+ * since November 2022) under the NSW key; the station itself is placed in the ACT from its address.
+ */
+import { randomUUID } from 'node:crypto';
+import { localDayOf, localTimeToUnix } from '../../domain/time.ts';
+import type { StateId } from '../../domain/states.ts';
+import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled } from '../feed.ts';
+import type { FeedResponse } from '../http.ts';
+import { type Normaliser, type RawPrice, type RawStation, centsToTenths, stripBom } from '../normalise.ts';
+
+export const NSW_KEY_VAR = 'NSW_FUELCHECK_API_KEY';
+export const NSW_SECRET_VAR = 'NSW_FUELCHECK_API_SECRET';
+export const NSW_TOKEN_PATH = '/oauth/client_credential/accesstoken';
+export const NSW_PRICES_PATH = '/FuelPriceCheck/v2/fuel/prices';
+export const NSW_NEW_PRICES_PATH = '/FuelPriceCheck/v2/fuel/prices/new';
+/** The v2 `states` parameter is a `|`-separated list; without it only NSW (and the ACT) comes back. */
+export const NSW_STATES_PARAM = 'NSW|TAS';
+/** A snapshot at least this often, whatever /new says: it heals anything a missed change left behind. */
+export const NSW_SNAPSHOT_MAX_AGE_SEC = 86_400;
+
+/**
+ * FuelCheck fuel codes (the v2 reference data's fueltypes list): E10 Ethanol 94, U91 Unleaded 91,
+ * P95 and P98 Premium 95/98, DL Diesel, PDL Premium Diesel, B20 Biodiesel 20, E85 Ethanol 105,
+ * LPG, CNG, LNG, EV (charging, cents a kWh).
+ */
+export const NSW_FUELS: FuelMap = {
+  E10: 'e10', U91: 'ulp91', P95: 'ulp95', P98: 'ulp98', DL: 'diesel', PDL: 'pdiesel',
+  LPG: 'lpg', E85: 'e85', B20: 'b20', EV: 'ev', CNG: 'cng', LNG: 'lng',
+};
+
+function malformed(message: string): FeedError {
+  return new FeedError('malformed', `FuelCheck: ${message}`);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseJson(body: string, what: string): unknown {
+  try {
+    return JSON.parse(stripBom(body));
+  } catch {
+    throw malformed(`${what} is not JSON (cut short or not the API?)`);
+  }
+}
+
+/** The token of an access-token answer and its lifetime in seconds (a number or, as Apigee sends it, a numeric string). */
+export function parseNswToken(body: string): { accessToken: string; expiresInSec: number | undefined } {
+  const doc = parseJson(body, 'the access-token answer');
+  if (!isObject(doc) || typeof doc['access_token'] !== 'string' || doc['access_token'] === '') {
+    throw malformed('the access-token answer has no access_token');
+  }
+  const raw = doc['expires_in'];
+  const seconds = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,9}$/.test(raw.trim()) ? Number(raw) : NaN;
+  return { accessToken: doc['access_token'], expiresInSec: Number.isInteger(seconds) && seconds > 0 ? seconds : undefined };
+}
+
+export interface NswAnswer {
+  stations: unknown[];
+  prices: unknown[];
+}
+
+/**
+ * The station and price records of a /prices or /prices/new answer. A snapshot without both lists
+ * is malformed; an answer of changes may leave out `stations` (none of its stations changed).
+ */
+export function parseNswAnswer(body: string, kind: NswPollKind): NswAnswer {
+  const doc = parseJson(body, 'the prices answer');
+  if (!isObject(doc) || !Array.isArray(doc['prices'])) throw malformed('the prices answer has no prices list');
+  const stations = doc['stations'];
+  if (Array.isArray(stations)) return { stations, prices: doc['prices'] };
+  if (kind === 'new' && stations === undefined) return { stations: [], prices: doc['prices'] };
+  throw malformed('the prices answer has no stations list');
+}
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+/** `requesttimestamp`: the UTC time as dd/MM/yyyy hh:mm:ss AM/PM ("12/05/2026 09:30:00 PM"). */
+export function formatRequestTimestamp(unixSec: number): string {
+  const d = new Date(unixSec * 1_000);
+  const hour = d.getUTCHours();
+  return `${pad(d.getUTCDate())}/${pad(d.getUTCMonth() + 1)}/${pad(d.getUTCFullYear(), 4)} `
+    + `${pad(hour % 12 === 0 ? 12 : hour % 12)}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} ${hour < 12 ? 'AM' : 'PM'}`;
+}
+
+const DAY_FIRST = /^(\d{2})\/(\d{2})\/(\d{4}) (\d{2}):(\d{2}):(\d{2})$/;
+const YEAR_FIRST = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,7})?$/;
+
+/**
+ * Unix seconds of a `lastupdated` ("12/05/2026 07:45:10"; the nearby endpoints write
+ * "2026-05-12 07:45:10"), a Sydney wall-clock time. Tasmanian stations' times are read the same
+ * way: Hobart and Sydney have kept the same offsets and DST dates since 2008, and the ACT keeps
+ * Sydney's. Undefined when it is not a real date and time.
+ */
+export function parseLastUpdated(text: unknown): number | undefined {
+  if (typeof text !== 'string') return undefined;
+  const trimmed = text.trim();
+  let parts: number[];
+  const dayFirst = DAY_FIRST.exec(trimmed);
+  const yearFirst = dayFirst ? null : YEAR_FIRST.exec(trimmed);
+  if (dayFirst) {
+    const [d, mo, y, h, mi, s] = dayFirst.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+    parts = [y, mo, d, h, mi, s];
+  } else if (yearFirst) {
+    parts = yearFirst.slice(1, 7).map(Number);
+  } else {
+    return undefined;
+  }
+  const [y, mo, d, h, mi, s] = parts as [number, number, number, number, number, number];
+  const check = new Date(Date.UTC(y, mo - 1, d));
+  if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
+  return localTimeToUnix('nsw', y, mo, d, h, mi, s);
+}
+
+const STATE_ABBREVS = /^(NSW|ACT|TAS|VIC|QLD|SA|WA|NT)$/i;
+
+/** Street, suburb, the state written in it and postcode of a FuelCheck address: "<street>, <SUBURB> NSW <postcode>". */
+export function splitNswAddress(address: string): { street: string; suburb: string; state: string; postcode: string } {
+  const parts = address.split(',').map((p) => p.replace(/\s+/g, ' ').trim()).filter((p) => p !== '');
+  if (parts.length > 0 && /^australia$/i.test(parts[parts.length - 1] ?? '')) parts.pop();
+  const words = (parts.pop() ?? '').split(' ').filter((w) => w !== '');
+  const postcode = /^\d{4}$/.test(words[words.length - 1] ?? '') ? words.pop() ?? '' : '';
+  const state = STATE_ABBREVS.test(words[words.length - 1] ?? '') ? (words.pop() ?? '').toUpperCase() : '';
+  let suburb = words.join(' ');
+  // No comma between street and suburb ("12 Main St WYOMING NSW 2250") cannot be split reliably.
+  if (parts.length === 0 && /\d/.test(suburb)) return { street: suburb, suburb: '', state, postcode };
+  if (suburb === '') suburb = parts.pop() ?? '';
+  return { street: parts.join(', '), suburb: titleCase(suburb), state, postcode };
+}
+
+/** FuelCheck writes most suburbs in capitals ("SURRY HILLS"); shown as "Surry Hills". Mixed case is kept. */
+function titleCase(text: string): string {
+  if (text !== text.toUpperCase()) return text;
+  return text.toLowerCase().replace(/(^|[\s\-'])([a-z])/g, (_, before: string, letter: string) => before + letter.toUpperCase());
+}
+
+/** ACT postcodes (2600-2620 and 2900-2920; 2619 and 2620 are shared with Queanbeyan, so only a fallback). */
+function isActPostcode(postcode: string): boolean {
+  const n = Number(postcode);
+  return /^\d{4}$/.test(postcode) && ((n >= 2600 && n <= 2620) || (n >= 2900 && n <= 2920));
+}
+
+/**
+ * Where a station is: the record's `state` when it names TAS or ACT; for the NSW feed's records
+ * (ACT stations come through it too) the state written in the address, else the postcode.
+ */
+export function nswStationState(feedState: string, address: { state: string; postcode: string }): StateId {
+  const given = feedState.trim().toUpperCase();
+  if (given === 'TAS') return 'tas';
+  if (given === 'ACT') return 'act';
+  if (address.state === 'ACT') return 'act';
+  if (address.state === 'TAS') return 'tas';
+  if (address.state === 'NSW') return 'nsw';
+  return isActPostcode(address.postcode) ? 'act' : 'nsw';
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '');
+
+function coordinate(value: unknown): number {
+  if (typeof value === 'number') return value;
+  return typeof value === 'string' && /^-?\d{1,3}(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
+}
+
+/** The feed's own key for a station: the record's state (NSW when it names none, as v1 records) and code. */
+export function nswStationKey(feedState: unknown, code: unknown): string | undefined {
+  const c = text(code);
+  if (c === '') return undefined;
+  return `${(text(feedState) || 'NSW').toUpperCase()}-${c}`;
+}
+
+/** One station record, or why it cannot be used. */
+export function readNswStation(record: unknown): RawStation | { rejected: string } {
+  if (!isObject(record)) return { rejected: 'station record that is not an object' };
+  const key = nswStationKey(record['state'], record['code']);
+  if (key === undefined) return { rejected: 'station without a usable code' };
+  const location = isObject(record['location']) ? record['location'] : {};
+  const latitude = coordinate(location['latitude']);
+  const longitude = coordinate(location['longitude']);
+  if (Number.isNaN(latitude) || Number.isNaN(longitude)) return { rejected: 'station without coordinates' };
+  const address = text(record['address']).replace(/\s+/g, ' ');
+  const parts = splitNswAddress(address);
+  return {
+    code: key, name: text(record['name']), brand: text(record['brand']), address,
+    street: parts.street, suburb: parts.suburb, postcode: parts.postcode,
+    state: nswStationState(text(record['state']), parts), latitude, longitude,
+  };
+}
+
+/**
+ * One price record, or why it cannot be used. FuelCheck documents no out-of-stock flag; a price of
+ * 0 is never a real price, so it is read as the fuel not being available.
+ */
+export function readNswPrice(record: unknown): RawPrice | { rejected: string } {
+  if (!isObject(record)) return { rejected: 'price record that is not an object' };
+  const key = nswStationKey(record['state'], record['stationcode']);
+  if (key === undefined) return { rejected: 'price without a usable station code' };
+  if (typeof record['fueltype'] !== 'string') return { rejected: 'price without a fuel type' };
+  const at = parseLastUpdated(record['lastupdated']);
+  if (at === undefined) return { rejected: 'price without a valid time' };
+  const tenths = centsToTenths(record['price']);
+  if (tenths === undefined) return { rejected: 'price that is not a number' };
+  return { code: key, fuelCode: record['fueltype'].trim(), at, priceTenths: tenths, available: tenths > 0 };
+}
+
+/** Adds one answer's records to a batch; each bad record is rejected alone. */
+export function addNswAnswer(normaliser: Normaliser, answer: NswAnswer): void {
+  for (const record of answer.stations) {
+    const station = readNswStation(record);
+    if ('rejected' in station) normaliser.reject(station.rejected, record);
+    else normaliser.station(station);
+  }
+  for (const record of answer.prices) {
+    const price = readNswPrice(record);
+    if ('rejected' in price) normaliser.reject(price.rejected, record);
+    else normaliser.price(price);
+  }
+}
+
+/** What the adapter keeps between polls (stored by the runner with each applied batch). */
+export interface NswCursor {
+  /** When the last full snapshot was taken, Unix seconds. */
+  snapshotAt: number;
+  /** When the last applied answer (snapshot or changes) was fetched. */
+  lastAt: number;
+}
+
+export function parseNswCursor(value: string | undefined): NswCursor | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const doc: unknown = JSON.parse(value);
+    if (isObject(doc) && Number.isInteger(doc['snapshotAt']) && Number.isInteger(doc['lastAt'])) {
+      return { snapshotAt: doc['snapshotAt'] as number, lastAt: doc['lastAt'] as number };
+    }
+  } catch {
+    // An unreadable cursor only costs a snapshot.
+  }
+  return undefined;
+}
+
+export type NswPollKind = 'snapshot' | 'new';
+
+/**
+ * A snapshot on a first run, when the last one is a day old, when the last applied call was on an
+ * earlier Sydney day (/new only counts from calls made "on the current day"), or when this process
+ * fetched an answer after the cursor that was never applied (the API moved on without us); /new
+ * otherwise.
+ */
+export function nswPollKind(cursor: NswCursor | undefined, now: number, lastFetchAt: number | undefined): NswPollKind {
+  if (cursor === undefined) return 'snapshot';
+  if (now - cursor.snapshotAt >= NSW_SNAPSHOT_MAX_AGE_SEC) return 'snapshot';
+  if (localDayOf('nsw', cursor.lastAt) !== localDayOf('nsw', now)) return 'snapshot';
+  if (lastFetchAt !== undefined && lastFetchAt > cursor.lastAt) return 'snapshot';
+  return 'new';
+}
+
+/** Per base URL and API key, in memory only: the access token, and when this process last received an answer. */
+interface Session {
+  token?: { value: string; expiresAt: number };
+  lastFetchAt?: number;
+}
+const sessions = new Map<string, Session>();
+/** Renew a token this long before the API says it expires. */
+const TOKEN_MARGIN_SEC = 300;
+const DEFAULT_TOKEN_LIFE_SEC = 3_600;
+
+/** Forgets every cached token and fetch time (tests; a process never needs it). */
+export function forgetNswSessions(): void {
+  sessions.clear();
+}
+
+async function fetchToken(ctx: PullContext, base: string, key: string, secret: string, session: Session): Promise<string> {
+  const response = await ctx.http.request(`${base}${NSW_TOKEN_PATH}`, {
+    query: { grant_type: 'client_credentials' },
+    headers: { authorization: `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`, accept: 'application/json' },
+  });
+  const { accessToken, expiresInSec } = parseNswToken(response.text);
+  session.token = { value: accessToken, expiresAt: ctx.now + (expiresInSec ?? DEFAULT_TOKEN_LIFE_SEC) - TOKEN_MARGIN_SEC };
+  return accessToken;
+}
+
+/** A data call with a valid token; a cached token the API refuses is dropped and a fresh one tried once. */
+async function authorisedGet(ctx: PullContext, base: string, key: string, secret: string, session: Session, path: string): Promise<FeedResponse> {
+  const cached = session.token !== undefined && session.token.expiresAt > ctx.now ? session.token.value : undefined;
+  const call = (token: string) => ctx.http.request(`${base}${path}`, {
+    query: { states: NSW_STATES_PARAM },
+    headers: {
+      authorization: `Bearer ${token}`, apikey: key, transactionid: randomUUID(),
+      requesttimestamp: formatRequestTimestamp(ctx.now), 'content-type': 'application/json; charset=utf-8', accept: 'application/json',
+    },
+  });
+  if (cached === undefined) return call(await fetchToken(ctx, base, key, secret, session));
+  try {
+    return await call(cached);
+  } catch (error) {
+    if (!(error instanceof FeedError && error.kind === 'auth')) throw error;
+    delete session.token;
+    return call(await fetchToken(ctx, base, key, secret, session));
+  }
+}
+
+export const nswAdapter: FeedAdapter = {
+  id: 'nsw',
+  name: 'NSW FuelCheck (NSW, ACT, TAS)',
+  states: ['nsw', 'act', 'tas'],
+  // The free tier allows 2,500 calls a month (about 82 a day), and the token call is counted too.
+  // Every 30 minutes is 48 data calls a day (one of them the daily snapshot) plus 2 or 3 tokens
+  // (they last about 12 hours): about 1,550 a month, leaving room for FeedHttp's retries, early
+  // re-polls after failures and restarts that must fetch a new token.
+  intervalSec: 1_800,
+  requires: [NSW_KEY_VAR, NSW_SECRET_VAR],
+  fuels: NSW_FUELS,
+  async pull(ctx: PullContext): Promise<Pulled[]> {
+    const key = ctx.config.credentials[NSW_KEY_VAR];
+    const secret = ctx.config.credentials[NSW_SECRET_VAR];
+    if (!key || !secret) throw new FeedError('auth', `${NSW_KEY_VAR} and ${NSW_SECRET_VAR} must both be set`);
+    const base = ctx.config.url.replace(/\/+$/, '');
+    const sessionKey = `${base}\n${key}`;
+    const session = sessions.get(sessionKey) ?? {};
+    sessions.set(sessionKey, session);
+    const cursor = parseNswCursor(ctx.cursor);
+    const kind = nswPollKind(cursor, ctx.now, session.lastFetchAt);
+    const response = await authorisedGet(ctx, base, key, secret, session, kind === 'snapshot' ? NSW_PRICES_PATH : NSW_NEW_PRICES_PATH);
+    // From here the API counts this call as made: /new will not repeat what it just answered.
+    session.lastFetchAt = ctx.now;
+    const answer = parseNswAnswer(response.text, kind);
+    const normaliser = ctx.normaliser();
+    addNswAnswer(normaliser, answer);
+    const next: NswCursor = { snapshotAt: kind === 'snapshot' || cursor === undefined ? ctx.now : cursor.snapshotAt, lastAt: ctx.now };
+    ctx.log.info({ feed: 'nsw', kind, stations: answer.stations.length, prices: answer.prices.length }, 'FuelCheck answer read');
+    return [{ normaliser, cursor: JSON.stringify(next) }];
+  },
+};

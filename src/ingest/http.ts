@@ -43,7 +43,8 @@ export const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   baseDelayMs: 1_000,
   maxDelayMs: 60_000,
   maxBodyBytes: 64 * 1024 * 1024,
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+  // Not unref()ed: a CLI run waiting to retry has nothing else keeping it alive.
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   random: Math.random,
 };
 

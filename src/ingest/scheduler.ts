@@ -45,6 +45,7 @@ export async function watch(options: WatchOptions, signal: AbortSignal): Promise
   const health = new Map((await store.feedHealth()).map((h) => [h.feed, h.lastRun]));
   const loops = options.feeds.map(async ({ adapter, config }) => {
     let wait = firstPollDelay(adapter.intervalSec, health.get(adapter.id), clock.now());
+    log.info({ feed: adapter.id, firstPollInSec: wait, everySec: adapter.intervalSec }, 'feed scheduled');
     let failures = 0;
     while (await sleep(wait, signal)) {
       const run = await runFeed({

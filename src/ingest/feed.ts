@@ -7,7 +7,7 @@ import type { FeedConfig } from '../config.ts';
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
 import type { FeedHttp } from './http.ts';
-import type { Normaliser } from './normalise.ts';
+import { type Normaliser, stripBom } from './normalise.ts';
 
 export const FEED_IDS = ['nsw', 'qld', 'sa', 'wa', 'vic', 'nt'] as const;
 export type FeedId = (typeof FEED_IDS)[number];
@@ -73,3 +73,16 @@ export class FeedError extends Error {
   }
 }
 
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A JSON answer, byte-order mark allowed; FeedError('malformed') when it is not JSON (cut short, an HTML error page). */
+export function parseJsonBody(body: string, label: string): unknown {
+  try {
+    return JSON.parse(stripBom(body));
+  } catch {
+    throw new FeedError('malformed', `${label} is not JSON (cut short or not the API?)`);
+  }
+}

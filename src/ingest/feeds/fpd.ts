@@ -20,8 +20,8 @@
  */
 import { roundHalfAwayFromZero } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
-import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled } from '../feed.ts';
-import { type Normaliser, type RawPrice, type RawStation, stripBom } from '../normalise.ts';
+import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled, isObject, parseJsonBody } from '../feed.ts';
+import { type Normaliser, type RawPrice, type RawStation } from '../normalise.ts';
 
 export const FPD_COUNTRY_ID = '21';
 /** geoRegionLevel of a state; level 1 is a suburb, 2 a city. */
@@ -79,9 +79,6 @@ export interface FpdSnapshot extends FpdLookups {
 /** A price as handed to the Normaliser; the feed's fuel name rides along so a rejection's example names the fuel. */
 export type FpdPrice = RawPrice & { fuelName: string };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
@@ -97,12 +94,7 @@ function text(value: unknown): string {
  * poll is applied.
  */
 export function readFpdList(body: string, path: string, key: string): unknown[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(stripBom(body));
-  } catch {
-    throw new FeedError('malformed', `FPD API ${path}: the answer is not JSON (cut short or not the API?)`);
-  }
+  const doc = parseJsonBody(body, `FPD API ${path}: the answer`);
   const list = isObject(doc) ? doc[key] : undefined;
   if (!Array.isArray(list)) throw new FeedError('malformed', `FPD API ${path}: the answer has no ${key} list`);
   return list;

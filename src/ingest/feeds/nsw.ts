@@ -22,9 +22,9 @@
 import { randomUUID } from 'node:crypto';
 import { localDayOf, localTimeToUnix } from '../../domain/time.ts';
 import type { StateId } from '../../domain/states.ts';
-import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled } from '../feed.ts';
+import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled, isObject, parseJsonBody } from '../feed.ts';
 import type { FeedResponse } from '../http.ts';
-import { type Normaliser, type RawPrice, type RawStation, centsToTenths, stripBom } from '../normalise.ts';
+import { type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
 
 export const NSW_KEY_VAR = 'NSW_FUELCHECK_API_KEY';
 export const NSW_SECRET_VAR = 'NSW_FUELCHECK_API_SECRET';
@@ -50,16 +50,9 @@ function malformed(message: string): FeedError {
   return new FeedError('malformed', `FuelCheck: ${message}`);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function parseJson(body: string, what: string): unknown {
-  try {
-    return JSON.parse(stripBom(body));
-  } catch {
-    throw malformed(`${what} is not JSON (cut short or not the API?)`);
-  }
+  return parseJsonBody(body, `FuelCheck: ${what}`);
 }
 
 /** The token of an access-token answer and its lifetime in seconds (a number or, as Apigee sends it, a numeric string). */

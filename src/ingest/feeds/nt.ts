@@ -23,7 +23,7 @@
  *   poll's clock). So that an unchanged price is not reported again each poll, the cursor keeps the
  *   last price reported per outlet and fuel, and only changes are emitted.
  */
-import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled } from '../feed.ts';
+import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled, isObject } from '../feed.ts';
 import { type Normaliser, type RawStation, centsToTenths, stripBom } from '../normalise.ts';
 
 export const NT_RESULTS_PATH = '/Home/Results';
@@ -69,9 +69,6 @@ export function extractServerJson(html: string): unknown {
   throw malformed('the results page has no #serverJson input');
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The outlets and brand names of the page's JSON; FeedError('malformed') when a list is missing or no outlet has the known shape. */
 export function parseNtResults(doc: unknown): { outlets: unknown[]; brands: Map<string, string> } {

@@ -11,8 +11,8 @@
  * is one string ("456 Hoddle St, Clifton Hill VIC 3068"): suburb and postcode are cut from it.
  */
 import { randomUUID } from 'node:crypto';
-import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled } from '../feed.ts';
-import { type Normaliser, type RawPrice, type RawStation, centsToTenths, stripBom } from '../normalise.ts';
+import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled, isObject, parseJsonBody } from '../feed.ts';
+import { type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
 
 export const VIC_CONSUMER_ID_VAR = 'VIC_FAIRFUEL_CONSUMER_ID';
 export const VIC_PRICES_PATH = '/open-data/v1/fuel/prices';
@@ -28,16 +28,9 @@ function malformed(message: string): FeedError {
   return new FeedError('malformed', `Fair Fuel: ${message}`);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function parseJson(body: string, what: string): unknown {
-  try {
-    return JSON.parse(stripBom(body));
-  } catch {
-    throw malformed(`${what} is not JSON (cut short or not the API?)`);
-  }
+  return parseJsonBody(body, `Fair Fuel: ${what}`);
 }
 
 /** The records of a /fuel/prices answer; FeedError('malformed') when the top-level list is missing. */

@@ -32,6 +32,11 @@ export interface PullContext {
   readonly cursor: string | undefined;
   /** Unix seconds, from the injected clock. */
   readonly now: number;
+  /**
+   * The feed's last recorded run ended in an error: a feed whose server tracks what it has
+   * answered (FuelCheck's /prices/new) must not trust that the changes it was sent were applied.
+   */
+  readonly previousRunFailed: boolean;
   readonly log: Logger;
   /** A fresh normaliser per pulled batch: it collects the batch, its rejections and the unknown fuel codes. */
   normaliser(): Normaliser;

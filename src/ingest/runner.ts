@@ -73,9 +73,10 @@ export async function runFeed(options: RunFeedOptions): Promise<FeedRun> {
   const outcomes: ApplyOutcome[] = [];
   try {
     const cursor = await store.feedCursor(adapter.id);
+    const last = (await store.feedHealth()).find((h) => h.feed === adapter.id);
     const unknown = new UnknownFuels(adapter.id, log);
     const pulled = await adapter.pull({
-      http, config, cursor, now: startedAt, log,
+      http, config, cursor, now: startedAt, log, previousRunFailed: last !== undefined && last.lastRun !== last.lastSuccess,
       normaliser: () => new Normaliser(adapter.id, adapter.fuels, startedAt, unknown),
     });
     for (const { normaliser, cursor: next } of pulled) {

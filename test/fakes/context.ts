@@ -16,6 +16,7 @@ export interface TestContextOptions {
   credentials?: Record<string, string | undefined>;
   cursor?: string;
   now: number;
+  previousRunFailed?: boolean;
   http?: Partial<HttpOptions>;
   log?: MemoryLog;
 }
@@ -27,7 +28,7 @@ export function testPullContext(adapter: FeedAdapter, options: TestContextOption
   const unknown = new UnknownFuels(adapter.id, log);
   const http = new FeedHttp({ sleep: async () => {}, random: () => 0.5, timeoutMs: 2_000, ...options.http });
   return {
-    http, config, cursor: options.cursor, now: options.now, log,
+    http, config, cursor: options.cursor, now: options.now, log, previousRunFailed: options.previousRunFailed ?? false,
     normaliser: () => new Normaliser(adapter.id, adapter.fuels, options.now, unknown),
   };
 }

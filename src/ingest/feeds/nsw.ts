@@ -253,11 +253,12 @@ export type NswPollKind = 'snapshot' | 'new';
 /**
  * A snapshot on a first run, when the last one is a day old, when the last applied call was on an
  * earlier Sydney day (/new only counts from calls made "on the current day"), or when this process
- * fetched an answer after the cursor that was never applied (the API moved on without us); /new
- * otherwise.
+ * fetched an answer after the cursor that was never applied (the API moved on without us), or
+ * when the feed's last recorded run failed (a /new the API answered may not have been applied,
+ * even by another process); /new otherwise.
  */
-export function nswPollKind(cursor: NswCursor | undefined, now: number, lastFetchAt: number | undefined): NswPollKind {
-  if (cursor === undefined) return 'snapshot';
+export function nswPollKind(cursor: NswCursor | undefined, now: number, lastFetchAt: number | undefined, previousRunFailed = false): NswPollKind {
+  if (cursor === undefined || previousRunFailed) return 'snapshot';
   if (now - cursor.snapshotAt >= NSW_SNAPSHOT_MAX_AGE_SEC) return 'snapshot';
   if (localDayOf('nsw', cursor.lastAt) !== localDayOf('nsw', now)) return 'snapshot';
   if (lastFetchAt !== undefined && lastFetchAt > cursor.lastAt) return 'snapshot';
@@ -329,7 +330,7 @@ export const nswAdapter: FeedAdapter = {
     const session = sessions.get(sessionKey) ?? {};
     sessions.set(sessionKey, session);
     const cursor = parseNswCursor(ctx.cursor);
-    const kind = nswPollKind(cursor, ctx.now, session.lastFetchAt);
+    const kind = nswPollKind(cursor, ctx.now, session.lastFetchAt, ctx.previousRunFailed);
     const response = await authorisedGet(ctx, base, key, secret, session, kind === 'snapshot' ? NSW_PRICES_PATH : NSW_NEW_PRICES_PATH);
     // From here the API counts this call as made: /new will not repeat what it just answered.
     session.lastFetchAt = ctx.now;

@@ -391,6 +391,7 @@ describe('when to take a snapshot', () => {
     assert.equal(nswPollKind(undefined, R1, undefined), 'snapshot');
     assert.equal(nswPollKind(cursor, R2, undefined), 'new');
     assert.equal(nswPollKind(cursor, R2, R1), 'new');
+    assert.equal(nswPollKind(cursor, R2, R1, true), 'snapshot'); // the last recorded run failed
     assert.equal(nswPollKind(cursor, R2, R1 + 60), 'snapshot');
     // A snapshot 86_400 s old (the same wall time a day earlier) is due again.
     assert.equal(nswPollKind({ snapshotAt: R2 - 86_400, lastAt: R1 }, R2, undefined), 'snapshot');

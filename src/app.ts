@@ -26,6 +26,12 @@ export interface AppOptions {
   maxAgeSec?: number;
   /** Text shown on the docs page about where the data comes from. */
   dataNote?: string;
+  /**
+   * Keep each /v1 answer (its bytes and ETag) until the data version changes (and, for answers
+   * that depend on the clock, for at most a minute). On by default; the benchmarks turn it off
+   * to measure the uncached path.
+   */
+  responseCache?: boolean;
 }
 
 /** Structured logs (pino); the Authorization header never reaches them. */

@@ -8,6 +8,7 @@ import type { Clock } from './config.ts';
 import { authenticate, isPublicPath } from './http/auth.ts';
 import { ApiError, ErrorBody, sendError, toApiError } from './http/errors.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './http/limits.ts';
+import { ResponseCache, clockBucket } from './http/cache.ts';
 import { strictQuery } from './http/params.ts';
 import { cityRoutes } from './http/routes/cities.ts';
 import { metaRoutes } from './http/routes/meta.ts';
@@ -51,6 +52,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limiter = options.rateLimiter ?? new MemoryRateLimiter();
   const defaultLimit = options.defaultRateLimit ?? DEFAULT_RATE_LIMIT;
   const maxAge = options.maxAgeSec ?? 60;
+  const cache = options.responseCache === false ? undefined : new ResponseCache();
 
   const app = Fastify({
     logger: options.logger ?? false,
@@ -117,13 +119,35 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.addHook('preValidation', strictQuery);
 
+  // After auth, limits and validation: a cached answer skips the handler, the serialiser and the hash.
+  const slots = new WeakMap<object, { key: string; version: number; bucket: number }>();
+  if (cache) {
+    app.addHook('preHandler', async (request, reply) => {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.url.startsWith('/v1/') || request.url.startsWith('/v1/openapi.json')) return;
+      const version = await store.dataVersion();
+      const bucket = clockBucket(request.url, clock.now());
+      const hit = cache.get(request.url, version, bucket);
+      if (!hit) {
+        slots.set(request, { key: request.url, version, bucket });
+        return;
+      }
+      reply.header('etag', hit.etag).type('application/json; charset=utf-8');
+      return reply.send(hit.body);
+    });
+  }
+
   app.addHook('onSend', async (request, reply, payload) => {
     if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || typeof payload !== 'string') {
       if (reply.statusCode >= 400) reply.header('cache-control', 'no-store');
       return payload;
     }
-    const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
-    reply.header('etag', etag);
+    const known = reply.getHeader('etag');
+    const etag = typeof known === 'string' ? known : `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+    if (known === undefined) {
+      reply.header('etag', etag);
+      const slot = slots.get(request);
+      if (cache && slot) cache.set(slot.key, slot.version, slot.bucket, { body: payload, etag });
+    }
     reply.header('cache-control', `private, max-age=${maxAge}`);
     if (matchesEtag(request.headers['if-none-match'], etag)) {
       reply.code(304);

@@ -1,0 +1,83 @@
+/**
+ * Answers kept as the bytes that were sent, with their ETag, until the data changes: a hit is
+ * served without touching the domain code, the serialiser or the hash. An entry is valid for
+ * one data version (every write that changes an answer bumps it, whichever process wrote), and,
+ * for the answers that depend on the clock (histories: today's point is a time-weighted mean up
+ * to now), for one CLOCK_BUCKET_SEC slice of the clock. Auth, rate limits and parameter
+ * validation still run on every request; only the work after them is skipped.
+ */
+
+/** How long a clock-dependent answer may be reused: today's point of a history moves this little. */
+export const CLOCK_BUCKET_SEC = 10;
+
+export interface CachedAnswer {
+  body: string;
+  etag: string;
+}
+
+interface Entry extends CachedAnswer {
+  version: number;
+  bucket: number;
+}
+
+export interface CacheLimits {
+  /** Entries kept at most (least recently used go first). */
+  maxEntries: number;
+  /** Bytes of bodies kept at most. */
+  maxBytes: number;
+}
+
+export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxEntries: 20_000, maxBytes: 64 * 1024 * 1024 };
+
+/** A least-recently-used map from request URL to answer, bounded in entries and bytes. */
+export class ResponseCache {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS) {}
+
+  get(key: string, version: number, bucket: number): CachedAnswer | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || entry.version !== version || entry.bucket !== bucket) {
+      this.misses++;
+      return undefined;
+    }
+    // Map keeps insertion order: re-inserting marks it most recently used.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.hits++;
+    return entry;
+  }
+
+  set(key: string, version: number, bucket: number, answer: CachedAnswer): void {
+    const size = answer.body.length;
+    if (size > this.limits.maxBytes / 4) return;
+    this.drop(key);
+    this.entries.set(key, { ...answer, version, bucket });
+    this.bytes += size;
+    while (this.entries.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.drop(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.bytes -= entry.body.length;
+    this.entries.delete(key);
+  }
+}
+
+/** The clock slice an answer belongs to: its own for clock-dependent routes, one for all others. */
+export function clockBucket(url: string, nowSec: number): number {
+  const path = url.split('?', 1)[0] ?? '';
+  return path.endsWith('/history') ? Math.floor(nowSec / CLOCK_BUCKET_SEC) : 0;
+}

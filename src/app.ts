@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Clock } from './config.ts';
-import { authenticate, isPublicPath } from './http/auth.ts';
+import { TokenCache, authenticate, isPublicPath } from './http/auth.ts';
 import { ApiError, ErrorBody, sendError, toApiError } from './http/errors.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './http/limits.ts';
 import { ResponseCache, clockBucket } from './http/cache.ts';
@@ -53,6 +53,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const defaultLimit = options.defaultRateLimit ?? DEFAULT_RATE_LIMIT;
   const maxAge = options.maxAgeSec ?? 60;
   const cache = options.responseCache === false ? undefined : new ResponseCache();
+  const tokens = new TokenCache(store);
+  const dataVersions = new WeakMap<object, number>();
 
   const app = Fastify({
     logger: options.logger ?? false,
@@ -99,7 +101,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     let authError: ApiError | undefined;
     if (!isPublicPath(path)) {
       try {
-        const token = await authenticate(request, store, clock);
+        // One read gives the tokens version (for the token cache) and the data version (for the response cache).
+        const versions = await store.versions();
+        dataVersions.set(request, versions.data);
+        const token = await authenticate(request, store, clock, tokens.lookupAt(versions.tokens));
         key = `token:${token.id}`;
         limit = token.rateLimit ?? defaultLimit;
       } catch (error) {
@@ -124,7 +129,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (cache) {
     app.addHook('preHandler', async (request, reply) => {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.url.startsWith('/v1/') || request.url.startsWith('/v1/openapi.json')) return;
-      const version = await store.dataVersion();
+      const version = dataVersions.get(request) ?? await store.dataVersion();
       const bucket = clockBucket(request.url, clock.now());
       const hit = cache.get(request.url, version, bucket);
       if (!hit) {

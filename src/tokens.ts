@@ -34,10 +34,12 @@ export function newToken(name: string, nowSec: number, options: { expiresInSec?:
 const DUMMY_HASH = hashToken('fp_aaaaaaaa_' + 'a'.repeat(43));
 
 /** The valid, unexpired, unrevoked token record for this token, or undefined. */
-export async function verifyToken(store: PriceStore, token: string, nowSec: number): Promise<TokenRecord | undefined> {
+export async function verifyToken(
+  store: PriceStore, token: string, nowSec: number, lookup: (id: string) => Promise<TokenRecord | undefined> = (id) => store.tokenById(id),
+): Promise<TokenRecord | undefined> {
   const match = TOKEN_PATTERN.exec(token);
   const presented = hashToken(token);
-  const record = match?.[1] ? await store.tokenById(match[1]) : undefined;
+  const record = match?.[1] ? await lookup(match[1]) : undefined;
   // Compare against something even when the id is unknown, so timing says nothing about ids.
   const equal = timingSafeEqual(presented, record?.hash ?? DUMMY_HASH);
   if (!record || !equal) return undefined;

@@ -13,8 +13,37 @@ export function isPublicPath(path: string): boolean {
   return !path.startsWith('/v1/') || path === '/v1/openapi.json';
 }
 
+/**
+ * Token records as stored, kept while the store's tokens version stays the same: creating or
+ * revoking a token (from any process) bumps it, so a revocation still counts from the next
+ * request. The secret is still hashed and compared in constant time on every request.
+ */
+export class TokenCache {
+  private version = Number.NaN;
+  private readonly records = new Map<string, TokenRecord>();
+
+  constructor(private readonly store: PriceStore, private readonly maxEntries = 10_000) {}
+
+  /** A lookup for verifyToken, valid for the tokens version just read. */
+  lookupAt(tokensVersion: number): (id: string) => Promise<TokenRecord | undefined> {
+    if (tokensVersion !== this.version) {
+      this.records.clear();
+      this.version = tokensVersion;
+    }
+    return async (id) => {
+      const known = this.records.get(id);
+      if (known) return known;
+      const record = await this.store.tokenById(id);
+      if (record && this.records.size < this.maxEntries) this.records.set(id, record);
+      return record;
+    };
+  }
+}
+
 /** The token record for the request's bearer token, or throws the documented 401. */
-export async function authenticate(request: FastifyRequest, store: PriceStore, clock: Clock): Promise<TokenRecord> {
+export async function authenticate(
+  request: FastifyRequest, store: PriceStore, clock: Clock, lookup?: (id: string) => Promise<TokenRecord | undefined>,
+): Promise<TokenRecord> {
   const header = request.headers.authorization;
   if (header === undefined || header === '') {
     throw new ApiError('unauthorized', 'This request needs an Authorization header: Bearer <token>.', { 'www-authenticate': REALM });
@@ -23,7 +52,7 @@ export async function authenticate(request: FastifyRequest, store: PriceStore, c
   if (!match?.[1]) {
     throw new ApiError('unauthorized', "The Authorization header must be 'Bearer <token>'.", { 'www-authenticate': REALM });
   }
-  const record = await verifyToken(store, match[1], clock.now());
+  const record = await verifyToken(store, match[1], clock.now(), lookup);
   if (!record) {
     throw new ApiError('invalid_token', 'The token is unknown, revoked or expired.', {
       'www-authenticate': `${REALM}, error="invalid_token"`,

@@ -142,3 +142,9 @@ export function toFeedHealth(r: Row): FeedHealth {
   return { feed: String(r.feed), lastRun: Number(r.last_run), lastSuccess: r.last_success === null ? undefined : Number(r.last_success),
     intervalSec: Number(r.interval_sec) };
 }
+
+/** Both versions in one statement: the one read every /v1 request makes before its answer (or its cached copy). */
+export const VERSIONS = `SELECT (SELECT value FROM meta WHERE key = 'data_version') AS data,
+  (SELECT value FROM meta WHERE key = 'tokens_version') AS tokens`;
+
+export const BUMP_TOKENS_VERSION = "UPDATE meta SET value = value + 1 WHERE key = 'tokens_version'";

@@ -166,6 +166,8 @@ export interface PriceStore extends BulkStore {
   ping(): Promise<void>;
   /** Grows with every write that changes what the API answers; caches key on it. */
   dataVersion(): Promise<number>;
+  /** The data version and the tokens version (grows when a token is created or revoked), in one read. */
+  versions(): Promise<{ data: number; tokens: number }>;
 
   listCities(query: ListQuery): Promise<ListResult<City>>;
   city(id: string): Promise<City | undefined>;

@@ -141,4 +141,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX feed_runs_by_feed ON feed_runs (feed, id);
   `,
+  `
+  -- Grows with every token created or revoked: servers cache token records until it moves.
+  INSERT INTO meta (key, value) VALUES ('tokens_version', 0) ON CONFLICT (key) DO NOTHING;
+  `,
 ];

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, splitHeld } from '../batch.ts';
 import {
-  type Row, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
+  type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken, VERSIONS,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
@@ -13,6 +13,7 @@ import {
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
 import { type Params, type PoolOptions, type Queryable, StoreClosedError, createPool, execute, firstRow, rows, transaction } from './pool.ts';
 import { applyBatchIn, bumpDataVersion, sealIn } from './postgres-writer.ts';
+import { type Versions, VersionReuse } from '../versions.ts';
 
 /**
  * The scale-out backend: any number of API and ingest processes share one PostgreSQL
@@ -22,6 +23,7 @@ export class PostgresStore implements PriceStore {
   readonly backend = 'postgres' as const;
   private readonly pool: pg.Pool;
   private closed = false;
+  private readonly reuse = new VersionReuse();
 
   constructor(options: PoolOptions) {
     this.pool = createPool(options);
@@ -31,6 +33,15 @@ export class PostgresStore implements PriceStore {
   private db(): pg.Pool {
     if (this.closed) throw new StoreClosedError();
     return this.pool;
+  }
+
+  /** A writer transaction; afterwards the versions are read afresh (see versions.ts). */
+  private async write<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    try {
+      return await transaction(this.db(), 'writer', work);
+    } finally {
+      this.reuse.forget();
+    }
   }
 
   private rows(text: string, params: Params = []): Promise<Row[]> {
@@ -143,7 +154,7 @@ export class PostgresStore implements PriceStore {
   }
 
   async upsertCities(cities: CityInput[]): Promise<void> {
-    await transaction(this.db(), 'writer', async (client) => {
+    await this.write(async (client) => {
       await execute(client, `
         INSERT INTO cities (id, name, state, latitude, longitude)
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::double precision[], $5::double precision[])
@@ -155,15 +166,15 @@ export class PostgresStore implements PriceStore {
   }
 
   async applyBatch(batch: Batch): Promise<BatchResult> {
-    return transaction(this.db(), 'writer', (client) => applyBatchIn(client, batch));
+    return this.write((client) => applyBatchIn(client, batch));
   }
 
   async seal(nowSec: number): Promise<void> {
-    await transaction(this.db(), 'writer', (client) => sealIn(client, nowSec));
+    await this.write((client) => sealIn(client, nowSec));
   }
 
   async applyFeedBatch(batch: Batch, options: FeedBatchOptions): Promise<FeedBatchResult> {
-    return transaction(this.db(), 'writer', async (client) => {
+    return this.write(async (client) => {
       const { due, held } = splitHeld(batch.prices, options.now);
       const pricesHeld = held.length === 0 ? 0 : await execute(client, `
         INSERT INTO pending_prices (feed, feed_code, fuel, at, price_tenths, available)
@@ -199,7 +210,7 @@ export class PostgresStore implements PriceStore {
   }
 
   async recordRun(run: FeedRun): Promise<void> {
-    await transaction(this.db(), 'writer', async (client) => {
+    await this.write(async (client) => {
       await execute(client, `INSERT INTO feed_runs (${FEED_RUN_COLUMNS.join(', ')}) VALUES (${FEED_RUN_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
         feedRunValues(run));
       await execute(client, 'DELETE FROM feed_runs WHERE finished_at < $1', [run.finishedAt - RUN_LOG_DAYS * 86_400]);
@@ -225,8 +236,18 @@ export class PostgresStore implements PriceStore {
   }
 
   async createToken(token: TokenRecord): Promise<void> {
-    await execute(this.db(), 'INSERT INTO tokens (id, name, hash, created_at, expires_at, revoked_at, rate_limit) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [token.id, token.name, token.hash, token.createdAt, token.expiresAt, token.revokedAt, token.rateLimit]);
+    await this.write(async (client) => {
+      await execute(client, 'INSERT INTO tokens (id, name, hash, created_at, expires_at, revoked_at, rate_limit) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [token.id, token.name, token.hash, token.createdAt, token.expiresAt, token.revokedAt, token.rateLimit]);
+      await execute(client, BUMP_TOKENS_VERSION);
+    });
+  }
+
+  async versions(): Promise<Versions> {
+    return this.reuse.get(async () => {
+      const row = await this.firstRow(VERSIONS);
+      return { data: Number(row?.data), tokens: Number(row?.tokens) };
+    });
   }
 
   async tokenById(id: string): Promise<TokenRecord | undefined> {
@@ -241,7 +262,11 @@ export class PostgresStore implements PriceStore {
 
   async revokeToken(id: string, atSec: number): Promise<boolean> {
     if (!storable(id)) return false;
-    return (await execute(this.db(), 'UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [atSec, id])) > 0;
+    return this.write(async (client) => {
+      const revoked = (await execute(client, 'UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [atSec, id])) > 0;
+      if (revoked) await execute(client, BUMP_TOKENS_VERSION);
+      return revoked;
+    });
   }
 
   async exportTable(table: CopyTable, after: CopyKey | undefined, limit: number): Promise<TableChunk> {
@@ -263,7 +288,7 @@ export class PostgresStore implements PriceStore {
       const value = row[c] ?? null;
       return FLAG_COLUMNS.has(c) && value !== null ? value === 1 : value;
     }));
-    return transaction(this.db(), 'writer', async (client) => {
+    return this.write(async (client) => {
       const added = rows.length === 0 ? 0 : await execute(client, `INSERT INTO ${table} (${columns.join(', ')})
         ${table === 'stations' ? 'OVERRIDING SYSTEM VALUE' : ''}
         SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${pgType(table, c)}[]`).join(', ')}) ${onConflict}`, arrays);

@@ -140,4 +140,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX feed_runs_by_feed ON feed_runs (feed, id);
   `,
+  `
+  -- Grows with every token created or revoked: servers cache token records until it moves.
+  INSERT INTO meta (key, value) VALUES ('tokens_version', 0);
+  `,
 ];

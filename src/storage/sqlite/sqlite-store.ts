@@ -5,7 +5,7 @@ import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, splitHeld } from '../batch.ts';
 import {
-  type Row, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken,
+  type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken, VERSIONS,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
@@ -14,6 +14,7 @@ import {
 } from '../store.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 import { SqliteWriter } from './sqlite-writer.ts';
+import { type Versions, VersionReuse } from '../versions.ts';
 
 /** The embedded backend: one SQLite file, synchronous underneath, the same contract as PostgreSQL. */
 export class SqliteStore implements PriceStore {
@@ -21,6 +22,7 @@ export class SqliteStore implements PriceStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly writer = new SqliteWriter((text) => this.sql(text));
+  private readonly reuse = new VersionReuse();
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -29,6 +31,18 @@ export class SqliteStore implements PriceStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
+  }
+
+  /** A transaction of this store's; afterwards the versions are read afresh (see versions.ts). */
+  private write<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+    const run = this.db.transaction(fn);
+    return (...args: A): R => {
+      try {
+        return run(...args);
+      } finally {
+        this.reuse.forget();
+      }
+    };
   }
 
   /** Cached prepared statement: every query is parameterised and compiled once. */
@@ -43,7 +57,7 @@ export class SqliteStore implements PriceStore {
     if (version > SQLITE_MIGRATIONS.length) {
       throw new Error(`database schema version ${version} is newer than this program knows (${SQLITE_MIGRATIONS.length})`);
     }
-    this.db.transaction(() => {
+    this.write(() => {
       for (let v = version; v < SQLITE_MIGRATIONS.length; v++) {
         this.db.exec(SQLITE_MIGRATIONS[v] ?? '');
         this.db.pragma(`user_version = ${v + 1}`);
@@ -59,6 +73,10 @@ export class SqliteStore implements PriceStore {
 
   async ping(): Promise<void> {
     this.sql('SELECT 1').get();
+  }
+
+  async versions(): Promise<Versions> {
+    return this.reuse.get(async () => this.sql(VERSIONS).get() as Versions);
   }
 
   async dataVersion(): Promise<number> {
@@ -137,22 +155,22 @@ export class SqliteStore implements PriceStore {
       INSERT INTO cities (id, name, state, latitude, longitude) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET name = excluded.name, state = excluded.state,
         latitude = excluded.latitude, longitude = excluded.longitude`);
-    this.db.transaction(() => {
+    this.write(() => {
       for (const c of cities) upsert.run(c.id, c.name, c.state, c.latitude, c.longitude);
       this.writer.bumpDataVersion();
     })();
   }
 
   async applyBatch(batch: Batch): Promise<BatchResult> {
-    return this.db.transaction(() => this.writer.applyBatch(batch))();
+    return this.write(() => this.writer.applyBatch(batch))();
   }
 
   async seal(nowSec: number): Promise<void> {
-    this.db.transaction(() => this.writer.seal(nowSec))();
+    this.write(() => this.writer.seal(nowSec))();
   }
 
   async applyFeedBatch(batch: Batch, options: FeedBatchOptions): Promise<FeedBatchResult> {
-    return this.db.transaction(() => {
+    return this.write(() => {
       const { due, held } = splitHeld(batch.prices, options.now);
       const hold = this.sql(`INSERT INTO pending_prices (feed, feed_code, fuel, at, price_tenths, available) VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT DO NOTHING`);
@@ -182,7 +200,7 @@ export class SqliteStore implements PriceStore {
   }
 
   async recordRun(run: FeedRun): Promise<void> {
-    this.db.transaction(() => {
+    this.write(() => {
       this.sql(`INSERT INTO feed_runs (${FEED_RUN_COLUMNS.join(', ')}) VALUES (${FEED_RUN_COLUMNS.map(() => '?').join(', ')})`).run(...feedRunValues(run));
       this.sql('DELETE FROM feed_runs WHERE finished_at < ?').run(run.finishedAt - RUN_LOG_DAYS * 86_400);
     })();
@@ -206,8 +224,11 @@ export class SqliteStore implements PriceStore {
   }
 
   async createToken(token: TokenRecord): Promise<void> {
-    this.sql('INSERT INTO tokens (id, name, hash, created_at, expires_at, revoked_at, rate_limit) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(token.id, token.name, token.hash, token.createdAt, token.expiresAt, token.revokedAt, token.rateLimit);
+    this.write(() => {
+      this.sql('INSERT INTO tokens (id, name, hash, created_at, expires_at, revoked_at, rate_limit) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(token.id, token.name, token.hash, token.createdAt, token.expiresAt, token.revokedAt, token.rateLimit);
+      this.sql(BUMP_TOKENS_VERSION).run();
+    })();
   }
 
   async tokenById(id: string): Promise<TokenRecord | undefined> {
@@ -220,7 +241,11 @@ export class SqliteStore implements PriceStore {
   }
 
   async revokeToken(id: string, atSec: number): Promise<boolean> {
-    return this.sql('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(atSec, id).changes > 0;
+    return this.write(() => {
+      const revoked = this.sql('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(atSec, id).changes > 0;
+      if (revoked) this.sql(BUMP_TOKENS_VERSION).run();
+      return revoked;
+    })();
   }
 
   async exportTable(table: CopyTable, after: CopyKey | undefined, limit: number): Promise<TableChunk> {
@@ -235,7 +260,7 @@ export class SqliteStore implements PriceStore {
     const { columns, key } = copySpec(table);
     const onConflict = table === 'meta' ? 'ON CONFLICT (key) DO UPDATE SET value = excluded.value' : `ON CONFLICT (${key.join(', ')}) DO NOTHING`;
     const insert = this.sql(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ${onConflict}`);
-    return this.db.transaction(() => {
+    return this.write(() => {
       let added = 0;
       for (const row of rows) added += insert.run(...columns.map((c) => row[c] ?? null)).changes;
       this.sql(`INSERT INTO copy_progress (table_name, source, after_key, rows, done) VALUES (?, ?, ?, ?, ?)

@@ -1,8 +1,33 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so the command works right after npm install.
+// Runs the compiled build when it is at least as new as every source file (`npm install` makes
+// it; starting from it is about twice as fast), else the TypeScript sources through tsx, so
+// the command works right after a checkout and while the sources are being edited.
 // tsx's compile cache would live in the system temp folder: off, so a run writes only under ./data.
-process.env.TSX_DISABLE_CACHE ??= '1';
-const { register } = await import('tsx/esm/api');
-register();
-const { main } = await import('../src/main.ts');
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const built = join(root, 'dist', 'src', 'main.js');
+
+/** The newest modification time under a folder, in ms. */
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+const fresh = process.env.FUELPRICE_FROM_SOURCE !== '1' && existsSync(built) && statSync(built).mtimeMs >= newest(join(root, 'src'));
+let main;
+if (fresh) {
+  ({ main } = await import(built));
+} else {
+  process.env.TSX_DISABLE_CACHE ??= '1';
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));

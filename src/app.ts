@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -9,11 +10,13 @@ import { TokenCache, authenticate, isPublicPath } from './http/auth.ts';
 import { ApiError, ErrorBody, sendError, toApiError } from './http/errors.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './http/limits.ts';
 import { ResponseCache, clockBucket } from './http/cache.ts';
+import { REQUEST_ID, fastPath, stableHeaders } from './http/fast-path.ts';
 import { strictQuery } from './http/params.ts';
 import { cityRoutes } from './http/routes/cities.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { stationRoutes } from './http/routes/stations.ts';
 import { CitySchema, HistoryRecordSchema, StationSchema } from './schemas/api.ts';
+import type { Logger } from './ingest/feed.ts';
 import type { PriceStore } from './storage/store.ts';
 
 export interface AppOptions {
@@ -44,8 +47,6 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
   };
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** Builds the whole HTTP app; the server, the tests and the benchmarks all start here. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { store, clock } = options;
@@ -56,7 +57,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const tokens = new TokenCache(store);
   const dataVersions = new WeakMap<object, number>();
 
+  // With the response cache and per-process limits, cached answers to known tokens are served in front of Fastify (http/fast-path.ts).
+  let requestLog: Logger | undefined;
+  const front = cache && limiter instanceof MemoryRateLimiter
+    ? fastPath({ store, clock, cache, tokens, limiter, defaultLimit, log: () => requestLog })
+    : undefined;
   const app = Fastify({
+    ...(front ? {
+      serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => createServer((req, res) => {
+        if (!front(req, res)) handler(req, res);
+      }),
+    } : {}),
     logger: options.logger ?? false,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -77,6 +88,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       void sendError(reply, apiErr);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  if (options.logger) requestLog = app.log;
 
   app.addSchema(ErrorBody);
   app.addSchema(CitySchema);
@@ -148,12 +161,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     const known = reply.getHeader('etag');
     const etag = typeof known === 'string' ? known : `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+    reply.header('cache-control', `private, max-age=${maxAge}`);
     if (known === undefined) {
       reply.header('etag', etag);
       const slot = slots.get(request);
-      if (cache && slot) cache.set(slot.key, slot.version, slot.bucket, { body: payload, etag });
+      if (cache && slot && request.method === 'GET') {
+        cache.set(slot.key, slot.version, slot.bucket, { body: payload, etag, headers: stableHeaders(reply.getHeaders()) });
+      }
     }
-    reply.header('cache-control', `private, max-age=${maxAge}`);
     if (matchesEtag(request.headers['if-none-match'], etag)) {
       reply.code(304);
       return '';

@@ -33,6 +33,16 @@ export function newToken(name: string, nowSec: number, options: { expiresInSec?:
 
 const DUMMY_HASH = hashToken('fp_aaaaaaaa_' + 'a'.repeat(43));
 
+/** The id part of a well-formed token, or undefined. */
+export function tokenIdOf(token: string): string | undefined {
+  return TOKEN_PATTERN.exec(token)?.[1];
+}
+
+/** Whether `token` is this record's, unrevoked and unexpired: the hash compared in constant time. */
+export function tokenMatches(token: string, record: TokenRecord, nowSec: number): boolean {
+  return timingSafeEqual(hashToken(token), record.hash) && record.revokedAt === null && (record.expiresAt === null || record.expiresAt > nowSec);
+}
+
 /** The valid, unexpired, unrevoked token record for this token, or undefined. */
 export async function verifyToken(
   store: PriceStore, token: string, nowSec: number, lookup: (id: string) => Promise<TokenRecord | undefined> = (id) => store.tokenById(id),

@@ -6,7 +6,7 @@ import { ApiError } from './errors.ts';
 
 const REALM = 'Bearer realm="fuelprice"';
 // RFC 7235: the scheme is case-insensitive; one space, then a token68 and nothing else.
-const BEARER = /^bearer ([A-Za-z0-9._~+/-]+=*)$/i;
+export const BEARER = /^bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 
 /** Paths that answer without a token: probes, the API description and its docs page. */
 export function isPublicPath(path: string): boolean {
@@ -23,6 +23,11 @@ export class TokenCache {
   private readonly records = new Map<string, TokenRecord>();
 
   constructor(private readonly store: PriceStore, private readonly maxEntries = 10_000) {}
+
+  /** A record already cached for this tokens version, without reading. */
+  peek(tokensVersion: number, id: string): TokenRecord | undefined {
+    return tokensVersion === this.version ? this.records.get(id) : undefined;
+  }
 
   /** A lookup for verifyToken, valid for the tokens version just read. */
   lookupAt(tokensVersion: number): (id: string) => Promise<TokenRecord | undefined> {

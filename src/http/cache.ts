@@ -13,6 +13,11 @@ export const CLOCK_BUCKET_SEC = 10;
 export interface CachedAnswer {
   body: string;
   etag: string;
+  /**
+   * The headers the full path sent with it that are the same on every request (content type,
+   * ETag, Cache-Control, CORS, ...): the fast path sends them as they were.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 interface Entry extends CachedAnswer {

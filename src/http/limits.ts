@@ -32,6 +32,11 @@ export class MemoryRateLimiter implements RateLimiter {
   constructor(private readonly windowSec = RATE_WINDOW_SEC) {}
 
   async consume(key: string, limit: number, nowMs: number): Promise<RateDecision> {
+    return this.consumeNow(key, limit, nowMs);
+  }
+
+  /** consume() without a promise, for the fast path of cached answers. */
+  consumeNow(key: string, limit: number, nowMs: number): RateDecision {
     const windowMs = this.windowSec * 1000;
     let entry = this.windows.get(key);
     if (!entry || nowMs - entry.start >= windowMs) {

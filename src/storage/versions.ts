@@ -16,7 +16,12 @@ export interface Versions {
 export class VersionReuse {
   private last: { at: number; versions: Versions } | undefined;
 
-  constructor(private readonly reuseMs = VERSION_REUSE_MS) {}
+  constructor(private reuseMs = VERSION_REUSE_MS) {}
+
+  setReuseMs(ms: number): void {
+    this.reuseMs = ms;
+    this.last = undefined;
+  }
 
   async get(read: () => Promise<Versions>): Promise<Versions> {
     const now = performance.now();
@@ -25,6 +30,12 @@ export class VersionReuse {
     const versions = await read();
     this.last = { at: now, versions };
     return versions;
+  }
+
+  /** The last reading while it may still be reused, without reading. */
+  peek(): Versions | undefined {
+    const last = this.last;
+    return last && performance.now() - last.at < this.reuseMs ? last.versions : undefined;
   }
 
   /** After a write through this instance: the next request reads afresh. */

@@ -243,6 +243,14 @@ export class PostgresStore implements PriceStore {
     });
   }
 
+  setVersionReuseMs(ms: number): void {
+    this.reuse.setReuseMs(ms);
+  }
+
+  peekVersions(): Versions | undefined {
+    return this.reuse.peek();
+  }
+
   async versions(): Promise<Versions> {
     return this.reuse.get(async () => {
       const row = await this.firstRow(VERSIONS);

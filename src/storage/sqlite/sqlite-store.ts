@@ -75,6 +75,14 @@ export class SqliteStore implements PriceStore {
     this.sql('SELECT 1').get();
   }
 
+  setVersionReuseMs(ms: number): void {
+    this.reuse.setReuseMs(ms);
+  }
+
+  peekVersions(): Versions | undefined {
+    return this.reuse.peek();
+  }
+
   async versions(): Promise<Versions> {
     return this.reuse.get(async () => this.sql(VERSIONS).get() as Versions);
   }

@@ -1,0 +1,78 @@
+/**
+ * The fast path for cached answers: in front of Fastify, a GET whose answer is in the response
+ * cache for the current data version, from a token already verified for the current tokens
+ * version, within its rate limit, is answered straight from the cache. Everything else (a
+ * miss, a first sight of a token, a conditional or HEAD request, an error of any kind, a
+ * shared Redis limiter) goes to Fastify untouched, so every rule lives in one place and the
+ * fast path only repeats a success the full path has already produced.
+ *
+ * What it sends is what the full path sent for the same URL: the headers captured from that
+ * answer (content type, ETag, Cache-Control, CORS, ...), plus this request's own X-Request-Id
+ * and RateLimit fields. test/http/fast-path.test.ts compares the two byte for byte.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../config.ts';
+import type { Logger } from '../ingest/feed.ts';
+import type { PriceStore } from '../storage/store.ts';
+import { tokenIdOf, tokenMatches } from '../tokens.ts';
+import { BEARER, type TokenCache } from './auth.ts';
+import { type ResponseCache, clockBucket } from './cache.ts';
+import { type MemoryRateLimiter, RATE_WINDOW_SEC, rateLimitHeaders } from './limits.ts';
+
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface FastPathDeps {
+  store: PriceStore;
+  clock: Clock;
+  cache: ResponseCache;
+  tokens: TokenCache;
+  limiter: MemoryRateLimiter;
+  defaultLimit: number;
+  /** Request logging as Fastify's own (when the logger is on), resolved once the app exists. */
+  log: () => (Logger & { isLevelEnabled?(level: string): boolean }) | undefined;
+}
+
+/** A request listener front: true when it answered, false to hand the request to Fastify. */
+export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const { store, clock, cache, tokens, limiter, defaultLimit } = deps;
+  return (req, res) => {
+    const url = req.url;
+    if (req.method !== 'GET' || url === undefined || !url.startsWith('/v1/') || req.headers['if-none-match'] !== undefined) return false;
+    const versions = store.peekVersions();
+    if (!versions) return false;
+    const now = clock.now();
+    const hit = cache.get(url, versions.data, clockBucket(url, now));
+    if (!hit?.headers) return false;
+    const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    const id = bearer === undefined ? undefined : tokenIdOf(bearer);
+    const record = id === undefined ? undefined : tokens.peek(versions.tokens, id);
+    if (bearer === undefined || !record || !tokenMatches(bearer, record, now)) return false;
+    const started = performance.now();
+    const decision = limiter.consumeNow(`token:${record.id}`, record.rateLimit ?? defaultLimit, Date.now());
+    if (!decision.allowed) return false;
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    const log = deps.log();
+    if (log) log.info({ reqId: requestId, req: { method: 'GET', url, host: req.headers.host, remoteAddress: req.socket.remoteAddress } }, 'incoming request');
+    res.writeHead(200, {
+      'x-request-id': requestId, ...hit.headers, ...rateLimitHeaders(decision, RATE_WINDOW_SEC),
+      'content-length': String(Buffer.byteLength(hit.body)),
+    });
+    res.end(hit.body);
+    if (log) log.info({ reqId: requestId, res: { statusCode: 200 }, responseTime: performance.now() - started }, 'request completed');
+    return true;
+  };
+}
+
+/** Headers of a full-path answer that are the same on every request for its URL. */
+export function stableHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (PER_REQUEST.has(name) || value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}
+
+const PER_REQUEST: ReadonlySet<string> = new Set(['x-request-id', 'ratelimit', 'ratelimit-policy', 'content-length', 'date', 'connection', 'keep-alive']);

@@ -150,7 +150,9 @@ export function* stationBatches(options: DemoOptions): Generator<Batch> {
 
 /**
  * Writes the cities, the stations and every report (through stationBatches: the same data as
- * demoBatches, faster), then seals at now. Progress counts batches.
+ * demoBatches, faster), then seals at now. Progress counts batches. On a 2-core machine the
+ * small 2-year dataset takes about 7 s; au over 10 years (35 M reports, 130 M station days,
+ * 4 GB) about 3 minutes, of which the final seal about one.
  */
 export async function writeDemo(
   store: PriceStore, options: DemoOptions, onProgress?: (done: number, total: number) => void,

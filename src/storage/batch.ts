@@ -1,7 +1,7 @@
 import { formatCoordinate } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
 import { type LocalDay, dayStart, localDayOf } from '../domain/time.ts';
-import { type DayTotal, type OpenState, type Report, addInterval } from '../ingest/plan.ts';
+import { type DayTotal, DayTotals, type OpenState, type Report, addInterval } from '../ingest/plan.ts';
 import type { BatchResult, PriceEvent, StationInput } from './store.ts';
 
 /**
@@ -50,28 +50,47 @@ export interface ReportGroup<S> {
 
 /**
  * A batch's prices per station and fuel, in order of first appearance. A price for a station
- * that `stationOf` does not know fails the whole batch.
+ * that `stationOf` does not know fails the whole batch. The reports are the batch's own
+ * events (a PriceEvent is a Report), not copies: a big batch holds millions.
  */
 export function groupPrices<S extends { key: number }>(
   prices: readonly PriceEvent[], fuelIndexOf: (event: PriceEvent) => number, stationOf: (feed: string, code: string) => S | undefined,
 ): Array<ReportGroup<S>> {
-  const groups = new Map<string, ReportGroup<S>>();
+  // Keyed by station key and fuel index as one number: fuel indexes run from -1 (unknown) to 18.
+  const groups = new Map<number, ReportGroup<S>>();
+  // Reports come in runs of one station (a feed lists a station's fuels together): look it up once per run.
+  let lastFeed: string | undefined;
+  let lastCode: string | undefined;
+  let station: S | undefined;
   for (const event of prices) {
-    const station = stationOf(event.feed, event.feedCode);
-    if (!station) throw new Error(`price for unknown station ${event.feed}/${event.feedCode}: send the station in the batch`);
+    if (event.feedCode !== lastCode || event.feed !== lastFeed) {
+      station = stationOf(event.feed, event.feedCode);
+      if (!station) throw new Error(`price for unknown station ${event.feed}/${event.feedCode}: send the station in the batch`);
+      lastFeed = event.feed;
+      lastCode = event.feedCode;
+    }
+    if (!station) continue; // unreachable: set above or thrown
     const fuel = fuelIndexOf(event);
-    const key = `${station.key}:${fuel}`;
+    const key = station.key * 64 + fuel + 1;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { station, fuel, reports: [] }));
-    group.reports.push({ at: event.at, priceTenths: event.priceTenths, available: event.available });
+    group.reports.push(event);
   }
-  for (const group of groups.values()) group.reports.sort((a, b) => a.at - b.at);
+  for (const group of groups.values()) if (!inTimeOrder(group.reports)) group.reports.sort((a, b) => a.at - b.at);
   return [...groups.values()];
 }
 
+function inTimeOrder(reports: readonly Report[]): boolean {
+  for (let i = 1; i < reports.length; i++) if ((reports[i]?.at ?? 0) < (reports[i - 1]?.at ?? 0)) return false;
+  return true;
+}
+
 /** The reports to store: one per instant, the first received winning. */
-export function distinctInstants(reports: readonly Report[]): Report[] {
-  return reports.filter((report, i) => i === 0 || report.at !== reports[i - 1]?.at);
+export function distinctInstants(reports: readonly Report[]): readonly Report[] {
+  for (let i = 1; i < reports.length; i++) {
+    if (reports[i]?.at === reports[i - 1]?.at) return reports.filter((report, j) => j === 0 || report.at !== reports[j - 1]?.at);
+  }
+  return reports;
 }
 
 /** How newly stored reports change a station's fuel: in time order they advance; one older than the current report replays. */
@@ -90,7 +109,7 @@ export function planReports(state: StateId, current: OpenState | undefined, fres
 }
 
 /** Keeps the seal's invariant: no open interval starts before the state's sealed days end. */
-export function closeSealedPart(state: StateId, totals: Map<LocalDay, DayTotal>, open: OpenState | undefined, sealedBefore: LocalDay): void {
+export function closeSealedPart(state: StateId, totals: DayTotals, open: OpenState | undefined, sealedBefore: LocalDay): void {
   if (!open || sealedBefore === NO_DAY_LOWER_BOUND) return;
   const cutoff = dayStart(state, sealedBefore);
   if (open.openFrom >= cutoff) return;
@@ -104,10 +123,18 @@ export interface StationDayWrite {
   total: DayTotal;
 }
 
+/** The daily sums one station's fuel adds, as the group left them. */
+export interface GroupDays {
+  station: StoredStation;
+  fuel: number;
+  totals: DayTotals;
+}
+
 /** Tallies a batch: the result to report, the daily sums to add, and the sealed city days to recompute. */
 export class BatchTally {
   readonly result: BatchResult = { stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 0, pricesIgnored: 0 };
-  readonly days: StationDayWrite[] = [];
+  /** Per group with daily sums, in the order the groups were tallied. */
+  readonly groups: GroupDays[] = [];
   /** City id -> sealed days [from, to] that a late report touched. */
   readonly resealCities = new Map<string, { from: LocalDay; to: LocalDay }>();
 
@@ -118,13 +145,21 @@ export class BatchTally {
     if (change === 'updated') this.result.stationsUpdated++;
   }
 
-  group(station: StoredStation, fuel: number, received: number, accepted: number, totals: Map<LocalDay, DayTotal>): void {
+  group(station: StoredStation, fuel: number, received: number, accepted: number, totals: DayTotals): void {
     this.result.pricesAccepted += accepted;
     this.result.pricesIgnored += received - accepted;
-    for (const total of totals.values()) {
-      this.days.push({ stationKey: station.key, fuel, total });
-      if (station.cityId && total.day < this.sealedBefore(station.state)) widen(this.resealCities, station.cityId, total.day);
-    }
+    if (totals.size === 0) return;
+    this.groups.push({ station, fuel, totals });
+    if (!station.cityId) return;
+    const sealed = this.sealedBefore(station.state);
+    for (const day of totals.days) if (day < sealed) widen(this.resealCities, station.cityId, day);
+  }
+
+  /** Every daily sum to add, one row each. */
+  get days(): StationDayWrite[] {
+    const days: StationDayWrite[] = [];
+    for (const { station, fuel, totals } of this.groups) for (const total of totals.values()) days.push({ stationKey: station.key, fuel, total });
+    return days;
   }
 
   /** Whether anything the API answers changed, so the data version must grow. */
@@ -146,7 +181,7 @@ export function sealDue(state: StateId, nowSec: number, sealedBefore: LocalDay):
 
 /** The per-day sums of an open interval closed at `cutoff` (a local midnight). */
 export function closeAt(state: StateId, open: OpenState, cutoff: number): DayTotal[] {
-  const totals = new Map<LocalDay, DayTotal>();
+  const totals = new DayTotals();
   addInterval(totals, state, open.openFrom, cutoff, open);
   return [...totals.values()];
 }

@@ -37,6 +37,8 @@ export class CityCycle {
   private readonly lengths: number[] = [];
   private readonly rises: number[] = [];
   private readonly depths: number[] = [];
+  /** Index of the cycle the last call fell in. */
+  private last = 0;
 
   constructor(seed: number, city: string, spec: CycleSpec, fromSec: number, toSec: number) {
     const rng = new Rng(seed, 'cycle', city);
@@ -76,13 +78,22 @@ export class CityCycle {
   /** The cycle component at an instant, in tenths: -0.45 depth at the trough, +0.55 at the peak. */
   at(t: number): number {
     const { starts } = this;
-    let lo = 0;
-    let hi = starts.length - 1;
     if (t < (starts[0] ?? 0)) return 0;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] ?? 0) <= t) lo = mid;
-      else hi = mid - 1;
+    // The cycle in progress: a station asks about later and later instants, so nearly always
+    // the one of the last call or the next; otherwise the last cycle starting at or before t.
+    let lo = this.last;
+    if (!((starts[lo] ?? Infinity) <= t && t < (starts[lo + 1] ?? Infinity))) {
+      if ((starts[lo] ?? Infinity) <= t && (starts[lo + 1] ?? Infinity) <= t && t < (starts[lo + 2] ?? Infinity)) lo++;
+      else {
+        lo = 0;
+        let hi = starts.length - 1;
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >> 1;
+          if ((starts[mid] ?? 0) <= t) lo = mid;
+          else hi = mid - 1;
+        }
+      }
+      this.last = lo;
     }
     const x = t - (starts[lo] ?? 0);
     const length = this.lengths[lo] ?? DAY;

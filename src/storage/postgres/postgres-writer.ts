@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { fuelIndex } from '../../domain/fuels.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { type DayTotal, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
+import { DayTotals, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
 import {
   BatchTally, NO_DAY_LOWER_BOUND, type ReportPlan, type StationDayWrite, type StoredStation,
   closeAt, closeSealedPart, distinctInstants, feedKey, groupPrices, planReports, sameStation, sealDue, storedCoordinates,
@@ -49,7 +49,7 @@ export async function applyBatchIn(client: Client, batch: Batch): Promise<BatchR
   const opens: Array<{ stationKey: number; fuel: number; open: OpenState }> = [];
   for (const { station, fuel, reports } of groups) {
     const fresh = distinctInstants(reports).filter((r) => stored.has(eventKey(station.key, fuel, r.at)));
-    if (fresh.length === 0) { tally.group(station, fuel, reports.length, 0, new Map()); continue; }
+    if (fresh.length === 0) { tally.group(station, fuel, reports.length, 0, new DayTotals()); continue; }
     const before = current.get(`${station.key}:${fuel}`);
     const plan = planReports(station.state, before, fresh);
     const outcome = plan.kind === 'advance' ? advance(station.state, before, fresh) : await replayFrom(client, station, fuel, plan);
@@ -148,7 +148,7 @@ async function insertEvents(client: Client, events: ReadonlyArray<{ stationKey: 
 
 /** Out-of-order reports: drop the station's days from that report's day on and rebuild them from the events. */
 async function replayFrom(client: Client, station: StoredStation, fuel: number, plan: Extract<ReportPlan, { kind: 'replay' }>)
-  : Promise<{ totals: Map<LocalDay, DayTotal>; open: OpenState | undefined }> {
+  : Promise<{ totals: DayTotals; open: OpenState | undefined }> {
   const inForce = await firstRow(client, `SELECT at, price_tenths, available FROM price_events
     WHERE station_key = $1 AND fuel = $2 AND at <= $3 ORDER BY at DESC LIMIT 1`, [station.key, fuel, plan.dayStartSec]);
   const reports = (await rows(client, `SELECT at, price_tenths, available FROM price_events

@@ -1,17 +1,26 @@
-import type Database from 'better-sqlite3';
-import { fuelIndex } from '../../domain/fuels.ts';
+import { FUELS } from '../../domain/fuels.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { type DayTotal, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
+import { DayTotals, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
 import {
-  BatchTally, NO_DAY_LOWER_BOUND, type ReportPlan, type StoredStation,
+  BatchTally, type GroupDays, NO_DAY_LOWER_BOUND, type ReportPlan, type StoredStation,
   closeAt, closeSealedPart, distinctInstants, feedKey, groupPrices, planReports, sameStation, sealDue, storedCoordinates,
 } from '../batch.ts';
 import { assignCity, uniqueSlug } from '../places.ts';
 import { type Row, flag, toReport } from '../rows.ts';
 import type { Batch, BatchResult, StationInput } from '../store.ts';
+import { recomputeCityDays } from './city-means.ts';
+import { RowBuffer, type Sql } from './row-buffer.ts';
 
-type Sql = (text: string) => Database.Statement;
+type CityPoint = { id: string; latitude: number; longitude: number };
+
+const STATION_DAILY_INSERT = 'INSERT INTO station_daily (station_key, fuel, day, weighted_tenths, seconds)';
+/** Daily sums add up: a day may get seconds from several batches and from the seal. */
+const STATION_DAILY_ADD = `
+  ON CONFLICT (station_key, day, fuel) DO UPDATE SET
+    weighted_tenths = weighted_tenths + excluded.weighted_tenths, seconds = seconds + excluded.seconds`;
+
+const FUEL_INDEX: ReadonlyMap<string, number> = new Map(FUELS.map((fuel, index) => [fuel, index]));
 
 /**
  * applyBatch and seal on SQLite, each inside one transaction that the store opens. The
@@ -34,12 +43,13 @@ export class SqliteWriter {
     const sealedBefore = (state: StateId): LocalDay => sealed.get(state) ?? NO_DAY_LOWER_BOUND;
     const tally = new BatchTally(sealedBefore);
     const known = new Map<string, StoredStation>();
+    const cities = new Map<StateId, CityPoint[]>();
     for (const input of batch.stations) {
-      const { station, change } = this.upsertStation(input);
+      const { station, change } = this.upsertStation(input, cities);
       known.set(feedKey(input.feed, input.feedCode), station);
       tally.station(change);
     }
-    const groups = groupPrices(batch.prices, (event) => fuelIndex(event.fuel), (feed, code) => {
+    const groups = groupPrices(batch.prices, (event) => FUEL_INDEX.get(event.fuel) ?? -1, (feed, code) => {
       const key = feedKey(feed, code);
       let station = known.get(key);
       if (!station) {
@@ -48,18 +58,49 @@ export class SqliteWriter {
       }
       return station;
     });
+    // In key order, so that new rows of price_events and station_daily go to the end of their b-trees.
+    groups.sort((a, b) => a.station.key - b.station.key || a.fuel - b.fuel);
+    const events = new RowBuffer(this.sql, 'INSERT INTO price_events (station_key, fuel, at, price_tenths, available)', 5, '');
     for (const { station, fuel, reports } of groups) {
-      const { accepted, totals } = this.applyReports(station, fuel, reports, sealedBefore(station.state));
+      const { accepted, totals } = this.applyReports(station, fuel, reports, sealedBefore(station.state), events);
       tally.group(station, fuel, reports.length, accepted, totals);
     }
-    const addDay = this.sql(`
-      INSERT INTO station_daily (station_key, fuel, day, weighted_tenths, seconds) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (station_key, day, fuel) DO UPDATE SET
-        weighted_tenths = weighted_tenths + excluded.weighted_tenths, seconds = seconds + excluded.seconds`);
-    for (const d of tally.days) addDay.run(d.stationKey, d.fuel, d.total.day, d.total.weighted, d.total.seconds);
-    for (const [cityId, days] of tally.resealCities) this.recomputeCityDays({ cityId }, days.from, days.to);
+    events.flush();
+    this.addStationDays(tally.groups);
+    for (const [cityId, days] of tally.resealCities) recomputeCityDays(this.sql, { cityId }, days.from, days.to);
     if (tally.changed) this.bumpDataVersion();
     return tally.result;
+  }
+
+  /**
+   * Adds the daily sums, station by station and within a station in key order (day, then
+   * fuel): a new station's days are appended to the table rather than inserted in its middle.
+   */
+  private addStationDays(groups: readonly GroupDays[]): void {
+    const days = new RowBuffer(this.sql, STATION_DAILY_INSERT, 5, STATION_DAILY_ADD);
+    const values = days.values;
+    for (let first = 0; first < groups.length;) {
+      const stationKey = groups[first]?.station.key ?? 0;
+      let end = first;
+      while (end < groups.length && groups[end]?.station.key === stationKey) end++;
+      // One cursor per fuel, in fuel order: of two sums for one day the lower fuel goes first.
+      const fuels = groups.slice(first, end).sort((a, b) => a.fuel - b.fuel).map((g) => ({ fuel: g.fuel, totals: g.totals, next: 0 }));
+      for (;;) {
+        let pick: (typeof fuels)[number] | undefined;
+        let pickDay = Infinity;
+        for (const cursor of fuels) {
+          const day = cursor.totals.days[cursor.next];
+          if (day !== undefined && day < pickDay) { pick = cursor; pickDay = day; }
+        }
+        if (!pick) break;
+        const { totals, next } = pick;
+        values.push(stationKey, pick.fuel, pickDay, totals.weighted[next] ?? 0, totals.seconds[next] ?? 0);
+        days.added();
+        pick.next++;
+      }
+      first = end;
+    }
+    days.flush();
   }
 
   private storedStation(feed: string, code: string): StoredStation | undefined {
@@ -67,18 +108,40 @@ export class SqliteWriter {
     return row ? toStored(row) : undefined;
   }
 
-  private applyReports(station: StoredStation, fuel: number, reports: Report[], sealedBefore: LocalDay): { accepted: number; totals: Map<LocalDay, DayTotal> } {
+  /** Stores the group's new reports (through `events`) and works out the daily sums they add. */
+  private applyReports(
+    station: StoredStation, fuel: number, reports: readonly Report[], sealedBefore: LocalDay, events: RowBuffer,
+  ): { accepted: number; totals: DayTotals } {
     const row = this.sql('SELECT price_tenths, available, reported_at, open_from FROM current_prices WHERE station_key = ? AND fuel = ?')
       .get(station.key, fuel) as Row | undefined;
     const current: OpenState | undefined = row
       ? { at: Number(row.reported_at), priceTenths: Number(row.price_tenths), available: flag(row.available), openFrom: Number(row.open_from) }
       : undefined;
-    const insertEvent = this.sql('INSERT OR IGNORE INTO price_events (station_key, fuel, at, price_tenths, available) VALUES (?, ?, ?, ?, ?)');
-    const fresh = distinctInstants(reports)
-      .filter((r) => insertEvent.run(station.key, fuel, r.at, r.priceTenths, r.available ? 1 : 0).changes > 0);
-    if (fresh.length === 0) return { accepted: 0, totals: new Map() };
+    // A value that binds as NULL breaks a NOT NULL column: such a report is not stored (as INSERT OR IGNORE did).
+    const unstorable = (r: Report): boolean => bindsAsNull(r.at) || bindsAsNull(r.priceTenths);
+    const all = distinctInstants(reports);
+    const distinct = all.some(unstorable) ? all.filter((r) => !unstorable(r)) : all;
+    // Reports already stored are ignored, the stored one winning: one range read finds them all.
+    let first = Infinity;
+    let last = -Infinity;
+    for (const r of distinct) { if (r.at < first) first = r.at; if (r.at > last) last = r.at; }
+    const stored = distinct.length === 0 ? [] : this.sql('SELECT at FROM price_events WHERE station_key = ? AND fuel = ? AND at BETWEEN ? AND ?')
+      .pluck().all(station.key, fuel, first, last) as number[];
+    const storedAt = new Set(stored);
+    const fresh = stored.length === 0 ? distinct : distinct.filter((r) => !storedAt.has(r.at));
+    if (fresh.length === 0) return { accepted: 0, totals: new DayTotals() };
+    const values = events.values;
+    for (const r of fresh) {
+      values.push(station.key, fuel, r.at, r.priceTenths, r.available ? 1 : 0);
+      events.added();
+    }
     const plan = planReports(station.state, current, fresh);
-    const outcome = plan.kind === 'advance' ? advance(station.state, current, fresh) : this.replayFrom(station, fuel, plan);
+    let outcome: { totals: DayTotals; open: OpenState | undefined };
+    if (plan.kind === 'advance') outcome = advance(station.state, current, fresh);
+    else {
+      events.flush(); // the replay reads this group's events back, new ones included
+      outcome = this.replayFrom(station, fuel, plan);
+    }
     closeSealedPart(station.state, outcome.totals, outcome.open, sealedBefore);
     const open = outcome.open;
     if (open) {
@@ -92,7 +155,7 @@ export class SqliteWriter {
   }
 
   /** Out-of-order reports: drop the station's days from that report's day on and rebuild them from the events. */
-  private replayFrom(station: StoredStation, fuel: number, plan: Extract<ReportPlan, { kind: 'replay' }>): { totals: Map<LocalDay, DayTotal>; open: OpenState | undefined } {
+  private replayFrom(station: StoredStation, fuel: number, plan: Extract<ReportPlan, { kind: 'replay' }>): { totals: DayTotals; open: OpenState | undefined } {
     const inForce = this.sql(`SELECT at, price_tenths, available FROM price_events
       WHERE station_key = ? AND fuel = ? AND at <= ? ORDER BY at DESC LIMIT 1`).get(station.key, fuel, plan.dayStartSec) as Row | undefined;
     const reports = (this.sql(`SELECT at, price_tenths, available FROM price_events
@@ -101,12 +164,12 @@ export class SqliteWriter {
     return replay(station.state, plan.dayStartSec, inForce ? toReport(inForce) : undefined, reports, plan.closeUntil);
   }
 
-  private upsertStation(input: StationInput): { station: StoredStation; change: 'added' | 'updated' | 'same' } {
+  private upsertStation(input: StationInput, cities: Map<StateId, CityPoint[]>): { station: StoredStation; change: 'added' | 'updated' | 'same' } {
     const wanted = { ...input, ...storedCoordinates(input) };
     const existing = this.sql(`SELECT key, id, state, city_id, name, brand, address, street, suburb, postcode, phone, website, latitude, longitude
       FROM stations WHERE feed = ? AND feed_code = ?`).get(input.feed, input.feedCode) as Row | undefined;
     if (existing && sameStation(storedFields(existing), wanted)) return { station: toStored(existing), change: 'same' };
-    const cityId = this.cityFor(input.state, wanted.latitude, wanted.longitude);
+    const cityId = this.cityFor(input.state, wanted.latitude, wanted.longitude, cities);
     const fields = [input.name, input.brand, input.address, input.street, input.suburb, input.postcode, input.state,
       input.phone, input.website, wanted.latitude, wanted.longitude, cityId];
     if (existing) {
@@ -123,8 +186,10 @@ export class SqliteWriter {
     return { station: { key: Number(info.lastInsertRowid), id, state: input.state, cityId }, change: 'added' };
   }
 
-  private cityFor(state: StateId, latitude: number, longitude: number): string | null {
-    const cities = this.sql('SELECT id, latitude, longitude FROM cities WHERE state = ?').all(state) as Array<{ id: string; latitude: number; longitude: number }>;
+  /** The station's city; the cities of a state are read once per batch (a batch does not change them). */
+  private cityFor(state: StateId, latitude: number, longitude: number, cache: Map<StateId, CityPoint[]>): string | null {
+    let cities = cache.get(state);
+    if (!cities) cache.set(state, (cities = this.sql('SELECT id, latitude, longitude FROM cities WHERE state = ?').all(state) as CityPoint[]));
     return assignCity(cities, latitude, longitude);
   }
 
@@ -141,38 +206,33 @@ export class SqliteWriter {
     if (!due) return false;
     const open = this.sql(`SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
       FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE s.state = ? AND c.open_from < ?`).all(state, due.cutoff) as Row[];
-    const addDay = this.sql(`
-      INSERT INTO station_daily (station_key, fuel, day, weighted_tenths, seconds) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (station_key, day, fuel) DO UPDATE SET
-        weighted_tenths = weighted_tenths + excluded.weighted_tenths, seconds = seconds + excluded.seconds`);
-    const move = this.sql('UPDATE current_prices SET open_from = ? WHERE station_key = ? AND fuel = ?');
+    const days = new RowBuffer(this.sql, STATION_DAILY_INSERT, 5, STATION_DAILY_ADD);
     for (const row of open) {
       const state_: OpenState = { ...toReport({ at: row.reported_at, price_tenths: row.price_tenths, available: row.available }), openFrom: Number(row.open_from) };
-      for (const t of closeAt(state, state_, due.cutoff)) addDay.run(row.station_key, row.fuel, t.day, t.weighted, t.seconds);
-      move.run(due.cutoff, row.station_key, row.fuel);
+      for (const t of closeAt(state, state_, due.cutoff)) {
+        days.values.push(Number(row.station_key), Number(row.fuel), t.day, t.weighted, t.seconds);
+        days.added();
+      }
     }
+    days.flush();
+    // The rows just read, all moved at once.
+    this.sql(`UPDATE current_prices SET open_from = ?
+      WHERE open_from < ? AND station_key IN (SELECT key FROM stations WHERE state = ?)`).run(due.cutoff, due.cutoff, state);
     const firstDay = before === NO_DAY_LOWER_BOUND
-      ? (this.sql('SELECT min(d.day) AS d FROM station_daily d JOIN stations s ON s.key = d.station_key WHERE s.state = ?').get(state) as { d: number | null }).d
+      // Each station's first day is the first entry of its key range: no scan of the state's days.
+      ? (this.sql(`SELECT min((SELECT min(day) FROM station_daily WHERE station_key = s.key)) AS d
+        FROM stations s WHERE s.state = ?`).get(state) as { d: number | null }).d
       : before;
-    if (firstDay !== null) this.recomputeCityDays({ state }, firstDay, due.today - 1);
+    if (firstDay !== null) recomputeCityDays(this.sql, { state }, firstDay, due.today - 1);
     this.sql('INSERT INTO seals (state, sealed_before) VALUES (?, ?) ON CONFLICT (state) DO UPDATE SET sealed_before = excluded.sealed_before')
       .run(state, due.today);
     return true;
   }
+}
 
-  /** City means of one city or a whole state for days [from, to], pooled per output fuel, from the stations' days. */
-  private recomputeCityDays(which: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay): void {
-    if (to < from) return;
-    const [cities, stations, arg] = 'cityId' in which
-      ? ['id = ?', 's.city_id = ?', which.cityId] as const
-      : ['state = ?', 's.state = ?', which.state] as const;
-    this.sql(`DELETE FROM city_daily WHERE day BETWEEN ? AND ? AND city_id IN (SELECT id FROM cities WHERE ${cities})`).run(from, to, arg);
-    this.sql(`INSERT INTO city_daily (city_id, fuel, day, mean_tenths)
-      SELECT s.city_id, g.output, d.day, avg(CAST(d.weighted_tenths AS REAL) / d.seconds)
-      FROM stations s JOIN station_daily d ON d.station_key = s.key JOIN fuel_groups g ON g.fuel = d.fuel
-      WHERE ${stations} AND s.city_id IS NOT NULL AND d.seconds > 0 AND d.day BETWEEN ? AND ?
-      GROUP BY s.city_id, g.output, d.day`).run(arg, from, to);
-  }
+/** What better-sqlite3 binds as NULL. */
+function bindsAsNull(value: unknown): boolean {
+  return value === null || value === undefined || Number.isNaN(value);
 }
 
 function storedFields(r: Row): Parameters<typeof sameStation>[0] {

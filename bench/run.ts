@@ -1,80 +1,361 @@
 /**
- * Load test of the nine endpoints: builds (or reuses) a demo dataset, starts the real server in
- * its own process, and loads it from this process over loopback with autocannon, each run
- * bounded in time and requests. Prints a table and writes bench/out/results.json.
+ * `npm run bench`: every figure a ratio of two things measured side by side in the same run
+ * (this machine is shared and noisy; absolute figures do not carry from one run to the next).
  *
- *   npm run bench -- [--scale small|au] [--seconds 5] [--connections 10]
+ *   npm run bench -- [--scale small|au] [--rounds 3] [--seconds 3] [--connections 10]
+ *                    [--only cached,uncached,offset,windows,ingest,startup,memory]
+ *                    [--max-requests 200000] [--ingest-batches N] [--write-results]
+ *
+ * Datasets are built once into bench/out/ (datasets.ts); servers run in their own processes
+ * (server.ts, ceiling.ts); loads and medians are in load.ts, ingest in ingest.ts, and the
+ * table, results.json, chart and RESULTS.md in report.ts. See bench/RESULTS.md for a run.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
-import { writeDemo } from '../src/ingest/demo.ts';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
-import { newToken } from '../src/tokens.ts';
+import type { CannedAnswer } from './ceiling.ts';
+import { DATASETS, type Dataset, type DatasetName, NOW_ISO, ensureDataset } from './datasets.ts';
+import { type IngestResult, compareIngest, ingestSample } from './ingest.ts';
+import { type Comparison, type LoadSettings, type Side, compare, hardLimitSec, loadRun, median } from './load.ts';
+import {
+  BENCH_DIR, type Started, peakRssBytes, startBenchServer, startCeiling, startFuelpriceServe, stopProcess,
+} from './processes.ts';
+import { type ChartPoint, type Group, type Row, describeMachine, latencySvg, machine, resultsMarkdown, textTable } from './report.ts';
 
-const { values } = parseArgs({ options: { scale: { type: 'string', default: 'small' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '10' } } });
-const scale = values.scale === 'au' ? 'au' : 'small';
-const seconds = Math.min(60, Math.max(1, Number(values.seconds)));
-const connections = Math.min(100, Math.max(1, Number(values.connections)));
-const NOW = '2026-11-23T12:00:00+11:00';
-const nowSec = Math.floor(Date.parse(NOW) / 1000);
+const GROUPS: readonly Group[] = ['cached', 'uncached', 'offset', 'windows', 'ingest', 'startup', 'memory'];
 
-const outDir = join(import.meta.dirname, 'out');
-mkdirSync(outDir, { recursive: true });
-const dbPath = join(outDir, `${scale}.db`);
-const store = new SqliteStore(dbPath);
-await store.migrate();
-if ((await store.counts()).stations === 0) {
-  const started = Date.now();
-  const result = await writeDemo(store, { seed: 1, years: scale === 'au' ? 10 : 2, scale, nowSec });
-  console.log(`dataset ${scale}: ${result.stations} stations, ${result.prices} price changes, built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+function usage(message: string): never {
+  process.stderr.write(`bench: ${message}\nusage: npm run bench -- [--scale small|au] [--rounds N] [--seconds S] [--connections N] [--only ${GROUPS.join(',')}] [--max-requests N] [--ingest-batches N] [--write-results]\n`);
+  process.exit(2);
 }
-const created = newToken('bench', nowSec, { rateLimit: 1_000_000_000 });
-await store.createToken(created.record);
-const city = await store.city('sydney');
-const station = (await store.listStations({ state: 'nsw', limit: 1, offset: 100 })).items[0];
-await store.close();
-if (!city || !station) throw new Error('dataset has no sydney or no station');
 
-const server = spawn(process.execPath, [join(import.meta.dirname, '..', 'bin', 'fuelprice.js'), 'serve', '--port', '0'], {
-  env: { ...process.env, DATABASE_URL: `sqlite:${dbPath}`, FUELPRICE_NOW: NOW, LOG_LEVEL: 'warn' },
-  stdio: ['ignore', 'ignore', 'pipe'],
-});
-const address = await new Promise<string>((resolve, reject) => {
-  let stderr = '';
-  server.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    const match = /serving on (http:\/\/[^\s]+)/.exec(stderr);
-    if (match?.[1]) resolve(match[1]);
-  });
-  server.on('close', () => reject(new Error(`server exited: ${stderr}`)));
-});
+function numberOption(text: string | undefined, name: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!(value >= min && value <= max)) usage(`--${name} must be a number from ${min} to ${max}, got '${text}'`);
+  return value;
+}
 
-const paths = [
-  '/v1/cities', '/v1/cities/sydney', '/v1/cities/sydney/history', '/v1/cities/sydney/unavailable', '/v1/cities/sydney/spread',
-  '/v1/cities/sydney/average', '/v1/stations', `/v1/stations/${station.id}`, `/v1/stations/${station.id}/history`,
-  '/v1/cities/sydney/history?timeframe=all-time', '/v1/stations?offset=1400',
+const { values } = parseArgs({
+  options: {
+    scale: { type: 'string', default: 'small' }, rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '10' }, only: { type: 'string' }, 'max-requests': { type: 'string', default: '200000' },
+    'ingest-batches': { type: 'string' }, 'write-results': { type: 'boolean', default: false },
+  },
+});
+if (values.scale !== 'small' && values.scale !== 'au') usage(`--scale must be small or au, got '${values.scale}'`);
+const scale = values.scale;
+const rounds = Math.round(numberOption(values.rounds, 'rounds', 1, 21));
+const settings: LoadSettings = {
+  seconds: numberOption(values.seconds, 'seconds', 0.5, 60),
+  connections: Math.round(numberOption(values.connections, 'connections', 1, 200)),
+  maxRequests: Math.round(numberOption(values['max-requests'], 'max-requests', 1000, 10_000_000)),
+};
+const only = new Set<Group>((values.only ?? GROUPS.join(',')).split(',').map((name) => {
+  if (!GROUPS.includes(name as Group)) usage(`--only takes some of ${GROUPS.join(',')}, got '${name}'`);
+  return name as Group;
+}));
+// Default: a few million events at au scale (first 16 batches of au-1y), all of small's 1.3 million at small.
+const ingestBatches = values['ingest-batches'] === undefined ? (scale === 'au' ? 16 : undefined) : Math.round(numberOption(values['ingest-batches'], 'ingest-batches', 1, 10_000));
+
+const benchStarted = performance.now();
+const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
+const outDir = join(BENCH_DIR, 'out');
+mkdirSync(outDir, { recursive: true });
+const mainName: DatasetName = scale === 'au' ? 'au-10y' : 'small';
+const shortName: DatasetName = scale === 'au' ? 'au-1y' : 'small-1y';
+/** At au scale the small demo (2 years) adds a third history length to the chart, marked as another scale. */
+const extraName: DatasetName | undefined = scale === 'au' ? 'small' : undefined;
+const ingestSpec = scale === 'au' ? DATASETS['au-1y'] : DATASETS.small;
+
+const needsMain = [...only].some((g) => g !== 'ingest');
+const needed: DatasetName[] = [
+  ...(only.has('windows') && extraName ? [extraName] : []),
+  ...(only.has('windows') ? [shortName] : []),
+  ...(needsMain ? [mainName] : []),
 ];
-const rows: Array<{ path: string; requestsPerSec: number; p50Ms: number; p99Ms: number; errors: number; non2xx: number }> = [];
-try {
+const datasets = new Map<DatasetName, Dataset>();
+for (const name of needed) datasets.set(name, await ensureDataset(outDir, name));
+
+const rows: Row[] = [];
+const raw: Array<{ group: Group; name: string; comparison: Comparison }> = [];
+const notes: string[] = [];
+/** Rows some of whose runs went past --seconds to collect enough answers. */
+const extended: string[] = [];
+const chart: ChartPoint[] = [];
+const started: Started[] = [];
+let ingest: IngestResult | undefined;
+const startups: Record<string, number[]> = {};
+const memory: Record<string, number | undefined> = {};
+
+/** Shown in tables and results with the station id replaced, so rows read the same whatever the dataset. */
+function display(path: string, dataset: Dataset): string {
+  return path.replaceAll(dataset.sydneyStation, '{station}');
+}
+
+async function start(what: Promise<Started>): Promise<Started> {
+  const s = await what;
+  started.push(s);
+  return s;
+}
+
+async function measure(group: Group, name: string, a: Side, b: Side, target: { text: string; met: (c: Comparison) => boolean } | undefined): Promise<Comparison> {
+  const comparison = await compare(a, b, rounds, settings);
+  raw.push({ group, name, comparison });
+  if (comparison.rounds.some((r) => r.a.extended || r.b.extended)) extended.push(`${group} ${name}`);
+  const m = comparison.median;
+  rows.push({
+    group, name, a: a.label, b: b.label, unit: 'req/s', aValue: m.aRequestsPerSec, bValue: m.bRequestsPerSec, ratio: m.requestsRatio,
+    aP99Ms: m.aP99Ms, bP99Ms: m.bP99Ms, p99Ratio: m.p99Ratio, target: target?.text ?? '', met: target?.met(comparison), failures: comparison.failures,
+  });
+  console.log(`  ${group} ${name}: ${Math.round(m.aRequestsPerSec)} vs ${Math.round(m.bRequestsPerSec)} req/s (ratio ${m.requestsRatio.toFixed(2)}), p99 ${m.aP99Ms.toFixed(2)} vs ${m.bP99Ms.toFixed(2)} ms${comparison.failures ? `, ${comparison.failures} FAILURES` : ''}`);
+  return comparison;
+}
+
+/** The nine endpoints, then city history over all time. */
+function endpointPaths(dataset: Dataset): string[] {
+  const station = dataset.sydneyStation;
+  return [
+    '/v1/cities', '/v1/cities/sydney', '/v1/cities/sydney/history', '/v1/cities/sydney/unavailable', '/v1/cities/sydney/spread',
+    '/v1/cities/sydney/average', '/v1/stations', `/v1/stations/${station}`, `/v1/stations/${station}/history`,
+    '/v1/cities/sydney/history?timeframe=all-time',
+  ];
+}
+
+/** The history queries compared across history lengths (and drawn in the chart). */
+function historyQueries(dataset: Dataset): Array<{ label: string; path: string; judged: boolean }> {
+  return [
+    { label: 'city last-week', path: '/v1/cities/sydney/history?timeframe=last-week', judged: true },
+    { label: 'city last-month', path: '/v1/cities/sydney/history?timeframe=last-month', judged: true },
+    { label: 'station last-month', path: `/v1/stations/${dataset.sydneyStation}/history?timeframe=last-month`, judged: true },
+    { label: 'city all-time', path: '/v1/cities/sydney/history?timeframe=all-time', judged: false },
+  ];
+}
+
+/** Fetches each path once and keeps the answer as the ceiling will replay it. */
+async function record(address: string, token: string, paths: readonly string[]): Promise<Record<string, CannedAnswer>> {
+  const answers: Record<string, CannedAnswer> = {};
   for (const path of paths) {
-    const result = await autocannon({
-      url: `${address}${path}`, connections, duration: seconds, maxOverallRequests: 200_000,
-      headers: { authorization: `Bearer ${created.token}` },
+    const response = await fetch(`${address}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const body = Buffer.from(await response.arrayBuffer());
+    if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${body.toString().slice(0, 300)}`);
+    const headers: Record<string, string> = {};
+    for (const name of ['content-type', 'etag', 'cache-control']) {
+      const value = response.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    answers[path] = { status: response.status, headers, bodyBase64: body.toString('base64') };
+  }
+  return answers;
+}
+
+/** Milliseconds from spawning a server to its first 200 on /v1/cities. */
+async function timeToFirst200(launch: () => Promise<Started>, token: string): Promise<number> {
+  const t0 = performance.now();
+  const server = await launch();
+  try {
+    for (;;) {
+      const response = await fetch(`${server.address}/v1/cities`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
+      await response?.arrayBuffer();
+      if (response?.status === 200) return performance.now() - t0;
+      if (performance.now() - t0 > 60_000) throw new Error(`no 200 on /v1/cities within 60 s (last status ${response?.status})`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } finally {
+    await stopProcess(server);
+  }
+}
+
+try {
+  const main = datasets.get(mainName);
+  if (main && (only.has('cached') || only.has('uncached') || only.has('offset') || only.has('windows') || only.has('memory'))) {
+    const paths = endpointPaths(main);
+    const wantCached = only.has('cached') || only.has('memory');
+    const wantUncached = only.has('uncached') || only.has('offset') || only.has('windows') || only.has('memory');
+    const cachedServer = wantCached ? await start(startBenchServer(main.path, true)) : undefined;
+    const uncachedServer = wantUncached ? await start(startBenchServer(main.path, false)) : undefined;
+    const cachedSide = cachedServer && { label: `server, cache on, ${main.name}`, url: '', token: main.token };
+    const uncachedSide = uncachedServer && { label: `server, cache off, ${main.name}`, url: '', token: main.token };
+    const at = (side: Side | undefined, server: Started | undefined, path: string): Side => {
+      if (!side || !server) throw new Error('server not started');
+      return { ...side, url: `${server.address}${path}` };
+    };
+
+    if (only.has('cached') || only.has('uncached')) {
+      const reference = cachedServer ?? uncachedServer;
+      if (!reference) throw new Error('no server to record answers from');
+      const answers = await record(reference.address, main.token, paths);
+      if (cachedServer && uncachedServer) {
+        // The cache must not change a byte of any answer.
+        const uncachedAnswers = await record(uncachedServer.address, main.token, paths);
+        for (const path of paths) {
+          const cachedBody = answers[path]?.bodyBase64;
+          if (cachedBody !== uncachedAnswers[path]?.bodyBase64) notes.push(`${display(path, main)}: cached and uncached answers differ`);
+          if (answers[path]?.headers.etag !== uncachedAnswers[path]?.headers.etag) notes.push(`${display(path, main)}: cached and uncached ETags differ`);
+        }
+      }
+      const answersPath = join(outDir, `answers-${main.name}.json`);
+      writeFileSync(answersPath, JSON.stringify(answers));
+      const ceiling = await start(startCeiling(answersPath));
+      const ceilingSide = (path: string): Side => ({ label: 'ceiling (same bytes, bare node:http)', url: `${ceiling.address}${path}`, token: main.token });
+
+      if (only.has('cached')) {
+        console.log(`cached vs ceiling on ${main.name}...`);
+        for (const path of paths) {
+          await measure('cached', display(path, main), at(cachedSide, cachedServer, path), ceilingSide(path), {
+            text: 'req ≥0.80, p99 ≤1.5', met: (c) => c.median.requestsRatio >= 0.8 && c.median.p99Ratio <= 1.5,
+          });
+        }
+      }
+      if (only.has('uncached')) {
+        console.log(`uncached vs ceiling on ${main.name}...`);
+        for (const path of paths) {
+          const floor = path.endsWith('all-time') ? 0.5 : 0.6;
+          await measure('uncached', display(path, main), at(uncachedSide, uncachedServer, path), ceilingSide(path), {
+            text: `req ≥${floor.toFixed(2)}`, met: (c) => c.median.requestsRatio >= floor,
+          });
+        }
+      }
+      await stopProcess(ceiling);
+    }
+
+    if (only.has('offset')) {
+      const deep = Math.max(0, main.stationCount - 100);
+      console.log(`deep offset on ${main.name}...`);
+      const deepPath = `/v1/stations?offset=${deep}&limit=100`;
+      const firstPath = '/v1/stations?limit=100';
+      const a = { ...at(uncachedSide, uncachedServer, deepPath), label: `${deepPath}, cache off, ${main.name}` };
+      const b = { ...at(uncachedSide, uncachedServer, firstPath), label: firstPath };
+      await measure('offset', `${deepPath} vs first page`, a, b, {
+        text: 'cost ≤1.5×: req ≥0.67, p99 ≤1.5', met: (c) => c.median.requestsRatio >= 1 / 1.5 && c.median.p99Ratio <= 1.5,
+      });
+    }
+
+    if (only.has('windows')) {
+      const short = datasets.get(shortName);
+      if (!short) throw new Error(`dataset ${shortName} missing`);
+      const shortServer = await start(startBenchServer(short.path, false));
+      console.log(`history windows: ${main.name} vs ${short.name}, uncached...`);
+      for (const query of historyQueries(main)) {
+        const a = at(uncachedSide, uncachedServer, query.path);
+        const b: Side = { label: `server, cache off, ${short.name}`, url: `${shortServer.address}${query.path}`, token: short.token };
+        const c = await measure('windows', display(query.path, main), a, b, query.judged
+          ? { text: `cost ≤1.2×: req ≥0.83, p99 ≤1.2`, met: (x) => x.median.requestsRatio >= 1 / 1.2 && x.median.p99Ratio <= 1.2 }
+          : undefined);
+        chart.push({ query: query.label, dataset: main.name, years: main.years, p50Ms: c.median.aP50Ms, p99Ms: c.median.aP99Ms, sameScale: true });
+        chart.push({ query: query.label, dataset: short.name, years: short.years, p50Ms: c.median.bP50Ms, p99Ms: c.median.bP99Ms, sameScale: true });
+      }
+      await stopProcess(shortServer);
+      const extra = extraName ? datasets.get(extraName) : undefined;
+      if (extra) {
+        const extraServer = await start(startBenchServer(extra.path, false));
+        console.log(`history on ${extra.name} for the chart, uncached...`);
+        for (const query of historyQueries(extra)) {
+          const url = `${extraServer.address}${query.path}`;
+          await loadRun(url, extra.token, { ...settings, seconds: Math.min(1, settings.seconds) }, settings.connections);
+          const runs = [];
+          for (let i = 0; i < rounds; i++) runs.push(await loadRun(url, extra.token, settings));
+          chart.push({ query: query.label, dataset: extra.name, years: extra.years, p50Ms: median(runs.map((r) => r.p50Ms)), p99Ms: median(runs.map((r) => r.p99Ms)), sameScale: false });
+        }
+        await stopProcess(extraServer);
+      }
+    }
+
+    if (only.has('memory')) {
+      if (!only.has('cached') && !only.has('uncached')) {
+        // Peak memory means something only after load: one run per endpoint on each server.
+        for (const server of [cachedServer, uncachedServer]) {
+          for (const path of paths) if (server) await loadRun(`${server.address}${path}`, main.token, settings);
+        }
+      }
+      for (const [label, server] of [['cache on', cachedServer], ['cache off', uncachedServer]] as const) {
+        if (!server) continue;
+        const bytes = peakRssBytes(server.pid);
+        memory[label] = bytes;
+        rows.push({
+          group: 'memory', name: `peak RSS (VmHWM), server ${label}, ${main.name}, after its load`, a: 'bench/server.ts', b: '', unit: 'MB',
+          aValue: bytes === undefined ? NaN : bytes / 2 ** 20, target: '<200 MB', met: bytes !== undefined && bytes < 200 * 2 ** 20,
+        });
+      }
+    }
+    for (const server of [cachedServer, uncachedServer]) if (server) await stopProcess(server);
+  }
+
+  if (only.has('ingest')) {
+    console.log(`ingest: sample of ${ingestSpec.name}...`);
+    const sample = ingestSample(ingestSpec, ingestBatches);
+    console.log(`  ${sample.events} price events in ${sample.batches} batches (+ stations)`);
+    ingest = await compareIngest(sample, rounds, join(outDir, 'ingest'));
+    const m = ingest.median;
+    rows.push({
+      group: 'ingest', name: `${sample.events.toLocaleString('en-AU')} events of ${sample.dataset} (${sample.batches} batches)`,
+      a: 'store.applyBatch + seal (aggregates)', b: 'bare better-sqlite3 inserts, plain table', unit: 'events/s',
+      aValue: m.realEventsPerSec, bValue: m.bareEventsPerSec, ratio: m.ratio, target: 'ratio ≥0.5, A ≥200,000/s',
+      met: m.ratio >= 0.5 && m.realEventsPerSec >= 200_000,
     });
-    rows.push({ path, requestsPerSec: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx });
+  }
+
+  const startupSet = datasets.get(mainName);
+  if (only.has('startup') && startupSet) {
+    console.log(`startup on ${startupSet.name}...`);
+    const launches = {
+      'bench/server.ts (node --import tsx)': () => startBenchServer(startupSet.path, true),
+      'node bin/fuelprice.js serve': () => startFuelpriceServe(startupSet.path),
+    };
+    for (let i = 0; i < 3; i++) {
+      for (const [label, launch] of Object.entries(launches)) (startups[label] ??= []).push(await timeToFirst200(launch, startupSet.token));
+    }
+    for (const [label, times] of Object.entries(startups)) {
+      const ms = median(times);
+      console.log(`  ${label}: ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
+      rows.push({ group: 'startup', name: `${label}, ${startupSet.name}: spawn to first 200`, a: 'median of 3', b: '', unit: 'ms', aValue: ms, target: '<1000 ms', met: ms < 1000 });
+    }
   }
 } finally {
-  server.kill('SIGTERM');
+  for (const server of started) await stopProcess(server);
 }
 
-console.log(`\n${scale} dataset, ${connections} connections, ${seconds} s per endpoint, server and load on one machine (${process.version})\n`);
-console.log('endpoint'.padEnd(52), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'errors'.padStart(7));
-for (const r of rows) {
-  console.log(r.path.replace(station.id, ':station').padEnd(52), String(r.requestsPerSec).padStart(8), String(r.p50Ms).padStart(8), String(r.p99Ms).padStart(8), String(r.errors + r.non2xx).padStart(7));
+const durationSec = (performance.now() - benchStarted) / 1000;
+const date = new Date().toISOString();
+const host = machine();
+const settingsText = `${scale} scale, ${rounds} round(s), ${settings.seconds} s and at most ${settings.maxRequests.toLocaleString('en-AU')} requests per run, ${settings.connections} connections, clock fixed at ${NOW_ISO}`;
+const datasetLines = [...datasets.values()].map((d) =>
+  `\`${d.name}\`: demo, seed 1, ${d.scale} scale, ${d.years} year(s), ${d.stationCount.toLocaleString('en-AU')} stations, ${d.build.prices.toLocaleString('en-AU')} price reports; built in ${d.build.builtSec.toFixed(1)} s${d.builtNow ? ' (this run)' : ` (${d.build.builtAt})`}; station {station} = \`${d.sydneyStation}\``);
+if (extended.length > 0) {
+  notes.push(`Slow endpoints: runs went on past ${settings.seconds} s (up to ${hardLimitSec(settings)} s) until they had 5 answers per connection: ${extended.map((e) => `\`${e}\``).join(', ')}.`);
 }
-const file = join(outDir, 'results.json');
-writeFileSync(file, `${JSON.stringify({ scale, seconds, connections, node: process.version, rows }, null, 2)}\n`);
-console.log(`\nwritten ${file}${existsSync(file) ? '' : ' (failed)'}`);
+if (rows.some((r) => r.failures)) notes.push('Some runs had non-200 answers or errors: their rows say FAILED and their figures are not to be trusted.');
+
+console.log(`\n${settingsText}; ${describeMachine(host)}\n`);
+console.log(textTable(rows));
+for (const line of datasetLines) console.log(`dataset ${line.replaceAll('`', '')}`);
+for (const note of notes) console.log(`note: ${note}`);
+
+const shortYears = DATASETS[shortName].years;
+const chartNote = [
+  `Median p50 (solid) and p99 (dashed) latency under load (${settings.connections} connections), response cache off, of Sydney's city history`,
+  `over the last week, the last month and all time, and of one Sydney station's last month, against the length of the stored history:`,
+  `${shortName} (${shortYears} y) and ${mainName} (${DATASETS[mainName].years} y), measured side by side in the fixed-window comparison.`,
+  extraName ? `The hollow points at 2 y are the small demo (fewer stations per city, so not the same workload; not joined), measured on their own in the same run.` : '',
+  'The fixed windows should stay flat; all-time grows with the history by design.',
+].filter(Boolean).join(' ');
+const chartFile = join(outDir, 'latency-vs-history.svg');
+if (chart.length > 0) writeFileSync(chartFile, latencySvg(chart, `History latency against history length (${scale} scale, cache off)`));
+
+const resultsFile = join(outDir, 'results.json');
+writeFileSync(resultsFile, `${JSON.stringify({
+  date, command, durationSec, machine: host, settings: { scale, rounds, ...settings, only: [...only], ingestBatches, now: NOW_ISO },
+  datasets: [...datasets.values()].map(({ token: _token, ...d }) => d),
+  rows, runs: raw, ingest, startupMs: startups, peakRssBytes: memory, chart, notes,
+}, null, 2)}\n`);
+console.log(`\nwritten ${resultsFile}${chart.length > 0 ? ` and ${chartFile}` : ''}`);
+
+if (values['write-results']) {
+  if (chart.length > 0) copyFileSync(chartFile, join(BENCH_DIR, 'latency-vs-history.svg'));
+  const page = resultsMarkdown({
+    date, command, machine: host, settings: settingsText, durationSec, datasets: datasetLines, rows,
+    chartFile: chart.length > 0 ? 'latency-vs-history.svg' : undefined, chartNote, notes,
+  });
+  writeFileSync(join(BENCH_DIR, 'RESULTS.md'), page);
+  console.log(`written ${join(BENCH_DIR, 'RESULTS.md')}`);
+}
+console.log(`bench took ${durationSec.toFixed(0)} s`);

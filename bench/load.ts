@@ -1,0 +1,175 @@
+/**
+ * Load runs (autocannon over loopback) and the side-by-side comparisons built from them.
+ * On a shared, noisy machine an absolute figure says little from one run to the next, so every
+ * figure is a ratio of two servers loaded alternately in the same run: A then B, `rounds`
+ * times, and the median of the per-round ratios.
+ */
+import autocannon from 'autocannon';
+
+export interface LoadSettings {
+  seconds: number;
+  connections: number;
+  /** Each run also stops after this many requests, whichever comes first. */
+  maxRequests: number;
+}
+
+/**
+ * A run goes on past `seconds` until it has this many answers per connection, so that an
+ * endpoint taking most of a second still gets a p99 from more than a handful of answers...
+ */
+const MIN_ANSWERS_PER_CONNECTION = 5;
+/** ...but never past this, whatever it has. */
+export function hardLimitSec(settings: LoadSettings): number {
+  return Math.min(120, Math.max(30, settings.seconds * 10));
+}
+
+export interface LoadRun {
+  requests: number;
+  seconds: number;
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Answers that were not 200, and connection errors or timeouts: any of either spoils the run. */
+  non200: number;
+  errors: number;
+  /** True when the run went past `seconds` to collect enough answers (see MIN_ANSWERS_PER_CONNECTION). */
+  extended: boolean;
+}
+
+/** Middle value (mean of the two middle values for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Nearest-rank percentile (q in (0, 1]) of values already sorted ascending; NaN for none. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
+  return sorted[rank - 1] as number;
+}
+
+/** a / b, or NaN when b is zero or either is not a number. */
+export function ratio(a: number, b: number): number {
+  return Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? a / b : NaN;
+}
+
+/**
+ * One run against one URL. Throughput is counted here (answers over the time to the last one)
+ * rather than from autocannon's one-second samples, and latencies are kept unrounded, since
+ * autocannon's histogram rounds to whole milliseconds and most answers here take less than one.
+ * `minAnswers` (default: 5 per connection) extends the run past `seconds`, up to hardLimitSec.
+ */
+export async function loadRun(url: string, token: string, settings: LoadSettings, minAnswers = settings.connections * MIN_ANSWERS_PER_CONNECTION): Promise<LoadRun> {
+  const latencies = new Float64Array(settings.maxRequests + settings.connections);
+  let count = 0;
+  let non200 = 0;
+  let lastAt = 0;
+  let extended = false;
+  const startedAt = performance.now();
+  const run = await new Promise<LoadRun>((resolve, reject) => {
+    const instance = autocannon({
+      url, connections: settings.connections, amount: settings.maxRequests,
+      // `amount` turns autocannon's own time limit off: the timer below is the time bound.
+      duration: settings.seconds, sampleInt: 100,
+      // autocannon's default 10 s would count a slow answer queued behind nine others as an error.
+      timeout: hardLimitSec(settings),
+      headers: { authorization: `Bearer ${token}` },
+    }, (error: unknown, result) => {
+      clearInterval(timer);
+      if (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      const sorted = latencies.subarray(0, Math.min(count, latencies.length)).sort();
+      const seconds = (lastAt - startedAt) / 1000;
+      resolve({
+        requests: count, seconds, requestsPerSec: count > 0 ? count / seconds : 0,
+        p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), non200, errors: result.errors, extended,
+      });
+    });
+    const timer = setInterval(() => {
+      const elapsedSec = (performance.now() - startedAt) / 1000;
+      if (elapsedSec < settings.seconds) return;
+      if (count < minAnswers && elapsedSec < hardLimitSec(settings)) {
+        extended = true;
+        return;
+      }
+      clearInterval(timer);
+      instance.stop();
+    }, 50);
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (count < latencies.length) latencies[count] = responseTime;
+      count++;
+      lastAt = performance.now();
+      if (statusCode !== 200) non200++;
+    });
+  });
+  await settle(url, token);
+  return run;
+}
+
+/**
+ * Stopping a run drops the requests in flight, but the server still works them out. One more
+ * request to the same URL, queued behind them, returns once that work is done, so it is not
+ * charged to whatever is measured next (the other side of a comparison).
+ */
+async function settle(url: string, token: string): Promise<void> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
+  await response?.arrayBuffer().catch(() => undefined);
+}
+
+export interface Side {
+  label: string;
+  url: string;
+  token: string;
+}
+
+export interface Round {
+  a: LoadRun;
+  b: LoadRun;
+  requestsRatio: number;
+  p99Ratio: number;
+}
+
+export interface Comparison {
+  a: Side;
+  b: Side;
+  rounds: Round[];
+  /** Medians over the rounds; the ratios are medians of the per-round ratios, not ratios of medians. */
+  median: {
+    aRequestsPerSec: number; bRequestsPerSec: number; requestsRatio: number;
+    aP50Ms: number; bP50Ms: number; aP99Ms: number; bP99Ms: number; p99Ratio: number;
+  };
+  /** Non-200 answers and errors over every run of either side. */
+  failures: number;
+}
+
+/** Median summary of a list of rounds. */
+export function summarise(rounds: readonly Round[]): Comparison['median'] {
+  const of = (pick: (round: Round) => number): number => median(rounds.map(pick));
+  return {
+    aRequestsPerSec: of((r) => r.a.requestsPerSec), bRequestsPerSec: of((r) => r.b.requestsPerSec), requestsRatio: of((r) => r.requestsRatio),
+    aP50Ms: of((r) => r.a.p50Ms), bP50Ms: of((r) => r.b.p50Ms), aP99Ms: of((r) => r.a.p99Ms), bP99Ms: of((r) => r.b.p99Ms), p99Ratio: of((r) => r.p99Ratio),
+  };
+}
+
+/**
+ * A against B: a short unmeasured warm-up of each (fills caches, JIT, connections), then
+ * `rounds` alternations of A then B.
+ */
+export async function compare(a: Side, b: Side, rounds: number, settings: LoadSettings): Promise<Comparison> {
+  const warmUp = { ...settings, seconds: Math.min(1, settings.seconds / 2) };
+  await loadRun(a.url, a.token, warmUp, 2 * settings.connections);
+  await loadRun(b.url, b.token, warmUp, 2 * settings.connections);
+  const done: Round[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const runA = await loadRun(a.url, a.token, settings);
+    const runB = await loadRun(b.url, b.token, settings);
+    done.push({ a: runA, b: runB, requestsRatio: ratio(runA.requestsPerSec, runB.requestsPerSec), p99Ratio: ratio(runA.p99Ms, runB.p99Ms) });
+  }
+  const failures = done.reduce((sum, r) => sum + r.a.non200 + r.a.errors + r.b.non200 + r.b.errors, 0);
+  return { a, b, rounds: done, median: summarise(done), failures };
+}

@@ -1,0 +1,112 @@
+/**
+ * The servers the bench starts, each in its own process: spawning one and waiting for the
+ * address it announces, stopping it by its own pid, and reading its peak memory. Every child
+ * is remembered so that a bench that fails or is interrupted leaves none running.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { NOW_ISO } from './datasets.ts';
+
+export const BENCH_DIR = import.meta.dirname;
+export const ROOT_DIR = join(BENCH_DIR, '..');
+
+export interface Started {
+  child: ChildProcess;
+  pid: number;
+  address: string;
+  /** Milliseconds from spawn to the address being announced. */
+  announcedMs: number;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of running) child.kill('SIGKILL');
+    process.exit(130);
+  });
+}
+
+/** The environment of every server: fixed clock, no Redis, little logging. */
+export function serverEnv(databasePath: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: `sqlite:${databasePath}`, FUELPRICE_NOW: NOW_ISO, LOG_LEVEL: 'warn' };
+  delete env.REDIS_URL;
+  return env;
+}
+
+/**
+ * Spawns `node ARGS` and resolves once `pattern` matches its stdout or stderr (the first
+ * group is the address). Fails if the process ends first or says nothing for `timeoutMs`.
+ */
+export function startProcess(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, timeoutMs = 120_000): Promise<Started> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { cwd: ROOT_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return new Promise<Started>((resolve, reject) => {
+    let output = '';
+    let done = false;
+    const timer = setTimeout(() => fail(new Error(`no address after ${timeoutMs} ms from node ${args.join(' ')}:\n${output}`)), timeoutMs);
+    const fail = (error: Error): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(error);
+    };
+    const onData = (chunk: Buffer): void => {
+      // Keep reading (and dropping) output after the address, so a full pipe never blocks the child.
+      if (done) return;
+      output += chunk.toString();
+      const match = pattern.exec(output);
+      if (!match?.[1] || child.pid === undefined) return;
+      done = true;
+      clearTimeout(timer);
+      resolve({ child, pid: child.pid, address: match[1], announcedMs: performance.now() - started });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code, signal) => fail(new Error(`node ${args.join(' ')} exited (${code ?? signal}) before announcing an address:\n${output}`)));
+  });
+}
+
+/** bench/server.ts on one dataset, response cache on or off. */
+export function startBenchServer(databasePath: string, cache: boolean): Promise<Started> {
+  return startProcess(['--import', 'tsx', join(BENCH_DIR, 'server.ts'), '--db', databasePath, '--cache', cache ? 'on' : 'off'],
+    serverEnv(databasePath), /^(http:\/\/\S+)\n/);
+}
+
+/** bench/ceiling.ts serving the answers recorded in `answersPath`. */
+export function startCeiling(answersPath: string): Promise<Started> {
+  return startProcess(['--import', 'tsx', join(BENCH_DIR, 'ceiling.ts'), answersPath], { ...process.env }, /^(http:\/\/\S+)\n/);
+}
+
+/** `node bin/fuelprice.js serve`, what users run (through tsx, its compile cache off). */
+export function startFuelpriceServe(databasePath: string): Promise<Started> {
+  return startProcess([join(ROOT_DIR, 'bin', 'fuelprice.js'), 'serve', '--port', '0', '--host', '127.0.0.1'],
+    serverEnv(databasePath), /serving on (http:\/\/\S+)/);
+}
+
+/** SIGTERM, then SIGKILL if it has not ended within `graceMs`; resolves once it has exited. */
+export async function stopProcess(started: Started, graceMs = 10_000): Promise<void> {
+  const { child } = started;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Peak resident set size of a live process, in bytes (VmHWM of /proc/PID/status, Linux only). */
+export function peakRssBytes(pid: number): number | undefined {
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

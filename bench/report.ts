@@ -1,0 +1,255 @@
+/**
+ * What the bench reports: the rows (each a side-by-side figure with its target), the table on
+ * stdout, bench/out/results.json, the latency-against-history chart (SVG drawn here, a few
+ * lines) and bench/RESULTS.md.
+ */
+import { cpus, totalmem, type as osType, release } from 'node:os';
+
+export type Group = 'cached' | 'uncached' | 'offset' | 'windows' | 'ingest' | 'startup' | 'memory';
+
+export interface Row {
+  group: Group;
+  name: string;
+  /** What A and B are, e.g. `server, cache on, au-10y` and `ceiling`. */
+  a: string;
+  b: string;
+  unit: 'req/s' | 'events/s' | 'ms' | 'MB';
+  aValue: number;
+  bValue?: number;
+  ratio?: number;
+  aP99Ms?: number;
+  bP99Ms?: number;
+  p99Ratio?: number;
+  /** Empty for a figure shown for information only. */
+  target: string;
+  met: boolean | undefined;
+  /** Non-200 answers or errors during its runs: the figure is not to be trusted. */
+  failures?: number;
+}
+
+export interface Machine {
+  os: string;
+  cpuModel: string;
+  cores: number;
+  totalMemoryBytes: number;
+  node: string;
+}
+
+export function machine(): Machine {
+  const list = cpus();
+  return { os: `${osType()} ${release()}`, cpuModel: list[0]?.model ?? 'unknown', cores: list.length, totalMemoryBytes: totalmem(), node: process.version };
+}
+
+export function describeMachine(m: Machine): string {
+  return `${m.cpuModel}, ${m.cores} cores, ${(m.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, ${m.os}, Node ${m.node}`;
+}
+
+/** Thousands separated, or fixed decimals below 100 (ratios, milliseconds). */
+export function formatNumber(value: number | undefined, decimals = 2): string {
+  if (value === undefined) return '';
+  if (!Number.isFinite(value)) return 'n/a';
+  return Math.abs(value) >= 100 ? Math.round(value).toLocaleString('en-AU') : value.toFixed(decimals);
+}
+
+function withUnit(row: Row, value: number | undefined): string {
+  if (value === undefined) return '';
+  return row.unit === 'req/s' ? formatNumber(value) : `${formatNumber(value)} ${row.unit}`;
+}
+
+function metText(row: Row): string {
+  if (row.failures) return `FAILED (${row.failures} errors)`;
+  return row.met === undefined ? 'info' : row.met ? 'yes' : 'NO';
+}
+
+export const TABLE_HEADERS = ['endpoint', 'A', 'B', 'ratio', 'p99 A ms', 'p99 B ms', 'p99 ratio', 'target', 'met?'] as const;
+
+export function tableCells(row: Row): string[] {
+  return [
+    row.name, withUnit(row, row.aValue), withUnit(row, row.bValue), formatNumber(row.ratio), formatNumber(row.aP99Ms, 3),
+    formatNumber(row.bP99Ms, 3), formatNumber(row.p99Ratio), row.target, metText(row),
+  ];
+}
+
+/** Groups in order, each with the one line saying what its A and B are. */
+export function groupsOf(rows: readonly Row[]): Array<{ group: Group; heading: string; rows: Row[] }> {
+  const out: Array<{ group: Group; heading: string; rows: Row[] }> = [];
+  for (const row of rows) {
+    let last = out[out.length - 1];
+    if (!last || last.group !== row.group) {
+      last = { group: row.group, heading: `${row.group}: A = ${row.a}${row.b ? `, B = ${row.b}` : ''}`, rows: [] };
+      out.push(last);
+    }
+    last.rows.push(row);
+  }
+  return out;
+}
+
+export function textTable(rows: readonly Row[]): string {
+  const lines: string[] = [];
+  const all = [[...TABLE_HEADERS], ...rows.map(tableCells)];
+  const widths = TABLE_HEADERS.map((_, i) => Math.max(...all.map((cells) => (cells[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    cells.map((cell, i) => (i === 0 || i >= 7 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ').trimEnd();
+  lines.push(line(TABLE_HEADERS));
+  for (const { heading, rows: inGroup } of groupsOf(rows)) {
+    lines.push('', heading);
+    for (const row of inGroup) lines.push(line(tableCells(row)));
+  }
+  return lines.join('\n');
+}
+
+export function markdownTable(rows: readonly Row[]): string {
+  const lines = [`| ${TABLE_HEADERS.join(' | ')} |`, `|${TABLE_HEADERS.map((_, i) => (i === 0 || i >= 7 ? '---' : '---:')).join('|')}|`];
+  for (const { heading, rows: inGroup } of groupsOf(rows)) {
+    lines.push(`| **${heading}** |${' |'.repeat(TABLE_HEADERS.length - 1)}`);
+    for (const row of inGroup) lines.push(`| ${tableCells(row).map((cell, i) => (i === 0 ? `\`${cell}\`` : cell).replaceAll('|', '\\|')).join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** One measured point of the chart: a history query on a dataset of some length. */
+export interface ChartPoint {
+  query: string;
+  dataset: string;
+  years: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** False for a point from another scale (small beside au): drawn hollow and not joined. */
+  sameScale: boolean;
+}
+
+/**
+ * Ticks of a log axis covering [min, max]: 1, 2 and 5 times each power of ten, from the power
+ * of ten at or below `min` to the first tick at or above `max`. Latencies here span four
+ * decades (a cached station under a millisecond, ten years of city history near a second).
+ */
+export function logTicks(min: number, max: number): number[] {
+  if (!(min > 0) || !(max >= min)) return [1];
+  const ticks: number[] = [];
+  for (let power = Math.floor(Math.log10(min)); ; power++) {
+    for (const factor of [1, 2, 5]) {
+      // toPrecision: 2 * 0.1 is 0.2 here, not 0.20000000000000004.
+      const tick = Number((factor * 10 ** power).toPrecision(6));
+      ticks.push(tick);
+      if (tick >= max) return ticks;
+    }
+  }
+}
+
+function escapeXml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+}
+
+const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
+
+/**
+ * Latency (p50 solid, p99 dashed, log scale) of each query against history length in years.
+ * Points of the same scale are joined; others are hollow circles.
+ */
+export function latencySvg(points: readonly ChartPoint[], title: string): string {
+  const width = 760;
+  const height = 440;
+  const margin = { left: 64, right: 260, top: 44, bottom: 52 };
+  const plotW = width - margin.left - margin.right;
+  const plotH = height - margin.top - margin.bottom;
+  const years = [...new Set(points.map((p) => p.years))].sort((x, y) => x - y);
+  const maxYears = Math.max(1, ...years);
+  const measured = points.flatMap((p) => [p.p50Ms, p.p99Ms]).filter((ms) => Number.isFinite(ms) && ms > 0);
+  const ticks = logTicks(Math.min(...measured), Math.max(...measured));
+  const low = Math.log10(ticks[0] ?? 1);
+  const high = Math.max(low + 1, Math.log10(ticks[ticks.length - 1] ?? 10));
+  const x = (yr: number): number => margin.left + (yr / maxYears) * plotW;
+  const y = (ms: number): number => margin.top + plotH - ((Math.log10(ms) - low) / (high - low)) * plotH;
+  const f = (n: number): string => n.toFixed(1);
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="white"/>`,
+    `<text x="${margin.left}" y="24" font-size="14" font-weight="bold">${escapeXml(title)}</text>`,
+  ];
+  for (const ms of ticks) {
+    out.push(`<line x1="${margin.left}" x2="${margin.left + plotW}" y1="${f(y(ms))}" y2="${f(y(ms))}" stroke="#ddd"/>`,
+      `<text x="${margin.left - 6}" y="${f(y(ms) + 4)}" text-anchor="end">${ms}</text>`);
+  }
+  for (const yr of years) {
+    out.push(`<line x1="${f(x(yr))}" x2="${f(x(yr))}" y1="${margin.top + plotH}" y2="${margin.top + plotH + 5}" stroke="#333"/>`,
+      `<text x="${f(x(yr))}" y="${margin.top + plotH + 18}" text-anchor="middle">${yr}</text>`);
+  }
+  out.push(`<line x1="${margin.left}" x2="${margin.left + plotW}" y1="${margin.top + plotH}" y2="${margin.top + plotH}" stroke="#333"/>`,
+    `<line x1="${margin.left}" x2="${margin.left}" y1="${margin.top}" y2="${margin.top + plotH}" stroke="#333"/>`,
+    `<text x="${margin.left + plotW / 2}" y="${height - 12}" text-anchor="middle">history length (years)</text>`,
+    `<text transform="translate(16 ${margin.top + plotH / 2}) rotate(-90)" text-anchor="middle">latency (ms, log scale)</text>`);
+
+  const queries = [...new Set(points.map((p) => p.query))];
+  queries.forEach((query, i) => {
+    const colour = COLOURS[i % COLOURS.length] ?? '#000';
+    const mine = points.filter((p) => p.query === query).sort((p, q) => p.years - q.years);
+    for (const [key, dash] of [['p50Ms', ''], ['p99Ms', ' stroke-dasharray="6 4"']] as const) {
+      const joined = mine.filter((p) => p.sameScale && p[key] > 0);
+      if (joined.length > 1) {
+        out.push(`<polyline fill="none" stroke="${colour}" stroke-width="2"${dash} points="${joined.map((p) => `${f(x(p.years))},${f(y(p[key]))}`).join(' ')}"/>`);
+      }
+      for (const p of mine.filter((q) => q[key] > 0)) {
+        out.push(`<circle cx="${f(x(p.years))}" cy="${f(y(p[key]))}" r="3.5" stroke="${colour}" stroke-width="1.5" fill="${p.sameScale ? colour : 'white'}"><title>${escapeXml(`${query} on ${p.dataset}: ${key === 'p50Ms' ? 'p50' : 'p99'} ${p[key].toFixed(3)} ms`)}</title></circle>`);
+      }
+    }
+    const ly = margin.top + 10 + i * 20;
+    out.push(`<line x1="${width - margin.right + 16}" x2="${width - margin.right + 40}" y1="${ly}" y2="${ly}" stroke="${colour}" stroke-width="2"/>`,
+      `<text x="${width - margin.right + 46}" y="${ly + 4}">${escapeXml(query)}</text>`);
+  });
+  const ly = margin.top + 20 + queries.length * 20;
+  out.push(`<line x1="${width - margin.right + 16}" x2="${width - margin.right + 40}" y1="${ly}" y2="${ly}" stroke="#333" stroke-width="2"/>`,
+    `<text x="${width - margin.right + 46}" y="${ly + 4}">p50</text>`,
+    `<line x1="${width - margin.right + 16}" x2="${width - margin.right + 40}" y1="${ly + 20}" y2="${ly + 20}" stroke="#333" stroke-width="2" stroke-dasharray="6 4"/>`,
+    `<text x="${width - margin.right + 46}" y="${ly + 24}">p99</text>`);
+  if (points.some((p) => !p.sameScale)) {
+    out.push(`<circle cx="${width - margin.right + 28}" cy="${ly + 40}" r="3.5" stroke="#333" stroke-width="1.5" fill="white"/>`,
+      `<text x="${width - margin.right + 46}" y="${ly + 44}">small scale (fewer stations)</text>`);
+  }
+  out.push('</svg>');
+  return `${out.join('\n')}\n`;
+}
+
+export interface ResultsPage {
+  date: string;
+  command: string;
+  machine: Machine;
+  settings: string;
+  durationSec: number;
+  datasets: string[];
+  rows: Row[];
+  chartFile: string | undefined;
+  chartNote: string;
+  notes: string[];
+}
+
+export function resultsMarkdown(page: ResultsPage): string {
+  const met = page.rows.filter((r) => r.met === true && !r.failures).length;
+  const judged = page.rows.filter((r) => r.met !== undefined).length;
+  return [
+    '# Benchmark results',
+    '',
+    `Generated by \`${page.command}\` on ${page.date} (the whole bench took ${page.durationSec.toFixed(0)} s). Regenerate with \`npm run bench -- --scale au --rounds 3 --write-results\`.`,
+    '',
+    `Machine: ${describeMachine(page.machine)}. Load generator (autocannon, in the bench process) and servers (each in its own process) share it, over loopback.`,
+    '',
+    'This machine is shared and noisy, so every figure is a **ratio of two things measured side by side in the same run**:',
+    'A then B, alternated, each run bounded by time and by a number of requests; the value shown for A and B is the median',
+    'over the rounds, and each ratio is the median of the per-round ratios A/B (so it may differ a little from A÷B of the medians).',
+    '"ceiling" is `bench/ceiling.ts`, a bare `node:http` server answering each path with the very bytes (status, body, content-type,',
+    'etag, cache-control) the real server answered: what this machine and load generator allow at best. The load generator',
+    'shares the two cores with the server under test, so the ceiling is largely the load generator\'s own limit.',
+    '',
+    `Settings: ${page.settings}.`,
+    '',
+    `Targets met: ${met} of ${judged}.`,
+    '',
+    markdownTable(page.rows),
+    '',
+    '## Datasets',
+    '',
+    ...page.datasets.map((d) => `- ${d}`),
+    '',
+    ...(page.chartFile ? ['## Latency against history length', '', `![latency against history length](${page.chartFile})`, '', page.chartNote, ''] : []),
+    ...(page.notes.length > 0 ? ['## Notes', '', ...page.notes.map((n) => `- ${n}`), ''] : []),
+  ].join('\n');
+}

@@ -1,0 +1,33 @@
+/**
+ * The server under test, in its own process so that its CPU and memory are its own:
+ *
+ *   node --import tsx bench/server.ts --db PATH --cache on|off
+ *
+ * Opens the SQLite dataset, builds the real app (buildApp, as `serve` does) with a fixed clock
+ * (FUELPRICE_NOW) and no logging, listens on a free loopback port and prints its address as
+ * the only line on stdout. The bench creates the token; the rate limit is out of reach anyway.
+ */
+import { parseArgs } from 'node:util';
+import { buildApp } from '../src/app.ts';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
+
+const { values } = parseArgs({ options: { db: { type: 'string' }, cache: { type: 'string', default: 'on' } } });
+const nowSec = Math.floor(Date.parse(process.env.FUELPRICE_NOW ?? '') / 1000);
+if (!values.db || !Number.isInteger(nowSec) || (values.cache !== 'on' && values.cache !== 'off')) {
+  process.stderr.write('usage: FUELPRICE_NOW=ISO node --import tsx bench/server.ts --db PATH --cache on|off\n');
+  process.exit(2);
+}
+
+const store = new SqliteStore(values.db);
+await store.migrate();
+const app = await buildApp({
+  store, clock: { now: () => nowSec }, logger: false, responseCache: values.cache === 'on', defaultRateLimit: 1e9,
+});
+const address = await app.listen({ port: 0, host: '127.0.0.1' });
+process.stdout.write(`${address}\n`);
+
+const stop = (): void => {
+  app.close().then(() => store.close()).then(() => process.exit(0), () => process.exit(1));
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

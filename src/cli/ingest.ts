@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { type Config, clockFor } from '../config.ts';
+import { formatInstant } from '../domain/time.ts';
 import { FEED_IDS, type FeedAdapter, type FeedId, isFeedId } from '../ingest/feed.ts';
 import { ensureCities } from '../ingest/cities.ts';
 import { ADAPTERS } from '../ingest/feeds/index.ts';
@@ -89,7 +90,7 @@ async function statusCommand(config: Config, args: string[]): Promise<number> {
     process.stdout.write(health.length === 0 ? 'No feed has run yet.\n' : 'feed    last run              last success          status\n');
     for (const h of health) {
       const status = feedStatus(h, now);
-      process.stdout.write(`${h.feed.padEnd(8)}${iso(h.lastRun).padEnd(22)}${(h.lastSuccess === undefined ? 'never' : iso(h.lastSuccess)).padEnd(22)}${status}\n`);
+      process.stdout.write(`${h.feed.padEnd(8)}${formatInstant(h.lastRun).padEnd(22)}${(h.lastSuccess === undefined ? 'never' : formatInstant(h.lastSuccess)).padEnd(22)}${status}\n`);
     }
     const runs = await store.feedRuns({ ...(values.feed === undefined ? {} : { feed: values.feed }), limit });
     if (runs.length > 0) process.stdout.write('\nRecent runs, newest first:\n');
@@ -103,15 +104,12 @@ async function statusCommand(config: Config, args: string[]): Promise<number> {
   return 0;
 }
 
-function iso(sec: number): string {
-  return new Date(sec * 1000).toISOString().replace('.000Z', 'Z');
-}
 
 /** One line per run, the same for `ingest` and `ingest status`. */
 export function runLine(run: FeedRun): string {
   const took = run.finishedAt - run.startedAt;
   const counts = `stations +${run.stationsAdded} ~${run.stationsUpdated}, prices ${run.pricesAccepted} accepted, `
     + `${run.pricesIgnored} already known, ${run.pricesHeld} held, ${run.rejected} rejected`;
-  return `${iso(run.startedAt)}  ${run.feed.padEnd(5)} ${run.error === undefined ? 'ok    ' : 'FAILED'} ${took}s  ${counts}`
+  return `${formatInstant(run.startedAt)}  ${run.feed.padEnd(5)} ${run.error === undefined ? 'ok    ' : 'FAILED'} ${took}s  ${counts}`
     + (run.error === undefined ? '' : `\n    error: ${run.error}`);
 }

@@ -1,3 +1,4 @@
+import { formatInstant } from '../domain/time.ts';
 import { type Config, clockFor } from '../config.ts';
 import { openStore } from '../storage/open.ts';
 import { newToken, parseDuration } from '../tokens.ts';
@@ -29,7 +30,7 @@ export async function tokensCommand(config: Config, args: string[]): Promise<num
     const store = await openStore(config.databaseUrl);
     try {
       const tokens = await store.listTokens();
-      const iso = (sec: number | null) => (sec === null ? '-' : new Date(sec * 1000).toISOString().replace('.000Z', 'Z'));
+      const iso = (sec: number | null) => (sec === null ? '-' : formatInstant(sec));
       process.stdout.write('ID        NAME                 CREATED               EXPIRES               REVOKED               RATE/MIN\n');
       for (const t of tokens) {
         process.stdout.write(`${t.id}  ${t.name.padEnd(20).slice(0, 20)} ${iso(t.createdAt).padEnd(21)} ${iso(t.expiresAt).padEnd(21)} ${iso(t.revokedAt).padEnd(21)} ${t.rateLimit ?? 'default'}\n`);

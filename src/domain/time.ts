@@ -233,3 +233,8 @@ export function localTimeToUnix(state: StateId, y: number, m: number, d: number,
   const valid = [wall - before, wall - after].filter((t) => wall - utcOffsetSeconds(state, t) === t);
   return valid.length > 0 ? Math.min(...valid) : wall - before;
 }
+
+/** Unix seconds as an ISO 8601 instant in UTC, whole seconds: `2026-11-23T01:00:00Z`. */
+export function formatInstant(unixSec: number): string {
+  return new Date(unixSec * 1000).toISOString().replace('.000Z', 'Z');
+}

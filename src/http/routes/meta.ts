@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
+import { formatInstant } from '../../domain/time.ts';
 import { feedStatus } from '../../ingest/health.ts';
 import { ApiError } from '../errors.ts';
 import type { RateLimiter } from '../limits.ts';
@@ -68,7 +69,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<RouteDeps & { limiter?: RateL
     const health = await store.feedHealth();
     const feeds = health.length === 0 ? undefined : health.map((h) => ({
       feed: h.feed, status: feedStatus(h, now),
-      last_success: h.lastSuccess === undefined ? null : new Date(h.lastSuccess * 1000).toISOString().replace('.000Z', 'Z'),
+      last_success: h.lastSuccess === undefined ? null : formatInstant(h.lastSuccess),
     }));
     cached = { at: now, feeds };
     return feeds;

@@ -19,6 +19,7 @@
  * the writer ignores reports it already holds.
  */
 import { roundHalfAwayFromZero } from '../../domain/rounding.ts';
+import { formatInstant } from '../../domain/time.ts';
 import type { StateId } from '../../domain/states.ts';
 import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled, isObject, parseJsonBody } from '../feed.ts';
 import { type Normaliser, type RawPrice, type RawStation } from '../normalise.ts';
@@ -229,7 +230,7 @@ export function normaliseFpdSnapshot(normaliser: Normaliser, snapshot: FpdSnapsh
  * is a full snapshot, so there is nothing to resume from. Undefined keeps the stored one.
  */
 export function fpdCursor(newest: number | undefined): string | undefined {
-  return newest === undefined ? undefined : JSON.stringify({ lastTransactionUtc: new Date(newest * 1000).toISOString().replace('.000Z', 'Z') });
+  return newest === undefined ? undefined : JSON.stringify({ lastTransactionUtc: formatInstant(newest) });
 }
 
 async function pullFpd(feed: FpdFeed, ctx: PullContext): Promise<Pulled[]> {

@@ -143,17 +143,47 @@ export interface Spread {
   maxTenths: number;
 }
 
-/** Today's spread per output fuel over the current prices that are available. */
-export function citySpread(current: readonly CurrentPrice[]): Map<FuelId, Spread> {
-  const acc = new Map<FuelId, { sum: number; count: number; min: number; max: number }>();
+/**
+ * Count, sum, min and max of a city's available current prices for one reported fuel: what
+ * storage keeps per city and fuel (city_current and an index), so today's spread is read, not
+ * computed from every station's price.
+ */
+export interface FuelTotals {
+  fuel: FuelId;
+  count: number;
+  sumTenths: number;
+  minTenths: number;
+  maxTenths: number;
+}
+
+/** The totals of a list of current prices, per reported fuel: what storage maintains, worked out from scratch. */
+export function fuelTotals(current: readonly CurrentPrice[]): FuelTotals[] {
+  const acc = new Map<FuelId, FuelTotals>();
   for (const price of current) {
     if (!price.available) continue;
-    for (const output of outputsOf(price.fuel)) {
+    const a = acc.get(price.fuel);
+    if (a) {
+      a.sumTenths += price.priceTenths; a.count += 1;
+      a.minTenths = Math.min(a.minTenths, price.priceTenths); a.maxTenths = Math.max(a.maxTenths, price.priceTenths);
+    } else acc.set(price.fuel, { fuel: price.fuel, count: 1, sumTenths: price.priceTenths, minTenths: price.priceTenths, maxTenths: price.priceTenths });
+  }
+  return [...acc.values()];
+}
+
+/**
+ * Today's spread per output fuel over the current prices that are available: the members of a
+ * combined fuel pool their counts and sums (a mean over all their prices), and their extremes.
+ */
+export function citySpread(totals: readonly FuelTotals[]): Map<FuelId, Spread> {
+  const acc = new Map<FuelId, { sum: number; count: number; min: number; max: number }>();
+  for (const t of totals) {
+    if (t.count <= 0) continue;
+    for (const output of outputsOf(t.fuel)) {
       const a = acc.get(output);
       if (a) {
-        a.sum += price.priceTenths; a.count += 1;
-        a.min = Math.min(a.min, price.priceTenths); a.max = Math.max(a.max, price.priceTenths);
-      } else acc.set(output, { sum: price.priceTenths, count: 1, min: price.priceTenths, max: price.priceTenths });
+        a.sum += t.sumTenths; a.count += t.count;
+        a.min = Math.min(a.min, t.minTenths); a.max = Math.max(a.max, t.maxTenths);
+      } else acc.set(output, { sum: t.sumTenths, count: t.count, min: t.minTenths, max: t.maxTenths });
     }
   }
   return new Map([...acc].map(([fuel, a]) => [fuel, { meanTenths: a.sum / a.count, minTenths: a.min, maxTenths: a.max }]));
@@ -161,7 +191,8 @@ export function citySpread(current: readonly CurrentPrice[]): Map<FuelId, Spread
 
 /**
  * Stations out of stock per output fuel, ids ascending: those whose every current report
- * counting towards that output says unavailable (for a plain fuel, its one report).
+ * counting towards that output says unavailable (for a plain fuel, its one report). Only
+ * stations with at least one unavailable report can appear, so storage passes just those.
  */
 export function cityUnavailable(current: readonly CurrentPrice[]): Map<FuelId, string[]> {
   const state = new Map<FuelId, Map<string, boolean>>();

@@ -2,7 +2,7 @@ import { FUELS, type FuelId } from '../domain/fuels.ts';
 import { formatCoordinate } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
 import type { Report } from '../ingest/plan.ts';
-import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
+import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type FuelTotals, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
 
 /**
  * Rows as every SQL backend returns them, turned into the store's objects. Column names are
@@ -141,6 +141,32 @@ export const FEED_HEALTH = `SELECT feed, max(finished_at) AS last_run, max(CASE 
 export function toFeedHealth(r: Row): FeedHealth {
   return { feed: String(r.feed), lastRun: Number(r.last_run), lastSuccess: r.last_success === null ? undefined : Number(r.last_success),
     intervalSec: Number(r.interval_sec) };
+}
+
+/**
+ * Today's totals of a city per reported fuel: count and sum from city_current, min and max by
+ * two index steps each (current_prices_by_city). `param` is the backend's placeholder.
+ */
+export function cityTotalsSql(param: string): string {
+  return `SELECT t.fuel, t.available_count, t.sum_tenths,
+    (SELECT min(c.price_tenths) FROM current_prices c WHERE c.city_id = t.city_id AND c.available = TRUE AND c.fuel = t.fuel) AS min_tenths,
+    (SELECT max(c.price_tenths) FROM current_prices c WHERE c.city_id = t.city_id AND c.available = TRUE AND c.fuel = t.fuel) AS max_tenths
+    FROM city_current t WHERE t.city_id = ${param} AND t.available_count > 0 ORDER BY t.fuel`;
+}
+
+/** Every current price of the city's stations with at least one out-of-stock report (the index finds those few). */
+export function currentOfOutOfStockSql(param: string): string {
+  return `SELECT s.id AS station_id, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
+    FROM current_prices c JOIN stations s ON s.key = c.station_key
+    WHERE c.station_key IN (SELECT station_key FROM current_prices WHERE city_id = ${param} AND available = FALSE)
+    ORDER BY s.id, c.fuel`;
+}
+
+export function toFuelTotals(r: Row): FuelTotals {
+  return {
+    fuel: fuelAt(r.fuel), count: Number(r.available_count), sumTenths: Number(r.sum_tenths),
+    minTenths: Number(r.min_tenths), maxTenths: Number(r.max_tenths),
+  };
 }
 
 /** Both versions in one statement: the one read every /v1 request makes before its answer (or its cached copy). */

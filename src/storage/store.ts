@@ -1,8 +1,8 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
-import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, StationDayRow } from '../domain/history.ts';
+import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelTotals, StationDayRow } from '../domain/history.ts';
 
-export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, StationDayRow };
+export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelTotals, StationDayRow };
 
 /** PriceStore is the only door to data: named for what the API and ingest need, not for tables. */
 
@@ -182,6 +182,10 @@ export interface PriceStore extends BulkStore {
   cityHistoryParts(cityId: string, range: DayRange): Promise<CityHistoryParts>;
   /** Current prices of every station of the city, ordered by station id. */
   currentForCity(cityId: string): Promise<CurrentPrice[]>;
+  /** Per reported fuel with an available price in the city: count, sum, min and max (kept up to date on write). */
+  cityTotals(cityId: string): Promise<FuelTotals[]>;
+  /** Every current price of the city's stations that have at least one report saying out of stock, ordered by station id. */
+  currentOfOutOfStock(cityId: string): Promise<CurrentPrice[]>;
 
   upsertCities(cities: CityInput[]): Promise<void>;
   applyBatch(batch: Batch): Promise<BatchResult>;
@@ -223,7 +227,7 @@ export const COPY_TABLES = {
   },
   price_events: { columns: ['station_key', 'fuel', 'at', 'price_tenths', 'available'], key: ['station_key', 'fuel', 'at'] },
   current_prices: {
-    columns: ['station_key', 'fuel', 'price_tenths', 'available', 'reported_at', 'open_from'], key: ['station_key', 'fuel'],
+    columns: ['station_key', 'fuel', 'price_tenths', 'available', 'reported_at', 'open_from', 'city_id'], key: ['station_key', 'fuel'],
   },
   station_daily: { columns: ['station_key', 'day', 'fuel', 'weighted_tenths', 'seconds'], key: ['station_key', 'day', 'fuel'] },
   city_daily: { columns: ['city_id', 'day', 'fuel', 'mean_tenths'], key: ['city_id', 'day', 'fuel'] },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CITIES, NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
 import { answers, snapshot, testBackends } from '../helpers.ts';
+import { type FuelTotals, fuelTotals } from '../../src/domain/history.ts';
 
 for (const backend of testBackends()) {
   describe(`the writer on ${backend.name}`, () => {
@@ -55,6 +56,46 @@ for (const backend of testBackends()) {
         assert.equal(station?.name, 'Alpha Sydney Renamed');
         assert.equal(station?.latitude, '-33.9000');
         assert.equal(await store.station('alpha-sydney-renamed'), undefined);
+      } finally { await drop(); }
+    });
+
+    test("a city's stored totals (count, sum, min, max per fuel) equal those of its current prices through every kind of write", async () => {
+      const { store, drop } = await backend.create();
+      const agree = async (step: string): Promise<void> => {
+        for (const city of CITIES) {
+          const byFuel = (t: FuelTotals[]) => [...t].sort((a, b) => a.fuel.localeCompare(b.fuel));
+          assert.deepEqual(byFuel(await store.cityTotals(city.id)), byFuel(fuelTotals(await store.currentForCity(city.id))), `${step}: ${city.id}`);
+          const outOfStock = new Set((await store.currentForCity(city.id)).filter((c) => !c.available).map((c) => c.stationId));
+          assert.deepEqual(await store.currentOfOutOfStock(city.id), (await store.currentForCity(city.id)).filter((c) => outOfStock.has(c.stationId)), `${step}: ${city.id}`);
+        }
+      };
+      try {
+        await loadFixture(store);
+        await agree('fixture');
+        assert.ok((await store.cityTotals('sydney')).length > 0);
+        const at = NOW - 600;
+        // Beta Sydney: a new price, then out of stock; Alpha's diesel new; Gamma Perth cheaper.
+        await store.applyBatch({ stations: [], prices: [
+          { feed: 'test', feedCode: '2', fuel: 'ulp91', at, priceTenths: 1555, available: true },
+          { feed: 'test', feedCode: '1', fuel: 'diesel', at, priceTenths: 2101, available: true },
+          { feed: 'test', feedCode: '3', fuel: 'ulp91', at, priceTenths: 1499, available: true },
+        ] });
+        await agree('new prices');
+        await store.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: at + 60, priceTenths: 1555, available: false }] });
+        await agree('out of stock');
+        // Alpha Sydney has an out-of-stock report in the fixture already; Beta joins it.
+        assert.deepEqual([...new Set((await store.currentOfOutOfStock('sydney')).map((c) => c.stationId))], ['alpha-sydney', 'beta-sydney']);
+        // Alpha Sydney moves 60 km out (no city), then back: its prices leave Sydney's totals and return.
+        const alpha = STATIONS[0]!; // feed code 1
+        await store.applyBatch({ stations: [{ ...alpha, latitude: -33.5, longitude: 150.7 }], prices: [] });
+        await agree('moved out');
+        assert.ok(!(await store.currentForCity('sydney')).some((c) => c.stationId === 'alpha-sydney'));
+        await store.applyBatch({ stations: [alpha], prices: [] });
+        await agree('moved back');
+        // A late report (replayed history) and the day's seal leave today's prices where they were.
+        await store.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '1', fuel: 'ulp91', at: NOW - 3 * 86_400, priceTenths: 1700, available: true }] });
+        await store.seal(NOW + 86_400);
+        await agree('late report and seal');
       } finally { await drop(); }
     });
 

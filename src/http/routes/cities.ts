@@ -54,7 +54,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     },
   }, async (request) => {
     const city = await findCity(request.params.id);
-    const unavailable = cityUnavailable(await store.currentForCity(city.id));
+    const unavailable = cityUnavailable(await store.currentOfOutOfStock(city.id));
     return { data: { id: city.id, name: city.name, unavailable: unavailableEntries(unavailable) } };
   });
 
@@ -65,7 +65,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     },
   }, async (request) => {
     const city = await findCity(request.params.id);
-    const spread = citySpread(await store.currentForCity(city.id));
+    const spread = citySpread(await store.cityTotals(city.id));
     return { data: { id: city.id, name: city.name, spread: spreadEntries(spread) } };
   });
 
@@ -76,7 +76,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     },
   }, async (request) => {
     const city = await findCity(request.params.id);
-    const spread = citySpread(await store.currentForCity(city.id));
+    const spread = citySpread(await store.cityTotals(city.id));
     return { data: { id: city.id, name: city.name, averages: averageEntries(spread) } };
   });
 

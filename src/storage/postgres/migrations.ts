@@ -145,4 +145,54 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   -- Grows with every token created or revoked: servers cache token records until it moves.
   INSERT INTO meta (key, value) VALUES ('tokens_version', 0) ON CONFLICT (key) DO NOTHING;
   `,
+  `
+  -- Today's spread, average and out-of-stock list without reading every price of a city (see
+  -- the SQLite migration): current prices carry their station's city, an index serves min, max
+  -- and the out-of-stock prices, and city_current (count and sum of available prices per city
+  -- and fuel) is kept exact by statement triggers over each statement's changed rows.
+  ALTER TABLE current_prices ADD COLUMN city_id text COLLATE "C";
+  UPDATE current_prices c SET city_id = s.city_id FROM stations s WHERE s.key = c.station_key;
+  CREATE INDEX current_prices_by_city ON current_prices (city_id, available, fuel, price_tenths);
+  CREATE TABLE city_current (
+    city_id text COLLATE "C" NOT NULL,
+    fuel smallint NOT NULL,
+    available_count integer NOT NULL,
+    sum_tenths bigint NOT NULL,
+    PRIMARY KEY (city_id, fuel)
+  );
+  INSERT INTO city_current (city_id, fuel, available_count, sum_tenths)
+    SELECT city_id, fuel, count(*), sum(price_tenths) FROM current_prices
+    WHERE available AND city_id IS NOT NULL GROUP BY city_id, fuel;
+  CREATE FUNCTION city_current_add(delta_city text[], delta_fuel smallint[], delta_count bigint[], delta_sum bigint[]) RETURNS void
+  LANGUAGE sql AS 'INSERT INTO city_current AS t (city_id, fuel, available_count, sum_tenths)
+    SELECT city_id, fuel, sum(n), sum(s) FROM unnest(delta_city, delta_fuel, delta_count, delta_sum) AS d (city_id, fuel, n, s)
+    WHERE city_id IS NOT NULL GROUP BY city_id, fuel HAVING sum(n) <> 0 OR sum(s) <> 0
+    ON CONFLICT (city_id, fuel) DO UPDATE SET available_count = t.available_count + excluded.available_count,
+      sum_tenths = t.sum_tenths + excluded.sum_tenths';
+  CREATE FUNCTION city_current_inserted() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_current_add(array_agg(city_id), array_agg(fuel), array_agg(1::bigint), array_agg(price_tenths::bigint))
+    FROM new_rows WHERE available;
+    RETURN NULL;
+  END';
+  CREATE FUNCTION city_current_updated() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_current_add(array_agg(city_id), array_agg(fuel), array_agg(n), array_agg(s)) FROM (
+      SELECT city_id, fuel, 1::bigint AS n, price_tenths::bigint AS s FROM new_rows WHERE available
+      UNION ALL SELECT city_id, fuel, -1, -price_tenths::bigint FROM old_rows WHERE available) d;
+    RETURN NULL;
+  END';
+  CREATE FUNCTION city_current_deleted() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_current_add(array_agg(city_id), array_agg(fuel), array_agg(-1::bigint), array_agg(-price_tenths::bigint))
+    FROM old_rows WHERE available;
+    RETURN NULL;
+  END';
+  CREATE TRIGGER city_current_on_insert AFTER INSERT ON current_prices
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION city_current_inserted();
+  CREATE TRIGGER city_current_on_update AFTER UPDATE ON current_prices
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION city_current_updated();
+  CREATE TRIGGER city_current_on_delete AFTER DELETE ON current_prices
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION city_current_deleted();
+  `,
 ];

@@ -3,10 +3,11 @@ import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, splitHeld } from '../batch.ts';
 import {
   type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken, VERSIONS,
+  cityTotalsSql, currentOfOutOfStockSql, toFuelTotals,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
-  type CopyTable, type CurrentPrice, type DayRange, type ListQuery, type ListResult, type PriceStore, type Station,
+  type CopyTable, type CurrentPrice, type DayRange, type FuelTotals, type ListQuery, type ListResult, type PriceStore, type Station,
   type StationDayRow, type TableChunk, type TokenRecord, FLAG_COLUMNS, type FeedBatchOptions, type FeedBatchResult, type FeedHealth, type FeedRun,
   type FeedStation,
 } from '../store.ts';
@@ -130,6 +131,16 @@ export class PostgresStore implements PriceStore {
   async currentForCity(cityId: string): Promise<CurrentPrice[]> {
     if (!storable(cityId)) return [];
     return currentForCity(this.db(), cityId);
+  }
+
+  async cityTotals(cityId: string): Promise<FuelTotals[]> {
+    if (!storable(cityId)) return [];
+    return (await this.rows(cityTotalsSql('$1'), [cityId])).map(toFuelTotals);
+  }
+
+  async currentOfOutOfStock(cityId: string): Promise<CurrentPrice[]> {
+    if (!storable(cityId)) return [];
+    return (await this.rows(currentOfOutOfStockSql('$1'), [cityId])).map(toCurrent);
   }
 
   async cityHistoryParts(cityId: string, range: DayRange): Promise<CityHistoryParts> {

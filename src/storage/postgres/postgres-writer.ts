@@ -46,7 +46,7 @@ export async function applyBatchIn(client: Client, batch: Batch): Promise<BatchR
   const current = await currentStates(client, groups.map((g) => [g.station.key, g.fuel]));
   const stored = await insertEvents(client, groups.flatMap((g) => distinctInstants(g.reports).map((r) => ({ stationKey: g.station.key, fuel: g.fuel, report: r }))));
 
-  const opens: Array<{ stationKey: number; fuel: number; open: OpenState }> = [];
+  const opens: Array<{ stationKey: number; fuel: number; cityId: string | null; open: OpenState }> = [];
   for (const { station, fuel, reports } of groups) {
     const fresh = distinctInstants(reports).filter((r) => stored.has(eventKey(station.key, fuel, r.at)));
     if (fresh.length === 0) { tally.group(station, fuel, reports.length, 0, new DayTotals()); continue; }
@@ -54,7 +54,7 @@ export async function applyBatchIn(client: Client, batch: Batch): Promise<BatchR
     const plan = planReports(station.state, before, fresh);
     const outcome = plan.kind === 'advance' ? advance(station.state, before, fresh) : await replayFrom(client, station, fuel, plan);
     closeSealedPart(station.state, outcome.totals, outcome.open, sealedBefore(station.state));
-    if (outcome.open) opens.push({ stationKey: station.key, fuel, open: outcome.open });
+    if (outcome.open) opens.push({ stationKey: station.key, fuel, cityId: station.cityId, open: outcome.open });
     tally.group(station, fuel, reports.length, fresh.length, outcome.totals);
   }
   await upsertCurrent(client, opens);
@@ -105,6 +105,8 @@ async function upsertStation(client: Client, input: StationInput, known: Map<str
   if (existing) {
     await execute(client, `UPDATE stations SET name = $1, brand = $2, address = $3, street = $4, suburb = $5, postcode = $6, state = $7,
       phone = $8, website = $9, latitude = $10, longitude = $11, city_id = $12 WHERE key = $13`, [...fields, existing.key]);
+    // A station that moved to another city takes its current prices along (triggers move the city totals).
+    if (existing.cityId !== cityId) await execute(client, 'UPDATE current_prices SET city_id = $1 WHERE station_key = $2', [cityId, existing.key]);
     known.set(fk, { ...existing, ...wanted, cityId, key: existing.key, id: existing.id });
     return 'updated';
   }
@@ -157,15 +159,15 @@ async function replayFrom(client: Client, station: StoredStation, fuel: number, 
   return replay(station.state, plan.dayStartSec, inForce ? toReport(inForce) : undefined, reports, plan.closeUntil);
 }
 
-async function upsertCurrent(client: Client, opens: ReadonlyArray<{ stationKey: number; fuel: number; open: OpenState }>): Promise<void> {
+async function upsertCurrent(client: Client, opens: ReadonlyArray<{ stationKey: number; fuel: number; cityId: string | null; open: OpenState }>): Promise<void> {
   if (opens.length === 0) return;
   await execute(client, `
-    INSERT INTO current_prices (station_key, fuel, price_tenths, available, reported_at, open_from)
-    SELECT * FROM unnest($1::int[], $2::smallint[], $3::int[], $4::boolean[], $5::bigint[], $6::bigint[])
+    INSERT INTO current_prices (station_key, fuel, price_tenths, available, reported_at, open_from, city_id)
+    SELECT * FROM unnest($1::int[], $2::smallint[], $3::int[], $4::boolean[], $5::bigint[], $6::bigint[], $7::text[])
     ON CONFLICT (station_key, fuel) DO UPDATE SET price_tenths = excluded.price_tenths, available = excluded.available,
-      reported_at = excluded.reported_at, open_from = excluded.open_from`,
+      reported_at = excluded.reported_at, open_from = excluded.open_from, city_id = excluded.city_id`,
   [opens.map((o) => o.stationKey), opens.map((o) => o.fuel), opens.map((o) => o.open.priceTenths), opens.map((o) => o.open.available),
-    opens.map((o) => o.open.at), opens.map((o) => o.open.openFrom)]);
+    opens.map((o) => o.open.at), opens.map((o) => o.open.openFrom), opens.map((o) => o.cityId)]);
 }
 
 /** Adds closed intervals to the daily sums (one row per station, fuel and day: ON CONFLICT may touch a row once). */

@@ -144,4 +144,41 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   -- Grows with every token created or revoked: servers cache token records until it moves.
   INSERT INTO meta (key, value) VALUES ('tokens_version', 0);
   `,
+  `
+  -- Today's spread, average and out-of-stock list without reading every price of a city: each
+  -- current price carries its station's city (the writer keeps it in step), an index gives the
+  -- min, the max and the out-of-stock prices per city and fuel in a few steps, and city_current
+  -- holds the count and sum of available prices per city and fuel, kept exact by triggers on
+  -- every write path (feeds, imports, copies).
+  ALTER TABLE current_prices ADD COLUMN city_id TEXT;
+  UPDATE current_prices SET city_id = (SELECT city_id FROM stations WHERE key = current_prices.station_key);
+  CREATE INDEX current_prices_by_city ON current_prices (city_id, available, fuel, price_tenths);
+  CREATE TABLE city_current (
+    city_id TEXT NOT NULL,
+    fuel INTEGER NOT NULL,
+    available_count INTEGER NOT NULL,
+    sum_tenths INTEGER NOT NULL,
+    PRIMARY KEY (city_id, fuel)
+  ) WITHOUT ROWID;
+  INSERT INTO city_current (city_id, fuel, available_count, sum_tenths)
+    SELECT city_id, fuel, count(*), sum(price_tenths) FROM current_prices
+    WHERE available = 1 AND city_id IS NOT NULL GROUP BY city_id, fuel;
+  CREATE TRIGGER city_current_on_insert AFTER INSERT ON current_prices
+  WHEN NEW.available = 1 AND NEW.city_id IS NOT NULL BEGIN
+    INSERT INTO city_current (city_id, fuel, available_count, sum_tenths) VALUES (NEW.city_id, NEW.fuel, 1, NEW.price_tenths)
+    ON CONFLICT (city_id, fuel) DO UPDATE SET available_count = available_count + 1, sum_tenths = sum_tenths + excluded.sum_tenths;
+  END;
+  CREATE TRIGGER city_current_on_update AFTER UPDATE OF price_tenths, available, city_id ON current_prices BEGIN
+    UPDATE city_current SET available_count = available_count - 1, sum_tenths = sum_tenths - OLD.price_tenths
+    WHERE OLD.available = 1 AND city_id = OLD.city_id AND fuel = OLD.fuel;
+    INSERT INTO city_current (city_id, fuel, available_count, sum_tenths)
+    SELECT NEW.city_id, NEW.fuel, 1, NEW.price_tenths WHERE NEW.available = 1 AND NEW.city_id IS NOT NULL
+    ON CONFLICT (city_id, fuel) DO UPDATE SET available_count = available_count + 1, sum_tenths = sum_tenths + excluded.sum_tenths;
+  END;
+  CREATE TRIGGER city_current_on_delete AFTER DELETE ON current_prices
+  WHEN OLD.available = 1 AND OLD.city_id IS NOT NULL BEGIN
+    UPDATE city_current SET available_count = available_count - 1, sum_tenths = sum_tenths - OLD.price_tenths
+    WHERE city_id = OLD.city_id AND fuel = OLD.fuel;
+  END;
+  `,
 ];

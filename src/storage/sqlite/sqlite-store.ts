@@ -6,10 +6,11 @@ import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, splitHeld } from '../batch.ts';
 import {
   type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken, VERSIONS,
+  cityTotalsSql, currentOfOutOfStockSql, toFuelTotals,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
-  type CopyTable, type CurrentPrice, type DayRange, type ListQuery, type ListResult, type PriceStore, type Station,
+  type CopyTable, type CurrentPrice, type DayRange, type FuelTotals, type ListQuery, type ListResult, type PriceStore, type Station,
   type StationDayRow, type TableChunk, type TokenRecord, type FeedBatchOptions, type FeedBatchResult, type FeedHealth, type FeedRun, type FeedStation,
 } from '../store.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
@@ -140,6 +141,14 @@ export class SqliteStore implements PriceStore {
       FROM stations s JOIN current_prices c ON c.station_key = s.key
       WHERE s.city_id = ? ORDER BY s.id, c.fuel`).all(cityId) as Row[];
     return rows.map(toCurrent);
+  }
+
+  async cityTotals(cityId: string): Promise<FuelTotals[]> {
+    return (this.sql(cityTotalsSql('?')).all(cityId) as Row[]).map(toFuelTotals);
+  }
+
+  async currentOfOutOfStock(cityId: string): Promise<CurrentPrice[]> {
+    return (this.sql(currentOfOutOfStockSql('?')).all(cityId) as Row[]).map(toCurrent);
   }
 
   async cityHistoryParts(cityId: string, range: DayRange): Promise<CityHistoryParts> {

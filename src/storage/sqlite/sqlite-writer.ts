@@ -146,10 +146,10 @@ export class SqliteWriter {
     const open = outcome.open;
     if (open) {
       this.sql(`
-        INSERT INTO current_prices (station_key, fuel, price_tenths, available, reported_at, open_from) VALUES (?, ?, ?, ?, ?, ?)
+        INSERT INTO current_prices (station_key, fuel, price_tenths, available, reported_at, open_from, city_id) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (station_key, fuel) DO UPDATE SET price_tenths = excluded.price_tenths, available = excluded.available,
-          reported_at = excluded.reported_at, open_from = excluded.open_from`)
-        .run(station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom);
+          reported_at = excluded.reported_at, open_from = excluded.open_from, city_id = excluded.city_id`)
+        .run(station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId);
     }
     return { accepted: fresh.length, totals: outcome.totals };
   }
@@ -176,6 +176,8 @@ export class SqliteWriter {
       const key = Number(existing.key);
       this.sql(`UPDATE stations SET name = ?, brand = ?, address = ?, street = ?, suburb = ?, postcode = ?, state = ?,
         phone = ?, website = ?, latitude = ?, longitude = ?, city_id = ? WHERE key = ?`).run(...fields, key);
+      // A station that moved to another city takes its current prices along (triggers move the city totals).
+      if (existing.city_id !== cityId) this.sql('UPDATE current_prices SET city_id = ? WHERE station_key = ?').run(cityId, key);
       return { station: { key, id: String(existing.id), state: input.state, cityId }, change: 'updated' };
     }
     const taken = this.sql('SELECT 1 FROM stations WHERE id = ?');

@@ -46,6 +46,38 @@ describe('PostgreSQL storage', { skip: SERVER ? false : 'set FUELPRICE_TEST_POST
     });
   });
 
+  test('a role with only SELECT, INSERT, UPDATE and DELETE opens an up-to-date database, serves and ingests (no DDL needed)', async () => {
+    await withDatabase({ stores: 1 }, async ([owner], url) => {
+      await loadFixture(owner!);
+      const role = `fuelprice_dml_${process.pid}_${Date.now()}`;
+      await postgresAdmin(url, async (client) => {
+        await client.query(`CREATE ROLE ${role} LOGIN`);
+        await client.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
+        await client.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+        await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+        await client.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+      });
+      const limitedUrl = new URL(url);
+      limitedUrl.username = role;
+      const limited = new PostgresStore({ connectionString: limitedUrl.toString(), max: 2 });
+      try {
+        await limited.migrate();
+        assert.deepEqual(await answers(limited, NOW), await answers(owner!, NOW));
+        const result = await limited.applyBatch({ stations: [], prices: [{ ...PRICES[0]!, at: NOW - 60, priceTenths: 1234 }] });
+        assert.equal(result.pricesAccepted, 1);
+        // The role really has no DDL: what migrate() used to run first fails for it.
+        await assert.rejects(postgresAdmin(limitedUrl.toString(), (c) => c.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer)')),
+          /permission denied/);
+      } finally {
+        await limited.close();
+        await postgresAdmin(url, async (client) => {
+          await client.query(`DROP OWNED BY ${role}`);
+          await client.query(`DROP ROLE ${role}`);
+        });
+      }
+    });
+  });
+
   test('connections name the application and carry a 5 s statement timeout; bigint reads back as a number', async () => {
     await withDatabase({ stores: 0, migrate: false }, async (_, url) => {
       const pool = createPool({ connectionString: url });

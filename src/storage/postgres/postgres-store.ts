@@ -55,8 +55,13 @@ export class PostgresStore implements PriceStore {
 
   async migrate(): Promise<void> {
     await transaction(this.db(), 'migration', async (client) => {
-      await execute(client, `CREATE TABLE IF NOT EXISTS schema_migrations (
-        version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+      // No DDL unless there is something to do: a role with only SELECT, INSERT, UPDATE and
+      // DELETE (least privilege for serve and ingest) can open an up-to-date database.
+      const exists = (await firstRow(client, "SELECT to_regclass('schema_migrations') IS NOT NULL AS e"))?.e === true;
+      if (!exists) {
+        await execute(client, `CREATE TABLE schema_migrations (
+          version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+      }
       const version = Number((await firstRow(client, 'SELECT coalesce(max(version), 0) AS v FROM schema_migrations'))?.v ?? 0);
       if (version > POSTGRES_MIGRATIONS.length) {
         throw new Error(`database schema version ${version} is newer than this program knows (${POSTGRES_MIGRATIONS.length})`);
@@ -66,8 +71,11 @@ export class PostgresStore implements PriceStore {
         await execute(client, 'INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
       }
       const groups = FUELS.flatMap((fuel) => outputsOf(fuel).map((output) => [fuelIndex(fuel), fuelIndex(output)] as const));
-      await execute(client, `INSERT INTO fuel_groups (fuel, output) SELECT * FROM unnest($1::smallint[], $2::smallint[])
-        ON CONFLICT DO NOTHING`, [groups.map((g) => g[0]), groups.map((g) => g[1])]);
+      const stored = Number((await firstRow(client, 'SELECT count(*) AS n FROM fuel_groups'))?.n ?? 0);
+      if (stored !== groups.length) {
+        await execute(client, `INSERT INTO fuel_groups (fuel, output) SELECT * FROM unnest($1::smallint[], $2::smallint[])
+          ON CONFLICT DO NOTHING`, [groups.map((g) => g[0]), groups.map((g) => g[1])]);
+      }
     });
   }
 

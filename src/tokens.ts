@@ -58,6 +58,21 @@ export async function verifyToken(
   return record;
 }
 
+const TOKEN_TEXT = /fp_[a-z2-7]{8}_[A-Za-z0-9_-]{43}/g;
+// Query parameters a client might put a credential in by mistake (?access_token=, ?api_key=, ...).
+const SECRET_PARAMETER = /token|key|auth|secret|pass/i;
+
+/** A URL as logs may hold it: token-shaped text and the values of credential-like query parameters replaced. */
+export function redactUrl(url: string): string {
+  const mark = url.indexOf('?');
+  const query = mark === -1 ? undefined : url.slice(mark + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    return eq !== -1 && SECRET_PARAMETER.test(pair.slice(0, eq)) ? `${pair.slice(0, eq)}=[redacted]` : pair;
+  }).join('&');
+  const kept = query === undefined ? url : `${url.slice(0, mark)}?${query}`;
+  return kept.replace(TOKEN_TEXT, '[redacted]');
+}
+
 /** "90d", "12h", "30m", "3600s" or plain seconds. */
 export function parseDuration(text: string): number | undefined {
   const match = /^([0-9]{1,9})([smhdw]?)$/.exec(text.trim());

@@ -8,6 +8,16 @@ const REALM = 'Bearer realm="fuelprice"';
 // RFC 7235: the scheme is case-insensitive; one space, then a token68 and nothing else.
 export const BEARER = /^bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 
+/**
+ * How many Authorization headers the request carried. Node keeps the first and drops the others
+ * (req.headers); a proxy in front may have read another one, so more than one is refused.
+ */
+export function authorizationCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === 'authorization') count++;
+  return count;
+}
+
 /** Paths that answer without a token: probes, the API description and its docs page. */
 export function isPublicPath(path: string): boolean {
   return !path.startsWith('/v1/') || path === '/v1/openapi.json';
@@ -52,6 +62,9 @@ export async function authenticate(
   const header = request.headers.authorization;
   if (header === undefined || header === '') {
     throw new ApiError('unauthorized', 'This request needs an Authorization header: Bearer <token>.', { 'www-authenticate': REALM });
+  }
+  if (authorizationCount(request.raw.rawHeaders) > 1) {
+    throw new ApiError('unauthorized', 'Send exactly one Authorization header.', { 'www-authenticate': REALM });
   }
   const match = BEARER.exec(header);
   if (!match?.[1]) {

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { type AppOptions, buildApp, loggerOptions } from '../../src/app.ts';
+import type { PriceStore } from '../../src/storage/store.ts';
+import { newToken } from '../../src/tokens.ts';
+import { NOW, loadFixture } from '../fixture.ts';
+import { fixedClock, runCli, testBackends } from '../helpers.ts';
+
+/** Every 8-character piece of a secret: a log holding any of them holds part of it. */
+function pieces(secret: string): string[] {
+  return Array.from({ length: Math.max(1, secret.length - 7) }, (_, i) => secret.slice(i, i + 8));
+}
+
+function assertNothingOf(secrets: readonly string[], text: string): void {
+  for (const secret of secrets) {
+    for (const piece of pieces(secret)) assert.ok(!text.includes(piece), `the log holds '${piece}' of a credential`);
+  }
+}
+
+interface LogLine { msg?: string; reqId?: string; req?: { url?: string; remoteAddress?: string }; res?: { statusCode?: number }; err?: unknown }
+
+/** The app as `serve` builds it (the same loggerOptions), logging at trace level into memory. */
+async function loggingApp(store: PriceStore, options: Partial<AppOptions> = {}): Promise<{ app: FastifyInstance; base: string; lines: string[]; throughFastify: () => number }> {
+  const lines: string[] = [];
+  let throughFastify = 0;
+  const app = await buildApp({ store, clock: fixedClock(NOW), logger: loggerOptions('trace', { write: (line) => { lines.push(line); } }), ...options });
+  app.get('/v1/test-failure', async () => { throw new Error('a bug'); }); // a 500, logged as servers log them
+  app.addHook('onSend', async () => { throughFastify++; });
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, base, lines, throughFastify: () => throughFastify };
+}
+
+const parsed = (lines: readonly string[]): LogLine[] => lines.map((line) => JSON.parse(line) as LogLine);
+
+describe('logs never hold a credential', () => {
+  let store: PriceStore;
+  let drop: () => Promise<void>;
+  const valid = newToken('logged', NOW);
+  const limited = newToken('limited', NOW, { rateLimit: 1 });
+  const wrongSecret = `${valid.token.slice(0, 12)}${'Z'.repeat(43)}`;
+  const unknown = `fp_abcdefgh_${'Q'.repeat(43)}`;
+
+  before(async () => {
+    const sqlite = testBackends()[0];
+    if (!sqlite) throw new Error('no SQLite backend');
+    ({ store, drop } = await sqlite.create());
+    await loadFixture(store);
+    await store.createToken(valid.record);
+    await store.createToken(limited.record);
+    store.setVersionReuseMs(60_000); // repeated requests are answered by the fast path
+  });
+  after(async () => { await drop(); });
+
+  test('valid, wrong and malformed credentials, in headers and URLs, through both paths, at every status', async () => {
+    const { app, base, lines, throughFastify } = await loggingApp(store);
+    try {
+      const send = async (path: string, authorization?: string, headers: Record<string, string> = {}): Promise<number> => {
+        const r = await fetch(`${base}${path}`, { headers: { ...(authorization === undefined ? {} : { authorization }), ...headers } });
+        await r.arrayBuffer();
+        return r.status;
+      };
+      const bearer = (token: string) => `Bearer ${token}`;
+      const malformed = ['Basic dXNlcjpzM2NyZXRwYXNzd29yZA==', 'Bearer s3cretvalue anotherpart', `Bearer ${valid.token} ${valid.token}`, `Token ${valid.token}`];
+      const statuses: number[] = [];
+      statuses.push(await send('/v1/cities/sydney/spread', bearer(valid.token)));
+      const counted = throughFastify();
+      statuses.push(await send('/v1/cities/sydney/spread', bearer(valid.token)));
+      assert.equal(throughFastify(), counted, 'the second one came from the fast path');
+      const etag = (await fetch(`${base}/v1/cities/sydney`, { headers: { authorization: bearer(valid.token) } })).headers.get('etag') ?? '';
+      statuses.push(await send('/v1/cities/sydney', bearer(valid.token), { 'if-none-match': etag }));
+      statuses.push(await send('/v1/cities/atlantis', bearer(valid.token)));
+      statuses.push(await send('/v1/test-failure', bearer(valid.token)));
+      statuses.push(await send('/v1/cities', bearer(wrongSecret)));
+      statuses.push(await send('/v1/cities/sydney/spread', bearer(unknown)));
+      for (const header of malformed) statuses.push(await send('/v1/cities', header));
+      statuses.push(await send(`/v1/cities?access_token=${valid.token}`));
+      statuses.push(await send(`/v1/cities?api_key=s3cretvalue&limit=2`, bearer(valid.token)));
+      statuses.push(await send(`/v1/cities/${valid.token}`, bearer(valid.token)));
+      statuses.push(await send('/v1/cities', bearer(limited.token)));
+      statuses.push(await send('/v1/cities', bearer(limited.token)));
+      assert.deepEqual(statuses, [200, 200, 304, 404, 500, 401, 401, 401, 401, 401, 401, 401, 200, 404, 200, 429]);
+
+      const text = lines.join('');
+      assertNothingOf([valid.token, limited.token, wrongSecret, unknown, ...malformed.map((h) => h.replace(/^\S+ /, '')), 's3cretvalue'], text);
+      assert.doesNotMatch(text, /authorization/i);
+
+      // The log is really there: one pair of lines per request, the fast path's included, with every status.
+      const entries = parsed(lines);
+      const incoming = entries.filter((e) => e.msg === 'incoming request');
+      assert.equal(incoming.length, statuses.length + 1, 'one per request (and the ETag request)');
+      assert.deepEqual(
+        [...new Set(entries.filter((e) => e.msg === 'request completed').map((e) => e.res?.statusCode))].sort(),
+        [200, 304, 401, 404, 429, 500],
+      );
+      assert.equal(entries.filter((e) => e.err !== undefined).length, 1, 'the 500 is logged with its error');
+      assert.ok(incoming.some((e) => e.req?.url === '/v1/cities?access_token=[redacted]'), 'credential-like query parameters are blanked');
+      assert.ok(incoming.some((e) => e.req?.url === '/v1/cities?api_key=[redacted]&limit=2'));
+      assert.ok(incoming.some((e) => e.req?.url === '/v1/cities/[redacted]'), 'token-shaped text in a path is blanked');
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('the logged client address: the TCP peer by default, whatever X-Forwarded-For says; the forwarded one from a trusted proxy; the same on both paths', async () => {
+    const spoofed = { 'x-forwarded-for': '203.0.113.7' };
+    for (const [options, expected] of [[{}, '127.0.0.1'], [{ trustProxy: ['127.0.0.1'] }, '203.0.113.7'], [{ trustProxy: 1 }, '203.0.113.7']] as const) {
+      const { app, base, lines, throughFastify } = await loggingApp(store, options);
+      try {
+        const call = () => fetch(`${base}/v1/stations/alpha-sydney`, { headers: { authorization: `Bearer ${valid.token}`, ...spoofed } });
+        assert.equal((await call()).status, 200);
+        const counted = throughFastify();
+        assert.equal((await call()).status, 200);
+        assert.equal(throughFastify(), counted, 'the second one came from the fast path');
+        const addresses = parsed(lines).filter((e) => e.msg === 'incoming request').map((e) => e.req?.remoteAddress);
+        assert.deepEqual(addresses, [expected, expected], JSON.stringify(options));
+      } finally {
+        await app.close();
+      }
+    }
+  });
+
+  test('tokens create prints the token once, on stdout only, and nothing of it reaches the logs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fuelprice-logs-'));
+    try {
+      const env = { DATABASE_URL: `sqlite:${join(dir, 'tokens.db')}`, LOG_LEVEL: 'trace' };
+      const created = await runCli(['tokens', 'create', '--name', 'ci'], env);
+      assert.equal(created.code, 0, created.stderr);
+      assert.match(created.stdout, /^fp_[a-z2-7]{8}_[A-Za-z0-9_-]{43}\n$/);
+      const token = created.stdout.trim();
+      assert.match(created.stderr, /^Token [a-z2-7]{8} 'ci' created; the secret is shown this once\.\n$/);
+      assert.equal(created.stderr.slice(6, 14), token.slice(3, 11), 'stderr names the id, the public part');
+      assertNothingOf([token.slice(12)], created.stderr);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -21,7 +21,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
   app.get('/v1/cities', {
     schema: {
       summary: 'List cities', description: 'Cities ordered by id, paginated.', tags, security,
-      querystring: ListQuerySchema, response: { 200: CityListResponse, ...errorResponses(400) },
+      querystring: ListQuerySchema, response: { 200: CityListResponse, ...errorResponses() },
     },
   }, async (request) => {
     const window = pageWindow(request.query);
@@ -37,7 +37,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     schema: {
       summary: 'City price history',
       description: 'One record per local day, newest first: the mean of the daily values of the city\'s stations, in dollars (d.dd).',
-      tags, security, params: IdParams, querystring: TimeframeQuerySchema, response: { 200: HistoryResponse, ...errorResponses(400, 404) },
+      tags, security, params: IdParams, querystring: TimeframeQuerySchema, response: { 200: HistoryResponse, ...errorResponses(404) },
     },
   }, async (request) => {
     const city = await findCity(request.params.id);

@@ -4,7 +4,7 @@ import { formatInstant } from '../../domain/time.ts';
 import { feedStatus } from '../../ingest/health.ts';
 import { ApiError } from '../errors.ts';
 import type { RateLimiter } from '../limits.ts';
-import { type RouteDeps, methodNotAllowed } from './route.ts';
+import { type RouteDeps, commonResponses, methodNotAllowed, notModified } from './route.ts';
 
 const tags = ['Service'];
 
@@ -31,7 +31,7 @@ const FEED_HEALTH_TTL_SEC = 10;
 /** Probes and the API description: no token needed. */
 export const metaRoutes: FastifyPluginAsyncTypebox<RouteDeps & { limiter?: RateLimiter }> = async (app, { store, clock, limiter }) => {
   app.get('/health', {
-    schema: { summary: 'Process alive', tags, response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    schema: { summary: 'Process alive', tags, response: { 200: Type.Object({ status: Type.Literal('ok') }), ...commonResponses({ unavailable: false }) } },
   }, async () => ({ status: 'ok' as const }));
 
   app.get('/ready', {
@@ -42,7 +42,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<RouteDeps & { limiter?: RateL
         + 'Once feeds have run, `feeds` gives each one\'s health; a stale feed also answers 200 with `status: "degraded"` (old prices beat no answer, '
         + 'and a load balancer should not take every replica out because a state\'s feed is down). 503 when storage is out of reach.',
       tags,
-      response: { 200: ReadyBody, 503: { $ref: 'Error#' } },
+      response: { 200: ReadyBody, ...commonResponses() },
     },
   }, async () => {
     let feeds: Static<typeof ReadyBody>['feeds'];
@@ -76,7 +76,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<RouteDeps & { limiter?: RateL
   }
 
   app.get('/v1/openapi.json', {
-    schema: { summary: 'This API as an OpenAPI 3.1 document', tags, response: { 200: Type.Object({}, { additionalProperties: true }) } },
+    schema: { summary: 'This API as an OpenAPI 3.1 document', tags, response: { 200: Type.Object({}, { additionalProperties: true }), 304: notModified, ...commonResponses() } },
   }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
 
   for (const url of ['/health', '/ready', '/v1/openapi.json']) methodNotAllowed(app, url);

@@ -1,5 +1,5 @@
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
-import type { TSchema } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import type { Clock } from '../../config.ts';
 import type { PriceStore } from '../../storage/store.ts';
 import { ApiError, ErrorBody } from '../errors.ts';
@@ -25,16 +25,35 @@ export function methodNotAllowed(app: FastifyInstance, url: string): void {
 
 const ref = { $ref: 'Error#' };
 
-/** Error responses documented for every /v1 route. */
-export function errorResponses(...extra: Array<400 | 404>): Record<number, TSchema | { $ref: string; description: string }> {
-  const responses: Record<number, { $ref: string; description: string }> = {
-    401: { ...ref, description: 'Missing, malformed, unknown, revoked or expired token.' },
+type DocumentedResponses = Record<number, TSchema | { $ref: string; description: string }>;
+
+/**
+ * What any route may answer whatever it does: the request refused before it reaches the route
+ * (unreadable, too large, another method, over the rate limit) or a failure. Documented on every
+ * route, so that every status a client can see is in the API document (test/http/fuzz.test.ts).
+ */
+export function commonResponses(options: { unavailable: boolean } = { unavailable: true }): DocumentedResponses {
+  const responses: DocumentedResponses = {
+    400: { ...ref, description: 'An invalid parameter (the message names it and what it accepts), or a request that cannot be read: bad percent-encoding, a URL too long, a body.' },
     405: { ...ref, description: 'Only GET and HEAD are allowed.' },
     429: { ...ref, description: 'Rate limit exceeded; see Retry-After.' },
+    431: { ...ref, description: 'The request line and headers are too large.' },
     500: { ...ref, description: 'Unexpected error.' },
-    503: { ...ref, description: 'Storage unavailable.' },
   };
-  if (extra.includes(400)) responses[400] = { ...ref, description: 'Invalid parameter; the message names it and what it accepts.' };
+  if (options.unavailable) responses[503] = { ...ref, description: 'Storage unavailable, or the server over capacity; see Retry-After.' };
+  return responses;
+}
+
+/** Not modified: If-None-Match named the current ETag. No body. */
+export const notModified = Type.Null({ description: 'Not modified: If-None-Match named the current ETag; no body.' });
+
+/** Responses documented for every /v1 route besides its 200. */
+export function errorResponses(...extra: Array<404>): DocumentedResponses {
+  const responses: DocumentedResponses = {
+    304: notModified,
+    401: { ...ref, description: 'Missing, malformed, unknown, revoked or expired token.' },
+    ...commonResponses(),
+  };
   if (extra.includes(404)) responses[404] = { ...ref, description: 'No city or station has that id.' };
   return responses;
 }

@@ -18,7 +18,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.get('/v1/stations', {
     schema: {
       summary: 'List stations', description: 'Stations ordered by id, paginated.', tags, security,
-      querystring: ListQuerySchema, response: { 200: StationListResponse, ...errorResponses(400) },
+      querystring: ListQuerySchema, response: { 200: StationListResponse, ...errorResponses() },
     },
   }, async (request) => {
     const window = pageWindow(request.query);
@@ -34,7 +34,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     schema: {
       summary: 'Station price history',
       description: 'One record per local day, newest first: the time-weighted mean price while available, in cents (ddd.d).',
-      tags, security, params: IdParams, querystring: TimeframeQuerySchema, response: { 200: HistoryResponse, ...errorResponses(400, 404) },
+      tags, security, params: IdParams, querystring: TimeframeQuerySchema, response: { 200: HistoryResponse, ...errorResponses(404) },
     },
   }, async (request) => {
     const station = await findStation(request.params.id);

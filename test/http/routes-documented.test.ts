@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import type { PriceStore } from '../../src/storage/store.ts';
+import { newToken } from '../../src/tokens.ts';
+import { NOW } from '../fixture.ts';
+import { fixedClock, testBackends } from '../helpers.ts';
+
+/**
+ * Nothing undocumented is reachable: the routes the app registers (seen by an onRoute hook
+ * attached the moment the Fastify instance is created, through Fastify's
+ * `fastify.initialization` diagnostics channel) are exactly the operations of the OpenAPI
+ * document it serves. Three kinds of registered route are not operations of their own, and
+ * each is checked for what it answers instead: HEAD beside a documented GET (HTTP's GET
+ * without the body), the POST/PUT/PATCH/DELETE routes that only answer 405 on a path whose
+ * GET documents 405, and the CORS preflight (OPTIONS on any path, 204).
+ */
+
+interface Served { method: string; path: string }
+
+/** Fastify's `/v1/cities/:id` and `/docs/static/*` written as OpenAPI paths, as @fastify/swagger writes them. */
+function openapiPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*/g, '{*}');
+}
+
+const [sqlite] = testBackends();
+
+describe('served routes = OpenAPI paths', () => {
+  let store: PriceStore;
+  let drop: () => Promise<void>;
+  let app: FastifyInstance;
+  const served: Served[] = [];
+  let token: string;
+  let doc: { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+
+  before(async () => {
+    assert.ok(sqlite);
+    ({ store, drop } = await sqlite.create());
+    const created = newToken('routes', NOW);
+    await store.createToken(created.record);
+    token = created.token;
+    const onInstance = (message: unknown): void => {
+      const { fastify } = message as { fastify: FastifyInstance };
+      fastify.addHook('onRoute', (route: RouteOptions & { routePath?: string; prefix?: string }) => {
+        const methods = Array.isArray(route.method) ? route.method : [route.method];
+        // Copied now: Fastify reuses the options object for the `/prefix/` twin of a plugin's root route, which runs no hook.
+        const urls = route.routePath === '' && route.prefix ? [route.url, `${route.url}/`] : [route.url];
+        for (const method of methods) for (const url of urls) served.push({ method, path: url });
+      });
+    };
+    subscribe('fastify.initialization', onInstance);
+    try {
+      app = await buildApp({ store, clock: fixedClock(NOW) });
+    } finally {
+      unsubscribe('fastify.initialization', onInstance);
+    }
+    await app.ready();
+    doc = JSON.parse((await app.inject({ url: '/v1/openapi.json' })).body) as typeof doc;
+  });
+  after(async () => { await app.close(); await drop(); });
+
+  test('the hook saw the routes Fastify answers (including both /docs and /docs/)', () => {
+    for (const { method, path } of served) {
+      // @fastify/cors registers its preflight route as `*`, which the router keeps as `/*`.
+      assert.ok(app.hasRoute({ method: method as 'GET', url: path === '*' ? '/*' : path }), `${method} ${path} is registered`);
+    }
+    for (const path of ['/docs', '/docs/', '/health', '/v1/cities/:id']) {
+      assert.ok(served.some((s) => s.method === 'GET' && s.path === path), path);
+    }
+  });
+
+  test('every served GET is a documented operation and every documented operation is served', () => {
+    const documented = Object.entries(doc.paths)
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+      .filter((operation) => !operation.startsWith('HEAD '))
+      .sort();
+    const operations = [...new Set(served.filter((s) => s.method === 'GET').map((s) => `GET ${openapiPath(s.path)}`))].sort();
+    assert.deepEqual(operations, documented);
+  });
+
+  test('HEAD is served only beside a documented GET, and a documented HEAD is served', () => {
+    for (const { path } of served.filter((s) => s.method === 'HEAD')) {
+      assert.ok(doc.paths[openapiPath(path)]?.get, `HEAD ${path} has a documented GET`);
+    }
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (item.head) assert.ok(served.some((s) => s.method === 'HEAD' && openapiPath(s.path) === path), `HEAD ${path} is served`);
+    }
+  });
+
+  test('other methods are registered only to answer 405 where the GET documents it, and the preflight only as OPTIONS *', async () => {
+    const others = served.filter((s) => !['GET', 'HEAD'].includes(s.method));
+    const refusals = others.filter((s) => s.method !== 'OPTIONS');
+    assert.ok(refusals.length > 0);
+    for (const { method, path } of refusals) {
+      assert.ok(doc.paths[openapiPath(path)]?.get?.responses?.['405'], `${path} documents 405`);
+      const url = path.replace(/:[A-Za-z0-9_]+/g, 'sydney');
+      const response = await app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${token}` } });
+      assert.equal(response.statusCode, 405, `${method} ${url}`);
+      assert.equal(response.headers.allow, 'GET, HEAD, OPTIONS', `${method} ${url}`);
+    }
+    assert.deepEqual(others.filter((s) => s.method === 'OPTIONS').map((s) => s.path), ['*']);
+    const preflight = await app.inject({ method: 'OPTIONS', url: '/anything', headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' } });
+    assert.equal(preflight.statusCode, 204);
+    assert.equal(preflight.body, '');
+  });
+
+  test('a path that is not documented answers 404, as do the docs files that do not exist', async () => {
+    for (const url of ['/docs/openapi.json', '/documentation/json', '/v2/cities', '/metrics', '/docs/static/no-such-file.js']) {
+      const response = await app.inject({ url });
+      assert.equal(response.statusCode, 404, url);
+      assert.equal((JSON.parse(response.body) as { error: { code: string } }).error.code, 'not_found', url);
+    }
+  });
+});

@@ -73,10 +73,20 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv, pattern: Re
   });
 }
 
-/** bench/server.ts on one dataset, response cache on or off. */
-export function startBenchServer(databasePath: string, cache: boolean): Promise<Started> {
-  return startProcess(['--import', 'tsx', join(BENCH_DIR, 'server.ts'), '--db', databasePath, '--cache', cache ? 'on' : 'off'],
-    serverEnv(databasePath), /^(http:\/\/\S+)\n/);
+/** bench/server.ts on one dataset, response cache on or off, load shedding past `maxEventLoopDelayMs` (0: off). */
+export function startBenchServer(databasePath: string, cache: boolean, maxEventLoopDelayMs = 0): Promise<Started> {
+  return startProcess(['--import', 'tsx', join(BENCH_DIR, 'server.ts'), '--db', databasePath, '--cache', cache ? 'on' : 'off',
+    '--max-event-loop-delay-ms', String(maxEventLoopDelayMs)], serverEnv(databasePath), /^(http:\/\/\S+)\n/);
+}
+
+/** Resident set size of a live process now, in bytes (VmRSS of /proc/PID/status, Linux only). */
+export function rssBytes(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** bench/ceiling.ts serving the answers recorded in `answersPath`. */

@@ -1,7 +1,7 @@
 /**
  * The server under test, in its own process so that its CPU and memory are its own:
  *
- *   node --import tsx bench/server.ts --db PATH --cache on|off
+ *   node --import tsx bench/server.ts --db PATH --cache on|off [--max-event-loop-delay-ms N]
  *
  * Opens the SQLite dataset, builds the real app (buildApp, as `serve` does) with a fixed clock
  * (FUELPRICE_NOW) and no logging, listens on a free loopback port and prints its address as
@@ -9,12 +9,17 @@
  */
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.ts';
+import { eventLoopGauge } from '../src/http/overload.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 
-const { values } = parseArgs({ options: { db: { type: 'string' }, cache: { type: 'string', default: 'on' } } });
+const { values } = parseArgs({
+  options: { db: { type: 'string' }, cache: { type: 'string', default: 'on' }, 'max-event-loop-delay-ms': { type: 'string', default: '0' } },
+});
+// Load shedding as `serve` sets it up (MAX_EVENT_LOOP_DELAY_MS); 0, the default here, leaves it off.
+const maxDelayMs = Number(values['max-event-loop-delay-ms']);
 const nowSec = Math.floor(Date.parse(process.env.FUELPRICE_NOW ?? '') / 1000);
-if (!values.db || !Number.isInteger(nowSec) || (values.cache !== 'on' && values.cache !== 'off')) {
-  process.stderr.write('usage: FUELPRICE_NOW=ISO node --import tsx bench/server.ts --db PATH --cache on|off\n');
+if (!values.db || !Number.isInteger(nowSec) || (values.cache !== 'on' && values.cache !== 'off') || !(Number.isInteger(maxDelayMs) && maxDelayMs >= 0)) {
+  process.stderr.write('usage: FUELPRICE_NOW=ISO node --import tsx bench/server.ts --db PATH --cache on|off [--max-event-loop-delay-ms N]\n');
   process.exit(2);
 }
 
@@ -22,6 +27,7 @@ const store = new SqliteStore(values.db);
 await store.migrate();
 const app = await buildApp({
   store, clock: { now: () => nowSec }, logger: false, responseCache: values.cache === 'on', defaultRateLimit: 1e9,
+  ...(maxDelayMs > 0 ? { loadGauge: eventLoopGauge({ maxDelayMs }) } : {}),
 });
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`${address}\n`);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -11,8 +11,15 @@ import { ApiError, ErrorBody, sendError, toApiError } from './http/errors.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './http/limits.ts';
 import { ResponseCache, clockBucket } from './http/cache.ts';
 import { REQUEST_ID, fastPath, stableHeaders } from './http/fast-path.ts';
+import {
+  DEFAULT_LIMITS, type LoadGauge, type ServerLimits, admission, clientErrorAnswer, declaresLargeBody, drainIdleConnections, limitedServer,
+  shedInFront,
+} from './http/overload.ts';
 import { strictQuery } from './http/params.ts';
+import { type TrustProxy, clientAddress, trustFunction } from './http/proxy.ts';
+import { redactUrl } from './tokens.ts';
 import { cityRoutes } from './http/routes/cities.ts';
+import { documentDocsRoot, documentDocsRoutes } from './http/routes/docs.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { stationRoutes } from './http/routes/stations.ts';
 import { CitySchema, HistoryRecordSchema, StationSchema } from './schemas/api.ts';
@@ -36,6 +43,37 @@ export interface AppOptions {
    * to measure the uncached path.
    */
   responseCache?: boolean;
+  /** Which X-Forwarded-For hops to believe for the client's address (TRUST_PROXY); none by default. */
+  trustProxy?: TrustProxy;
+  /** Load shedding (http/overload.ts): none when absent. Closed with the app. */
+  loadGauge?: LoadGauge;
+  /** The HTTP server's timeouts and limits; DEFAULT_LIMITS for any not given (tests shorten them). */
+  limits?: Partial<ServerLimits>;
+}
+
+/**
+ * Headers for a JSON API on every answer (the docs page gets its own CSP from swagger-ui).
+ * No HSTS: this process does not terminate TLS; the proxy that does should send it.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+/** Response headers a browser script may read (CORS); also on answers made in front of Fastify. */
+const EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate'] as const;
+
+/** A request as the request log line shows it: Fastify's fields, with credentials in the URL blanked. */
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  headers?: Record<string, string | string[] | undefined>;
+  socket?: { remotePort?: number };
 }
 
 /** Structured logs (pino); the Authorization header never reaches them. */
@@ -43,6 +81,12 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
   return {
     level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
+    serializers: {
+      req: (req: LoggedRequest) => ({
+        method: req.method, url: redactUrl(req.url ?? ''), version: headerText(req.headers?.['accept-version']), host: req.host,
+        remoteAddress: req.ip, remotePort: req.socket?.remotePort,
+      }),
+    },
     ...(stream ? { stream } : {}),
   };
 }
@@ -55,20 +99,35 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const maxAge = options.maxAgeSec ?? 60;
   const cache = options.responseCache === false ? undefined : new ResponseCache();
   const tokens = new TokenCache(store);
+  const trust = trustFunction(options.trustProxy ?? false);
   const dataVersions = new WeakMap<object, number>();
 
   // With the response cache and per-process limits, cached answers to known tokens are served in front of Fastify (http/fast-path.ts).
   let requestLog: Logger | undefined;
   const front = cache && limiter instanceof MemoryRateLimiter
-    ? fastPath({ store, clock, cache, tokens, limiter, defaultLimit, log: () => requestLog })
+    ? fastPath({
+      store, clock, cache, tokens, limiter, defaultLimit, log: () => requestLog,
+      address: (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trust),
+    })
     : undefined;
+  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const gauge = options.loadGauge;
+  const shed = gauge && shedInFront(gauge, {
+    ...SECURITY_HEADERS, 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS.join(', '),
+  });
   const app = Fastify({
-    ...(front ? {
-      serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => createServer((req, res) => {
-        if (!front(req, res)) handler(req, res);
-      }),
-    } : {}),
+    // Our own server, so that its timeouts and limits are the ones chosen in http/overload.ts.
+    serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => limitedServer(limits, (req, res) => {
+      if (front && !declaresLargeBody(req.headers) && front(req, res)) return;
+      if (shed?.(req, res)) return;
+      handler(req, res);
+    }),
+    clientErrorHandler: clientErrorAnswer(SECURITY_HEADERS, limits.maxHeaderBytes),
+    // On close, requests still arriving on open connections are answered (with Connection: close), not given Fastify's own 503 body.
+    return503OnClosing: false,
     logger: options.logger ?? false,
+    // One trust function for Fastify's request.ip and the fast path (Fastify itself ignores a bare hop count).
+    trustProxy: trust,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -79,7 +138,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // Errors the router raises before any hook runs: answered in the documented shape too.
     frameworkErrors: (error, request, reply) => {
-      reply.header('x-request-id', request.id);
+      // Raised before any hook runs, so onRequest's and onSend's headers are set here.
+      reply.header('x-request-id', request.id).header('cache-control', 'no-store').headers(SECURITY_HEADERS);
       const apiErr = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new ApiError('not_found', 'No city or station has an id that long (200 characters at most).')
         : error.code === 'FST_ERR_BAD_URL'
@@ -90,25 +150,40 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (options.logger) requestLog = app.log;
+  if (gauge) {
+    app.addHook('onListen', async () => gauge.restart?.());
+    app.addHook('onClose', async () => gauge.close());
+  }
+  app.addHook('preClose', async () => { if (app.server.listening) drainIdleConnections(app.server); });
 
   app.addSchema(ErrorBody);
   app.addSchema(CitySchema);
   app.addSchema(StationSchema);
   app.addSchema(HistoryRecordSchema);
 
+  // First of all hooks, so that answers made in hooks (CORS preflight, 401, 429) carry them too.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id).headers(SECURITY_HEADERS);
+    done();
+  });
+
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'HEAD', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'If-None-Match', 'X-Request-Id'],
-    exposedHeaders: ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate'],
+    exposedHeaders: [...EXPOSED_HEADERS],
     maxAge: 86_400,
+    // Any OPTIONS gets the 204 and CORS headers; the strict default answers a bare OPTIONS with a text/plain 400 outside the error shape.
+    strictPreflight: false,
   });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
     if (request.method === 'OPTIONS') return;
-    const path = request.url.split('?', 1)[0] ?? '';
+    const refused = admission(request, limits.maxUrlLength);
+    if (refused) throw refused;
+    // The route the router chose, so that `/v1/openapi.json#x` or `/v1/%6Fpenapi.json` is as public as `/v1/openapi.json`.
+    const path = request.routeOptions.url ?? request.url.split(/[?#]/, 1)[0] ?? '';
     let key = `ip:${request.ip}`;
     let limit = defaultLimit;
     let authError: ApiError | undefined;
@@ -200,17 +275,28 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         ].join('\n'),
       },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A token from `fuelprice tokens create`.' } } },
-      tags: [{ name: 'Cities' }, { name: 'Stations' }, { name: 'Service' }],
+      tags: [{ name: 'Cities' }, { name: 'Stations' }, { name: 'Service' }, { name: 'Docs', description: 'The docs page (served by @fastify/swagger-ui).' }],
     },
+    // Every route served is in the document, the docs page's own included (test/http/routes-documented.test.ts).
+    transform: documentDocsRoutes,
+    transformObject: documentDocsRoot,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true },
+    // swagger-ui's policy, but never framed, and no upgrade-insecure-requests: served over plain HTTP, it would send the page's scripts to https and break it.
+    transformStaticCSP: (policy) => policy.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(/\s*upgrade-insecure-requests;?/, ''),
+  });
 
   const deps = { store, clock };
   await app.register(metaRoutes, { ...deps, limiter });
   await app.register(cityRoutes, deps);
   await app.register(stationRoutes, deps);
   return app;
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function matchesEtag(header: string | undefined, etag: string): boolean {

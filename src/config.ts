@@ -1,4 +1,5 @@
 /** Reads and validates the environment once; everything else receives the frozen result. */
+import { type TrustProxy, trustedRanges } from './http/proxy.ts';
 
 export interface FeedConfig {
   readonly url: string;
@@ -13,6 +14,14 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly logLevel: string;
+  /** Which X-Forwarded-For hops to believe (TRUST_PROXY): none by default. */
+  readonly trustProxy: TrustProxy;
+  /** Median event-loop delay (ms) past which requests are shed with 503 (MAX_EVENT_LOOP_DELAY_MS, default 100; 0 = never). */
+  readonly maxEventLoopDelayMs: number;
+  /** Open connections per process past which new ones are closed at once (MAX_CONNECTIONS, default 4096). */
+  readonly maxConnections: number;
+  /** Idle keep-alive connections are closed after this (KEEP_ALIVE_TIMEOUT_MS, default 72000: above a load balancer's 60 s). */
+  readonly keepAliveTimeoutMs: number;
   /** A fixed clock for reproducible demos and tests, in Unix seconds. */
   readonly fixedNow: number | undefined;
   readonly feeds: Readonly<Record<'nsw' | 'qld' | 'sa' | 'wa' | 'vic' | 'nt', FeedConfig>>;
@@ -44,12 +53,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   const fixedNow = parseNow(env.FUELPRICE_NOW);
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY);
+  const maxEventLoopDelayMs = parseWhole(env, 'MAX_EVENT_LOOP_DELAY_MS', 100, 0, 60_000);
+  const maxConnections = parseWhole(env, 'MAX_CONNECTIONS', 4_096, 1, 1_000_000);
+  const keepAliveTimeoutMs = parseWhole(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000);
   const feed = (urlVar: string, defaultUrl: string, ...credentialVars: string[]): FeedConfig => ({
     url: parseUrl(urlVar, env[urlVar], defaultUrl),
     credentials: Object.fromEntries(credentialVars.map((v) => [v, env[v]?.trim() || undefined])),
   });
   return Object.freeze({
-    databaseUrl, redisUrl, redisPrefix, port, host, logLevel, fixedNow,
+    databaseUrl, redisUrl, redisPrefix, port, host, logLevel, fixedNow, trustProxy, maxEventLoopDelayMs, maxConnections, keepAliveTimeoutMs,
     feeds: Object.freeze({
       nsw: feed('NSW_FUELCHECK_URL', 'https://api.onegov.nsw.gov.au', 'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET'),
       qld: feed('QLD_FPD_URL', 'https://fppdirectapi-prod.fuelpricesqld.com.au', 'QLD_FPD_TOKEN'),
@@ -61,12 +74,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   });
 }
 
+/** A whole number from `min` to `max` in env[variable], or `fallback` when unset. */
+function parseWhole(env: NodeJS.ProcessEnv, variable: string, fallback: number, min: number, max: number): number {
+  const value = env[variable]?.trim();
+  if (value === undefined || value === '') return fallback;
+  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(variable, `must be a whole number from ${min} to ${max}, got '${value.slice(0, 20)}'`);
+  }
+  return Number(value);
+}
+
 export function parsePort(value: string | undefined, variable = 'PORT'): number {
   if (value === undefined || value.trim() === '') return 8080;
   if (!/^[0-9]{1,5}$/.test(value.trim()) || Number(value) > 65535) {
     throw new ConfigError(variable, `must be a port number from 0 to 65535, got '${value.slice(0, 20)}'`);
   }
   return Number(value);
+}
+
+/** Unset or `false`: no proxy; a hop count; or a comma list of addresses, CIDR ranges and `loopback`, `linklocal`, `uniquelocal`. */
+export function parseTrustProxy(value: string | undefined): TrustProxy {
+  const text = value?.trim() ?? '';
+  if (text === '' || text === 'false') return false;
+  if (/^[0-9]{1,2}$/.test(text)) return Number(text) === 0 ? false : Number(text);
+  // `true` (believe every hop) would let any client choose the address its requests are limited and logged under.
+  const entries = text.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => trustedRanges(entry) === undefined);
+  if (bad !== undefined) {
+    throw new ConfigError('TRUST_PROXY', `must be false, a hop count (1 to 99), or a comma list of proxy addresses and CIDR ranges (or loopback, linklocal, uniquelocal); '${bad.slice(0, 40)}' is none of these`);
+  }
+  return Object.freeze(entries);
 }
 
 function parseNow(value: string | undefined): number | undefined {

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { buildApp, loggerOptions } from '../app.ts';
 import { type Clock, type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
+import { eventLoopGauge } from '../http/overload.ts';
 import { RedisRateLimiter } from '../http/redis-limiter.ts';
 import { openStore } from '../storage/open.ts';
 import type { PriceStore } from '../storage/store.ts';
@@ -90,13 +91,28 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
 
   // With REDIS_URL, rate limits are shared by every process; without it (or while Redis is out of reach), per process.
   const rateLimiter = config.redisUrl ? new RedisRateLimiter({ url: config.redisUrl, prefix: config.redisPrefix }) : undefined;
+  // The gauge may report before buildApp returns; the app's logger takes its lines from then on.
+  let shedLog: Logger | undefined;
   const app = await buildApp({
-    store, clock, rateLimiter,
+    store, clock, rateLimiter, trustProxy: config.trustProxy,
     logger: loggerOptions(config.logLevel),
+    // Past capacity, shed load with 503 rather than let every answer wait (MAX_EVENT_LOOP_DELAY_MS; 0 turns it off).
+    ...(config.maxEventLoopDelayMs > 0 ? {
+      loadGauge: eventLoopGauge({
+        maxDelayMs: config.maxEventLoopDelayMs,
+        onChange: (shedding, delayMs) => {
+          const fields = { eventLoopDelayMs: Math.round(delayMs), limitMs: config.maxEventLoopDelayMs };
+          if (shedding) shedLog?.warn(fields, 'over capacity: shedding load');
+          else shedLog?.info(fields, 'load shedding stopped');
+        },
+      }),
+    } : {}),
+    limits: { maxConnections: config.maxConnections, keepAliveTimeoutMs: config.keepAliveTimeoutMs },
     dataNote: options.demo
       ? '**Sample data.** This server runs the demo dataset: real towns and brands, invented stations and prices.'
       : attributionNote((await store.feedHealth()).map((h) => h.feed)),
   });
+  shedLog = app.log;
   // Days are sealed (made final) as local midnights pass, so history reads stay small; with workers, the primary does it.
   const sealer = role === 'single' ? startSealer(store, clock, (error) => app.log.error({ err: error }, 'sealing days failed')) : undefined;
   const live = role === 'single' && options.demo ? await startDemoFeed(store, config, app.log.child({ component: 'demo-feed' })) : undefined;
@@ -105,8 +121,8 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
   /** Closes what this process opened, in order: no new requests, then Redis, then storage. */
   const closeAll = async (): Promise<void> => {
     clearInterval(sealer);
-    await live?.stop();
-    await app.close();
+    // Stop accepting at once, while the demo feed finishes a poll under way; storage closes after both.
+    await Promise.all([app.close(), live?.stop()]);
     await rateLimiter?.close();
     await store.close();
   };

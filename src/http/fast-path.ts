@@ -16,7 +16,7 @@ import type { Clock } from '../config.ts';
 import type { Logger } from '../ingest/feed.ts';
 import type { PriceStore } from '../storage/store.ts';
 import { tokenIdOf, tokenMatches } from '../tokens.ts';
-import { BEARER, type TokenCache } from './auth.ts';
+import { BEARER, type TokenCache, authorizationCount } from './auth.ts';
 import { type ResponseCache, clockBucket } from './cache.ts';
 import { type MemoryRateLimiter, RATE_WINDOW_SEC, rateLimitHeaders } from './limits.ts';
 
@@ -29,6 +29,8 @@ export interface FastPathDeps {
   tokens: TokenCache;
   limiter: MemoryRateLimiter;
   defaultLimit: number;
+  /** The client's address as Fastify's request.ip gives it (TRUST_PROXY), for the log line. */
+  address: (req: IncomingMessage) => string;
   /** Request logging as Fastify's own (when the logger is on), resolved once the app exists. */
   log: () => (Logger & { isLevelEnabled?(level: string): boolean }) | undefined;
 }
@@ -44,6 +46,7 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     const now = clock.now();
     const hit = cache.get(url, versions.data, clockBucket(url, now));
     if (!hit?.headers) return false;
+    if (authorizationCount(req.rawHeaders) !== 1) return false;
     const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1];
     const id = bearer === undefined ? undefined : tokenIdOf(bearer);
     const record = id === undefined ? undefined : tokens.peek(versions.tokens, id);
@@ -54,7 +57,8 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     const log = deps.log();
-    if (log) log.info({ reqId: requestId, req: { method: 'GET', url, host: req.headers.host, remoteAddress: req.socket.remoteAddress } }, 'incoming request');
+    // The fields Fastify's request serializer reads, so both paths log the same line.
+    if (log) log.info({ reqId: requestId, req: { method: 'GET', url, headers: req.headers, host: req.headers.host, ip: deps.address(req), socket: req.socket } }, 'incoming request');
     res.writeHead(200, {
       'x-request-id': requestId, ...hit.headers, ...rateLimitHeaders(decision, RATE_WINDOW_SEC),
       'content-length': String(Buffer.byteLength(hit.body)),

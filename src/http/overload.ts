@@ -1,0 +1,261 @@
+/**
+ * What keeps one process answering when clients are many, slow or hostile: the HTTP server's
+ * timeouts and limits (set here on purpose rather than left to Node's defaults), the answer to
+ * requests Node's parser refuses, load shedding on event-loop delay, and the drain on close.
+ */
+import { randomUUID } from 'node:crypto';
+import { type IncomingHttpHeaders, type IncomingMessage, type RequestListener, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { ApiError, type ErrorCode, codeToStatus, errorPayload } from './errors.ts';
+import { REQUEST_ID } from './fast-path.ts';
+
+export interface ServerLimits {
+  /** Request line and headers must all arrive within this of the request's first byte (slowloris). */
+  headersTimeoutMs: number;
+  /** The whole request (GET only, body of 1 KiB at most) must arrive within this. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** How often Node checks the two timeouts above: a check runs this long after one expires at worst. */
+  connectionsCheckingIntervalMs: number;
+  /** While a request is under way, a socket with no traffic either way for this long is closed (idle kept-alive ones follow keepAliveTimeoutMs). */
+  socketTimeoutMs: number;
+  /** Request line plus headers, in bytes; more is answered 431. */
+  maxHeaderBytes: number;
+  /** Path and query, in characters; longer is answered 400. */
+  maxUrlLength: number;
+  /** After this many requests on one connection the answer says `Connection: close`; 0: no limit. */
+  maxRequestsPerSocket: number;
+  /** Open connections past this are closed as soon as they are accepted. */
+  maxConnections: number;
+}
+
+/**
+ * Node's defaults are for servers that may take uploads for minutes; this one answers small GETs.
+ * Each value is the reason it has, not a guess: see docs/DEPLOYMENT.md.
+ */
+export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
+  // A real client sends its headers in one packet; 10 s is generous and frees a slowloris socket 50 s sooner than Node's 60 s.
+  headersTimeoutMs: 10_000,
+  // No request here has a body worth waiting for (GET and HEAD, 1 KiB at most); Node's default is 5 minutes.
+  requestTimeoutMs: 15_000,
+  // Longer than the 60 s idle timeout common load balancers use, so the proxy closes idle connections first
+  // (a server closing first races the proxy's next request and shows as a 502). KEEP_ALIVE_TIMEOUT_MS changes it.
+  keepAliveTimeoutMs: 72_000,
+  // Node checks the timeouts above every 30 s by default, which would let a slowloris hold a socket for 40 s.
+  connectionsCheckingIntervalMs: 1_000,
+  // A client that stops reading would otherwise hold its socket (and the answer's buffer) for ever.
+  socketTimeoutMs: 60_000,
+  // A bearer token and the usual headers fit in 2 KiB; 8 KiB is what nginx and Apache accept per line.
+  maxHeaderBytes: 8_192,
+  // The longest valid URL (a 200-character station id, history, every query parameter) is under 400 characters.
+  maxUrlLength: 2_048,
+  // No limit: past one, Node answers every further request on the connection with a bare 503 (not our error shape)
+  // until the client reconnects, and clients that keep sending after `Connection: close` (autocannon, pipelining
+  // clients) saw thousands of them in the soak. Spreading connections over replicas is the load balancer's job.
+  maxRequestsPerSocket: 0,
+  // Well under the descriptor limit Node raises itself to, so a flood of connections cannot take the descriptors
+  // SQLite, PostgreSQL and Redis need; MAX_CONNECTIONS changes it.
+  maxConnections: 4_096,
+});
+
+/** The HTTP server with `limits` applied, calling `listener` for every request. */
+export function limitedServer(limits: ServerLimits, listener: RequestListener): Server {
+  const server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: limits.connectionsCheckingIntervalMs,
+    maxHeaderSize: limits.maxHeaderBytes,
+  }, listener);
+  server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
+  server.maxConnections = limits.maxConnections;
+  server.setTimeout(limits.socketTimeoutMs);
+  return server;
+}
+
+/**
+ * Fastify's clientErrorHandler: what Node's parser refuses (headers too large, a malformed
+ * request, a request that took too long to arrive) is answered on the raw socket, in the
+ * documented error shape with `headers` (the app's security headers), and the connection closed.
+ */
+export function clientErrorAnswer(headers: Readonly<Record<string, string>>, maxHeaderBytes: number): (error: Error & { code?: string }, socket: Duplex) => void {
+  const fixed = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const tooLarge = `The request line and headers are too large (${Math.floor(maxHeaderBytes / 1024)} KiB at most).`;
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (socket.writable) {
+      if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+        // A client this slow is a slowloris or broken; it gets Node's own bare 408 and no more of our time.
+        socket.write('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+        socket.write(rawError('request_too_large', tooLarge, fixed, isHead(error)));
+      } else {
+        socket.write(rawError('invalid_parameter', 'The request could not be read as HTTP/1.1.', fixed, isHead(error)));
+      }
+    }
+    socket.destroy();
+  };
+}
+
+/**
+ * Whether the refused request was a HEAD, from the bytes Node's parser was reading (`rawPacket`,
+ * which starts with the request line unless the request arrived in several packets). An answer
+ * to a HEAD carries no body: a client would read one as the start of another answer.
+ */
+function isHead(error: Error): boolean {
+  const { rawPacket } = error as { rawPacket?: unknown };
+  return Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
+}
+
+function rawError(code: ErrorCode, message: string, fixedHeaders: string, head = false): string {
+  const status = codeToStatus(code);
+  const requestId = randomUUID();
+  const body = JSON.stringify(errorPayload(code, message, requestId));
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
+    + `cache-control: no-store\r\nx-request-id: ${requestId}\r\n${fixedHeaders}connection: close\r\n\r\n${head ? '' : body}`;
+}
+
+/**
+ * Decides which requests to refuse while the process is past capacity. `shouldShed` runs once
+ * per request and must be cheap; `overloaded` is what /ready reports.
+ */
+export interface LoadGauge {
+  shouldShed(): boolean;
+  readonly overloaded: boolean;
+  /** Forget what was seen so far (called once the server listens). */
+  restart?(): void;
+  close(): void;
+}
+
+/** Retry-After of a shed request: long enough not to come straight back, short enough to be barely noticed. */
+export const SHED_RETRY_AFTER_SEC = 2;
+/** How often the event-loop delay is read and the share of requests shed adjusted. */
+export const SAMPLE_MS = 500;
+/** The delay histogram's timer; its own interval is subtracted from what it records. */
+const RESOLUTION_MS = 10;
+/** How far one reading moves the share shed, per unit of delay over the limit: full shedding at three times the limit. */
+const GAIN = 0.5;
+
+/**
+ * The share of requests to shed after one reading: raised in proportion to how far the
+ * event-loop delay is over the limit, lowered as it falls under it (at most GAIN a reading),
+ * so under steady overload it settles where the delay is about the limit instead of swinging
+ * between shedding everything and nothing.
+ */
+export function nextShedShare(share: number, delayMs: number, maxDelayMs: number): number {
+  return Math.min(1, Math.max(0, share + GAIN * (Math.min(delayMs, 3 * maxDelayMs) / maxDelayMs - 1)));
+}
+
+export interface EventLoopGaugeOptions {
+  /** Median event-loop delay over a reading above which requests start to be shed. */
+  maxDelayMs: number;
+  /** 0: no timer; the caller calls sample() (tests). */
+  sampleMs?: number;
+  random?: () => number;
+  /** Called when shedding starts or stops, with the reading that decided it (for one log line, not one per request). */
+  onChange?: (shedding: boolean, delayMs: number) => void;
+}
+
+/**
+ * The event-loop delay (perf_hooks.monitorEventLoopDelay), read every SAMPLE_MS: the median of
+ * the delays seen in that time. Not the maximum, nor the mean: one long block (a slow query, an
+ * ingest batch written in this process, start-up) is one sample among fifty and is over by the
+ * time it is read, so shedding for it would refuse traffic for nothing; under sustained
+ * overload every turn of the loop is long, and so is the median.
+ */
+export function eventLoopGauge(options: EventLoopGaugeOptions): LoadGauge & { sample(): number; readonly share: number; restart(): void } {
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  histogram.enable();
+  const random = options.random ?? Math.random;
+  let share = 0;
+  const sample = (): number => {
+    const delayMs = histogram.count === 0 ? 0 : Math.max(0, histogram.percentile(50) / 1e6 - RESOLUTION_MS);
+    histogram.reset();
+    const before = share;
+    share = nextShedShare(share, delayMs, options.maxDelayMs);
+    if ((before > 0) !== (share > 0)) options.onChange?.(share > 0, delayMs);
+    return delayMs;
+  };
+  const sampleMs = options.sampleMs ?? SAMPLE_MS;
+  const timer = sampleMs > 0 ? setInterval(sample, sampleMs) : undefined;
+  timer?.unref();
+  return {
+    shouldShed: () => share > 0 && random() < share,
+    get overloaded() { return share > 0; },
+    get share() { return share; },
+    sample,
+    // Once listening: what start-up did to the loop says nothing about load.
+    restart() {
+      histogram.reset();
+      share = 0;
+    },
+    close() {
+      clearInterval(timer);
+      histogram.disable();
+    },
+  };
+}
+
+/** What a shed request is told. */
+export const SHED_MESSAGE = 'The server is over capacity; retry shortly.';
+
+/**
+ * Load shedding, in front of Fastify (and after the fast path): past capacity a share of
+ * requests is refused with 503 before any routing, auth or hook, since a refusal that costs
+ * as much as an answer relieves nothing. A cached answer from the fast path is not refused: it
+ * costs no more than the refusal would. /health is never refused (the process is alive, and a
+ * restart would only make things worse); /ready answers 503 while any share is shed, so that a
+ * load balancer sends traffic to replicas with room. `headers` are the app's security and CORS
+ * headers, which every answer carries.
+ */
+export function shedInFront(gauge: LoadGauge, headers: Readonly<Record<string, string>>): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const fixed = {
+    ...headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'retry-after': String(SHED_RETRY_AFTER_SEC),
+  };
+  return (req, res) => {
+    const url = req.url ?? '';
+    if (req.method === 'OPTIONS') return false;
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    if (path === '/health' || !(path === '/ready' ? gauge.overloaded : gauge.shouldShed())) return false;
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    const body = JSON.stringify(errorPayload('unavailable', SHED_MESSAGE, requestId));
+    res.writeHead(503, {
+      ...fixed, 'x-request-id': requestId, 'content-length': String(Buffer.byteLength(body)),
+      ...(declaresLargeBody(req.headers) ? { connection: 'close' } : {}),
+    });
+    res.end(body);
+    return true;
+  };
+}
+
+/** A GET carries no body here; one past this (or of unknown length) is refused and its connection closed. */
+export const MAX_BODY_BYTES = 1_024;
+
+/** True when a request declares a body longer than MAX_BODY_BYTES, or chunked (of no stated length). */
+export function declaresLargeBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && !(Number(length) <= MAX_BODY_BYTES));
+}
+
+/** What the first hook asks of every request, before auth: too long a URL or too large a body is refused. */
+export function admission(request: { url: string; headers: IncomingHttpHeaders }, maxUrlLength: number): ApiError | undefined {
+  if (request.url.length > maxUrlLength) return new ApiError('invalid_parameter', `The URL is too long (${maxUrlLength} characters at most).`);
+  // Closing the connection is what bounds the body: Node would otherwise read and drop all of it after the answer.
+  if (declaresLargeBody(request.headers)) return new ApiError('invalid_parameter', 'This API takes no request body.', { connection: 'close' });
+  return undefined;
+}
+
+/**
+ * On close: Fastify closes the connections idle at that moment, but one busy then stays open
+ * for the keep-alive timeout after its answer. Closing idle connections every `everyMs` until
+ * the server has closed lets the requests in flight finish and the process exit promptly.
+ */
+export function drainIdleConnections(server: Server, everyMs = 50): void {
+  const timer = setInterval(() => server.closeIdleConnections(), everyMs);
+  timer.unref();
+  server.once('close', () => clearInterval(timer));
+}

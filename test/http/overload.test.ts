@@ -1,0 +1,299 @@
+/**
+ * Overload and hostile clients, through a real port: load shedding (an injected gauge, and the
+ * real event-loop gauge made to see a blocked loop), slowloris, oversized headers, URLs and
+ * bodies, many idle connections and the connection cap. The server's timeouts are shortened
+ * through buildApp's `limits`, so nothing here waits for the production values.
+ */
+import assert from 'node:assert/strict';
+import { type Socket, connect } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { type LoadGauge, SHED_RETRY_AFTER_SEC, eventLoopGauge, nextShedShare } from '../../src/http/overload.ts';
+import type { PriceStore } from '../../src/storage/store.ts';
+import { NOW, loadFixture } from '../fixture.ts';
+import { type RunningServer, fixedClock, get, startServer, testBackends, waitFor } from '../helpers.ts';
+
+const [sqlite] = testBackends();
+
+/** A gauge the test turns on and off. */
+function switchGauge(): LoadGauge & { on: boolean } {
+  return { on: false, shouldShed() { return this.on; }, get overloaded() { return this.on; }, close() {} };
+}
+
+/** Blocks the event loop for `ms`, on purpose. */
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) { /* blocking */ }
+}
+
+function portOf(server: RunningServer): number {
+  return Number(new URL(server.baseUrl).port);
+}
+
+/** A raw connection: what it received, and a promise for its closing. */
+function rawSocket(port: number): { socket: Socket; received(): string; closed: Promise<void>; connected: Promise<void> } {
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1'); });
+  socket.on('error', () => undefined);
+  return {
+    socket, received: () => received,
+    closed: new Promise((resolve) => socket.once('close', () => resolve())),
+    connected: new Promise((resolve) => socket.once('connect', () => resolve())),
+  };
+}
+
+/** One request on a fresh raw connection; resolves with everything received once the server closes it. */
+async function rawExchange(port: number, request: string | Buffer): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
+  const raw = rawSocket(port);
+  await raw.connected;
+  raw.socket.write(request);
+  await raw.closed;
+  return parseResponse(raw.received());
+}
+
+function parseResponse(text: string): { status: number; headers: Record<string, string>; body: unknown } {
+  const [head = '', body = ''] = text.split('\r\n\r\n', 2);
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(lines.map((line) => {
+    const at = line.indexOf(':');
+    return [line.slice(0, at).toLowerCase(), line.slice(at + 1).trim()];
+  }));
+  return { status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined };
+}
+
+function assertErrorShape(body: unknown, code: string, message: string, requestId: string | null | undefined): void {
+  assert.deepEqual(body, { error: { code, message, request_id: requestId } });
+}
+
+describe('load shedding', () => {
+  let store: PriceStore;
+  let drop: () => Promise<void>;
+  before(async () => {
+    if (!sqlite) throw new Error('no sqlite backend');
+    ({ store, drop } = await sqlite.create());
+    await loadFixture(store);
+  });
+  after(async () => drop());
+
+  test('past capacity /v1 answers 503 unavailable with Retry-After, before auth, in the documented shape; /health stays 200 and /ready says 503', async () => {
+    const gauge = switchGauge();
+    const server = await startServer(store, fixedClock(NOW), { loadGauge: gauge });
+    try {
+      assert.equal((await get(server, '/v1/cities/sydney')).status, 200);
+      gauge.on = true;
+      for (const token of [server.token, null, 'not-a-token']) {
+        const shed = await get(server, '/v1/cities/sydney', { token });
+        assert.equal(shed.status, 503);
+        assert.equal(shed.headers.get('retry-after'), String(SHED_RETRY_AFTER_SEC));
+        assert.equal(shed.headers.get('content-type'), 'application/json; charset=utf-8');
+        assert.equal(shed.headers.get('cache-control'), 'no-store');
+        assert.equal(shed.headers.get('x-content-type-options'), 'nosniff');
+        assert.equal(shed.headers.get('access-control-allow-origin'), '*');
+        assertErrorShape(shed.body, 'unavailable', 'The server is over capacity; retry shortly.', shed.headers.get('x-request-id'));
+      }
+      assert.equal((await get(server, '/health', { token: null })).status, 200);
+      const traced = await get(server, '/v1/stations', { headers: { 'x-request-id': 'trace-7' } });
+      assert.equal(traced.status, 503);
+      assertErrorShape(traced.body, 'unavailable', 'The server is over capacity; retry shortly.', 'trace-7');
+      const ready = await get(server, '/ready', { token: null });
+      assert.equal(ready.status, 503);
+      assertErrorShape(ready.body, 'unavailable', 'The server is over capacity; retry shortly.', ready.headers.get('x-request-id'));
+      gauge.on = false;
+      assert.equal((await get(server, '/v1/cities/sydney')).status, 200);
+      assert.equal((await get(server, '/ready', { token: null })).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a cached answer from the fast path is still served while shedding: it costs no more than a refusal', async () => {
+    const gauge = switchGauge();
+    // Requests here are milliseconds apart: a versions reading may serve the fast path for a minute.
+    store.setVersionReuseMs(60_000);
+    const server = await startServer(store, fixedClock(NOW), { loadGauge: gauge });
+    try {
+      const first = await get(server, '/v1/cities/perth');
+      assert.equal(first.status, 200);
+      gauge.on = true;
+      const cached = await get(server, '/v1/cities/perth');
+      assert.equal(cached.status, 200);
+      assert.equal(cached.text, first.text);
+      assert.equal((await get(server, '/v1/cities/hobart')).status, 503);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the event-loop gauge ignores one long block, sheds while every turn of the loop is long, and stops once it runs freely again', async () => {
+    const gauge = eventLoopGauge({ maxDelayMs: 50, sampleMs: 0, random: () => 0 });
+    const server = await startServer(store, fixedClock(NOW), { loadGauge: gauge });
+    try {
+      // One long block is one sample among many: not overload.
+      gauge.sample();
+      await delay(15);
+      busy(400);
+      await delay(50);
+      assert.ok(gauge.sample() < 50, 'one block is not overload');
+      assert.equal(gauge.share, 0);
+      // Every turn of the loop long, as under sustained overload.
+      for (let turn = 0; turn < 6; turn++) {
+        busy(100);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.ok(gauge.sample() > 50, 'a loop kept busy shows as delay');
+      assert.ok(gauge.share > 0);
+      const shed = await get(server, '/v1/stations');
+      assert.equal(shed.status, 503);
+      assert.equal(shed.headers.get('retry-after'), String(SHED_RETRY_AFTER_SEC));
+      // Free running: each reading lowers the share by half at most, so two readings end the shedding.
+      for (let i = 0; i < 2; i++) {
+        await delay(30);
+        gauge.sample();
+      }
+      assert.equal(gauge.share, 0);
+      assert.equal((await get(server, '/v1/stations')).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the share shed moves with the delay over the limit, half a step per limit, between none and all', () => {
+    assert.equal(nextShedShare(0, 0, 100), 0);
+    assert.equal(nextShedShare(0, 100, 100), 0);
+    assert.equal(nextShedShare(0, 200, 100), 0.5);
+    assert.equal(nextShedShare(0, 300, 100), 1);
+    assert.equal(nextShedShare(0, 5000, 100), 1);
+    assert.equal(nextShedShare(0.5, 100, 100), 0.5);
+    assert.equal(nextShedShare(0.5, 150, 100), 0.75);
+    assert.equal(nextShedShare(1, 0, 100), 0.5);
+    assert.equal(nextShedShare(0.25, 0, 100), 0);
+  });
+});
+
+describe('slow and hostile clients', () => {
+  let store: PriceStore;
+  let drop: () => Promise<void>;
+  let server: RunningServer;
+  let port: number;
+  before(async () => {
+    if (!sqlite) throw new Error('no sqlite backend');
+    ({ store, drop } = await sqlite.create());
+    await loadFixture(store);
+    server = await startServer(store, fixedClock(NOW), {
+      limits: { headersTimeoutMs: 400, requestTimeoutMs: 800, connectionsCheckingIntervalMs: 50 },
+    });
+    port = portOf(server);
+  });
+  after(async () => {
+    await server.close();
+    await drop();
+  });
+
+  test('a slowloris trickling its headers is cut off with 408 while another client keeps getting 200s', async () => {
+    const slow = rawSocket(port);
+    await slow.connected;
+    slow.socket.write('GET /v1/cities HTTP/1.1\r\nHost: x\r\n');
+    let cutOff = false;
+    void slow.closed.then(() => { cutOff = true; });
+    let answered = 0;
+    let trickled = 0;
+    while (!cutOff) {
+      if (!slow.socket.destroyed) slow.socket.write(`X-Slow-${trickled++}: 1\r\n`);
+      const response = await get(server, '/v1/cities');
+      assert.equal(response.status, 200);
+      answered++;
+      await delay(20);
+    }
+    assert.ok(answered > 0);
+    assert.match(slow.received(), /^HTTP\/1\.1 408 Request Timeout\r\n/);
+  });
+
+  test('headers over 8 KiB answer 431 request_too_large in the documented shape and close the connection', async () => {
+    const response = await rawExchange(port, `GET /v1/cities HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nX-Big: ${'a'.repeat(9_000)}\r\n\r\n`);
+    assert.equal(response.status, 431);
+    assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+    assert.equal(response.headers.connection, 'close');
+    assertErrorShape(response.body, 'request_too_large', 'The request line and headers are too large (8 KiB at most).', response.headers['x-request-id']);
+  });
+
+  test('a URL over 2,048 characters answers 400; one over 8 KiB, 431', async () => {
+    const long = await get(server, `/v1/cities?x=${'a'.repeat(2_100)}`);
+    assert.equal(long.status, 400);
+    assertErrorShape(long.body, 'invalid_parameter', 'The URL is too long (2048 characters at most).', long.headers.get('x-request-id'));
+    const huge = await rawExchange(port, `GET /v1/cities?x=${'a'.repeat(9_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    assert.equal(huge.status, 431);
+    assertErrorShape(huge.body, 'request_too_large', 'The request line and headers are too large (8 KiB at most).', huge.headers['x-request-id']);
+  });
+
+  test('a GET with a body over 1 KiB, or chunked, answers 400 and its connection is closed without reading the rest', async () => {
+    const auth = `Authorization: Bearer ${server.token}\r\n`;
+    const chunk = 64 * 1024;
+    for (const [framing, prefix] of [['Content-Length: 10000000\r\n', ''], ['Transfer-Encoding: chunked\r\n', `${chunk.toString(16)}\r\n`]] as const) {
+      const raw = rawSocket(port);
+      await raw.connected;
+      raw.socket.write(`GET /v1/cities HTTP/1.1\r\nHost: x\r\n${auth}${framing}\r\n${prefix}`);
+      raw.socket.write(Buffer.alloc(chunk, 'a'));
+      await raw.closed;
+      const response = parseResponse(raw.received());
+      assert.equal(response.status, 400, framing);
+      assert.equal(response.headers.connection, 'close');
+      assertErrorShape(response.body, 'invalid_parameter', 'This API takes no request body.', response.headers['x-request-id']);
+    }
+    // A cached URL too: the fast path leaves such a request to the full path.
+    assert.equal((await get(server, '/v1/cities/sydney')).status, 200);
+    const cached = await rawExchange(port, `GET /v1/cities/sydney HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5000\r\n\r\n`);
+    assert.equal(cached.status, 400);
+  });
+
+  test('three hundred idle connections do not stop a new client getting 200, and are closed after the headers timeout', async () => {
+    const idle = Array.from({ length: 300 }, () => rawSocket(port));
+    await Promise.all(idle.map((s) => s.connected));
+    const response = await get(server, '/v1/cities/sydney/spread');
+    assert.equal(response.status, 200);
+    await Promise.all(idle.map((s) => s.closed));
+    assert.ok(idle.every((s) => s.received() === '' || s.received().startsWith('HTTP/1.1 408')));
+  });
+});
+
+describe('the connection cap', () => {
+  test('past MAX_CONNECTIONS a new connection is closed at once; the process serves again once others leave', async () => {
+    if (!sqlite) throw new Error('no sqlite backend');
+    const { store, drop } = await sqlite.create();
+    await loadFixture(store);
+    const server = await startServer(store, fixedClock(NOW), { limits: { maxConnections: 20 } });
+    const port = portOf(server);
+    try {
+      const held = Array.from({ length: 20 }, () => rawSocket(port));
+      await Promise.all(held.map((s) => s.connected));
+      await waitFor('the server to count the held connections', async () => (await connectionCount(server)) === 20);
+      const refused = rawSocket(port);
+      await refused.closed;
+      assert.equal(refused.received(), '');
+      for (const s of held) s.socket.destroy();
+      await waitFor('the held connections to be gone', async () => (await connectionCount(server)) === 0);
+      assert.equal((await get(server, '/v1/cities')).status, 200);
+    } finally {
+      await server.close();
+      await drop();
+    }
+  });
+});
+
+function connectionCount(server: RunningServer): Promise<number> {
+  return new Promise((resolve, reject) => server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+}
+
+describe('configuration', () => {
+  test('MAX_EVENT_LOOP_DELAY_MS, MAX_CONNECTIONS and KEEP_ALIVE_TIMEOUT_MS: defaults, 0 turns shedding off, anything else is refused by name', () => {
+    const defaults = loadConfig({});
+    assert.deepEqual([defaults.maxEventLoopDelayMs, defaults.maxConnections, defaults.keepAliveTimeoutMs], [100, 4096, 72_000]);
+    const set = loadConfig({ MAX_EVENT_LOOP_DELAY_MS: '0', MAX_CONNECTIONS: '500', KEEP_ALIVE_TIMEOUT_MS: '5000' });
+    assert.deepEqual([set.maxEventLoopDelayMs, set.maxConnections, set.keepAliveTimeoutMs], [0, 500, 5000]);
+    for (const [variable, bad] of [['MAX_EVENT_LOOP_DELAY_MS', '-1'], ['MAX_EVENT_LOOP_DELAY_MS', '1.5'], ['MAX_CONNECTIONS', '0'], ['KEEP_ALIVE_TIMEOUT_MS', '999'], ['MAX_CONNECTIONS', 'lots']] as const) {
+      assert.throws(() => loadConfig({ [variable]: bad }), (error: unknown) => error instanceof ConfigError && error.variable === variable, `${variable}=${bad}`);
+    }
+  });
+});

@@ -6,36 +6,12 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { runFeed } from '../../src/ingest/runner.ts';
 import { openStore } from '../../src/storage/open.ts';
-import { COPY_ORDER, type PriceStore } from '../../src/storage/store.ts';
 import { NOW } from '../fixture.ts';
 import { createPostgresDatabase, postgresServerUrl, waitFor } from '../helpers.ts';
 import { BATCHES, crashAdapter, partialAdapter, prepare, silentLog } from './crash-feed.ts';
+import { canonicalDump as dump } from './kill-harness.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-
-/**
- * Every stored row, with station keys (which PostgreSQL's sequences do not give back after a
- * rollback) replaced by station ids: equal dumps mean the same data whatever the keys.
- */
-async function dump(store: PriceStore): Promise<string> {
-  const ids = new Map<number, string>();
-  const out: Record<string, unknown[]> = {};
-  for (const table of COPY_ORDER) {
-    const rows: unknown[] = [];
-    for (let after: Array<string | number> | undefined, done = false; !done;) {
-      const chunk = await store.exportTable(table, after, 5_000);
-      for (const row of chunk.rows) {
-        if (table === 'stations') ids.set(Number(row.key), String(row.id));
-        const { key, station_key: stationKey, ...rest } = row;
-        rows.push(table === 'stations' ? rest : stationKey === undefined ? { key, ...rest } : { station: ids.get(Number(stationKey)), ...rest });
-      }
-      done = chunk.rows.length < 5_000 || !chunk.last;
-      after = chunk.last;
-    }
-    out[table] = rows.map((r) => JSON.stringify(r)).sort();
-  }
-  return JSON.stringify(out);
-}
 
 async function runToEnd(url: string, adapter = crashAdapter): Promise<void> {
   const store = await openStore(url);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
+import { holdingProxy } from '../fakes/holding-proxy.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import {
   type JsonResponse, type RunningServer, type TcpProxy, createPostgresDatabase, fixedClock, get, postgresServerUrl, startServer, tcpProxy, waitFor,
@@ -70,5 +71,37 @@ describe('PostgreSQL going away under load, and coming back', { skip }, () => {
     const again = await Promise.all(Array.from({ length: 20 }, (_, i) => get(server, PATHS[i % PATHS.length] ?? '/v1/stations')));
     for (const r of again) assert.equal(r.status, 200, r.text);
     assert.deepEqual((await get(server, '/ready', { token: null })).body, { status: 'ready', backend: 'postgres' });
+  });
+
+  test('connections dropped mid-query (sent, never answered): those requests answer 503, none hangs; new pool connections then answer 200', async () => {
+    const held = await holdingProxy(new URL(database.url), 5432);
+    const heldStore = new PostgresStore({ connectionString: held.url, max: 4, applicationName: 'fuelprice-tests' });
+    const heldServer = await startServer(heldStore, fixedClock(NOW));
+    try {
+      for (const path of PATHS) assert.equal((await get(heldServer, path)).status, 200);
+      const connectionsBefore = held.connections();
+      // The server receives the queries sent on the pool's open connections, but their answers are held back:
+      // those queries are in flight when the connections drop.
+      held.hold();
+      const inFlight = PATHS.map((path) => get(heldServer, path));
+      await waitFor('queries sent and left unanswered', () => held.heldQueries() >= 1, 10_000);
+      const cutQueries = held.heldQueries();
+      held.dropAll();
+      const answered = await Promise.all(inFlight);
+      for (const r of answered) {
+        if (r.status === 200) continue; // served on a connection opened after hold()
+        assert.equal(r.status, 503, r.text);
+        assert.equal(errorCode(r), 'unavailable');
+        assert.equal(r.headers.get('retry-after'), '5');
+      }
+      assert.ok(answered.filter((r) => r.status === 503).length >= cutQueries, `${cutQueries} queries cut, statuses ${answered.map((r) => r.status)}`);
+      await waitFor('the store to reconnect', async () => (await get(heldServer, '/ready', { token: null })).status === 200, 10_000);
+      for (const path of PATHS) assert.equal((await get(heldServer, path)).status, 200);
+      assert.ok(held.connections() > connectionsBefore, 'the pool opened new connections after the drop');
+    } finally {
+      await heldServer.close();
+      await heldStore.close();
+      await held.close();
+    }
   });
 });

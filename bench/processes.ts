@@ -3,8 +3,8 @@
  * address it announces, stopping it by its own pid, and reading its peak memory. Every child
  * is remembered so that a bench that fails or is interrupted leaves none running.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NOW_ISO } from './datasets.ts';
 
@@ -73,9 +73,40 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv, pattern: Re
   });
 }
 
-/** bench/server.ts on one dataset, response cache on or off, load shedding past `maxEventLoopDelayMs` (0: off). */
+/** bench/server.ts compiled by `npm run build` (tsconfig.build.json), run by plain node as `serve` runs from dist. */
+const BUILT_SERVER = join(ROOT_DIR, 'dist', 'bench', 'server.js');
+let built = false;
+
+/**
+ * Compiles src and bench/server.ts into dist unless dist is newer than every source file
+ * already, once per bench process: the server under test then carries no TypeScript compiler
+ * (tsx) in its memory or its start time, and never runs code older than the sources.
+ */
+export function ensureBuilt(): void {
+  if (built) return;
+  const newestSource = Math.max(newestMtime(join(ROOT_DIR, 'src')), statSync(join(BENCH_DIR, 'server.ts')).mtimeMs);
+  if (!existsSync(BUILT_SERVER) || statSync(BUILT_SERVER).mtimeMs < newestSource
+    || statSync(join(ROOT_DIR, 'dist', 'src', 'main.js')).mtimeMs < newestSource) {
+    console.log('building dist (npm run build) so that servers run compiled code...');
+    execFileSync(process.execPath, [join(ROOT_DIR, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: ROOT_DIR, stdio: 'inherit' });
+  }
+  built = true;
+}
+
+function newestMtime(dir: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+/** The compiled bench/server.ts on one dataset, response cache on or off, load shedding past `maxEventLoopDelayMs` (0: off). */
 export function startBenchServer(databasePath: string, cache: boolean, maxEventLoopDelayMs = 0): Promise<Started> {
-  return startProcess(['--import', 'tsx', join(BENCH_DIR, 'server.ts'), '--db', databasePath, '--cache', cache ? 'on' : 'off',
+  ensureBuilt();
+  return startProcess([BUILT_SERVER, '--db', databasePath, '--cache', cache ? 'on' : 'off',
     '--max-event-loop-delay-ms', String(maxEventLoopDelayMs)], serverEnv(databasePath), /^(http:\/\/\S+)\n/);
 }
 
@@ -96,6 +127,7 @@ export function startCeiling(answersPath: string): Promise<Started> {
 
 /** `node bin/fuelprice.js serve`, what users run (through tsx, its compile cache off). */
 export function startFuelpriceServe(databasePath: string): Promise<Started> {
+  ensureBuilt(); // bin/fuelprice.js runs dist when it is fresh, as after `npm install`
   return startProcess([join(ROOT_DIR, 'bin', 'fuelprice.js'), 'serve', '--port', '0', '--host', '127.0.0.1'],
     serverEnv(databasePath), /serving on (http:\/\/\S+)/);
 }

@@ -298,7 +298,7 @@ try {
   if (only.has('startup') && startupSet) {
     console.log(`startup on ${startupSet.name}...`);
     const launches = {
-      'bench/server.ts (node --import tsx)': () => startBenchServer(startupSet.path, true),
+      'bench/server.ts (compiled: node dist/bench/server.js)': () => startBenchServer(startupSet.path, true),
       'node bin/fuelprice.js serve': () => startFuelpriceServe(startupSet.path),
     };
     for (let i = 0; i < 3; i++) {

@@ -1,7 +1,10 @@
 /**
  * The server under test, in its own process so that its CPU and memory are its own:
  *
- *   node --import tsx bench/server.ts --db PATH --cache on|off [--max-event-loop-delay-ms N]
+ *   node dist/bench/server.js --db PATH --cache on|off [--max-event-loop-delay-ms N]
+ *
+ * (compiled by `npm run build`, which the bench runs when dist is older than the sources; or
+ * `node --import tsx bench/server.ts ...` from the sources)
  *
  * Opens the SQLite dataset, builds the real app (buildApp, as `serve` does) with a fixed clock
  * (FUELPRICE_NOW) and no logging, listens on a free loopback port and prints its address as
@@ -19,7 +22,7 @@ const { values } = parseArgs({
 const maxDelayMs = Number(values['max-event-loop-delay-ms']);
 const nowSec = Math.floor(Date.parse(process.env.FUELPRICE_NOW ?? '') / 1000);
 if (!values.db || !Number.isInteger(nowSec) || (values.cache !== 'on' && values.cache !== 'off') || !(Number.isInteger(maxDelayMs) && maxDelayMs >= 0)) {
-  process.stderr.write('usage: FUELPRICE_NOW=ISO node --import tsx bench/server.ts --db PATH --cache on|off [--max-event-loop-delay-ms N]\n');
+  process.stderr.write('usage: FUELPRICE_NOW=ISO node dist/bench/server.js --db PATH --cache on|off [--max-event-loop-delay-ms N]\n');
   process.exit(2);
 }
 

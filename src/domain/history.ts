@@ -128,13 +128,21 @@ export function stationHistory(
 export function cityHistory(state: StateId, parts: CityHistoryParts, range: DayRange, nowSec: number): FuelSeries {
   const liveRange: DayRange = { from: Math.max(range.from ?? parts.sealedBefore, parts.sealedBefore), to: range.to };
   const live = poolByOutput(stationFuelDayMeans(state, parts.stationDays, parts.current, liveRange, nowSec));
+  // Sealed days all come before the live ones: each fuel's list is the live days, then the sealed.
+  const sealed = new Map<FuelId, DailyMean[]>();
   for (const row of parts.sealed) {
     if (row.day >= parts.sealedBefore) continue;
-    let days = live.get(row.fuel);
-    if (!days) live.set(row.fuel, (days = new Map()));
-    days.set(row.day, row.meanTenths);
+    let days = sealed.get(row.fuel);
+    if (!days) sealed.set(row.fuel, (days = []));
+    days.push({ day: row.day, meanTenths: row.meanTenths });
   }
-  return new Map([...live].map(([fuel, days]) => [fuel, newestFirst(days)]));
+  const series: FuelSeries = new Map();
+  for (const fuel of new Set([...live.keys(), ...sealed.keys()])) {
+    const newer = newestFirst(live.get(fuel) ?? new Map());
+    const older = (sealed.get(fuel) ?? []).sort((a, b) => b.day - a.day);
+    series.set(fuel, newer.length === 0 ? older : newer.concat(older));
+  }
+  return series;
 }
 
 export interface Spread {

@@ -9,10 +9,17 @@ import { dayStart, formatLocalDay } from './time.ts';
 export interface HistoryRecordOut { timestamp: number; date: string; average: string }
 
 export function historyEntries(series: FuelSeries, state: StateId, format: (meanTenths: number) => string): Array<{ fuel: FuelId; records: HistoryRecordOut[] | false }> {
+  // Every fuel has a record for much the same days: each day's instant and date are worked out once.
+  const dayParts = new Map<number, { timestamp: number; date: string }>();
+  const partsOf = (day: number): { timestamp: number; date: string } => {
+    let parts = dayParts.get(day);
+    if (!parts) dayParts.set(day, (parts = { timestamp: dayStart(state, day), date: formatLocalDay(day) }));
+    return parts;
+  };
   return perFuel((fuel) => {
     const days = series.get(fuel);
     if (!days || days.length === 0) return { records: false as const };
-    return { records: days.map((d) => ({ timestamp: dayStart(state, d.day), date: formatLocalDay(d.day), average: format(d.meanTenths) })) };
+    return { records: days.map((d) => { const { timestamp, date } = partsOf(d.day); return { timestamp, date, average: format(d.meanTenths) }; }) };
   });
 }
 

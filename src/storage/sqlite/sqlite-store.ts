@@ -155,9 +155,10 @@ export class SqliteStore implements PriceStore {
     const city = this.sql('SELECT state FROM cities WHERE id = ?').get(cityId) as { state: StateId } | undefined;
     const sealedBefore = city ? this.writer.sealedBefore(city.state) : NO_DAY_LOWER_BOUND;
     const from = range.from ?? NO_DAY_LOWER_BOUND;
+    // Rows as arrays (raw): ten years of a city are some 60,000 of them, and named-key objects cost twice as much.
     const sealed = (this.sql('SELECT fuel, day, mean_tenths FROM city_daily WHERE city_id = ? AND day BETWEEN ? AND ?')
-      .all(cityId, from, Math.min(range.to, sealedBefore - 1)) as Row[])
-      .map((r) => ({ fuel: fuelAt(r.fuel), day: Number(r.day), meanTenths: Number(r.mean_tenths) }));
+      .raw(true).all(cityId, from, Math.min(range.to, sealedBefore - 1)) as Array<[number, number, number]>)
+      .map(([fuel, day, mean]) => ({ fuel: fuelAt(fuel), day, meanTenths: mean }));
     const liveFrom = Math.max(from, sealedBefore);
     const stationDays = liveFrom > range.to ? [] : (this.sql(`
       SELECT s.id AS station_id, d.fuel, d.day, d.weighted_tenths, d.seconds

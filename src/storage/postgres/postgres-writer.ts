@@ -197,10 +197,11 @@ async function recomputeCityDays(client: Client, cities: { cityId: string } | { 
   await execute(client, byCity
     ? 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id = $3'
     : 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id IN (SELECT id FROM cities WHERE state = $3)', [from, to, selector]);
-  // The plain mean of the stations' daily means, in double precision like SQLite's avg over REAL.
+  // The plain mean of the stations' daily means, in double precision like SQLite's avg over REAL,
+  // summed in station order so that the same rows always give the same last digits.
   await execute(client, `
     INSERT INTO city_daily (city_id, day, fuel, mean_tenths)
-    SELECT s.city_id, d.day, g.output, avg(d.weighted_tenths::double precision / d.seconds)
+    SELECT s.city_id, d.day, g.output, avg(d.weighted_tenths::double precision / d.seconds ORDER BY d.station_key, d.fuel)
     FROM stations s JOIN station_daily d ON d.station_key = s.key JOIN fuel_groups g ON g.fuel = d.fuel
     WHERE ${byCity ? 's.city_id = $3' : 's.state = $3'} AND s.city_id IS NOT NULL AND d.seconds > 0 AND d.day BETWEEN $1 AND $2
     GROUP BY s.city_id, d.day, g.output`, [from, to, selector]);

@@ -112,8 +112,13 @@ export function startBenchServer(databasePath: string, cache: boolean, maxEventL
 
 /** Resident set size of a live process now, in bytes (VmRSS of /proc/PID/status, Linux only). */
 export function rssBytes(pid: number): number | undefined {
+  return statusBytes(pid, 'VmRSS');
+}
+
+/** A size field of /proc/PID/status in bytes, or undefined when the process or the field is gone. */
+function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
   try {
-    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match?.[1] ? Number(match[1]) * 1024 : undefined;
   } catch {
     return undefined;
@@ -145,10 +150,5 @@ export async function stopProcess(started: Started, graceMs = 10_000): Promise<v
 
 /** Peak resident set size of a live process, in bytes (VmHWM of /proc/PID/status, Linux only). */
 export function peakRssBytes(pid: number): number | undefined {
-  try {
-    const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match?.[1] ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
+  return statusBytes(pid, 'VmHWM');
 }

@@ -13,6 +13,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { scriptArgs } from './cli.ts';
 import type { CannedAnswer } from './ceiling.ts';
 import { DATASETS, type Dataset, type DatasetName, NOW_ISO, ensureDataset } from './datasets.ts';
 import { type IngestResult, compareIngest, ingestSample } from './ingest.ts';
@@ -24,16 +25,8 @@ import { type ChartPoint, type Group, type Row, describeMachine, latencySvg, mac
 
 const GROUPS: readonly Group[] = ['cached', 'uncached', 'offset', 'windows', 'ingest', 'startup', 'memory'];
 
-function usage(message: string): never {
-  process.stderr.write(`bench: ${message}\nusage: npm run bench -- [--scale small|au] [--rounds N] [--seconds S] [--connections N] [--only ${GROUPS.join(',')}] [--max-requests N] [--ingest-batches N] [--write-results]\n`);
-  process.exit(2);
-}
-
-function numberOption(text: string | undefined, name: string, min: number, max: number): number {
-  const value = Number(text);
-  if (!(value >= min && value <= max)) usage(`--${name} must be a number from ${min} to ${max}, got '${text}'`);
-  return value;
-}
+const { usage, numberOption } = scriptArgs('bench',
+  `npm run bench -- [--scale small|au] [--rounds N] [--seconds S] [--connections N] [--only ${GROUPS.join(',')}] [--max-requests N] [--ingest-batches N] [--write-results]`);
 
 const { values } = parseArgs({
   options: {

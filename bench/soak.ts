@@ -27,6 +27,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { scriptArgs } from './cli.ts';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { DEFAULT_CACHE_LIMITS } from '../src/http/cache.ts';
@@ -40,16 +41,8 @@ const CAPITALS = ['sydney', 'melbourne', 'brisbane', 'perth', 'adelaide', 'hobar
 const COLD_EVERY = 10;
 const SOAK_SHARE_OF_MAX = 0.8;
 
-function usage(message: string): never {
-  process.stderr.write(`soak: ${message}\nusage: npm run soak -- [--minutes N] [--connections N] [--overload-connections N] [--max-event-loop-delay-ms N] [--p99-bound-ms N] [--no-overload]\n`);
-  process.exit(2);
-}
-
-function numberOption(text: string | undefined, name: string, min: number, max: number): number {
-  const value = Number(text);
-  if (!(value >= min && value <= max)) usage(`--${name} must be a number from ${min} to ${max}, got '${text}'`);
-  return value;
-}
+const { numberOption } = scriptArgs('soak',
+  'npm run soak -- [--minutes N] [--connections N] [--overload-connections N] [--max-event-loop-delay-ms N] [--p99-bound-ms N] [--no-overload]');
 
 const { values } = parseArgs({
   options: {

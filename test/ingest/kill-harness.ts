@@ -64,9 +64,11 @@ export async function dump(store: PriceStore): Promise<string> {
 
 /**
  * A dump with each city mean cut to 12 significant digits. PostgreSQL's avg() over double
- * precision adds in scan order, so the same rows laid out differently on disk (after a rolled
- * back transaction, say) can give a mean that differs in its last bits; the API rounds means to
- * cents long before that. Everything else is compared exactly.
+ * precision used to add in scan order, so the same rows laid out differently on disk (after a
+ * rolled back transaction, say) could give a mean differing in its last bits; it now adds in
+ * station order (postgres-writer.ts). The cut stays as a guard that `npm run chaos` counts
+ * apart, so a regression shows as a number; the API rounds means to cents long before that.
+ * Everything else is compared exactly.
  */
 export function canonical(text: string): string {
   const rows = JSON.parse(text) as Record<string, string[]>;

@@ -241,7 +241,7 @@ export function resultsMarkdown(page: ResultsPage): string {
     '',
     `Settings: ${page.settings}.`,
     '',
-    `Targets met: ${met} of ${judged}.`,
+    `Targets met: ${met} of ${judged}. Why the others are not, with the measurements that show it: the README's Performance section.`,
     '',
     markdownTable(page.rows),
     '',

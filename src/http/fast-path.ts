@@ -41,7 +41,12 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
   return (req, res) => {
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith('/v1/') || req.headers['if-none-match'] !== undefined) return false;
-    const versions = store.peekVersions();
+    let versions: ReturnType<PriceStore['versionsNow']>;
+    try {
+      versions = store.versionsNow();
+    } catch {
+      return false; // storage out of reach: the full path answers it (503 unavailable)
+    }
     if (!versions) return false;
     const now = clock.now();
     const hit = cache.get(url, versions.data, clockBucket(url, now));

@@ -168,8 +168,12 @@ export interface PriceStore extends BulkStore {
   dataVersion(): Promise<number>;
   /** The data version and the tokens version (grows when a token is created or revoked), in one read. */
   versions(): Promise<{ data: number; tokens: number }>;
-  /** The versions last read while they may still be reused (see storage/versions.ts), without reading. */
-  peekVersions(): { data: number; tokens: number } | undefined;
+  /**
+   * The versions without waiting, for the fast path: on SQLite read at once (a synchronous
+   * read) when the last reading may no longer be reused; on PostgreSQL the last reading while it
+   * may still be reused (see storage/versions.ts), else undefined.
+   */
+  versionsNow(): { data: number; tokens: number } | undefined;
   /** How long a versions reading may be reused (default VERSION_REUSE_MS, 1 ms). Tests lengthen it to exercise the fast path. */
   setVersionReuseMs(ms: number): void;
 

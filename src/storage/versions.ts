@@ -32,6 +32,16 @@ export class VersionReuse {
     return versions;
   }
 
+  /** get() for a backend that reads without waiting (SQLite). */
+  getNow(read: () => Versions): Versions {
+    const now = performance.now();
+    const last = this.last;
+    if (last && now - last.at < this.reuseMs) return last.versions;
+    const versions = read();
+    this.last = { at: now, versions };
+    return versions;
+  }
+
   /** The last reading while it may still be reused, without reading. */
   peek(): Versions | undefined {
     const last = this.last;

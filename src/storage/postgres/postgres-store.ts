@@ -266,7 +266,7 @@ export class PostgresStore implements PriceStore {
     this.reuse.setReuseMs(ms);
   }
 
-  peekVersions(): Versions | undefined {
+  versionsNow(): Versions | undefined {
     return this.reuse.peek();
   }
 

@@ -80,12 +80,12 @@ export class SqliteStore implements PriceStore {
     this.reuse.setReuseMs(ms);
   }
 
-  peekVersions(): Versions | undefined {
-    return this.reuse.peek();
+  versionsNow(): Versions {
+    return this.reuse.getNow(() => this.sql(VERSIONS).get() as Versions);
   }
 
   async versions(): Promise<Versions> {
-    return this.reuse.get(async () => this.sql(VERSIONS).get() as Versions);
+    return this.versionsNow();
   }
 
   async dataVersion(): Promise<number> {

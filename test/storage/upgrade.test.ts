@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { type FuelTotals, fuelTotals } from '../../src/domain/history.ts';
+import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
+import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
+import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
+import type { PriceStore } from '../../src/storage/store.ts';
+import { CITIES, NOW, loadFixture } from '../fixture.ts';
+import { answers, createPostgresDatabase, postgresAdmin, postgresServerUrl } from '../helpers.ts';
+
+/**
+ * Upgrading a database that holds data: migration 5 (city totals kept on write) must fill its
+ * new column and table from what is stored, so that an upgraded installation answers exactly as
+ * before and as a new one would. Each test loads the fixture, takes the schema back to version 4
+ * by hand (the exact inverse of migration 5), then opens the store, which migrates it again.
+ */
+
+const byFuel = (t: FuelTotals[]): FuelTotals[] => [...t].sort((a, b) => a.fuel.localeCompare(b.fuel));
+
+async function assertTotalsFromPrices(store: PriceStore): Promise<void> {
+  for (const city of CITIES) {
+    const current = await store.currentForCity(city.id);
+    assert.deepEqual(byFuel(await store.cityTotals(city.id)), byFuel(fuelTotals(current)), city.id);
+    const outOfStock = new Set(current.filter((c) => !c.available).map((c) => c.stationId));
+    assert.deepEqual(await store.currentOfOutOfStock(city.id), current.filter((c) => outOfStock.has(c.stationId)), city.id);
+  }
+}
+
+describe('upgrading a populated database to the city totals (migration 5)', () => {
+  test('on SQLite: the totals are filled from the stored prices, answers unchanged, and kept from then on', async () => {
+    assert.equal(SQLITE_MIGRATIONS.length, 5, 'this test takes the schema back from version 5 to 4');
+    const dir = mkdtempSync(join(tmpdir(), 'fuelprice-upgrade-'));
+    const path = join(dir, 'old.db');
+    try {
+      const first = new SqliteStore(path);
+      await first.migrate();
+      await loadFixture(first);
+      const before = await answers(first, NOW);
+      await first.close();
+
+      const db = new Database(path);
+      db.exec(`
+        DROP TRIGGER city_current_on_insert; DROP TRIGGER city_current_on_update; DROP TRIGGER city_current_on_delete;
+        DROP TABLE city_current; DROP INDEX current_prices_by_city; ALTER TABLE current_prices DROP COLUMN city_id;
+        PRAGMA user_version = 4;`);
+      db.close();
+
+      const upgraded = new SqliteStore(path);
+      try {
+        await upgraded.migrate();
+        assert.ok((await upgraded.cityTotals('sydney')).length > 0);
+        await assertTotalsFromPrices(upgraded);
+        assert.deepEqual(await answers(upgraded, NOW), before);
+        await upgraded.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: NOW - 60, priceTenths: 1444, available: true }] });
+        await assertTotalsFromPrices(upgraded);
+      } finally { await upgraded.close(); }
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  const server = postgresServerUrl();
+  test('on PostgreSQL: the same', { skip: server ? false : 'set FUELPRICE_TEST_POSTGRES to a server URL to run this' }, async () => {
+    assert.equal(POSTGRES_MIGRATIONS.length, 5, 'this test takes the schema back from version 5 to 4');
+    const database = await createPostgresDatabase(server ?? '');
+    after(() => database.drop());
+    const first = new PostgresStore({ connectionString: database.url, max: 2 });
+    await first.migrate();
+    await loadFixture(first);
+    const before = await answers(first, NOW);
+    await first.close();
+
+    await postgresAdmin(database.url, (client) => client.query(`
+      DROP TRIGGER city_current_on_insert ON current_prices; DROP TRIGGER city_current_on_update ON current_prices;
+      DROP TRIGGER city_current_on_delete ON current_prices;
+      DROP FUNCTION city_current_inserted(); DROP FUNCTION city_current_updated(); DROP FUNCTION city_current_deleted();
+      DROP FUNCTION city_current_add(text[], smallint[], bigint[], bigint[]);
+      DROP TABLE city_current; ALTER TABLE current_prices DROP COLUMN city_id;
+      DELETE FROM schema_migrations WHERE version = 5;`));
+
+    const upgraded = new PostgresStore({ connectionString: database.url, max: 2 });
+    try {
+      await upgraded.migrate();
+      assert.ok((await upgraded.cityTotals('sydney')).length > 0);
+      await assertTotalsFromPrices(upgraded);
+      assert.deepEqual(await answers(upgraded, NOW), before);
+      await upgraded.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: NOW - 60, priceTenths: 1444, available: true }] });
+      await assertTotalsFromPrices(upgraded);
+    } finally { await upgraded.close(); }
+  });
+});

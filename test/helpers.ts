@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import type { Clock } from '../src/config.ts';
+import { type FuelTotals, fuelTotals } from '../src/domain/history.ts';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import type { PriceStore } from '../src/storage/store.ts';
@@ -344,5 +346,19 @@ export async function waitFor(what: string, condition: () => boolean | Promise<b
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * What storage keeps per city on write (count, sum, min and max of available prices per fuel;
+ * the out-of-stock stations' prices) equals what the city's current prices say, for each city.
+ */
+export async function assertCityTotalsMatchPrices(store: PriceStore, cityIds: readonly string[], step = ''): Promise<void> {
+  const byFuel = (t: FuelTotals[]): FuelTotals[] => [...t].sort((a, b) => a.fuel.localeCompare(b.fuel));
+  for (const id of cityIds) {
+    const current = await store.currentForCity(id);
+    assert.deepEqual(byFuel(await store.cityTotals(id)), byFuel(fuelTotals(current)), `${step}: ${id}`);
+    const outOfStock = new Set(current.filter((c) => !c.available).map((c) => c.stationId));
+    assert.deepEqual(await store.currentOfOutOfStock(id), current.filter((c) => outOfStock.has(c.stationId)), `${step}: ${id}`);
   }
 }

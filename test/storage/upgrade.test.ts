@@ -4,14 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { type FuelTotals, fuelTotals } from '../../src/domain/history.ts';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { CITIES, NOW, loadFixture } from '../fixture.ts';
-import { answers, createPostgresDatabase, postgresAdmin, postgresServerUrl } from '../helpers.ts';
+import { answers, assertCityTotalsMatchPrices, createPostgresDatabase, postgresAdmin, postgresServerUrl } from '../helpers.ts';
 
 /**
  * Upgrading a database that holds data: migration 5 (city totals kept on write) must fill its
@@ -20,15 +19,15 @@ import { answers, createPostgresDatabase, postgresAdmin, postgresServerUrl } fro
  * by hand (the exact inverse of migration 5), then opens the store, which migrates it again.
  */
 
-const byFuel = (t: FuelTotals[]): FuelTotals[] => [...t].sort((a, b) => a.fuel.localeCompare(b.fuel));
-
-async function assertTotalsFromPrices(store: PriceStore): Promise<void> {
-  for (const city of CITIES) {
-    const current = await store.currentForCity(city.id);
-    assert.deepEqual(byFuel(await store.cityTotals(city.id)), byFuel(fuelTotals(current)), city.id);
-    const outOfStock = new Set(current.filter((c) => !c.available).map((c) => c.stationId));
-    assert.deepEqual(await store.currentOfOutOfStock(city.id), current.filter((c) => outOfStock.has(c.stationId)), city.id);
-  }
+/** After the upgrade: totals filled from the stored prices, the same answers as before, and totals kept on the next write. */
+async function assertUpgraded(upgraded: PriceStore, before: string[]): Promise<void> {
+  const cities = CITIES.map((c) => c.id);
+  await upgraded.migrate();
+  assert.ok((await upgraded.cityTotals('sydney')).length > 0);
+  await assertCityTotalsMatchPrices(upgraded, cities, 'upgraded');
+  assert.deepEqual(await answers(upgraded, NOW), before);
+  await upgraded.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: NOW - 60, priceTenths: 1444, available: true }] });
+  await assertCityTotalsMatchPrices(upgraded, cities, 'after a write');
 }
 
 describe('upgrading a populated database to the city totals (migration 5)', () => {
@@ -52,12 +51,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
 
       const upgraded = new SqliteStore(path);
       try {
-        await upgraded.migrate();
-        assert.ok((await upgraded.cityTotals('sydney')).length > 0);
-        await assertTotalsFromPrices(upgraded);
-        assert.deepEqual(await answers(upgraded, NOW), before);
-        await upgraded.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: NOW - 60, priceTenths: 1444, available: true }] });
-        await assertTotalsFromPrices(upgraded);
+        await assertUpgraded(upgraded, before);
       } finally { await upgraded.close(); }
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
@@ -83,12 +77,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
 
     const upgraded = new PostgresStore({ connectionString: database.url, max: 2 });
     try {
-      await upgraded.migrate();
-      assert.ok((await upgraded.cityTotals('sydney')).length > 0);
-      await assertTotalsFromPrices(upgraded);
-      assert.deepEqual(await answers(upgraded, NOW), before);
-      await upgraded.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: NOW - 60, priceTenths: 1444, available: true }] });
-      await assertTotalsFromPrices(upgraded);
+      await assertUpgraded(upgraded, before);
     } finally { await upgraded.close(); }
   });
 });

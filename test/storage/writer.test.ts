@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CITIES, NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
-import { answers, snapshot, testBackends } from '../helpers.ts';
-import { type FuelTotals, fuelTotals } from '../../src/domain/history.ts';
+import { answers, assertCityTotalsMatchPrices, snapshot, testBackends } from '../helpers.ts';
 
 for (const backend of testBackends()) {
   describe(`the writer on ${backend.name}`, () => {
@@ -61,14 +60,7 @@ for (const backend of testBackends()) {
 
     test("a city's stored totals (count, sum, min, max per fuel) equal those of its current prices through every kind of write", async () => {
       const { store, drop } = await backend.create();
-      const agree = async (step: string): Promise<void> => {
-        for (const city of CITIES) {
-          const byFuel = (t: FuelTotals[]) => [...t].sort((a, b) => a.fuel.localeCompare(b.fuel));
-          assert.deepEqual(byFuel(await store.cityTotals(city.id)), byFuel(fuelTotals(await store.currentForCity(city.id))), `${step}: ${city.id}`);
-          const outOfStock = new Set((await store.currentForCity(city.id)).filter((c) => !c.available).map((c) => c.stationId));
-          assert.deepEqual(await store.currentOfOutOfStock(city.id), (await store.currentForCity(city.id)).filter((c) => outOfStock.has(c.stationId)), `${step}: ${city.id}`);
-        }
-      };
+      const agree = (step: string): Promise<void> => assertCityTotalsMatchPrices(store, CITIES.map((c) => c.id), step);
       try {
         await loadFixture(store);
         await agree('fixture');

@@ -24,21 +24,19 @@ export class VersionReuse {
   }
 
   async get(read: () => Promise<Versions>): Promise<Versions> {
-    const now = performance.now();
-    const last = this.last;
-    if (last && now - last.at < this.reuseMs) return last.versions;
-    const versions = await read();
-    this.last = { at: now, versions };
-    return versions;
+    const at = performance.now();
+    return this.peek() ?? this.remember(at, await read());
   }
 
   /** get() for a backend that reads without waiting (SQLite). */
   getNow(read: () => Versions): Versions {
-    const now = performance.now();
-    const last = this.last;
-    if (last && now - last.at < this.reuseMs) return last.versions;
-    const versions = read();
-    this.last = { at: now, versions };
+    const at = performance.now();
+    return this.peek() ?? this.remember(at, read());
+  }
+
+  /** A reading, reusable from `at`, the instant before it was taken (a commit during the read may be missed). */
+  private remember(at: number, versions: Versions): Versions {
+    this.last = { at, versions };
     return versions;
   }
 

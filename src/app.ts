@@ -230,7 +230,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || typeof payload !== 'string') {
+    // A string from the serialiser, or a Buffer from the cache (preHandler above).
+    if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
       if (reply.statusCode >= 400) reply.header('cache-control', 'no-store');
       return payload;
     }

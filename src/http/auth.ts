@@ -14,7 +14,10 @@ export const BEARER = /^bearer ([A-Za-z0-9._~+/-]+=*)$/i;
  */
 export function authorizationCount(rawHeaders: readonly string[]): number {
   let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === 'authorization') count++;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
+  }
   return count;
 }
 

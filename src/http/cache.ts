@@ -11,12 +11,22 @@
 export const CLOCK_BUCKET_SEC = 10;
 
 export interface CachedAnswer {
-  body: string;
+  /** The bytes sent (kept as a Buffer: a hit is written without encoding or measuring a string). */
+  body: Buffer;
   etag: string;
   /**
    * The headers the full path sent with it that are the same on every request (content type,
-   * ETag, Cache-Control, CORS, ...): the fast path sends them as they were.
+   * ETag, Cache-Control, CORS, ...), as name, value, name, value...: the fast path sends them
+   * as they were, with this request's own fields and `length` (Content-Length) after them.
    */
+  head?: readonly string[];
+  length: string;
+}
+
+/** What the full path hands over: the body as sent and, for the fast path, its stable headers. */
+export interface AnswerToKeep {
+  body: string | Buffer;
+  etag: string;
   headers?: Readonly<Record<string, string>>;
 }
 
@@ -56,11 +66,14 @@ export class ResponseCache {
     return entry;
   }
 
-  set(key: string, version: number, bucket: number, answer: CachedAnswer): void {
-    const size = answer.body.length;
+  set(key: string, version: number, bucket: number, answer: AnswerToKeep): void {
+    const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+    const size = body.length;
     if (size > this.limits.maxBytes / 4) return;
     this.drop(key);
-    this.entries.set(key, { ...answer, version, bucket });
+    const entry: Entry = { body, etag: answer.etag, length: String(size), version, bucket };
+    if (answer.headers) entry.head = Object.entries(answer.headers).flat();
+    this.entries.set(key, entry);
     this.bytes += size;
     while (this.entries.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {
       const oldest = this.entries.keys().next().value;

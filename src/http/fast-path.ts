@@ -50,7 +50,7 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     if (!versions) return false;
     const now = clock.now();
     const hit = cache.get(url, versions.data, clockBucket(url, now));
-    if (!hit?.headers) return false;
+    if (!hit?.head) return false;
     if (authorizationCount(req.rawHeaders) !== 1) return false;
     const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1];
     const id = bearer === undefined ? undefined : tokenIdOf(bearer);
@@ -64,10 +64,11 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     const log = deps.log();
     // The fields Fastify's request serializer reads, so both paths log the same line.
     if (log) log.info({ reqId: requestId, req: { method: 'GET', url, headers: req.headers, host: req.headers.host, ip: deps.address(req), socket: req.socket } }, 'incoming request');
-    res.writeHead(200, {
-      'x-request-id': requestId, ...hit.headers, ...rateLimitHeaders(decision, RATE_WINDOW_SEC),
-      'content-length': String(Buffer.byteLength(hit.body)),
-    });
+    // A flat list: node writes it as given, with no header object built and merged per request.
+    const limits = rateLimitHeaders(decision, RATE_WINDOW_SEC);
+    res.writeHead(200, [
+      'x-request-id', requestId, ...hit.head, 'ratelimit-policy', limits['ratelimit-policy'], 'ratelimit', limits.ratelimit, 'content-length', hit.length,
+    ]);
     res.end(hit.body);
     if (log) log.info({ reqId: requestId, res: { statusCode: 200 }, responseTime: performance.now() - started }, 'request completed');
     return true;

@@ -57,7 +57,7 @@ export class MemoryRateLimiter implements RateLimiter {
 }
 
 /** RateLimit-Policy and RateLimit fields of draft-ietf-httpapi-ratelimit-headers-10. */
-export function rateLimitHeaders(decision: RateDecision, windowSec = RATE_WINDOW_SEC): Record<string, string> {
+export function rateLimitHeaders(decision: RateDecision, windowSec = RATE_WINDOW_SEC): { 'ratelimit-policy': string; ratelimit: string } {
   return {
     'ratelimit-policy': `"default";q=${decision.limit};w=${windowSec}`,
     ratelimit: `"default";r=${decision.remaining};t=${decision.resetSec}`,

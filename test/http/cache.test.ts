@@ -9,7 +9,7 @@ describe('ResponseCache (pure)', () => {
   test('an entry serves its own data version and clock slice only', () => {
     const cache = new ResponseCache();
     cache.set('/a', 3, 0, { body: 'x', etag: '"e"' });
-    assert.deepEqual(cache.get('/a', 3, 0), { body: 'x', etag: '"e"', version: 3, bucket: 0 });
+    assert.deepEqual(cache.get('/a', 3, 0), { body: Buffer.from('x'), etag: '"e"', length: '1', version: 3, bucket: 0 });
     assert.equal(cache.get('/a', 4, 0), undefined);
     assert.equal(cache.get('/a', 3, 1), undefined);
     assert.equal(cache.get('/b', 3, 0), undefined);

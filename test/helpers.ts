@@ -10,7 +10,8 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import type { Clock } from '../src/config.ts';
-import { type FuelTotals, fuelTotals } from '../src/domain/history.ts';
+import { type FuelTotals, cityHistory, fuelTotals } from '../src/domain/history.ts';
+import { localDayOf, timeframeWindow } from '../src/domain/time.ts';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import type { PriceStore } from '../src/storage/store.ts';
@@ -361,4 +362,33 @@ export async function assertCityTotalsMatchPrices(store: PriceStore, cityIds: re
     const outOfStock = new Set(current.filter((c) => !c.available).map((c) => c.stationId));
     assert.deepEqual(await store.currentOfOutOfStock(id), current.filter((c) => outOfStock.has(c.stationId)), `${step}: ${id}`);
   }
+}
+
+/**
+ * Today's city means as storage totals them in one statement (parts.liveDay) equal those worked
+ * out in JS from every station's rows (the parts read without a clock), fuel by fuel; the two
+ * add the same doubles in another order, so they may differ in the last bits only. Returns how
+ * many of the cities storage totalled (today was their only live day).
+ */
+export async function assertLiveDayMatchesRows(store: PriceStore, cityIds: readonly string[], nowSec: number, step = ''): Promise<number> {
+  let totalledDays = 0;
+  for (const id of cityIds) {
+    const city = await store.city(id);
+    assert.ok(city, `${step}: ${id}`);
+    const range = timeframeWindow('last-week', localDayOf(city.state, nowSec));
+    const totalled = await store.cityHistoryParts(id, range, nowSec);
+    const fromRows = await store.cityHistoryParts(id, range);
+    assert.equal(fromRows.liveDay, undefined);
+    if (totalled.liveDay) totalledDays++;
+    const series = (parts: typeof totalled): Array<[string, Array<[number, number]>]> =>
+      [...cityHistory(city.state, parts, range, nowSec)].map(([fuel, days]) => [fuel, days.map((d) => [d.day, d.meanTenths])]);
+    const a = series(totalled);
+    const b = series(fromRows);
+    assert.deepEqual(a.map(([fuel, days]) => [fuel, days.map(([day]) => day)]), b.map(([fuel, days]) => [fuel, days.map(([day]) => day)]), `${step}: ${id}`);
+    a.forEach(([fuel, days], i) => days.forEach(([day, mean], j) => {
+      const expected = b[i]?.[1][j]?.[1] ?? NaN;
+      assert.ok(Math.abs(mean - expected) <= 1e-9 * Math.abs(expected), `${step}: ${id} ${fuel} day ${day}: ${mean} vs ${expected}`);
+    }));
+  }
+  return totalledDays;
 }

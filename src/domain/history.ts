@@ -36,11 +36,26 @@ export interface DayRange {
 }
 
 export interface CityHistoryParts {
-  /** city_daily is final before this day; from it on, the means come from stationDays and current. */
+  /** city_daily is final before this day; from it on, the means come from stationDays and current (or liveDay). */
   sealedBefore: LocalDay;
   sealed: CityDayRow[];
   stationDays: StationDayRow[];
   current: CurrentPrice[];
+  /**
+   * When the only live day is today, storage may total it in one statement instead of handing
+   * over every station's rows: then stationDays and current are empty and this holds the day.
+   */
+  liveDay?: { day: LocalDay; sums: LiveDaySums[] };
+}
+
+/**
+ * One live day of a city, per reported fuel: the sum and the count of the stations' own means
+ * for that day (what stationFuelDayMeans gives, one per station with any available seconds).
+ */
+export interface LiveDaySums {
+  fuel: FuelId;
+  sumMeans: number;
+  count: number;
 }
 
 export interface DailyMean {
@@ -109,6 +124,19 @@ function poolByOutput(means: Map<string, Map<LocalDay, number>>): Map<FuelId, Ma
   return pooled;
 }
 
+/** poolByOutput for a day already totalled per reported fuel: each output's mean is its members' sums over their counts. */
+export function poolSums(day: LocalDay, sums: readonly LiveDaySums[]): Map<FuelId, Map<LocalDay, number>> {
+  const pools = new Map<FuelId, { sum: number; count: number }>();
+  for (const row of sums) {
+    if (row.count <= 0) continue;
+    for (const output of outputsOf(row.fuel)) {
+      const acc = pools.get(output);
+      if (acc) { acc.sum += row.sumMeans; acc.count += row.count; } else pools.set(output, { sum: row.sumMeans, count: row.count });
+    }
+  }
+  return new Map([...pools].map(([fuel, acc]) => [fuel, new Map([[day, acc.sum / acc.count]])]));
+}
+
 function newestFirst(days: Map<LocalDay, number>): DailyMean[] {
   return [...days].sort((a, b) => b[0] - a[0]).map(([day, meanTenths]) => ({ day, meanTenths }));
 }
@@ -127,7 +155,9 @@ export function stationHistory(
  */
 export function cityHistory(state: StateId, parts: CityHistoryParts, range: DayRange, nowSec: number): FuelSeries {
   const liveRange: DayRange = { from: Math.max(range.from ?? parts.sealedBefore, parts.sealedBefore), to: range.to };
-  const live = poolByOutput(stationFuelDayMeans(state, parts.stationDays, parts.current, liveRange, nowSec));
+  const live = parts.liveDay
+    ? poolSums(parts.liveDay.day, parts.liveDay.sums)
+    : poolByOutput(stationFuelDayMeans(state, parts.stationDays, parts.current, liveRange, nowSec));
   // Sealed days all come before the live ones: each fuel's list is the live days, then the sealed.
   const sealed = new Map<FuelId, DailyMean[]>();
   for (const row of parts.sealed) {

@@ -1,8 +1,9 @@
 import { FUELS, type FuelId } from '../domain/fuels.ts';
 import { formatCoordinate } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
+import { type LocalDay, dayStart, localDayOf } from '../domain/time.ts';
 import type { Report } from '../ingest/plan.ts';
-import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type FuelTotals, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
+import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type DayRange, type FuelTotals, type LiveDaySums, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
 
 /**
  * Rows as every SQL backend returns them, turned into the store's objects. Column names are
@@ -160,6 +161,50 @@ export function currentOfOutOfStockSql(param: string): string {
     FROM current_prices c JOIN stations s ON s.key = c.station_key
     WHERE c.station_key IN (SELECT station_key FROM current_prices WHERE city_id = ${param} AND available = FALSE)
     ORDER BY s.id, c.fuel`;
+}
+
+/**
+ * Today for a city in one statement (see LiveDaySums): per reported fuel, the sum and count of
+ * the stations' time-weighted means of the day. A price whose open interval began before the
+ * day did not change today, so it has no closed interval today (closed ones never reach past
+ * open_from) and its mean is the price itself: those come from city_current's count and sum,
+ * less the prices that did change. Only the prices that changed today (found in the city index
+ * by open_from) are worked out one by one: the stored closed intervals of the day plus the open
+ * one up to now, counted only while available, as stationFuelDayMeans does in JS. Params: city
+ * id, day, the day's first instant (before now), now. PostgreSQL sums in station order so that
+ * every layout gives the same bits.
+ */
+export function cityLiveDaySql(p: { city: string; day: string; start: string; now: string }, dialect: 'sqlite' | 'postgres'): string {
+  const order = dialect === 'sqlite' ? '' : ' ORDER BY station_key';
+  // MATERIALIZED: both branches below read the changed prices, once.
+  return `WITH touched AS MATERIALIZED (
+    SELECT c.fuel, c.station_key, c.available, c.price_tenths,
+      CASE WHEN d.seconds > 0 THEN d.weighted_tenths ELSE 0 END AS closed_weighted,
+      CASE WHEN d.seconds > 0 THEN d.seconds ELSE 0 END AS closed_seconds,
+      CASE WHEN c.available = TRUE AND c.open_from < ${p.now} THEN ${p.now} - c.open_from ELSE 0 END AS open_seconds
+    FROM current_prices c
+    LEFT JOIN station_daily d ON d.station_key = c.station_key AND d.day = ${p.day} AND d.fuel = c.fuel
+    WHERE c.city_id = ${p.city} AND c.open_from > ${p.start})
+  SELECT fuel, sum(sum_means) AS sum_means, sum(n) AS n FROM (
+    SELECT fuel, CAST(sum_tenths AS DOUBLE PRECISION) AS sum_means, available_count AS n FROM city_current WHERE city_id = ${p.city}
+    UNION ALL
+    SELECT fuel, -CAST(sum(price_tenths) AS DOUBLE PRECISION), -count(*) FROM touched WHERE available = TRUE GROUP BY fuel
+    UNION ALL
+    SELECT fuel, sum(CAST(closed_weighted + price_tenths * open_seconds AS DOUBLE PRECISION) / (closed_seconds + open_seconds)${order}), count(*)
+    FROM touched WHERE closed_seconds + open_seconds > 0 GROUP BY fuel
+  ) parts GROUP BY fuel HAVING sum(n) > 0 ORDER BY fuel`;
+}
+
+/** The parameters of cityLiveDaySql when the range's only live day (from liveFrom on) is today; otherwise undefined. */
+export function onlyLiveDayIsToday(state: StateId, liveFrom: LocalDay, range: DayRange, nowSec: number): { day: LocalDay; start: number; now: number } | undefined {
+  const today = localDayOf(state, nowSec);
+  const start = dayStart(state, today);
+  // At the day's very first second nothing has been open yet: the rows path says so exactly.
+  return liveFrom === today && range.to === today && start < nowSec ? { day: today, start, now: nowSec } : undefined;
+}
+
+export function toLiveDaySums(r: Row): LiveDaySums {
+  return { fuel: fuelAt(r.fuel), sumMeans: Number(r.sum_means), count: Number(r.n) };
 }
 
 export function toFuelTotals(r: Row): FuelTotals {

@@ -1,8 +1,8 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
-import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelTotals, StationDayRow } from '../domain/history.ts';
+import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelTotals, LiveDaySums, StationDayRow } from '../domain/history.ts';
 
-export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelTotals, StationDayRow };
+export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelTotals, LiveDaySums, StationDayRow };
 
 /** PriceStore is the only door to data: named for what the API and ingest need, not for tables. */
 
@@ -183,7 +183,11 @@ export interface PriceStore extends BulkStore {
   station(id: string): Promise<Station | undefined>;
   stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]>;
   currentForStation(stationId: string): Promise<CurrentPrice[]>;
-  cityHistoryParts(cityId: string, range: DayRange): Promise<CityHistoryParts>;
+  /**
+   * What cityHistory needs. Given `nowSec`, when today is the only live day of the range, storage
+   * totals it itself (parts.liveDay) instead of handing over every station's rows.
+   */
+  cityHistoryParts(cityId: string, range: DayRange, nowSec?: number): Promise<CityHistoryParts>;
   /** Current prices of every station of the city, ordered by station id. */
   currentForCity(cityId: string): Promise<CurrentPrice[]>;
   /** Per reported fuel with an available price in the city: count, sum, min and max (kept up to date on write). */

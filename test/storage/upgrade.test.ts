@@ -15,8 +15,9 @@ import { answers, assertCityTotalsMatchPrices, createPostgresDatabase, postgresA
 /**
  * Upgrading a database that holds data: migration 5 (city totals kept on write) must fill its
  * new column and table from what is stored, so that an upgraded installation answers exactly as
- * before and as a new one would. Each test loads the fixture, takes the schema back to version 4
- * by hand (the exact inverse of migration 5), then opens the store, which migrates it again.
+ * before and as a new one would; migration 6 then widens the city index. Each test loads the
+ * fixture, takes the schema back to version 4 by hand (the exact inverse of migrations 5 and 6),
+ * then opens the store, which migrates it again.
  */
 
 /** After the upgrade: totals filled from the stored prices, the same answers as before, and totals kept on the next write. */
@@ -32,7 +33,7 @@ async function assertUpgraded(upgraded: PriceStore, before: string[]): Promise<v
 
 describe('upgrading a populated database to the city totals (migration 5)', () => {
   test('on SQLite: the totals are filled from the stored prices, answers unchanged, and kept from then on', async () => {
-    assert.equal(SQLITE_MIGRATIONS.length, 5, 'this test takes the schema back from version 5 to 4');
+    assert.equal(SQLITE_MIGRATIONS.length, 6, 'this test takes the schema back from version 6 to 4');
     const dir = mkdtempSync(join(tmpdir(), 'fuelprice-upgrade-'));
     const path = join(dir, 'old.db');
     try {
@@ -58,7 +59,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
 
   const server = postgresServerUrl();
   test('on PostgreSQL: the same', { skip: server ? false : 'set FUELPRICE_TEST_POSTGRES to a server URL to run this' }, async () => {
-    assert.equal(POSTGRES_MIGRATIONS.length, 5, 'this test takes the schema back from version 5 to 4');
+    assert.equal(POSTGRES_MIGRATIONS.length, 6, 'this test takes the schema back from version 6 to 4');
     const database = await createPostgresDatabase(server ?? '');
     after(() => database.drop());
     const first = new PostgresStore({ connectionString: database.url, max: 2 });
@@ -73,7 +74,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       DROP FUNCTION city_current_inserted(); DROP FUNCTION city_current_updated(); DROP FUNCTION city_current_deleted();
       DROP FUNCTION city_current_add(text[], smallint[], bigint[], bigint[]);
       DROP TABLE city_current; ALTER TABLE current_prices DROP COLUMN city_id;
-      DELETE FROM schema_migrations WHERE version = 5;`));
+      DELETE FROM schema_migrations WHERE version IN (5, 6);`));
 
     const upgraded = new PostgresStore({ connectionString: database.url, max: 2 });
     try {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CITIES, NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
-import { answers, assertCityTotalsMatchPrices, snapshot, testBackends } from '../helpers.ts';
+import { answers, assertCityTotalsMatchPrices, assertLiveDayMatchesRows, snapshot, testBackends } from '../helpers.ts';
 
 for (const backend of testBackends()) {
   describe(`the writer on ${backend.name}`, () => {
@@ -58,12 +58,16 @@ for (const backend of testBackends()) {
       } finally { await drop(); }
     });
 
-    test("a city's stored totals (count, sum, min, max per fuel) equal those of its current prices through every kind of write", async () => {
+    test("a city's stored totals (count, sum, min, max per fuel) and today's means totalled in storage equal those worked out from its rows through every kind of write", async () => {
       const { store, drop } = await backend.create();
-      const agree = (step: string): Promise<void> => assertCityTotalsMatchPrices(store, CITIES.map((c) => c.id), step);
+      const agree = async (step: string): Promise<number> => {
+        await assertCityTotalsMatchPrices(store, CITIES.map((c) => c.id), step);
+        return assertLiveDayMatchesRows(store, CITIES.map((c) => c.id), NOW, step);
+      };
       try {
         await loadFixture(store);
-        await agree('fixture');
+        // Today is the fixture's only unsealed day: every city's today is totalled in storage.
+        assert.equal(await agree('fixture'), CITIES.length);
         assert.ok((await store.cityTotals('sydney')).length > 0);
         const at = NOW - 600;
         // Beta Sydney: a new price, then out of stock; Alpha's diesel new; Gamma Perth cheaper.
@@ -87,7 +91,8 @@ for (const backend of testBackends()) {
         // A late report (replayed history) and the day's seal leave today's prices where they were.
         await store.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '1', fuel: 'ulp91', at: NOW - 3 * 86_400, priceTenths: 1700, available: true }] });
         await store.seal(NOW + 86_400);
-        await agree('late report and seal');
+        // Today sealed: nothing live, nothing to total.
+        assert.equal(await agree('late report and seal'), 0);
       } finally { await drop(); }
     });
 

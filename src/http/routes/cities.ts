@@ -43,7 +43,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     const city = await findCity(request.params.id);
     const now = clock.now();
     const range = timeframeWindow((request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME, localDayOf(city.state, now));
-    const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range), range, now);
+    const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
     return { data: { id: city.id, name: city.name, history: historyEntries(series, city.state, formatDollars) } };
   });
 

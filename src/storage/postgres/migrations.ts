@@ -195,4 +195,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER city_current_on_delete AFTER DELETE ON current_prices
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION city_current_deleted();
   `,
+  `
+  -- Today's city history without reading every price of a city: the city index also holds when
+  -- each current price's open interval began, so the prices that changed today (the only ones
+  -- with closed intervals today) are found in the index alone; all others average their price.
+  DROP INDEX current_prices_by_city;
+  CREATE INDEX current_prices_by_city ON current_prices (city_id, available, fuel, price_tenths, open_from);
+  `,
 ];

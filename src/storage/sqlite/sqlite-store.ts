@@ -6,7 +6,7 @@ import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, splitHeld } from '../batch.ts';
 import {
   type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken, VERSIONS,
-  cityTotalsSql, currentOfOutOfStockSql, toFuelTotals,
+  cityLiveDaySql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, toFuelTotals, toLiveDaySums,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
@@ -44,6 +44,14 @@ export class SqliteStore implements PriceStore {
         this.reuse.forget();
       }
     };
+  }
+
+  /**
+   * Reads in one deferred transaction: one snapshot (a seal committed by another process between
+   * them cannot count an interval twice or not at all), and one lock taken instead of one per read.
+   */
+  private snapshot<R>(fn: () => R): () => R {
+    return this.db.transaction(fn);
   }
 
   /** Cached prepared statement: every query is parameterised and compiled once. */
@@ -136,6 +144,10 @@ export class SqliteStore implements PriceStore {
   }
 
   async currentForCity(cityId: string): Promise<CurrentPrice[]> {
+    return this.readCurrentForCity(cityId);
+  }
+
+  private readCurrentForCity(cityId: string): CurrentPrice[] {
     const rows = this.sql(`
       SELECT s.id AS station_id, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
       FROM stations s JOIN current_prices c ON c.station_key = s.key
@@ -151,7 +163,11 @@ export class SqliteStore implements PriceStore {
     return (this.sql(currentOfOutOfStockSql('?')).all(cityId) as Row[]).map(toCurrent);
   }
 
-  async cityHistoryParts(cityId: string, range: DayRange): Promise<CityHistoryParts> {
+  async cityHistoryParts(cityId: string, range: DayRange, nowSec?: number): Promise<CityHistoryParts> {
+    return this.snapshot(() => this.readCityHistoryParts(cityId, range, nowSec))();
+  }
+
+  private readCityHistoryParts(cityId: string, range: DayRange, nowSec: number | undefined): CityHistoryParts {
     const city = this.sql('SELECT state FROM cities WHERE id = ?').get(cityId) as { state: StateId } | undefined;
     const sealedBefore = city ? this.writer.sealedBefore(city.state) : NO_DAY_LOWER_BOUND;
     const from = range.from ?? NO_DAY_LOWER_BOUND;
@@ -160,12 +176,18 @@ export class SqliteStore implements PriceStore {
       .raw(true).all(cityId, from, Math.min(range.to, sealedBefore - 1)) as Array<[number, number, number]>)
       .map(([fuel, day, mean]) => ({ fuel: fuelAt(fuel), day, meanTenths: mean }));
     const liveFrom = Math.max(from, sealedBefore);
+    const today = city && nowSec !== undefined ? onlyLiveDayIsToday(city.state, liveFrom, range, nowSec) : undefined;
+    if (today) {
+      const sums = (this.sql(cityLiveDaySql({ city: '@city', day: '@day', start: '@start', now: '@now' }, 'sqlite'))
+        .all({ city: cityId, ...today }) as Row[]).map(toLiveDaySums);
+      return { sealedBefore, sealed, stationDays: [], current: [], liveDay: { day: today.day, sums } };
+    }
     const stationDays = liveFrom > range.to ? [] : (this.sql(`
       SELECT s.id AS station_id, d.fuel, d.day, d.weighted_tenths, d.seconds
       FROM stations s JOIN station_daily d ON d.station_key = s.key
       WHERE s.city_id = ? AND d.day BETWEEN ? AND ?`).all(cityId, liveFrom, range.to) as Row[])
       .map((r) => toStationDay(String(r.station_id), r));
-    return { sealedBefore, sealed, stationDays, current: await this.currentForCity(cityId) };
+    return { sealedBefore, sealed, stationDays, current: this.readCurrentForCity(cityId) };
   }
 
   async upsertCities(cities: CityInput[]): Promise<void> {

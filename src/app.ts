@@ -11,6 +11,7 @@ import { ApiError, ErrorBody, sendError, toApiError } from './http/errors.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './http/limits.ts';
 import { ResponseCache, clockBucket } from './http/cache.ts';
 import { REQUEST_ID, fastPath, stableHeaders } from './http/fast-path.ts';
+import { HistoryBlocks } from './http/history-blocks.ts';
 import {
   DEFAULT_LIMITS, type LoadGauge, type ServerLimits, admission, clientErrorAnswer, declaresLargeBody, drainIdleConnections, limitedServer,
   shedInFront,
@@ -291,7 +292,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const deps = { store, clock };
   await app.register(metaRoutes, { ...deps, limiter });
-  await app.register(cityRoutes, deps);
+  await app.register(cityRoutes, { ...deps, historyBlocks: new HistoryBlocks() });
   await app.register(stationRoutes, deps);
   return app;
 }

@@ -46,6 +46,12 @@ export interface CityHistoryParts {
    * over every station's rows: then stationDays and current are empty and this holds the day.
    */
   liveDay?: { day: LocalDay; sums: LiveDaySums[] };
+  /**
+   * Asked with the blocks the caller holds (block -> mark): the mark of every complete sealed
+   * block of the range (all its days in the range and sealed), and those of them whose rows were
+   * left out of `sealed` because the caller holds them at that mark (http/history-blocks.ts).
+   */
+  blocks?: { marks: Map<number, number>; skipped: Set<number> };
 }
 
 /**

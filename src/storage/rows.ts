@@ -1,6 +1,7 @@
 import { FUELS, type FuelId } from '../domain/fuels.ts';
 import { formatCoordinate } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
+import { firstDayOf, lastDayOf } from '../domain/history-json.ts';
 import { type LocalDay, dayStart, localDayOf } from '../domain/time.ts';
 import type { Report } from '../ingest/plan.ts';
 import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type DayRange, type FuelTotals, type LiveDaySums, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
@@ -193,6 +194,34 @@ export function cityLiveDaySql(p: { city: string; day: string; start: string; no
     SELECT fuel, sum(CAST(closed_weighted + price_tenths * open_seconds AS DOUBLE PRECISION) / (closed_seconds + open_seconds)${order}), count(*)
     FROM touched WHERE closed_seconds + open_seconds > 0 GROUP BY fuel
   ) parts GROUP BY fuel HAVING sum(n) > 0 ORDER BY fuel`;
+}
+
+/**
+ * Which sealed days of [from, sealedEnd] to read when the caller holds some blocks already
+ * (http/history-blocks.ts). Without `known`, all of them. With it: every complete block (all its
+ * days within the range; a block with rows always has a mark, see migration 7) with its mark, and
+ * those the caller holds at that very mark skipped; the day ranges around them are read.
+ */
+export function planSealedRead(
+  from: LocalDay, sealedEnd: LocalDay, marks: ReadonlyMap<number, number> | undefined, known: ReadonlyMap<number, number> | undefined,
+): { ranges: Array<[LocalDay, LocalDay]>; blocks?: { marks: Map<number, number>; skipped: Set<number> } } {
+  if (sealedEnd < from) return { ranges: [], ...(known && { blocks: { marks: new Map(), skipped: new Set() } }) };
+  if (!known || !marks) return { ranges: [[from, sealedEnd]] };
+  const complete = new Map<number, number>();
+  const skipped: number[] = [];
+  for (const [block, mark] of marks) {
+    if (firstDayOf(block) < from || lastDayOf(block) > sealedEnd) continue;
+    complete.set(block, mark);
+    if (known.get(block) === mark) skipped.push(block);
+  }
+  const ranges: Array<[LocalDay, LocalDay]> = [];
+  let next = from;
+  for (const block of skipped.sort((a, b) => a - b)) {
+    if (firstDayOf(block) > next) ranges.push([next, firstDayOf(block) - 1]);
+    next = lastDayOf(block) + 1;
+  }
+  if (next <= sealedEnd) ranges.push([next, sealedEnd]);
+  return { ranges, blocks: { marks: complete, skipped: new Set(skipped) } };
 }
 
 /** The parameters of cityLiveDaySql when the range's only live day (from liveFrom on) is today; otherwise undefined. */

@@ -184,10 +184,12 @@ export interface PriceStore extends BulkStore {
   stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]>;
   currentForStation(stationId: string): Promise<CurrentPrice[]>;
   /**
-   * What cityHistory needs. Given `nowSec`, when today is the only live day of the range, storage
-   * totals it itself (parts.liveDay) instead of handing over every station's rows.
+   * What cityHistory needs, read in one snapshot. Given `nowSec`, when today is the only live day
+   * of the range, storage totals it itself (parts.liveDay) instead of handing over every station's
+   * rows. Given `known` (block -> mark of the sealed blocks the caller holds formatted), the rows
+   * of those still at that mark are not read (parts.blocks says which).
    */
-  cityHistoryParts(cityId: string, range: DayRange, nowSec?: number): Promise<CityHistoryParts>;
+  cityHistoryParts(cityId: string, range: DayRange, nowSec?: number, known?: ReadonlyMap<number, number>): Promise<CityHistoryParts>;
   /** Current prices of every station of the city, ordered by station id. */
   currentForCity(cityId: string): Promise<CurrentPrice[]>;
   /** Per reported fuel with an available price in the city: count, sum, min and max (kept up to date on write). */

@@ -15,10 +15,15 @@ import { answers, assertCityTotalsMatchPrices, createPostgresDatabase, postgresA
 /**
  * Upgrading a database that holds data: migration 5 (city totals kept on write) must fill its
  * new column and table from what is stored, so that an upgraded installation answers exactly as
- * before and as a new one would; migration 6 then widens the city index. Each test loads the
- * fixture, takes the schema back to version 4 by hand (the exact inverse of migrations 5 and 6),
- * then opens the store, which migrates it again.
+ * before and as a new one would; migration 6 then widens the city index, and 7 marks every block
+ * of sealed city days that holds rows. Each test loads the fixture, takes the schema back to
+ * version 4 by hand (the exact inverse of migrations 5 to 7), then opens the store, which
+ * migrates it again.
  */
+
+/** Migration 7: every block of a city's sealed days that holds rows has a mark (and no other block has one). */
+const MARKED = 'SELECT city_id, block FROM city_daily_marks ORDER BY city_id, block';
+const WITH_ROWS = 'SELECT DISTINCT city_id, day / 128 AS block FROM city_daily ORDER BY city_id, block';
 
 /** After the upgrade: totals filled from the stored prices, the same answers as before, and totals kept on the next write. */
 async function assertUpgraded(upgraded: PriceStore, before: string[]): Promise<void> {
@@ -33,7 +38,7 @@ async function assertUpgraded(upgraded: PriceStore, before: string[]): Promise<v
 
 describe('upgrading a populated database to the city totals (migration 5)', () => {
   test('on SQLite: the totals are filled from the stored prices, answers unchanged, and kept from then on', async () => {
-    assert.equal(SQLITE_MIGRATIONS.length, 6, 'this test takes the schema back from version 6 to 4');
+    assert.equal(SQLITE_MIGRATIONS.length, 7, 'this test takes the schema back from version 7 to 4');
     const dir = mkdtempSync(join(tmpdir(), 'fuelprice-upgrade-'));
     const path = join(dir, 'old.db');
     try {
@@ -45,6 +50,8 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
 
       const db = new Database(path);
       db.exec(`
+        DROP TRIGGER city_daily_marks_on_insert; DROP TRIGGER city_daily_marks_on_update; DROP TRIGGER city_daily_marks_on_delete;
+        DROP TABLE city_daily_marks;
         DROP TRIGGER city_current_on_insert; DROP TRIGGER city_current_on_update; DROP TRIGGER city_current_on_delete;
         DROP TABLE city_current; DROP INDEX current_prices_by_city; ALTER TABLE current_prices DROP COLUMN city_id;
         PRAGMA user_version = 4;`);
@@ -54,12 +61,17 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       try {
         await assertUpgraded(upgraded, before);
       } finally { await upgraded.close(); }
+      const check = new Database(path, { readonly: true });
+      try {
+        assert.deepEqual(check.prepare(MARKED).all(), check.prepare(WITH_ROWS).all());
+        assert.ok(check.prepare(MARKED).all().length > 0);
+      } finally { check.close(); }
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 
   const server = postgresServerUrl();
   test('on PostgreSQL: the same', { skip: server ? false : 'set FUELPRICE_TEST_POSTGRES to a server URL to run this' }, async () => {
-    assert.equal(POSTGRES_MIGRATIONS.length, 6, 'this test takes the schema back from version 6 to 4');
+    assert.equal(POSTGRES_MIGRATIONS.length, 7, 'this test takes the schema back from version 7 to 4');
     const database = await createPostgresDatabase(server ?? '');
     after(() => database.drop());
     const first = new PostgresStore({ connectionString: database.url, max: 2 });
@@ -69,16 +81,25 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
     await first.close();
 
     await postgresAdmin(database.url, (client) => client.query(`
+      DROP TRIGGER city_daily_marks_on_insert ON city_daily; DROP TRIGGER city_daily_marks_on_update ON city_daily;
+      DROP TRIGGER city_daily_marks_on_delete ON city_daily;
+      DROP FUNCTION city_daily_marks_inserted(); DROP FUNCTION city_daily_marks_updated(); DROP FUNCTION city_daily_marks_deleted();
+      DROP FUNCTION city_daily_marks_move(text[], integer[]); DROP TABLE city_daily_marks;
       DROP TRIGGER city_current_on_insert ON current_prices; DROP TRIGGER city_current_on_update ON current_prices;
       DROP TRIGGER city_current_on_delete ON current_prices;
       DROP FUNCTION city_current_inserted(); DROP FUNCTION city_current_updated(); DROP FUNCTION city_current_deleted();
       DROP FUNCTION city_current_add(text[], smallint[], bigint[], bigint[]);
       DROP TABLE city_current; ALTER TABLE current_prices DROP COLUMN city_id;
-      DELETE FROM schema_migrations WHERE version IN (5, 6);`));
+      DELETE FROM schema_migrations WHERE version IN (5, 6, 7);`));
 
     const upgraded = new PostgresStore({ connectionString: database.url, max: 2 });
     try {
       await assertUpgraded(upgraded, before);
     } finally { await upgraded.close(); }
+    await postgresAdmin(database.url, async (client) => {
+      const marked = (await client.query(MARKED)).rows;
+      assert.deepEqual(marked, (await client.query(WITH_ROWS)).rows);
+      assert.ok(marked.length > 0);
+    });
   });
 });

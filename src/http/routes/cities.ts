@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { cityHistory, citySpread, cityUnavailable } from '../../domain/history.ts';
-import { averageEntries, historyEntries, spreadEntries, unavailableEntries } from '../../domain/present.ts';
+import type { FastifyReply } from 'fastify';
+import { type CityDayRow, cityHistory, citySpread, cityUnavailable } from '../../domain/history.ts';
+import type { FuelId } from '../../domain/fuels.ts';
+import { type RecordsText, blockOf, historyText, sealedText } from '../../domain/history-json.ts';
+import { averageEntries, spreadEntries, unavailableEntries } from '../../domain/present.ts';
 import { formatDollars } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
@@ -9,13 +12,14 @@ import {
   TimeframeQuerySchema, UnavailableResponse,
 } from '../../schemas/api.ts';
 import { notFound } from '../errors.ts';
+import type { HistoryBlocks } from '../history-blocks.ts';
 import { envelope, pageWindow } from '../pagination.ts';
 import { type RouteDeps, errorResponses, methodNotAllowed } from './route.ts';
 
 const tags = ['Cities'];
 const security = [{ bearerAuth: [] }];
 
-export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
+export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: HistoryBlocks }> = async (app, { store, clock, historyBlocks }) => {
   const findCity = async (id: string) => (await store.city(id)) ?? notFound('city', id);
 
   app.get('/v1/cities', {
@@ -39,12 +43,37 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
       description: 'One record per local day, newest first: the mean of the daily values of the city\'s stations, in dollars (d.dd).',
       tags, security, params: IdParams, querystring: TimeframeQuerySchema, response: { 200: HistoryResponse, ...errorResponses(404) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const city = await findCity(request.params.id);
     const now = clock.now();
     const range = timeframeWindow((request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME, localDayOf(city.state, now));
-    const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
-    return { data: { id: city.id, name: city.name, history: historyEntries(series, city.state, formatDollars) } };
+    // Sealed blocks held formatted are joined, not read again (http/history-blocks.ts); the text is
+    // what the serialiser makes of the same answer (test/http/history-blocks.test.ts).
+    const held = historyBlocks.held(city.id);
+    const parts = await store.cityHistoryParts(city.id, range, now, new Map([...held].map(([block, h]) => [block, h.mark])));
+    const live = cityHistory(city.state, { ...parts, sealed: [] }, range, now);
+    const rowsByBlock = new Map<number, CityDayRow[]>();
+    for (const row of parts.sealed) {
+      const block = blockOf(row.day);
+      const rows = rowsByBlock.get(block);
+      if (rows) rows.push(row); else rowsByBlock.set(block, [row]);
+    }
+    const pieces: Array<[number, ReadonlyMap<FuelId, RecordsText>]> = [];
+    for (const [block, mark] of parts.blocks?.marks ?? []) {
+      const kept = parts.blocks?.skipped.has(block) ? held.get(block) : undefined;
+      if (kept) { pieces.push([block, kept.texts]); continue; }
+      const texts = sealedText(rowsByBlock.get(block) ?? [], city.state, formatDollars);
+      historyBlocks.set(city.id, block, mark, texts);
+      pieces.push([block, texts]);
+      rowsByBlock.delete(block);
+    }
+    // Days of blocks only partly in the range or not yet all sealed: formatted for this answer only.
+    for (const [block, rows] of rowsByBlock) pieces.push([block, sealedText(rows, city.state, formatDollars)]);
+    pieces.sort((a, b) => b[0] - a[0]);
+    // Already JSON (HistoryResponse's shape, byte for byte): Fastify sends a string with a JSON
+    // content type as it is, so the reply is taken untyped for this one send.
+    return (reply as FastifyReply).type('application/json; charset=utf-8')
+      .send(historyText(city.id, city.name, live, pieces.map(([, texts]) => texts), city.state, formatDollars));
   });
 
   app.get('/v1/cities/:id/unavailable', {

@@ -202,4 +202,43 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   DROP INDEX current_prices_by_city;
   CREATE INDEX current_prices_by_city ON current_prices (city_id, available, fuel, price_tenths, open_from);
   `,
+  `
+  -- Sealed city history is kept formatted per block of 128 days (http/history-blocks.ts): a
+  -- block's mark moves with every change to its city_daily rows (a seal, a late report, a copy),
+  -- so a process holding a block formatted knows when to read it again. Every block with rows
+  -- has a mark. Statement triggers: a seal changes thousands of rows at once.
+  CREATE TABLE city_daily_marks (
+    city_id text NOT NULL,
+    block integer NOT NULL,
+    mark bigint NOT NULL,
+    PRIMARY KEY (city_id, block)
+  );
+  INSERT INTO city_daily_marks (city_id, block, mark) SELECT city_id, day / 128, 1 FROM city_daily GROUP BY city_id, day / 128;
+  CREATE FUNCTION city_daily_marks_move(moved_city text[], moved_day integer[]) RETURNS void
+  LANGUAGE sql AS 'INSERT INTO city_daily_marks AS m (city_id, block, mark)
+    SELECT city_id, day / 128, 1 FROM unnest(moved_city, moved_day) AS d (city_id, day) WHERE city_id IS NOT NULL GROUP BY city_id, day / 128
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = m.mark + 1';
+  CREATE FUNCTION city_daily_marks_inserted() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_daily_marks_move(array_agg(city_id), array_agg(day)) FROM new_rows;
+    RETURN NULL;
+  END';
+  CREATE FUNCTION city_daily_marks_updated() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_daily_marks_move(array_agg(city_id), array_agg(day))
+    FROM (SELECT city_id, day FROM new_rows UNION ALL SELECT city_id, day FROM old_rows) d;
+    RETURN NULL;
+  END';
+  CREATE FUNCTION city_daily_marks_deleted() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_daily_marks_move(array_agg(city_id), array_agg(day)) FROM old_rows;
+    RETURN NULL;
+  END';
+  CREATE TRIGGER city_daily_marks_on_insert AFTER INSERT ON city_daily
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION city_daily_marks_inserted();
+  CREATE TRIGGER city_daily_marks_on_update AFTER UPDATE ON city_daily
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION city_daily_marks_updated();
+  CREATE TRIGGER city_daily_marks_on_delete AFTER DELETE ON city_daily
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION city_daily_marks_deleted();
+  `,
 ];

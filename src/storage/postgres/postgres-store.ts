@@ -4,7 +4,7 @@ import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, splitHeld } from '../batch.ts';
 import {
   type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken, VERSIONS,
-  cityLiveDaySql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, toFuelTotals, toLiveDaySums,
+  cityLiveDaySql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelTotals, toLiveDaySums,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
@@ -152,7 +152,7 @@ export class PostgresStore implements PriceStore {
     return (await this.rows(currentOfOutOfStockSql('$1'), [cityId])).map(toCurrent);
   }
 
-  async cityHistoryParts(cityId: string, range: DayRange, nowSec?: number): Promise<CityHistoryParts> {
+  async cityHistoryParts(cityId: string, range: DayRange, nowSec?: number, known?: ReadonlyMap<number, number>): Promise<CityHistoryParts> {
     if (!storable(cityId)) return { sealedBefore: 0, sealed: [], stationDays: [], current: [] };
     // One snapshot: a seal between the reads would otherwise count an interval twice or not at all.
     return transaction(this.db(), 'snapshot', async (client) => {
@@ -160,22 +160,30 @@ export class PostgresStore implements PriceStore {
         FROM cities c LEFT JOIN seals l ON l.state = c.state WHERE c.id = $1`, [cityId, NO_DAY_LOWER_BOUND]);
       const sealedBefore = city ? Number(city.sealed_before) : 0;
       const from = range.from ?? NO_DAY_LOWER_BOUND;
-      const sealed = (await rows(client, `SELECT fuel, day, mean_tenths FROM city_daily
-        WHERE city_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day, fuel`, [cityId, from, Math.min(range.to, sealedBefore - 1)]))
-        .map((r) => ({ fuel: fuelAt(r.fuel), day: Number(r.day), meanTenths: Number(r.mean_tenths) }));
+      const marks = known && new Map((await rows(client, 'SELECT block, mark FROM city_daily_marks WHERE city_id = $1', [cityId]))
+        .map((r) => [Number(r.block), Number(r.mark)]));
+      const plan = planSealedRead(from, Math.min(range.to, sealedBefore - 1), marks, known);
+      const sealed: CityHistoryParts['sealed'] = [];
+      for (const [low, high] of plan.ranges) {
+        for (const r of await rows(client, `SELECT fuel, day, mean_tenths FROM city_daily
+          WHERE city_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day, fuel`, [cityId, low, high])) {
+          sealed.push({ fuel: fuelAt(r.fuel), day: Number(r.day), meanTenths: Number(r.mean_tenths) });
+        }
+      }
+      const blocks = plan.blocks && { blocks: plan.blocks };
       const liveFrom = Math.max(from, sealedBefore);
       const today = city && nowSec !== undefined ? onlyLiveDayIsToday(city.state as StateId, liveFrom, range, nowSec) : undefined;
       if (today) {
         const sums = (await rows(client, cityLiveDaySql({ city: '$1', day: '$2', start: '$3', now: '$4' }, 'postgres'),
           [cityId, today.day, today.start, today.now])).map(toLiveDaySums);
-        return { sealedBefore, sealed, stationDays: [], current: [], liveDay: { day: today.day, sums } };
+        return { sealedBefore, sealed, stationDays: [], current: [], liveDay: { day: today.day, sums }, ...blocks };
       }
       const stationDays = liveFrom > range.to ? [] : (await rows(client, `
         SELECT s.id AS station_id, d.fuel, d.day, d.weighted_tenths, d.seconds
         FROM stations s JOIN station_daily d ON d.station_key = s.key
         WHERE s.city_id = $1 AND d.day BETWEEN $2 AND $3 ORDER BY s.id COLLATE "C", d.day, d.fuel`, [cityId, liveFrom, range.to]))
         .map((r) => toStationDay(String(r.station_id), r));
-      return { sealedBefore, sealed, stationDays, current: await currentForCity(client, cityId) };
+      return { sealedBefore, sealed, stationDays, current: await currentForCity(client, cityId), ...blocks };
     });
   }
 

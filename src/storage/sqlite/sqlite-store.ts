@@ -6,7 +6,7 @@ import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, splitHeld } from '../batch.ts';
 import {
   type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken, VERSIONS,
-  cityLiveDaySql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, toFuelTotals, toLiveDaySums,
+  cityLiveDaySql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelTotals, toLiveDaySums,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
@@ -163,31 +163,34 @@ export class SqliteStore implements PriceStore {
     return (this.sql(currentOfOutOfStockSql('?')).all(cityId) as Row[]).map(toCurrent);
   }
 
-  async cityHistoryParts(cityId: string, range: DayRange, nowSec?: number): Promise<CityHistoryParts> {
-    return this.snapshot(() => this.readCityHistoryParts(cityId, range, nowSec))();
+  async cityHistoryParts(cityId: string, range: DayRange, nowSec?: number, known?: ReadonlyMap<number, number>): Promise<CityHistoryParts> {
+    return this.snapshot(() => this.readCityHistoryParts(cityId, range, nowSec, known))();
   }
 
-  private readCityHistoryParts(cityId: string, range: DayRange, nowSec: number | undefined): CityHistoryParts {
+  private readCityHistoryParts(cityId: string, range: DayRange, nowSec: number | undefined, known: ReadonlyMap<number, number> | undefined): CityHistoryParts {
     const city = this.sql('SELECT state FROM cities WHERE id = ?').get(cityId) as { state: StateId } | undefined;
     const sealedBefore = city ? this.writer.sealedBefore(city.state) : NO_DAY_LOWER_BOUND;
     const from = range.from ?? NO_DAY_LOWER_BOUND;
+    const plan = planSealedRead(from, Math.min(range.to, sealedBefore - 1), known && new Map(
+      this.sql('SELECT block, mark FROM city_daily_marks WHERE city_id = ?').raw(true).all(cityId) as Array<[number, number]>), known);
     // Rows as arrays (raw): ten years of a city are some 60,000 of them, and named-key objects cost twice as much.
-    const sealed = (this.sql('SELECT fuel, day, mean_tenths FROM city_daily WHERE city_id = ? AND day BETWEEN ? AND ?')
-      .raw(true).all(cityId, from, Math.min(range.to, sealedBefore - 1)) as Array<[number, number, number]>)
-      .map(([fuel, day, mean]) => ({ fuel: fuelAt(fuel), day, meanTenths: mean }));
+    const read = this.sql('SELECT fuel, day, mean_tenths FROM city_daily WHERE city_id = ? AND day BETWEEN ? AND ?').raw(true);
+    const sealed = plan.ranges.flatMap(([low, high]) => (read.all(cityId, low, high) as Array<[number, number, number]>)
+      .map(([fuel, day, mean]) => ({ fuel: fuelAt(fuel), day, meanTenths: mean })));
+    const blocks = plan.blocks && { blocks: plan.blocks };
     const liveFrom = Math.max(from, sealedBefore);
     const today = city && nowSec !== undefined ? onlyLiveDayIsToday(city.state, liveFrom, range, nowSec) : undefined;
     if (today) {
       const sums = (this.sql(cityLiveDaySql({ city: '@city', day: '@day', start: '@start', now: '@now' }, 'sqlite'))
         .all({ city: cityId, ...today }) as Row[]).map(toLiveDaySums);
-      return { sealedBefore, sealed, stationDays: [], current: [], liveDay: { day: today.day, sums } };
+      return { sealedBefore, sealed, stationDays: [], current: [], liveDay: { day: today.day, sums }, ...blocks };
     }
     const stationDays = liveFrom > range.to ? [] : (this.sql(`
       SELECT s.id AS station_id, d.fuel, d.day, d.weighted_tenths, d.seconds
       FROM stations s JOIN station_daily d ON d.station_key = s.key
       WHERE s.city_id = ? AND d.day BETWEEN ? AND ?`).all(cityId, liveFrom, range.to) as Row[])
       .map((r) => toStationDay(String(r.station_id), r));
-    return { sealedBefore, sealed, stationDays, current: this.readCurrentForCity(cityId) };
+    return { sealedBefore, sealed, stationDays, current: this.readCurrentForCity(cityId), ...blocks };
   }
 
   async upsertCities(cities: CityInput[]): Promise<void> {

@@ -1,0 +1,76 @@
+import { FUELS, type FuelId } from './fuels.ts';
+import type { CityDayRow, DailyMean, FuelSeries } from './history.ts';
+import type { StateId } from './states.ts';
+import { type LocalDay, dayStart, formatLocalDay } from './time.ts';
+
+/**
+ * A long city history as JSON text put together from pieces, for the sealed part of a history
+ * is the same from one request to the next: kept formatted per block of days (http/history-
+ * blocks.ts), it is joined rather than read, built and serialised again. The text is byte for
+ * byte what the route's schema serialiser makes of historyEntries (test/http/history-blocks.test.ts).
+ */
+
+/** Days per block: a block is formatted once and reused while its sealed days do not change. */
+export const HISTORY_BLOCK_DAYS = 128;
+
+export function blockOf(day: LocalDay): number {
+  return Math.floor(day / HISTORY_BLOCK_DAYS);
+}
+
+export function firstDayOf(block: number): LocalDay {
+  return block * HISTORY_BLOCK_DAYS;
+}
+
+export function lastDayOf(block: number): LocalDay {
+  return (block + 1) * HISTORY_BLOCK_DAYS - 1;
+}
+
+/** One fuel's records, newest first, as JSON objects joined by commas (no brackets); '' for none. */
+export type RecordsText = string;
+
+/** Records of daily means (newest first) as HistoryRecordSchema serialises them. */
+export function recordsText(days: readonly DailyMean[], state: StateId, format: (meanTenths: number) => string): RecordsText {
+  // Joined from an array, not grown by +=: join makes one flat string, where += makes a tree of
+  // pieces that every later join or hash of a held block would walk again.
+  const records = new Array<string>(days.length);
+  for (let i = 0; i < days.length; i++) {
+    const d = days[i] as DailyMean;
+    records[i] = `{"timestamp":${dayStart(state, d.day)},"date":"${formatLocalDay(d.day)}","average":${JSON.stringify(format(d.meanTenths))}}`;
+  }
+  return records.join(',');
+}
+
+/** Sealed rows of some days (any order) as each fuel's records text, newest first. */
+export function sealedText(rows: readonly CityDayRow[], state: StateId, format: (meanTenths: number) => string): Map<FuelId, RecordsText> {
+  const byFuel = new Map<FuelId, DailyMean[]>();
+  for (const row of rows) {
+    let days = byFuel.get(row.fuel);
+    if (!days) byFuel.set(row.fuel, (days = []));
+    days.push({ day: row.day, meanTenths: row.meanTenths });
+  }
+  const out = new Map<FuelId, RecordsText>();
+  for (const [fuel, days] of byFuel) out.set(fuel, recordsText(days.sort((a, b) => b.day - a.day), state, format));
+  return out;
+}
+
+/**
+ * The whole answer: { data: { id, name, history: [{ fuel, records }] } }, every fuel in the
+ * spec's order, its records the live days (newest first) and then each sealed piece in turn
+ * (pieces newest first); `false` for a fuel with none.
+ */
+export function historyText(
+  id: string, name: string, live: FuelSeries, sealed: ReadonlyArray<ReadonlyMap<FuelId, RecordsText>>,
+  state: StateId, format: (meanTenths: number) => string,
+): string {
+  const entries = FUELS.map((fuel) => {
+    const parts: string[] = [];
+    const liveDays = live.get(fuel);
+    if (liveDays && liveDays.length > 0) parts.push(recordsText(liveDays, state, format));
+    for (const piece of sealed) {
+      const text = piece.get(fuel);
+      if (text) parts.push(text);
+    }
+    return `{"fuel":"${fuel}","records":${parts.length === 0 ? 'false' : `[${parts.join(',')}]`}}`;
+  });
+  return `{"data":{"id":${JSON.stringify(id)},"name":${JSON.stringify(name)},"history":[${entries.join(',')}]}}`;
+}

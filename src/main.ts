@@ -1,9 +1,4 @@
 import { ConfigError, loadConfig } from './config.ts';
-import { copyCommand } from './cli/copy.ts';
-import { demoCommand } from './cli/demo.ts';
-import { migrateCommand } from './cli/migrate.ts';
-import { serveCommand } from './cli/serve.ts';
-import { tokensCommand } from './cli/tokens.ts';
 import { UsageError } from './cli/args.ts';
 
 export const USAGE = `Usage: fuelprice <command> [options]
@@ -30,12 +25,14 @@ export async function main(argv: string[]): Promise<number> {
       return command === undefined ? 2 : 0;
     }
     const config = loadConfig();
+    // Each command's modules are loaded when it runs: a server start does not load the demo
+    // generator, the importers or the copier.
     switch (command) {
-      case 'serve': return await serveCommand(config, rest);
-      case 'demo': return await demoCommand(config, rest);
-      case 'tokens': return await tokensCommand(config, rest);
-      case 'migrate': return await migrateCommand(config, rest);
-      case 'copy': return await copyCommand(config, rest);
+      case 'serve': return await (await import('./cli/serve.ts')).serveCommand(config, rest);
+      case 'demo': return await (await import('./cli/demo.ts')).demoCommand(config, rest);
+      case 'tokens': return await (await import('./cli/tokens.ts')).tokensCommand(config, rest);
+      case 'migrate': return await (await import('./cli/migrate.ts')).migrateCommand(config, rest);
+      case 'copy': return await (await import('./cli/copy.ts')).copyCommand(config, rest);
       case 'ingest': return await (await import('./cli/ingest.ts')).ingestCommand(config, rest);
       case 'import': return await (await import('./cli/import.ts')).importCommand(config, rest);
       default:

@@ -4,7 +4,6 @@ import { buildApp, loggerOptions } from '../app.ts';
 import { type Clock, type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
 import { eventLoopGauge } from '../http/overload.ts';
-import { RedisRateLimiter } from '../http/redis-limiter.ts';
 import { openStore } from '../storage/open.ts';
 import type { PriceStore } from '../storage/store.ts';
 import { newToken } from '../tokens.ts';
@@ -90,7 +89,10 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
   if (role === 'single') await store.seal(clock.now());
 
   // With REDIS_URL, rate limits are shared by every process; without it (or while Redis is out of reach), per process.
-  const rateLimiter = config.redisUrl ? new RedisRateLimiter({ url: config.redisUrl, prefix: config.redisPrefix }) : undefined;
+  // ioredis is loaded when asked for: it costs some 140 ms of every start that does not use it.
+  const rateLimiter = config.redisUrl
+    ? new (await import('../http/redis-limiter.ts')).RedisRateLimiter({ url: config.redisUrl, prefix: config.redisPrefix })
+    : undefined;
   // The gauge may report before buildApp returns; the app's logger takes its lines from then on.
   let shedLog: Logger | undefined;
   const app = await buildApp({

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '../config.ts';
-import { PostgresStore } from './postgres/postgres-store.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 import type { PriceStore } from './store.ts';
 
@@ -18,6 +17,8 @@ export async function openStore(databaseUrl: string, options: { migrate?: boolea
     return store;
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    // Loaded when asked for: pg costs some 80 ms of every start that does not use it.
+    const { PostgresStore } = await import('./postgres/postgres-store.ts');
     const store = new PostgresStore({ connectionString: databaseUrl });
     try {
       if (migrate) await store.migrate();

@@ -10,7 +10,9 @@
  * is on whether or not that is, and bounded in bytes (least recently used blocks go first).
  */
 import type { FuelId } from '../domain/fuels.ts';
-import type { RecordsText } from '../domain/history-json.ts';
+import { type RecordsText, blockOf, sealedText } from '../domain/history-json.ts';
+import type { CityDayRow, CityHistoryParts } from '../domain/history.ts';
+import type { StateId } from '../domain/states.ts';
 
 export interface HeldBlock {
   mark: number;
@@ -62,6 +64,34 @@ export class HistoryBlocks {
       if (oldest === undefined) break;
       this.drop(oldest);
     }
+  }
+
+  /**
+   * The sealed part of an answer as pieces, newest first: the blocks storage skipped, as held;
+   * the other complete blocks formatted from their rows and kept; the days of blocks only partly
+   * in the range or not all sealed yet formatted for this answer alone. `held` is what held()
+   * gave before storage was asked, so a block dropped meanwhile is still at hand.
+   */
+  sealedPieces(
+    cityId: string, state: StateId, held: ReadonlyMap<number, HeldBlock>, parts: CityHistoryParts, format: (meanTenths: number) => string,
+  ): Array<ReadonlyMap<FuelId, RecordsText>> {
+    const rowsByBlock = new Map<number, CityDayRow[]>();
+    for (const row of parts.sealed) {
+      const block = blockOf(row.day);
+      const rows = rowsByBlock.get(block);
+      if (rows) rows.push(row); else rowsByBlock.set(block, [row]);
+    }
+    const pieces: Array<[number, ReadonlyMap<FuelId, RecordsText>]> = [];
+    for (const [block, mark] of parts.blocks?.marks ?? []) {
+      const kept = parts.blocks?.skipped.has(block) ? held.get(block) : undefined;
+      if (kept) { pieces.push([block, kept.texts]); continue; }
+      const texts = sealedText(rowsByBlock.get(block) ?? [], state, format);
+      this.set(cityId, block, mark, texts);
+      pieces.push([block, texts]);
+      rowsByBlock.delete(block);
+    }
+    for (const [block, rows] of rowsByBlock) pieces.push([block, sealedText(rows, state, format)]);
+    return pieces.sort((a, b) => b[0] - a[0]).map(([, texts]) => texts);
   }
 
   get size(): number {

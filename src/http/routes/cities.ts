@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { type CityDayRow, cityHistory, citySpread, cityUnavailable } from '../../domain/history.ts';
-import type { FuelId } from '../../domain/fuels.ts';
-import { type RecordsText, blockOf, historyText, sealedText } from '../../domain/history-json.ts';
+import { cityHistory, citySpread, cityUnavailable } from '../../domain/history.ts';
+import { historyText } from '../../domain/history-json.ts';
 import { averageEntries, spreadEntries, unavailableEntries } from '../../domain/present.ts';
 import { formatDollars } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
@@ -52,28 +51,11 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     const held = historyBlocks.held(city.id);
     const parts = await store.cityHistoryParts(city.id, range, now, new Map([...held].map(([block, h]) => [block, h.mark])));
     const live = cityHistory(city.state, { ...parts, sealed: [] }, range, now);
-    const rowsByBlock = new Map<number, CityDayRow[]>();
-    for (const row of parts.sealed) {
-      const block = blockOf(row.day);
-      const rows = rowsByBlock.get(block);
-      if (rows) rows.push(row); else rowsByBlock.set(block, [row]);
-    }
-    const pieces: Array<[number, ReadonlyMap<FuelId, RecordsText>]> = [];
-    for (const [block, mark] of parts.blocks?.marks ?? []) {
-      const kept = parts.blocks?.skipped.has(block) ? held.get(block) : undefined;
-      if (kept) { pieces.push([block, kept.texts]); continue; }
-      const texts = sealedText(rowsByBlock.get(block) ?? [], city.state, formatDollars);
-      historyBlocks.set(city.id, block, mark, texts);
-      pieces.push([block, texts]);
-      rowsByBlock.delete(block);
-    }
-    // Days of blocks only partly in the range or not yet all sealed: formatted for this answer only.
-    for (const [block, rows] of rowsByBlock) pieces.push([block, sealedText(rows, city.state, formatDollars)]);
-    pieces.sort((a, b) => b[0] - a[0]);
+    const sealed = historyBlocks.sealedPieces(city.id, city.state, held, parts, formatDollars);
     // Already JSON (HistoryResponse's shape, byte for byte): Fastify sends a string with a JSON
     // content type as it is, so the reply is taken untyped for this one send.
     return (reply as FastifyReply).type('application/json; charset=utf-8')
-      .send(historyText(city.id, city.name, live, pieces.map(([, texts]) => texts), city.state, formatDollars));
+      .send(historyText(city.id, city.name, live, sealed, city.state, formatDollars));
   });
 
   app.get('/v1/cities/:id/unavailable', {

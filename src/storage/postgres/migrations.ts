@@ -208,7 +208,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   -- so a process holding a block formatted knows when to read it again. Every block with rows
   -- has a mark. Statement triggers: a seal changes thousands of rows at once.
   CREATE TABLE city_daily_marks (
-    city_id text NOT NULL,
+    city_id text COLLATE "C" NOT NULL,
     block integer NOT NULL,
     mark bigint NOT NULL,
     PRIMARY KEY (city_id, block)

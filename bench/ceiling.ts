@@ -1,8 +1,9 @@
 /**
  * The ceiling: a bare node:http server that answers each path with the very bytes the real
  * server answered (status, body and every header but those node:http adds itself), looked up
- * by URL and nothing else: the load generator reads the same bytes from both. What it reaches is what this machine, this load generator and HTTP/1.1 on
- * loopback allow, so the real server's figures are reported as a fraction of it.
+ * by URL and nothing else: the load generator reads the same bytes from both. What it reaches
+ * is what this machine, this load generator and HTTP/1.1 on loopback allow, so the real
+ * server's figures are reported as a fraction of it.
  *
  *   node --import tsx bench/ceiling.ts ANSWERS.json
  *

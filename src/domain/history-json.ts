@@ -4,10 +4,11 @@ import type { StateId } from './states.ts';
 import { type LocalDay, dayStart, formatLocalDay } from './time.ts';
 
 /**
- * A long city history as JSON text put together from pieces, for the sealed part of a history
- * is the same from one request to the next: kept formatted per block of days (http/history-
- * blocks.ts), it is joined rather than read, built and serialised again. The text is byte for
- * byte what the route's schema serialiser makes of historyEntries (test/http/history-blocks.test.ts).
+ * A long city history as JSON put together from pieces, for the sealed part of a history is the
+ * same from one request to the next: kept formatted per block of days (http/history-blocks.ts),
+ * its bytes are copied into the answer rather than read, built and serialised again. The answer
+ * is byte for byte what the route's schema serialiser makes of historyEntries
+ * (test/http/history-blocks.test.ts).
  */
 
 /** Days per block: a block is formatted once and reused while its sealed days do not change. */
@@ -25,19 +26,20 @@ export function lastDayOf(block: number): LocalDay {
   return (block + 1) * HISTORY_BLOCK_DAYS - 1;
 }
 
-/** One fuel's records, newest first, as JSON objects joined by commas (no brackets); '' for none. */
-export type RecordsText = string;
+/**
+ * One fuel's records, newest first, as JSON objects joined by commas (no brackets), in UTF-8:
+ * bytes, so that an answer is put together by copying them once and hashed and written as they are.
+ */
+export type RecordsText = Buffer;
 
 /** Records of daily means (newest first) as HistoryRecordSchema serialises them. */
 export function recordsText(days: readonly DailyMean[], state: StateId, format: (meanTenths: number) => string): RecordsText {
-  // Joined from an array, not grown by +=: join makes one flat string, where += makes a tree of
-  // pieces that every later join or hash of a held block would walk again.
   const records = new Array<string>(days.length);
   for (let i = 0; i < days.length; i++) {
     const d = days[i] as DailyMean;
     records[i] = `{"timestamp":${dayStart(state, d.day)},"date":"${formatLocalDay(d.day)}","average":${JSON.stringify(format(d.meanTenths))}}`;
   }
-  return records.join(',');
+  return Buffer.from(records.join(','));
 }
 
 /** Sealed rows of some days (any order) as each fuel's records text, newest first. */
@@ -61,16 +63,25 @@ export function sealedText(rows: readonly CityDayRow[], state: StateId, format: 
 export function historyText(
   id: string, name: string, live: FuelSeries, sealed: ReadonlyArray<ReadonlyMap<FuelId, RecordsText>>,
   state: StateId, format: (meanTenths: number) => string,
-): string {
-  const entries = FUELS.map((fuel) => {
-    const parts: string[] = [];
+): Buffer {
+  const out: Buffer[] = [Buffer.from(`{"data":{"id":${JSON.stringify(id)},"name":${JSON.stringify(name)},"history":[`)];
+  FUELS.forEach((fuel, i) => {
+    const parts: Buffer[] = [];
     const liveDays = live.get(fuel);
     if (liveDays && liveDays.length > 0) parts.push(recordsText(liveDays, state, format));
     for (const piece of sealed) {
       const text = piece.get(fuel);
-      if (text) parts.push(text);
+      if (text && text.length > 0) parts.push(text);
     }
-    return `{"fuel":"${fuel}","records":${parts.length === 0 ? 'false' : `[${parts.join(',')}]`}}`;
+    out.push(Buffer.from(`${i === 0 ? '' : ','}{"fuel":"${fuel}","records":${parts.length === 0 ? 'false}' : '['}`));
+    if (parts.length === 0) return;
+    parts.forEach((part, j) => { if (j > 0) out.push(COMMA); out.push(part); });
+    out.push(CLOSE_RECORDS);
   });
-  return `{"data":{"id":${JSON.stringify(id)},"name":${JSON.stringify(name)},"history":[${entries.join(',')}]}}`;
+  out.push(CLOSE_ANSWER);
+  return Buffer.concat(out);
 }
+
+const COMMA = Buffer.from(',');
+const CLOSE_RECORDS = Buffer.from(']}');
+const CLOSE_ANSWER = Buffer.from(']}}');

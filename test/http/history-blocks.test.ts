@@ -31,15 +31,15 @@ describe('sealed blocks (pure)', () => {
 
   test('held blocks are bounded in bytes, least recently used out first', () => {
     const blocks = new HistoryBlocks(400);
-    blocks.set('a', 1, 1, new Map([['e10', 'x'.repeat(100)]]));
-    blocks.set('a', 2, 1, new Map([['e10', 'x'.repeat(100)]]));
-    blocks.set('b', 1, 1, new Map([['e10', 'x'.repeat(100)]]));
+    blocks.set('a', 1, 1, new Map([['e10', Buffer.alloc(100)]]));
+    blocks.set('a', 2, 1, new Map([['e10', Buffer.alloc(100)]]));
+    blocks.set('b', 1, 1, new Map([['e10', Buffer.alloc(100)]]));
     assert.deepEqual([...blocks.held('a').keys()], [1, 2]); // 'a' used last: 'b' is the oldest now
-    blocks.set('c', 1, 1, new Map([['e10', 'x'.repeat(100)]]));
-    blocks.set('c', 2, 1, new Map([['e10', 'x'.repeat(100)]]));
+    blocks.set('c', 1, 1, new Map([['e10', Buffer.alloc(100)]]));
+    blocks.set('c', 2, 1, new Map([['e10', Buffer.alloc(100)]]));
     assert.equal(blocks.held('b').size, 0);
     assert.equal(blocks.heldBytes, 400);
-    blocks.set('d', 1, 1, new Map([['e10', 'x'.repeat(101)]])); // over a quarter: not kept
+    blocks.set('d', 1, 1, new Map([['e10', Buffer.alloc(101)]])); // over a quarter: not kept
     assert.equal(blocks.held('d').size, 0);
     assert.equal(blocks.held('a').get(2)?.mark, 1);
   });

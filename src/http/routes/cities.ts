@@ -52,8 +52,8 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     const parts = await store.cityHistoryParts(city.id, range, now, new Map([...held].map(([block, h]) => [block, h.mark])));
     const live = cityHistory(city.state, { ...parts, sealed: [] }, range, now);
     const sealed = historyBlocks.sealedPieces(city.id, city.state, held, parts, formatDollars);
-    // Already JSON (HistoryResponse's shape, byte for byte): Fastify sends a string with a JSON
-    // content type as it is, so the reply is taken untyped for this one send.
+    // Already JSON bytes (HistoryResponse's shape, byte for byte): Fastify sends a Buffer as it
+    // is, so the reply is taken untyped for this one send.
     return (reply as FastifyReply).type('application/json; charset=utf-8')
       .send(historyText(city.id, city.name, live, sealed, city.state, formatDollars));
   });

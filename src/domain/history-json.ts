@@ -32,7 +32,7 @@ export function lastDayOf(block: number): LocalDay {
  */
 export type RecordsText = Buffer;
 
-/** Records of daily means (newest first) as HistoryRecordSchema serialises them. */
+/** Records of daily means (newest first) as HistoryRecordSchema serialises them: a change to that schema changes this too. */
 export function recordsText(days: readonly DailyMean[], state: StateId, format: (meanTenths: number) => string): RecordsText {
   const records = new Array<string>(days.length);
   for (let i = 0; i < days.length; i++) {

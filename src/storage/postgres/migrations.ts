@@ -206,18 +206,22 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   -- Sealed city history is kept formatted per block of 128 days (http/history-blocks.ts): a
   -- block's mark moves with every change to its city_daily rows (a seal, a late report, a copy),
   -- so a process holding a block formatted knows when to read it again. Every block with rows
-  -- has a mark. Statement triggers: a seal changes thousands of rows at once.
+  -- has a mark. A mark is a fresh random number (within 2^53, exact in JavaScript), not a count:
+  -- a database restored from a backup does not give a mark a process has seen to other rows.
+  -- Statement triggers: a seal changes thousands of rows at once.
   CREATE TABLE city_daily_marks (
     city_id text COLLATE "C" NOT NULL,
     block integer NOT NULL,
     mark bigint NOT NULL,
     PRIMARY KEY (city_id, block)
   );
-  INSERT INTO city_daily_marks (city_id, block, mark) SELECT city_id, day / 128, 1 FROM city_daily GROUP BY city_id, day / 128;
+  INSERT INTO city_daily_marks (city_id, block, mark)
+    SELECT city_id, day / 128, (random() * 9007199254740991)::bigint FROM city_daily GROUP BY city_id, day / 128;
   CREATE FUNCTION city_daily_marks_move(moved_city text[], moved_day integer[]) RETURNS void
   LANGUAGE sql AS 'INSERT INTO city_daily_marks AS m (city_id, block, mark)
-    SELECT city_id, day / 128, 1 FROM unnest(moved_city, moved_day) AS d (city_id, day) WHERE city_id IS NOT NULL GROUP BY city_id, day / 128
-    ON CONFLICT (city_id, block) DO UPDATE SET mark = m.mark + 1';
+    SELECT city_id, day / 128, (random() * 9007199254740991)::bigint FROM unnest(moved_city, moved_day) AS d (city_id, day)
+    WHERE city_id IS NOT NULL GROUP BY city_id, day / 128
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark';
   CREATE FUNCTION city_daily_marks_inserted() RETURNS trigger LANGUAGE plpgsql AS '
   BEGIN
     PERFORM city_daily_marks_move(array_agg(city_id), array_agg(day)) FROM new_rows;

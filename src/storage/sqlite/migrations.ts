@@ -192,27 +192,28 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   -- Sealed city history is kept formatted per block of 128 days (http/history-blocks.ts): a
   -- block's mark moves with every change to its city_daily rows (a seal, a late report, a copy),
   -- so a process holding a block formatted knows when to read it again. Every block with rows
-  -- has a mark.
+  -- has a mark. A mark is a fresh random number (within 2^53, exact in JavaScript), not a count:
+  -- a database restored from a backup does not give a mark a process has seen to other rows.
   CREATE TABLE city_daily_marks (
     city_id TEXT NOT NULL,
     block INTEGER NOT NULL,
     mark INTEGER NOT NULL,
     PRIMARY KEY (city_id, block)
   ) WITHOUT ROWID;
-  INSERT INTO city_daily_marks (city_id, block, mark) SELECT city_id, day / 128, 1 FROM city_daily GROUP BY city_id, day / 128;
+  INSERT INTO city_daily_marks (city_id, block, mark) SELECT city_id, day / 128, random() % 9007199254740991 FROM city_daily GROUP BY city_id, day / 128;
   CREATE TRIGGER city_daily_marks_on_insert AFTER INSERT ON city_daily BEGIN
-    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.day / 128, 1)
-    ON CONFLICT (city_id, block) DO UPDATE SET mark = mark + 1;
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
   END;
   CREATE TRIGGER city_daily_marks_on_update AFTER UPDATE ON city_daily BEGIN
-    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.day / 128, 1)
-    ON CONFLICT (city_id, block) DO UPDATE SET mark = mark + 1;
-    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.day / 128, 1)
-    ON CONFLICT (city_id, block) DO UPDATE SET mark = mark + 1;
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
   END;
   CREATE TRIGGER city_daily_marks_on_delete AFTER DELETE ON city_daily BEGIN
-    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.day / 128, 1)
-    ON CONFLICT (city_id, block) DO UPDATE SET mark = mark + 1;
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
   END;
   `,
 ];

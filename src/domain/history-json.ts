@@ -1,5 +1,5 @@
 import { FUELS, type FuelId } from './fuels.ts';
-import type { CityDayRow, DailyMean, FuelSeries } from './history.ts';
+import { type CityDayRow, type DailyMean, type FuelSeries, sealedByFuel } from './history.ts';
 import type { StateId } from './states.ts';
 import { type LocalDay, dayStart, formatLocalDay } from './time.ts';
 
@@ -44,14 +44,8 @@ export function recordsText(days: readonly DailyMean[], state: StateId, format: 
 
 /** Sealed rows of some days (any order) as each fuel's records text, newest first. */
 export function sealedText(rows: readonly CityDayRow[], state: StateId, format: (meanTenths: number) => string): Map<FuelId, RecordsText> {
-  const byFuel = new Map<FuelId, DailyMean[]>();
-  for (const row of rows) {
-    let days = byFuel.get(row.fuel);
-    if (!days) byFuel.set(row.fuel, (days = []));
-    days.push({ day: row.day, meanTenths: row.meanTenths });
-  }
   const out = new Map<FuelId, RecordsText>();
-  for (const [fuel, days] of byFuel) out.set(fuel, recordsText(days.sort((a, b) => b.day - a.day), state, format));
+  for (const [fuel, days] of sealedByFuel(rows)) out.set(fuel, recordsText(days, state, format));
   return out;
 }
 

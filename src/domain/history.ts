@@ -131,7 +131,7 @@ function poolByOutput(means: Map<string, Map<LocalDay, number>>): Map<FuelId, Ma
 }
 
 /** poolByOutput for a day already totalled per reported fuel: each output's mean is its members' sums over their counts. */
-export function poolSums(day: LocalDay, sums: readonly LiveDaySums[]): Map<FuelId, Map<LocalDay, number>> {
+function poolSums(day: LocalDay, sums: readonly LiveDaySums[]): Map<FuelId, Map<LocalDay, number>> {
   const pools = new Map<FuelId, { sum: number; count: number }>();
   for (const row of sums) {
     if (row.count <= 0) continue;
@@ -165,20 +165,27 @@ export function cityHistory(state: StateId, parts: CityHistoryParts, range: DayR
     ? poolSums(parts.liveDay.day, parts.liveDay.sums)
     : poolByOutput(stationFuelDayMeans(state, parts.stationDays, parts.current, liveRange, nowSec));
   // Sealed days all come before the live ones: each fuel's list is the live days, then the sealed.
-  const sealed = new Map<FuelId, DailyMean[]>();
-  for (const row of parts.sealed) {
-    if (row.day >= parts.sealedBefore) continue;
-    let days = sealed.get(row.fuel);
-    if (!days) sealed.set(row.fuel, (days = []));
-    days.push({ day: row.day, meanTenths: row.meanTenths });
-  }
+  const sealed = sealedByFuel(parts.sealed, parts.sealedBefore);
   const series: FuelSeries = new Map();
   for (const fuel of new Set([...live.keys(), ...sealed.keys()])) {
     const newer = newestFirst(live.get(fuel) ?? new Map());
-    const older = (sealed.get(fuel) ?? []).sort((a, b) => b.day - a.day);
+    const older = sealed.get(fuel) ?? [];
     series.set(fuel, newer.length === 0 ? older : newer.concat(older));
   }
   return series;
+}
+
+/** Sealed city rows (any order) before day `before`, as each fuel's daily means, newest first. */
+export function sealedByFuel(rows: readonly CityDayRow[], before: LocalDay = Number.POSITIVE_INFINITY): FuelSeries {
+  const byFuel: FuelSeries = new Map();
+  for (const row of rows) {
+    if (row.day >= before) continue;
+    let days = byFuel.get(row.fuel);
+    if (!days) byFuel.set(row.fuel, (days = []));
+    days.push({ day: row.day, meanTenths: row.meanTenths });
+  }
+  for (const days of byFuel.values()) days.sort((a, b) => b.day - a.day);
+  return byFuel;
 }
 
 export interface Spread {

@@ -95,10 +95,6 @@ export class HistoryBlocks {
     return pieces.sort((a, b) => b[0] - a[0]).map(([, texts]) => texts);
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   get heldBytes(): number {
     return this.bytes;
   }

@@ -194,6 +194,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         const versions = await store.versions();
         dataVersions.set(request, versions.data);
         const token = await authenticate(request, store, clock, tokens.lookupAt(versions.tokens));
+        tokens.passedWith(versions.tokens, token, request.headers.authorization ?? '');
         key = `token:${token.id}`;
         limit = token.rateLimit ?? defaultLimit;
       } catch (error) {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PriceStore, TokenRecord } from './storage/store.ts';
 
 /**
@@ -8,8 +8,13 @@ import type { PriceStore, TokenRecord } from './storage/store.ts';
 const TOKEN_PATTERN = /^fp_([a-z2-7]{8})_[A-Za-z0-9_-]{43}$/;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
+/**
+ * The token's SHA-256. One-shot `hash()` rather than `createHash()`: it builds no Hash object
+ * (a native handle the garbage collector must track), which on the cached fast path cost more
+ * than the hashing itself (bench/RESULTS.md, cached rows).
+ */
 export function hashToken(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return hash('sha256', token, 'buffer');
 }
 
 export interface NewToken {
@@ -38,9 +43,20 @@ export function tokenIdOf(token: string): string | undefined {
   return TOKEN_PATTERN.exec(token)?.[1];
 }
 
-/** Whether `token` is this record's, unrevoked and unexpired: the hash compared in constant time. */
-export function tokenMatches(token: string, record: TokenRecord, nowSec: number): boolean {
-  return timingSafeEqual(hashToken(token), record.hash) && record.revokedAt === null && (record.expiresAt === null || record.expiresAt > nowSec);
+/** Whether the record is unrevoked and unexpired at `nowSec`. */
+export function tokenUsable(record: TokenRecord, nowSec: number): boolean {
+  return record.revokedAt === null && (record.expiresAt === null || record.expiresAt > nowSec);
+}
+
+/**
+ * Whether two strings are equal, in a time that depends on their length and not on where they
+ * differ (every character is compared; nothing returns early).
+ */
+export function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 
 /** The valid, unexpired, unrevoked token record for this token, or undefined. */
@@ -52,10 +68,7 @@ export async function verifyToken(
   const record = match?.[1] ? await lookup(match[1]) : undefined;
   // Compare against something even when the id is unknown, so timing says nothing about ids.
   const equal = timingSafeEqual(presented, record?.hash ?? DUMMY_HASH);
-  if (!record || !equal) return undefined;
-  if (record.revokedAt !== null) return undefined;
-  if (record.expiresAt !== null && record.expiresAt <= nowSec) return undefined;
-  return record;
+  return record && equal && tokenUsable(record, nowSec) ? record : undefined;
 }
 
 const TOKEN_TEXT = /fp_[a-z2-7]{8}_[A-Za-z0-9_-]{43}/g;

@@ -96,6 +96,6 @@ export class ResponseCache {
 
 /** The clock slice an answer belongs to: its own for clock-dependent routes, one for all others. */
 export function clockBucket(url: string, nowSec: number): number {
-  const path = url.split('?', 1)[0] ?? '';
-  return path.endsWith('/history') ? Math.floor(nowSec / CLOCK_BUCKET_SEC) : 0;
+  const query = url.indexOf('?');
+  return url.endsWith('/history', query === -1 ? url.length : query) ? Math.floor(nowSec / CLOCK_BUCKET_SEC) : 0;
 }

@@ -1,10 +1,11 @@
 /**
  * The fast path for cached answers: in front of Fastify, a GET whose answer is in the response
- * cache for the current data version, from a token already verified for the current tokens
- * version, within its rate limit, is answered straight from the cache. Everything else (a
- * miss, a first sight of a token, a conditional or HEAD request, an error of any kind, a
- * shared Redis limiter) goes to Fastify untouched, so every rule lives in one place and the
- * fast path only repeats a success the full path has already produced.
+ * cache for the current data version, carrying the Authorization header a token has already
+ * passed the full path with at the current tokens version (TokenCache in http/auth.ts), within
+ * its rate limit, is answered straight from the cache. Everything else (a miss, a first sight
+ * of a token, a conditional or HEAD request, an error of any kind, a shared Redis limiter)
+ * goes to Fastify untouched, so every rule lives in one place and the fast path only repeats
+ * a success the full path has already produced.
  *
  * What it sends is what the full path sent for the same URL: the headers captured from that
  * answer (content type, ETag, Cache-Control, CORS, ...), plus this request's own X-Request-Id
@@ -15,8 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../config.ts';
 import type { Logger } from '../ingest/feed.ts';
 import type { PriceStore } from '../storage/store.ts';
-import { tokenIdOf, tokenMatches } from '../tokens.ts';
-import { BEARER, type TokenCache, authorizationCount } from './auth.ts';
+import type { TokenCache } from './auth.ts';
 import { type ResponseCache, clockBucket } from './cache.ts';
 import { type MemoryRateLimiter, RATE_WINDOW_SEC, rateLimitHeaders } from './limits.ts';
 
@@ -40,7 +40,9 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
   const { store, clock, cache, tokens, limiter, defaultLimit } = deps;
   return (req, res) => {
     const url = req.url;
-    if (req.method !== 'GET' || url === undefined || !url.startsWith('/v1/') || req.headers['if-none-match'] !== undefined) return false;
+    if (req.method !== 'GET' || url === undefined || !url.startsWith('/v1/')) return false;
+    const headers = scanHeaders(req.rawHeaders);
+    if (!headers) return false;
     let versions: ReturnType<PriceStore['versionsNow']>;
     try {
       versions = store.versionsNow();
@@ -51,17 +53,15 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     const now = clock.now();
     const hit = cache.get(url, versions.data, clockBucket(url, now));
     if (!hit?.head) return false;
-    if (authorizationCount(req.rawHeaders) !== 1) return false;
-    const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1];
-    const id = bearer === undefined ? undefined : tokenIdOf(bearer);
-    const record = id === undefined ? undefined : tokens.peek(versions.tokens, id);
-    if (bearer === undefined || !record || !tokenMatches(bearer, record, now)) return false;
-    const started = performance.now();
+    // Only the very header a token already passed the full path with (compared in constant time).
+    const record = tokens.passedBefore(versions.tokens, headers.authorization, now);
+    if (!record) return false;
     const decision = limiter.consumeNow(`token:${record.id}`, record.rateLimit ?? defaultLimit, Date.now());
     if (!decision.allowed) return false;
-    const given = req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    const given = headers.requestId;
+    const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
     const log = deps.log();
+    const started = log ? performance.now() : 0;
     // The fields Fastify's request serializer reads, so both paths log the same line.
     if (log) log.info({ reqId: requestId, req: { method: 'GET', url, headers: req.headers, host: req.headers.host, ip: deps.address(req), socket: req.socket } }, 'incoming request');
     // A flat list: node writes it as given, with no header object built and merged per request.
@@ -73,6 +73,35 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     if (log) log.info({ reqId: requestId, res: { statusCode: 200 }, responseTime: performance.now() - started }, 'request completed');
     return true;
   };
+}
+
+/**
+ * The request headers the fast path reads, in one pass over the raw list, so that Node never
+ * builds `req.headers` for a request answered here (a fifth of the fast path's cost). Undefined
+ * when the full path must answer: no Authorization header, more than one (a proxy may have
+ * read another), or a conditional request. A repeated X-Request-Id is left out, as the full
+ * path's `req.headers` would join the copies with a comma that REQUEST_ID refuses.
+ */
+export function scanHeaders(raw: readonly string[]): { authorization: string; requestId: string | undefined } | undefined {
+  let authorization: string | undefined;
+  let requestId: string | undefined;
+  let requestIds = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    // Lowercased only when the length matches one of the three names.
+    if (name.length === 13) {
+      const lower = name.toLowerCase();
+      if (lower === 'authorization') {
+        if (authorization !== undefined) return undefined;
+        authorization = raw[i + 1];
+      } else if (lower === 'if-none-match') {
+        return undefined;
+      }
+    } else if (name.length === 12 && name.toLowerCase() === 'x-request-id') {
+      requestId = requestIds++ === 0 ? raw[i + 1] : undefined;
+    }
+  }
+  return authorization === undefined ? undefined : { authorization, requestId };
 }
 
 /** Headers of a full-path answer that are the same on every request for its URL. */

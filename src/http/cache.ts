@@ -47,6 +47,8 @@ export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxEntries: 20_000, maxBytes:
 /** A least-recently-used map from request URL to answer, bounded in entries and bytes. */
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
+  /** The entry last inserted or moved to the end: a hit on it needs no move. */
+  private newest: Entry | undefined;
   private bytes = 0;
   hits = 0;
   misses = 0;
@@ -59,9 +61,13 @@ export class ResponseCache {
       this.misses++;
       return undefined;
     }
-    // Map keeps insertion order: re-inserting marks it most recently used.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    // Map keeps insertion order: re-inserting marks it most recently used (a delete and a set
+    // that also grow the table until V8 compacts it, so not for the entry already at the end).
+    if (entry !== this.newest) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      this.newest = entry;
+    }
     this.hits++;
     return entry;
   }
@@ -74,6 +80,7 @@ export class ResponseCache {
     const entry: Entry = { body, etag: answer.etag, length: String(size), version, bucket };
     if (answer.headers) entry.head = Object.entries(answer.headers).flat();
     this.entries.set(key, entry);
+    this.newest = entry;
     this.bytes += size;
     while (this.entries.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {
       const oldest = this.entries.keys().next().value;
@@ -91,6 +98,7 @@ export class ResponseCache {
     if (!entry) return;
     this.bytes -= entry.body.length;
     this.entries.delete(key);
+    if (entry === this.newest) this.newest = undefined;
   }
 }
 

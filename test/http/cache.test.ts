@@ -32,6 +32,18 @@ describe('ResponseCache (pure)', () => {
     assert.equal(cache.size, 2);
   });
 
+  test('a hit on the newest entry leaves the order as it is; a hit on any other moves it to the end', () => {
+    const cache = new ResponseCache({ maxEntries: 3, maxBytes: 100 });
+    for (const key of ['/a', '/b', '/c']) cache.set(key, 1, 0, { body: key, etag: key });
+    cache.get('/c', 1, 0);
+    cache.get('/a', 1, 0);
+    cache.get('/a', 1, 0); // oldest first: /b, /c, /a
+    cache.set('/d', 1, 0, { body: 'd', etag: 'd' });
+    assert.equal(cache.get('/b', 1, 0), undefined);
+    cache.set('/e', 1, 0, { body: 'e', etag: 'e' });
+    assert.deepEqual(['/a', '/c', '/d', '/e'].map((key) => cache.get(key, 1, 0)?.etag), ['/a', undefined, 'd', 'e']);
+  });
+
   test('only histories depend on the clock', () => {
     assert.equal(clockBucket('/v1/cities/sydney/history?timeframe=last-week', 1000), Math.floor(1000 / CLOCK_BUCKET_SEC));
     assert.equal(clockBucket('/v1/stations/x/history', 1000), Math.floor(1000 / CLOCK_BUCKET_SEC));

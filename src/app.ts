@@ -10,10 +10,10 @@ import { TokenCache, authenticate, isPublicPath } from './http/auth.ts';
 import { ApiError, ErrorBody, sendError, toApiError } from './http/errors.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './http/limits.ts';
 import { ResponseCache, clockBucket } from './http/cache.ts';
-import { REQUEST_ID, fastPath, stableHeaders } from './http/fast-path.ts';
+import { fastPath, stableHeaders } from './http/fast-path.ts';
 import { HistoryBlocks } from './http/history-blocks.ts';
 import {
-  DEFAULT_LIMITS, type LoadGauge, type ServerLimits, admission, clientErrorAnswer, declaresLargeBody, drainIdleConnections, limitedServer,
+  DEFAULT_LIMITS, type LoadGauge, type ServerLimits, REQUEST_ID, admission, clientErrorAnswer, drainIdleConnections, limitedServer,
   shedInFront,
 } from './http/overload.ts';
 import { strictQuery } from './http/params.ts';
@@ -119,7 +119,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     // Our own server, so that its timeouts and limits are the ones chosen in http/overload.ts.
     serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => limitedServer(limits, (req, res) => {
-      if (front && !declaresLargeBody(req.headers) && front(req, res)) return;
+      // The fast path leaves requests that declare a body to the full path (scanHeaders), which refuses them.
+      if (front?.(req, res)) return;
       if (shed?.(req, res)) return;
       handler(req, res);
     }),

@@ -19,8 +19,7 @@ import type { PriceStore } from '../storage/store.ts';
 import type { TokenCache } from './auth.ts';
 import { type ResponseCache, clockBucket } from './cache.ts';
 import { type MemoryRateLimiter, RATE_WINDOW_SEC, rateLimitHeaders } from './limits.ts';
-
-export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+import { MAX_BODY_BYTES, REQUEST_ID } from './overload.ts';
 
 export interface FastPathDeps {
   store: PriceStore;
@@ -77,10 +76,11 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
 
 /**
  * The request headers the fast path reads, in one pass over the raw list, so that Node never
- * builds `req.headers` for a request answered here (a fifth of the fast path's cost). Undefined
- * when the full path must answer: no Authorization header, more than one (a proxy may have
- * read another), or a conditional request. A repeated X-Request-Id is left out, as the full
- * path's `req.headers` would join the copies with a comma that REQUEST_ID refuses.
+ * builds `req.headers` for a request answered here (that object cost a fifth of the fast
+ * path). Undefined when the full path must answer: no Authorization header, more than one (a
+ * proxy may have read another), a conditional request, or a declared body over MAX_BODY_BYTES
+ * or chunked (declaresLargeBody: refused, connection closed). A repeated X-Request-Id is left
+ * out, as the full path's `req.headers` would join the copies with a comma REQUEST_ID refuses.
  */
 export function scanHeaders(raw: readonly string[]): { authorization: string; requestId: string | undefined } | undefined {
   let authorization: string | undefined;
@@ -88,17 +88,27 @@ export function scanHeaders(raw: readonly string[]): { authorization: string; re
   let requestIds = 0;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
-    // Lowercased only when the length matches one of the three names.
-    if (name.length === 13) {
-      const lower = name.toLowerCase();
-      if (lower === 'authorization') {
-        if (authorization !== undefined) return undefined;
-        authorization = raw[i + 1];
-      } else if (lower === 'if-none-match') {
-        return undefined;
+    // Lowercased (a copy only when it has capitals) only when the length is one of these names'.
+    switch (name.length) {
+      case 13: {
+        const lower = name.toLowerCase();
+        if (lower === 'authorization') {
+          if (authorization !== undefined) return undefined;
+          authorization = raw[i + 1];
+        } else if (lower === 'if-none-match') {
+          return undefined;
+        }
+        break;
       }
-    } else if (name.length === 12 && name.toLowerCase() === 'x-request-id') {
-      requestId = requestIds++ === 0 ? raw[i + 1] : undefined;
+      case 12:
+        if (name.toLowerCase() === 'x-request-id') requestId = requestIds++ === 0 ? raw[i + 1] : undefined;
+        break;
+      case 14:
+        if (name.toLowerCase() === 'content-length' && !(Number(raw[i + 1]) <= MAX_BODY_BYTES)) return undefined;
+        break;
+      case 17:
+        if (name.toLowerCase() === 'transfer-encoding') return undefined;
+        break;
     }
   }
   return authorization === undefined ? undefined : { authorization, requestId };

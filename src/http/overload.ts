@@ -8,7 +8,6 @@ import { type IncomingHttpHeaders, type IncomingMessage, type RequestListener, S
 import type { Duplex } from 'node:stream';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ApiError, type ErrorCode, codeToStatus, errorPayload } from './errors.ts';
-import { REQUEST_ID } from './fast-path.ts';
 
 export interface ServerLimits {
   /** Request line and headers must all arrive within this of the request's first byte (slowloris). */
@@ -231,6 +230,9 @@ export function shedInFront(gauge: LoadGauge, headers: Readonly<Record<string, s
     return true;
   };
 }
+
+/** An X-Request-Id a client may choose (anything else is replaced by a fresh UUID). */
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** A GET carries no body here; one past this (or of unknown length) is refused and its connection closed. */
 export const MAX_BODY_BYTES = 1_024;

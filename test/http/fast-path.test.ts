@@ -27,6 +27,11 @@ describe('the headers the fast path reads', () => {
     assert.equal(scanHeaders(['authorization', 'Bearer a', 'Authorization', 'Bearer b']), undefined);
     assert.equal(scanHeaders(['authorization', 'Bearer a', 'If-None-Match', '"x"']), undefined);
     assert.equal(scanHeaders(['if-none-match', '', 'authorization', 'Bearer a']), undefined);
+    // A declared body: within 1 KiB it is read and dropped, as on the full path; past it, or chunked, the full path refuses it.
+    assert.deepEqual(scanHeaders(['authorization', 'Bearer a', 'Content-Length', '1024']), { authorization: 'Bearer a', requestId: undefined });
+    assert.equal(scanHeaders(['authorization', 'Bearer a', 'Content-Length', '1025']), undefined);
+    assert.equal(scanHeaders(['authorization', 'Bearer a', 'content-length', 'x']), undefined);
+    assert.equal(scanHeaders(['Transfer-Encoding', 'chunked', 'authorization', 'Bearer a']), undefined);
     // Same lengths, other names.
     assert.deepEqual(scanHeaders(['authorization', 'Bearer a', 'content-range', 'x', 'x-request-ix', 'y']), { authorization: 'Bearer a', requestId: undefined });
   });

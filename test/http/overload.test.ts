@@ -247,6 +247,9 @@ describe('slow and hostile clients', () => {
     assert.equal((await get(server, '/v1/cities/sydney')).status, 200);
     const cached = await rawExchange(port, `GET /v1/cities/sydney HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5000\r\n\r\n`);
     assert.equal(cached.status, 400);
+    const chunked = await rawExchange(port, `GET /v1/cities/sydney HTTP/1.1\r\nHost: x\r\n${auth}Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n`);
+    assert.equal(chunked.status, 400);
+    assert.equal(chunked.headers.connection, 'close');
   });
 
   test('three hundred idle connections do not stop a new client getting 200, and are closed after the headers timeout', async () => {

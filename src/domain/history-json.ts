@@ -8,7 +8,8 @@ import { type LocalDay, dayStart, formatLocalDay } from './time.ts';
  * same from one request to the next: kept formatted per block of days (http/history-blocks.ts),
  * its bytes are copied into the answer rather than read, built and serialised again. The answer
  * is byte for byte what the route's schema serialiser makes of historyEntries
- * (test/http/history-blocks.test.ts).
+ * (test/http/history-blocks.test.ts). Station history is written by historyText too, with no
+ * held pieces: one string per record instead of an object per record for the serialiser.
  */
 
 /** Days per block: a block is formatted once and reused while its sealed days do not change. */
@@ -32,12 +33,22 @@ export function lastDayOf(block: number): LocalDay {
  */
 export type RecordsText = Buffer;
 
+/**
+ * Per day, the start of its record (`{"timestamp":...,"date":"...","average":`), the same for
+ * every fuel: worked out once per answer or block rather than once per fuel.
+ */
+export type DayHeads = Map<LocalDay, string>;
+
 /** Records of daily means (newest first) as HistoryRecordSchema serialises them: a change to that schema changes this too. */
-export function recordsText(days: readonly DailyMean[], state: StateId, format: (meanTenths: number) => string): RecordsText {
+export function recordsText(
+  days: readonly DailyMean[], state: StateId, format: (meanTenths: number) => string, heads: DayHeads = new Map(),
+): RecordsText {
   const records = new Array<string>(days.length);
   for (let i = 0; i < days.length; i++) {
     const d = days[i] as DailyMean;
-    records[i] = `{"timestamp":${dayStart(state, d.day)},"date":"${formatLocalDay(d.day)}","average":${JSON.stringify(format(d.meanTenths))}}`;
+    let head = heads.get(d.day);
+    if (head === undefined) heads.set(d.day, (head = `{"timestamp":${dayStart(state, d.day)},"date":"${formatLocalDay(d.day)}","average":`));
+    records[i] = `${head}${JSON.stringify(format(d.meanTenths))}}`;
   }
   return Buffer.from(records.join(','));
 }
@@ -45,7 +56,8 @@ export function recordsText(days: readonly DailyMean[], state: StateId, format: 
 /** Sealed rows of some days (any order) as each fuel's records text, newest first. */
 export function sealedText(rows: readonly CityDayRow[], state: StateId, format: (meanTenths: number) => string): Map<FuelId, RecordsText> {
   const out = new Map<FuelId, RecordsText>();
-  for (const [fuel, days] of sealedByFuel(rows)) out.set(fuel, recordsText(days, state, format));
+  const heads: DayHeads = new Map();
+  for (const [fuel, days] of sealedByFuel(rows)) out.set(fuel, recordsText(days, state, format, heads));
   return out;
 }
 
@@ -59,10 +71,11 @@ export function historyText(
   state: StateId, format: (meanTenths: number) => string,
 ): Buffer {
   const out: Buffer[] = [Buffer.from(`{"data":{"id":${JSON.stringify(id)},"name":${JSON.stringify(name)},"history":[`)];
+  const heads: DayHeads = new Map();
   FUELS.forEach((fuel, i) => {
     const parts: Buffer[] = [];
     const liveDays = live.get(fuel);
-    if (liveDays && liveDays.length > 0) parts.push(recordsText(liveDays, state, format));
+    if (liveDays && liveDays.length > 0) parts.push(recordsText(liveDays, state, format, heads));
     for (const piece of sealed) {
       const text = piece.get(fuel);
       if (text && text.length > 0) parts.push(text);

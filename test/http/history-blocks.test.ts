@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HISTORY_BLOCK_DAYS, blockOf, firstDayOf, lastDayOf } from '../../src/domain/history-json.ts';
-import { cityHistory } from '../../src/domain/history.ts';
+import { cityHistory, stationHistory } from '../../src/domain/history.ts';
 import { historyEntries } from '../../src/domain/present.ts';
-import { formatDollars } from '../../src/domain/rounding.ts';
+import { formatCents, formatDollars } from '../../src/domain/rounding.ts';
 import { TIMEFRAMES, localDayOf, timeframeWindow } from '../../src/domain/time.ts';
 import { HistoryBlocks } from '../../src/http/history-blocks.ts';
 import { planSealedRead } from '../../src/storage/rows.ts';
@@ -72,6 +72,15 @@ async function expected(store: PriceStore, cityId: string, timeframe: (typeof TI
   return JSON.stringify({ data: { id: city.id, name: city.name, history: historyEntries(series, city.state, formatDollars) } });
 }
 
+/** A station's history as the route's schema serialiser would make it from historyEntries. */
+async function expectedStation(store: PriceStore, stationId: string, timeframe: (typeof TIMEFRAMES)[number], now: number): Promise<string> {
+  const station = await store.station(stationId);
+  assert.ok(station);
+  const range = timeframeWindow(timeframe, localDayOf(station.state, now));
+  const series = stationHistory(station.state, await store.stationDays(station.id, range), await store.currentForStation(station.id), range, now);
+  return JSON.stringify({ data: { id: station.id, name: station.name, history: historyEntries(series, station.state, formatCents) } });
+}
+
 for (const backend of testBackends()) {
   describe(`city history from held blocks on ${backend.name}`, () => {
     let store: PriceStore;
@@ -103,6 +112,19 @@ for (const backend of testBackends()) {
       }
       const all = JSON.parse(await expected(store, 'sydney', 'all-time', NOW)) as { data: { history: Array<{ records: unknown[] | false }> } };
       assert.ok(all.data.history.some((h) => Array.isArray(h.records) && h.records.length > 3 * HISTORY_BLOCK_DAYS));
+    });
+
+    test('station history, sent as bytes too, is what the schema serialiser made of historyEntries, for every station and timeframe', async () => {
+      const ids = (await store.listStations({ state: undefined, limit: 100, offset: 0 })).items.map((s) => s.id);
+      assert.ok(ids.length >= 3);
+      for (const id of ids) {
+        for (const timeframe of TIMEFRAMES) {
+          const answer = await get(server, `/v1/stations/${id}/history?timeframe=${timeframe}`);
+          assert.equal(answer.status, 200);
+          assert.equal(answer.headers.get('content-type'), 'application/json; charset=utf-8');
+          assert.equal(answer.text, await expectedStation(store, id, timeframe, NOW), `${id} ${timeframe}`);
+        }
+      }
     });
 
     test('storage leaves out the rows of blocks held at their mark, and reads a block again once a late report moves its mark', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { stationHistory } from '../../domain/history.ts';
-import { historyEntries } from '../../domain/present.ts';
+import { historyText } from '../../domain/history-json.ts';
 import { formatCents } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
@@ -36,13 +37,15 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       description: 'One record per local day, newest first: the time-weighted mean price while available, in cents (ddd.d).',
       tags, security, params: IdParams, querystring: TimeframeQuerySchema, response: { 200: HistoryResponse, ...errorResponses(404) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const station = await findStation(request.params.id);
     const now = clock.now();
     const range = timeframeWindow((request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME, localDayOf(station.state, now));
     const [rows, current] = await Promise.all([store.stationDays(station.id, range), store.currentForStation(station.id)]);
     const series = stationHistory(station.state, rows, current, range, now);
-    return { data: { id: station.id, name: station.name, history: historyEntries(series, station.state, formatCents) } };
+    // As JSON bytes, as the city history is sent (HistoryResponse's shape, byte for byte: test/http/history-blocks.test.ts).
+    return (reply as FastifyReply).type('application/json; charset=utf-8')
+      .send(historyText(station.id, station.name, series, [], station.state, formatCents));
   });
 
   for (const url of ['/v1/stations', '/v1/stations/:id', '/v1/stations/:id/history']) methodNotAllowed(app, url);

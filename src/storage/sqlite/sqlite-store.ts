@@ -129,11 +129,12 @@ export class SqliteStore implements PriceStore {
   }
 
   async stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]> {
+    // Rows as arrays (this statement's text is used here only: raw() stays set on it): no object per row to build and map.
     const rows = this.sql(`
       SELECT d.fuel, d.day, d.weighted_tenths, d.seconds FROM stations s
       JOIN station_daily d ON d.station_key = s.key
-      WHERE s.id = ? AND d.day BETWEEN ? AND ?`).all(stationId, range.from ?? NO_DAY_LOWER_BOUND, range.to) as Row[];
-    return rows.map((r) => toStationDay(stationId, r));
+      WHERE s.id = ? AND d.day BETWEEN ? AND ?`).raw().all(stationId, range.from ?? NO_DAY_LOWER_BOUND, range.to) as Array<[number, number, number, number]>;
+    return rows.map(([fuel, day, weightedTenths, seconds]) => ({ stationId, fuel: fuelAt(fuel), day, weightedTenths, seconds }));
   }
 
   async currentForStation(stationId: string): Promise<CurrentPrice[]> {

@@ -8,11 +8,7 @@ import type { PriceStore, TokenRecord } from './storage/store.ts';
 const TOKEN_PATTERN = /^fp_([a-z2-7]{8})_[A-Za-z0-9_-]{43}$/;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
-/**
- * The token's SHA-256. One-shot `hash()` rather than `createHash()`: it builds no Hash object
- * (a native handle the garbage collector must track), which on the cached fast path cost more
- * than the hashing itself (bench/RESULTS.md, cached rows).
- */
+/** The token's SHA-256: one-shot `hash()`, which builds no Hash object (a native handle the garbage collector must track). */
 export function hashToken(token: string): Buffer {
   return hash('sha256', token, 'buffer');
 }
@@ -37,11 +33,6 @@ export function newToken(name: string, nowSec: number, options: { expiresInSec?:
 }
 
 const DUMMY_HASH = hashToken('fp_aaaaaaaa_' + 'a'.repeat(43));
-
-/** The id part of a well-formed token, or undefined. */
-export function tokenIdOf(token: string): string | undefined {
-  return TOKEN_PATTERN.exec(token)?.[1];
-}
 
 /** Whether the record is unrevoked and unexpired at `nowSec`. */
 export function tokenUsable(record: TokenRecord, nowSec: number): boolean {

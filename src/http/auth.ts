@@ -68,9 +68,10 @@ export class TokenCache {
    */
   passedBefore(tokensVersion: number, header: string, nowSec: number): TokenRecord | undefined {
     if (tokensVersion !== this.version) return undefined;
-    const kept = this.passed.get(header.slice(ID_AT, ID_AT + ID_LENGTH));
+    const id = header.slice(ID_AT, ID_AT + ID_LENGTH);
+    const kept = this.passed.get(id);
     if (kept === undefined || !sameText(header, kept)) return undefined;
-    const record = this.records.get(header.slice(ID_AT, ID_AT + ID_LENGTH));
+    const record = this.records.get(id);
     return record && tokenUsable(record, nowSec) ? record : undefined;
   }
 

@@ -19,7 +19,7 @@ import type { PriceStore } from '../storage/store.ts';
 import type { TokenCache } from './auth.ts';
 import { type ResponseCache, clockBucket } from './cache.ts';
 import { type MemoryRateLimiter, RATE_WINDOW_SEC, rateLimitHeaders } from './limits.ts';
-import { MAX_BODY_BYTES, REQUEST_ID } from './overload.ts';
+import { REQUEST_ID, lengthOverLimit } from './overload.ts';
 
 export interface FastPathDeps {
   store: PriceStore;
@@ -104,7 +104,7 @@ export function scanHeaders(raw: readonly string[]): { authorization: string; re
         if (name.toLowerCase() === 'x-request-id') requestId = requestIds++ === 0 ? raw[i + 1] : undefined;
         break;
       case 14:
-        if (name.toLowerCase() === 'content-length' && !(Number(raw[i + 1]) <= MAX_BODY_BYTES)) return undefined;
+        if (name.toLowerCase() === 'content-length' && lengthOverLimit(raw[i + 1] as string)) return undefined;
         break;
       case 17:
         if (name.toLowerCase() === 'transfer-encoding') return undefined;

@@ -240,7 +240,12 @@ export const MAX_BODY_BYTES = 1_024;
 /** True when a request declares a body longer than MAX_BODY_BYTES, or chunked (of no stated length). */
 export function declaresLargeBody(headers: IncomingHttpHeaders): boolean {
   const length = headers['content-length'];
-  return headers['transfer-encoding'] !== undefined || (length !== undefined && !(Number(length) <= MAX_BODY_BYTES));
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && lengthOverLimit(length));
+}
+
+/** Whether a Content-Length value states more than MAX_BODY_BYTES, or is not a number at all. */
+export function lengthOverLimit(contentLength: string): boolean {
+  return !(Number(contentLength) <= MAX_BODY_BYTES);
 }
 
 /** What the first hook asks of every request, before auth: too long a URL or too large a body is refused. */

@@ -17,6 +17,7 @@ import {
   shedInFront,
 } from './http/overload.ts';
 import { strictQuery } from './http/params.ts';
+import { lazySerializers } from './http/serializers.ts';
 import { type TrustProxy, clientAddress, trustFunction } from './http/proxy.ts';
 import { redactUrl } from './tokens.ts';
 import { cityRoutes } from './http/routes/cities.ts';
@@ -137,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     bodyLimit: 1024,
     ajv: { customOptions: { keywords: ['x-accepts'] } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // Errors the router raises before any hook runs: answered in the documented shape too.
     frameworkErrors: (error, request, reply) => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { after, before, describe, test } from 'node:test';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
@@ -18,7 +19,7 @@ import { fixedClock, testBackends } from '../helpers.ts';
  * GET documents 405, and the CORS preflight (OPTIONS on any path, 204).
  */
 
-interface Served { method: string; path: string }
+interface Served { method: string; path: string; response: Record<string, unknown> | undefined }
 
 /** Fastify's `/v1/cities/:id` and `/docs/static/*` written as OpenAPI paths, as @fastify/swagger writes them. */
 function openapiPath(url: string): string {
@@ -47,7 +48,8 @@ describe('served routes = OpenAPI paths', () => {
         const methods = Array.isArray(route.method) ? route.method : [route.method];
         // Copied now: Fastify reuses the options object for the `/prefix/` twin of a plugin's root route, which runs no hook.
         const urls = route.routePath === '' && route.prefix ? [route.url, `${route.url}/`] : [route.url];
-        for (const method of methods) for (const url of urls) served.push({ method, path: url });
+        const response = (route.schema as { response?: Record<string, unknown> } | undefined)?.response;
+        for (const method of methods) for (const url of urls) served.push({ method, path: url, response });
       });
     };
     subscribe('fastify.initialization', onInstance);
@@ -104,6 +106,19 @@ describe('served routes = OpenAPI paths', () => {
     const preflight = await app.inject({ method: 'OPTIONS', url: '/anything', headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' } });
     assert.equal(preflight.statusCode, 204);
     assert.equal(preflight.body, '');
+  });
+
+  // Serialisers are compiled on first use (src/http/serializers.ts), so a schema that does not compile would show only when its status is first sent.
+  test('every response schema of every route compiles to a serialiser', () => {
+    const compile = SerializerSelector()(app.getSchemas(), {});
+    let compiled = 0;
+    for (const { method, path, response } of served) {
+      for (const [status, schema] of Object.entries(response ?? {})) {
+        assert.equal(typeof compile({ schema, method, url: path, httpStatus: status }), 'function', `${method} ${path} ${status}`);
+        compiled++;
+      }
+    }
+    assert.ok(compiled > 50, `${compiled} response schemas`);
   });
 
   test('a path that is not documented answers 404, as do the docs files that do not exist', async () => {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
@@ -9,6 +8,7 @@ import type { Clock } from './config.ts';
 import { TokenCache, authenticate, isPublicPath } from './http/auth.ts';
 import { ApiError, ErrorBody, sendError, toApiError } from './http/errors.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './http/limits.ts';
+import { PiecedBody, etagOf } from './http/body.ts';
 import { ResponseCache, clockBucket } from './http/cache.ts';
 import { fastPath, stableHeaders } from './http/fast-path.ts';
 import { HistoryBlocks } from './http/history-blocks.ts';
@@ -235,26 +235,32 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   app.addHook('onSend', async (request, reply, payload) => {
-    // A string from the serialiser, or a Buffer from the cache (preHandler above).
-    if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
+    // A string from the serialiser, a Buffer from a route or the cache (preHandler above), or a large answer's pieces (http/body.ts).
+    const pieced = payload instanceof PiecedBody;
+    if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || (typeof payload !== 'string' && !Buffer.isBuffer(payload) && !pieced)) {
       if (reply.statusCode >= 400) reply.header('cache-control', 'no-store');
       return payload;
     }
     const known = reply.getHeader('etag');
-    const etag = typeof known === 'string' ? known : `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+    const etag = typeof known === 'string' ? known : etagOf(payload);
     reply.header('cache-control', `private, max-age=${maxAge}`);
+    let body: string | Buffer | PiecedBody = payload;
     if (known === undefined) {
       reply.header('etag', etag);
       const slot = slots.get(request);
       if (cache && slot && request.method === 'GET') {
-        cache.set(slot.key, slot.version, slot.bucket, { body: payload, etag, headers: stableHeaders(reply.getHeaders()) });
+        // Kept joined: the cache and the fast path send one Buffer.
+        if (body instanceof PiecedBody) body = body.joined();
+        cache.set(slot.key, slot.version, slot.bucket, { body, etag, headers: stableHeaders(reply.getHeaders()) });
       }
     }
     if (matchesEtag(request.headers['if-none-match'], etag)) {
       reply.code(304);
       return '';
     }
-    return payload;
+    // A stream's length is not worked out by Fastify: set here, HEAD's included.
+    if (body instanceof PiecedBody) reply.header('content-length', String(body.length));
+    return body;
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -6,9 +6,9 @@ import { type LocalDay, dayStart, formatLocalDay } from './time.ts';
 /**
  * A long city history as JSON put together from pieces, for the sealed part of a history is the
  * same from one request to the next: kept formatted per block of days (http/history-blocks.ts),
- * its bytes are copied into the answer rather than read, built and serialised again. The answer
- * is byte for byte what the route's schema serialiser makes of historyEntries
- * (test/http/history-blocks.test.ts). Station history is written by historyText too, with no
+ * its bytes go into the answer as they are rather than read, built and serialised again. The
+ * answer is byte for byte what the route's schema serialiser makes of historyEntries
+ * (test/http/history-blocks.test.ts). Station history is written by historyPieces too, with no
  * held pieces: one string per record instead of an object per record for the serialiser.
  */
 
@@ -64,12 +64,13 @@ export function sealedText(rows: readonly CityDayRow[], state: StateId, format: 
 /**
  * The whole answer: { data: { id, name, history: [{ fuel, records }] } }, every fuel in the
  * spec's order, its records the live days (newest first) and then each sealed piece in turn
- * (pieces newest first); `false` for a fuel with none.
+ * (pieces newest first); `false` for a fuel with none. As the pieces that make it up, in order:
+ * held blocks are among them as they are, not copied (http/body.ts sends them).
  */
-export function historyText(
+export function historyPieces(
   id: string, name: string, live: FuelSeries, sealed: ReadonlyArray<ReadonlyMap<FuelId, RecordsText>>,
   state: StateId, format: (meanTenths: number) => string,
-): Buffer {
+): Buffer[] {
   const out: Buffer[] = [Buffer.from(`{"data":{"id":${JSON.stringify(id)},"name":${JSON.stringify(name)},"history":[`)];
   const heads: DayHeads = new Map();
   FUELS.forEach((fuel, i) => {
@@ -86,7 +87,7 @@ export function historyText(
     out.push(CLOSE_RECORDS);
   });
   out.push(CLOSE_ANSWER);
-  return Buffer.concat(out);
+  return out;
 }
 
 const COMMA = Buffer.from(',');

@@ -5,6 +5,7 @@ import { cityHistory, stationHistory } from '../../src/domain/history.ts';
 import { historyEntries } from '../../src/domain/present.ts';
 import { formatCents, formatDollars } from '../../src/domain/rounding.ts';
 import { TIMEFRAMES, localDayOf, timeframeWindow } from '../../src/domain/time.ts';
+import { JOIN_BELOW_BYTES, etagOf } from '../../src/http/body.ts';
 import { HistoryBlocks } from '../../src/http/history-blocks.ts';
 import { planSealedRead } from '../../src/storage/rows.ts';
 import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
@@ -124,6 +125,36 @@ for (const backend of testBackends()) {
           assert.equal(answer.headers.get('content-type'), 'application/json; charset=utf-8');
           assert.equal(answer.text, await expectedStation(store, id, timeframe, NOW), `${id} ${timeframe}`);
         }
+      }
+    });
+
+    test('a large answer is sent as its pieces: exact Content-Length, the ETag of its bytes, 304 and HEAD as for any other', async () => {
+      const path = '/v1/cities/sydney/history?timeframe=all-time';
+      const text = await expected(store, 'sydney', 'all-time', NOW);
+      const bytes = Buffer.byteLength(text);
+      assert.ok(bytes >= JOIN_BELOW_BYTES, `${bytes} bytes: sent as pieces`);
+      const answer = await get(server, path);
+      assert.equal(answer.status, 200);
+      assert.equal(answer.text, text);
+      assert.equal(answer.headers.get('content-length'), String(bytes));
+      assert.equal(answer.headers.get('transfer-encoding'), null);
+      const etag = etagOf(Buffer.from(text));
+      assert.equal(answer.headers.get('etag'), etag);
+      assert.equal(answer.headers.get('cache-control'), 'private, max-age=60');
+      const head = await get(server, path, { method: 'HEAD' });
+      assert.deepEqual([head.status, head.text, head.headers.get('content-length'), head.headers.get('etag')], [200, '', String(bytes), etag]);
+      const unchanged = await get(server, path, { headers: { 'if-none-match': etag } });
+      assert.deepEqual([unchanged.status, unchanged.text, unchanged.headers.get('etag')], [304, '', etag]);
+      // With the response cache on, the pieces are kept joined: the first answer and the cached one are the same bytes.
+      const cached = await startServer(store, clock);
+      try {
+        for (const round of ['stored', 'from the cache']) {
+          const again = await get(cached, path);
+          assert.deepEqual([again.status, again.text === text, again.headers.get('content-length'), again.headers.get('etag')],
+            [200, true, String(bytes), etag], round);
+        }
+      } finally {
+        await cached.close();
       }
     });
 

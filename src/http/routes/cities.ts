@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { cityHistory, citySpread, cityUnavailable } from '../../domain/history.ts';
-import { historyText } from '../../domain/history-json.ts';
+import { historyPieces } from '../../domain/history-json.ts';
+import { jsonBody } from '../body.ts';
 import { averageEntries, spreadEntries, unavailableEntries } from '../../domain/present.ts';
 import { formatDollars } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
@@ -46,16 +47,16 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     const city = await findCity(request.params.id);
     const now = clock.now();
     const range = timeframeWindow((request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME, localDayOf(city.state, now));
-    // Sealed blocks held formatted are joined, not read again (http/history-blocks.ts); the text is
-    // what the serialiser makes of the same answer (test/http/history-blocks.test.ts).
+    // Sealed blocks held formatted go into the answer as they are, not read again (http/history-blocks.ts);
+    // the bytes are what the serialiser makes of the same answer (test/http/history-blocks.test.ts).
     const held = historyBlocks.held(city.id);
     const parts = await store.cityHistoryParts(city.id, range, now, new Map([...held].map(([block, h]) => [block, h.mark])));
     const live = cityHistory(city.state, { ...parts, sealed: [] }, range, now);
     const sealed = historyBlocks.sealedPieces(city.id, city.state, held, parts, formatDollars);
-    // Already JSON bytes (HistoryResponse's shape, byte for byte): Fastify sends a Buffer as it
-    // is, so the reply is taken untyped for this one send.
+    // Already JSON bytes (HistoryResponse's shape, byte for byte), one Buffer or a large answer's
+    // pieces (http/body.ts): Fastify sends either as it is, so the reply is taken untyped for this one send.
     return (reply as FastifyReply).type('application/json; charset=utf-8')
-      .send(historyText(city.id, city.name, live, sealed, city.state, formatDollars));
+      .send(jsonBody(historyPieces(city.id, city.name, live, sealed, city.state, formatDollars)));
   });
 
   app.get('/v1/cities/:id/unavailable', {

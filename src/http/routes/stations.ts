@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { stationHistory } from '../../domain/history.ts';
-import { historyText } from '../../domain/history-json.ts';
+import { historyPieces } from '../../domain/history-json.ts';
+import { jsonBody } from '../body.ts';
 import { formatCents } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
@@ -45,7 +46,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     const series = stationHistory(station.state, rows, current, range, now);
     // As JSON bytes, as the city history is sent (HistoryResponse's shape, byte for byte: test/http/history-blocks.test.ts).
     return (reply as FastifyReply).type('application/json; charset=utf-8')
-      .send(historyText(station.id, station.name, series, [], station.state, formatCents));
+      .send(jsonBody(historyPieces(station.id, station.name, series, [], station.state, formatCents)));
   });
 
   for (const url of ['/v1/stations', '/v1/stations/:id', '/v1/stations/:id/history']) methodNotAllowed(app, url);

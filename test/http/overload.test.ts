@@ -9,7 +9,7 @@ import { type Socket, connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { type LoadGauge, SHED_RETRY_AFTER_SEC, eventLoopGauge, nextShedShare } from '../../src/http/overload.ts';
+import { type LoadGauge, SHED_RETRY_AFTER_SEC, StalledWriters, type WatchedSocket, eventLoopGauge, nextShedShare } from '../../src/http/overload.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { type RunningServer, fixedClock, get, startServer, testBackends, waitFor } from '../helpers.ts';
@@ -259,6 +259,83 @@ describe('slow and hostile clients', () => {
     assert.equal(response.status, 200);
     await Promise.all(idle.map((s) => s.closed));
     assert.ok(idle.every((s) => s.received() === '' || s.received().startsWith('HTTP/1.1 408')));
+  });
+});
+
+describe('clients that stop reading', () => {
+  let store: PriceStore;
+  let drop: () => Promise<void>;
+  before(async () => {
+    if (!sqlite) throw new Error('no sqlite backend');
+    ({ store, drop } = await sqlite.create());
+    await loadFixture(store);
+  });
+  after(async () => drop());
+
+  /** `count` pipelined requests for the OpenAPI document (tens of KB each): more than the kernel's buffers hold on loopback. */
+  function pipelined(count: number): string {
+    return 'GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(count);
+  }
+
+  test('a connection whose answers have stopped going out is reset after stalledWriteMs; a new client still gets 200', async () => {
+    const server = await startServer(store, fixedClock(NOW), { limits: { stalledWriteMs: 300, connectionsCheckingIntervalMs: 50 } });
+    try {
+      const one = await get(server, '/v1/openapi.json', { token: null });
+      const requests = Math.ceil((24 * 2 ** 20) / one.text.length);
+      let serverSide: Socket | undefined;
+      server.app.server.once('connection', (socket: Socket) => { serverSide = socket; });
+      const stuck = rawSocket(portOf(server));
+      await stuck.connected;
+      stuck.socket.pause(); // reads nothing
+      stuck.socket.write(pipelined(requests));
+      await waitFor('the server to have answers it cannot send', () => (serverSide?.writableLength ?? 0) > 0);
+      await waitFor('the stalled connection to be reset', () => serverSide?.destroyed === true, 10_000);
+      assert.equal((await get(server, '/v1/cities')).status, 200);
+      stuck.socket.resume();
+      await stuck.closed;
+      const received = stuck.received().split('HTTP/1.1 200 OK').length - 1;
+      assert.ok(received < requests, `${received} of ${requests} answers arrived before the reset`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a sweep resets a socket only after stalledWriteMs with bytes waiting and none taken; a slow reader, an idle or a closed one, never', () => {
+    const writers = new StalledWriters(1_000);
+    const socket = (): WatchedSocket & { waiting: number; dispatched: number; resets: number; close(): void } => {
+      const closing: Array<() => void> = [];
+      const fake = {
+        waiting: 0, dispatched: 0, resets: 0,
+        get writableLength() { return fake.waiting; },
+        get bytesWritten() { return fake.dispatched; },
+        resetAndDestroy() { fake.resets++; return fake as unknown as Socket; },
+        once(_event: string, listener: () => void) { closing.push(listener); return fake as unknown as Socket; },
+        close() { for (const listener of closing) listener(); },
+      };
+      return fake as never;
+    };
+    const stalled = socket();
+    const slow = socket();
+    const idle = socket();
+    const closed = socket();
+    for (const s of [stalled, slow, idle, closed]) writers.watch(s, 0);
+    // 10,000 bytes queued on each but the idle one; the slow reader's kernel takes 100 more every sweep.
+    for (const s of [stalled, slow, closed]) { s.waiting = 10_000; s.dispatched = 10_000; }
+    closed.close();
+    const resets: number[] = [];
+    for (let now = 0; now <= 3_000; now += 250) {
+      slow.waiting -= 100;
+      resets.push(writers.sweep(now));
+    }
+    // Waiting since the sweep at 0 with nothing taken: reset at the first sweep 1,000 ms later, once.
+    assert.deepEqual(resets, [0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert.deepEqual([stalled.resets, slow.resets, idle.resets, closed.resets], [1, 0, 0, 0]);
+    assert.equal(writers.size, 2);
+    // Another answer queued is not progress: once the reader stops, 1,000 ms after the last bytes taken (at 3,000) it is reset.
+    slow.dispatched += 50_000;
+    slow.waiting += 50_000;
+    assert.deepEqual([writers.sweep(3_250), writers.sweep(3_750), writers.sweep(4_000)], [0, 0, 1]);
+    assert.deepEqual([slow.resets, writers.size], [1, 1]);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Side by side: two or more server processes answering one path, loaded alternately from this
- * process (autocannon over loopback, bounded as the bench's runs are), with the CPU time each
- * server process spent per answer (user + system, /proc/PID/stat, Linux only). For measuring a
+ * process (autocannon over loopback, bounded as the bench's runs are; each round starts with the
+ * next side), with the CPU time each server process spent per answer (user + system,
+ * /proc/PID/stat, Linux only). For measuring a
  * change against the commit before it in the same run, as the README's Performance section does:
  *
  *   git worktree add /tmp/before HEAD~1 && ln -s "$PWD/node_modules" /tmp/before/
@@ -68,15 +69,18 @@ try {
   const rates: number[][] = started.map(() => []);
   const cpu: number[][] = started.map(() => []);
   for (let round = 0; round < rounds; round++) {
-    const line: string[] = [];
-    for (const [i, server] of started.entries()) {
+    const line: string[] = new Array<string>(started.length);
+    // Each round starts with the next side, so that a drift in the machine's speed falls on every side alike.
+    for (let k = 0; k < started.length; k++) {
+      const i = (round + k) % started.length;
+      const server = started[i] as Started;
       const before = cpuMs(server.pid);
       const run = await loadRun(`${server.address}${values.path}`, dataset.token, settings);
       const usPerAnswer = (cpuMs(server.pid) - before) * 1000 / run.requests;
       if (run.non200 > 0 || run.errors > 0) throw new Error(`side ${i + 1}: ${run.non200} answers not 200, ${run.errors} errors`);
       rates[i]?.push(run.requestsPerSec);
       cpu[i]?.push(usPerAnswer);
-      line.push(`${i + 1}: ${Math.round(run.requestsPerSec)} req/s, p99 ${run.p99Ms.toFixed(2)} ms, ${usPerAnswer.toFixed(1)} µs CPU/answer`);
+      line[i] = `${i + 1}: ${Math.round(run.requestsPerSec)} req/s, p99 ${run.p99Ms.toFixed(2)} ms, ${usPerAnswer.toFixed(1)} µs CPU/answer`;
     }
     console.log(`round ${round + 1}  ${line.join(' | ')}`);
   }

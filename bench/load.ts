@@ -158,7 +158,9 @@ export function summarise(rounds: readonly Round[]): Comparison['median'] {
 
 /**
  * A against B: a short unmeasured warm-up of each (fills caches, JIT, connections), then
- * `rounds` alternations of A then B.
+ * `rounds` alternations, A then B in even rounds and B then A in odd ones: the machine's speed
+ * drifts within a run (it speeds up under sustained load, other tenants come and go), and a
+ * fixed order put that drift on whichever side always went first.
  */
 export async function compare(a: Side, b: Side, rounds: number, settings: LoadSettings): Promise<Comparison> {
   const warmUp = { ...settings, seconds: Math.min(1, settings.seconds / 2) };
@@ -166,8 +168,11 @@ export async function compare(a: Side, b: Side, rounds: number, settings: LoadSe
   await loadRun(b.url, b.token, warmUp, 2 * settings.connections);
   const done: Round[] = [];
   for (let i = 0; i < rounds; i++) {
-    const runA = await loadRun(a.url, a.token, settings);
-    const runB = await loadRun(b.url, b.token, settings);
+    const first = i % 2 === 0 ? a : b;
+    const second = first === a ? b : a;
+    const runFirst = await loadRun(first.url, first.token, settings);
+    const runSecond = await loadRun(second.url, second.token, settings);
+    const [runA, runB] = first === a ? [runFirst, runSecond] : [runSecond, runFirst];
     done.push({ a: runA, b: runB, requestsRatio: ratio(runA.requestsPerSec, runB.requestsPerSec), p99Ratio: ratio(runA.p99Ms, runB.p99Ms) });
   }
   const failures = done.reduce((sum, r) => sum + r.a.non200 + r.a.errors + r.b.non200 + r.b.errors, 0);

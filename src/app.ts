@@ -9,7 +9,7 @@ import { TokenCache, authenticate, isPublicPath } from './http/auth.ts';
 import { ApiError, ErrorBody, sendError, toApiError } from './http/errors.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './http/limits.ts';
 import { PiecedBody, etagOf } from './http/body.ts';
-import { ResponseCache, clockBucket } from './http/cache.ts';
+import { ResponseCache, SingleFlight, clockBucket } from './http/cache.ts';
 import { fastPath, stableHeaders } from './http/fast-path.ts';
 import { HistoryBlocks } from './http/history-blocks.ts';
 import {
@@ -219,19 +219,32 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // After auth, limits and validation: a cached answer skips the handler, the serialiser and the hash.
   const slots = new WeakMap<object, { key: string; version: number; bucket: number }>();
+  // One answer worked out at a time per URL, data version and clock bucket: requests that miss
+  // while the same answer is being worked out wait for it and take it from the cache, rather than
+  // all reading storage at once (every cached answer misses together after each ingest batch).
+  const misses = new SingleFlight();
   if (cache) {
     app.addHook('preHandler', async (request, reply) => {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.url.startsWith('/v1/') || request.url.startsWith('/v1/openapi.json')) return;
       const version = dataVersions.get(request) ?? await store.dataVersion();
       const bucket = clockBucket(request.url, clock.now());
-      const hit = cache.get(request.url, version, bucket);
+      let hit = cache.get(request.url, version, bucket);
       if (!hit) {
-        slots.set(request, { key: request.url, version, bucket });
-        return;
+        const flight = `${version}\u0000${bucket}\u0000${request.url}`;
+        // Waits only for a GET's answer: a HEAD's or an error's is not kept, and the waiter then works out its own.
+        if (await misses.wait(flight)) hit = cache.get(request.url, version, bucket);
+        if (!hit) {
+          if (request.method === 'GET') misses.lead(flight, request);
+          slots.set(request, { key: request.url, version, bucket });
+          return;
+        }
       }
       reply.header('etag', hit.etag).type('application/json; charset=utf-8');
       return reply.send(hit.body);
     });
+    // A leader lands in onSend, its answer kept or not; these are for a request that ends without sending.
+    app.addHook('onResponse', async (request) => misses.land(request));
+    app.addHook('onRequestAbort', async (request) => misses.land(request));
   }
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -239,6 +252,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const pieced = payload instanceof PiecedBody;
     if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || (typeof payload !== 'string' && !Buffer.isBuffer(payload) && !pieced)) {
       if (reply.statusCode >= 400) reply.header('cache-control', 'no-store');
+      misses.land(request);
       return payload;
     }
     const known = reply.getHeader('etag');
@@ -254,6 +268,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         cache.set(slot.key, slot.version, slot.bucket, { body, etag, headers: stableHeaders(reply.getHeaders()) });
       }
     }
+    misses.land(request);
     if (matchesEtag(request.headers['if-none-match'], etag)) {
       reply.code(304);
       return '';

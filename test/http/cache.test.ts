@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CLOCK_BUCKET_SEC, ResponseCache, clockBucket } from '../../src/http/cache.ts';
+import { CLOCK_BUCKET_SEC, ResponseCache, SingleFlight, clockBucket } from '../../src/http/cache.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { type RunningServer, fixedClock, get, startServer, testBackends } from '../helpers.ts';
@@ -51,6 +51,55 @@ describe('ResponseCache (pure)', () => {
     assert.equal(clockBucket('/v1/stations?offset=10', 1000), 0);
   });
 });
+
+describe('SingleFlight (pure)', () => {
+  test('waiters wait for the leader to land; with no flight, or after it landed, nobody waits', async () => {
+    const flights = new SingleFlight();
+    assert.equal(await flights.wait('a'), false);
+    const leader = {};
+    flights.lead('a', leader);
+    flights.lead('a', {}); // one flight per key: this one leads nothing
+    const order: string[] = [];
+    const waiters = [1, 2, 3].map((n) => flights.wait('a').then((waited) => order.push(`waiter ${n} ${waited}`)));
+    await new Promise((resolve) => setImmediate(resolve));
+    order.push('landed');
+    flights.land(leader);
+    await Promise.all(waiters);
+    assert.deepEqual(order, ['landed', 'waiter 1 true', 'waiter 2 true', 'waiter 3 true']);
+    assert.deepEqual([flights.size, await flights.wait('a')], [0, false]);
+    flights.land(leader); // landing twice does nothing
+  });
+
+  test('a waiter gives up after maxWaitMs when its leader never lands', async () => {
+    const flights = new SingleFlight(30);
+    flights.lead('a', {});
+    const started = performance.now();
+    assert.equal(await flights.wait('a'), true);
+    assert.ok(performance.now() - started >= 25);
+  });
+});
+
+/**
+ * The store with its reads of city history counted and each made 50 ms slow (the real reads, not
+ * a stand-in): SQLite answers at once, so without the wait every request would be over before the
+ * next one is read from its socket, and none would ever miss at the same time as another.
+ */
+function countingHistoryReads(store: PriceStore): { store: PriceStore; reads: () => number } {
+  let reads = 0;
+  const counted = new Proxy(store, {
+    get(target, name, receiver) {
+      const value: unknown = Reflect.get(target, name, receiver);
+      if (typeof value !== 'function') return value;
+      if (name !== 'cityHistoryParts') return value.bind(target);
+      return async (...args: unknown[]) => {
+        reads++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { store: counted, reads: () => reads };
+}
 
 for (const backend of testBackends()) {
   describe(`response cache on ${backend.name}`, () => {
@@ -112,6 +161,37 @@ for (const backend of testBackends()) {
         assert.notEqual(later.text, now.text);
       } finally {
         clock.set(NOW);
+      }
+    });
+
+    test('twenty requests that miss at once read storage once and get the same answer; uncached, twenty reads', async () => {
+      const path = '/v1/cities/sydney/history?timeframe=last-month';
+      for (const [label, options, expectedReads] of [['cache on', {}, 1], ['cache off', { responseCache: false }, 20]] as const) {
+        const { store: counted, reads } = countingHistoryReads(store);
+        const own = await startServer(counted, clock, options);
+        try {
+          const answers = await Promise.all(Array.from({ length: 20 }, () => get(own, path)));
+          assert.deepEqual(answers.map((a) => a.status), Array.from({ length: 20 }, () => 200), label);
+          assert.equal(new Set(answers.map((a) => a.text)).size, 1, label);
+          assert.equal(new Set(answers.map((a) => a.headers.get('etag'))).size, 1, label);
+          assert.equal(answers[0]?.text, (await get(uncached, path)).text, label);
+          assert.equal(reads(), expectedReads, label);
+        } finally {
+          await own.close();
+        }
+      }
+    });
+
+    test('requests that miss at once behind an error each get their own answer', async () => {
+      const { store: counted } = countingHistoryReads(store);
+      const own = await startServer(counted, clock);
+      try {
+        const answers = await Promise.all(Array.from({ length: 10 }, () => get(own, '/v1/cities/nowhere/history')));
+        assert.deepEqual(answers.map((a) => a.status), Array.from({ length: 10 }, () => 404));
+        const heads = await Promise.all(Array.from({ length: 5 }, () => get(own, '/v1/cities/sydney/history', { method: 'HEAD' })));
+        assert.deepEqual(heads.map((a) => a.status), Array.from({ length: 5 }, () => 200));
+      } finally {
+        await own.close();
       }
     });
 

@@ -67,19 +67,28 @@ function assertErrorShape(body: unknown, code: string, message: string, requestI
   assert.deepEqual(body, { error: { code, message, request_id: requestId } });
 }
 
-describe('load shedding', () => {
-  let store: PriceStore;
-  let drop: () => Promise<void>;
+/** A SQLite store holding the fixture, made before the suite it is called in and dropped after it. */
+function fixtureStore(): () => PriceStore {
+  let store: PriceStore | undefined;
+  let drop = async (): Promise<void> => undefined;
   before(async () => {
     if (!sqlite) throw new Error('no sqlite backend');
     ({ store, drop } = await sqlite.create());
     await loadFixture(store);
   });
   after(async () => drop());
+  return () => {
+    if (!store) throw new Error('the fixture store is made in before()');
+    return store;
+  };
+}
+
+describe('load shedding', () => {
+  const store = fixtureStore();
 
   test('past capacity /v1 answers 503 unavailable with Retry-After, before auth, in the documented shape; /health stays 200 and /ready says 503', async () => {
     const gauge = switchGauge();
-    const server = await startServer(store, fixedClock(NOW), { loadGauge: gauge });
+    const server = await startServer(store(), fixedClock(NOW), { loadGauge: gauge });
     try {
       // Another URL, so that /v1/cities/sydney is not in the answer cache (a cached answer to a known token is never shed: next test).
       assert.equal((await get(server, '/v1/cities')).status, 200);
@@ -112,8 +121,8 @@ describe('load shedding', () => {
   test('a cached answer from the fast path is still served while shedding: it costs no more than a refusal', async () => {
     const gauge = switchGauge();
     // Requests here are milliseconds apart: a versions reading may serve the fast path for a minute.
-    store.setVersionReuseMs(60_000);
-    const server = await startServer(store, fixedClock(NOW), { loadGauge: gauge });
+    store().setVersionReuseMs(60_000);
+    const server = await startServer(store(), fixedClock(NOW), { loadGauge: gauge });
     try {
       const first = await get(server, '/v1/cities/perth');
       assert.equal(first.status, 200);
@@ -129,7 +138,7 @@ describe('load shedding', () => {
 
   test('the event-loop gauge ignores one long block, sheds while every turn of the loop is long, and stops once it runs freely again', async () => {
     const gauge = eventLoopGauge({ maxDelayMs: 50, sampleMs: 0, random: () => 0 });
-    const server = await startServer(store, fixedClock(NOW), { loadGauge: gauge });
+    const server = await startServer(store(), fixedClock(NOW), { loadGauge: gauge });
     try {
       // One long block is one sample among many: not overload.
       gauge.sample();
@@ -263,14 +272,7 @@ describe('slow and hostile clients', () => {
 });
 
 describe('clients that stop reading', () => {
-  let store: PriceStore;
-  let drop: () => Promise<void>;
-  before(async () => {
-    if (!sqlite) throw new Error('no sqlite backend');
-    ({ store, drop } = await sqlite.create());
-    await loadFixture(store);
-  });
-  after(async () => drop());
+  const store = fixtureStore();
 
   /** `count` pipelined requests for the OpenAPI document (tens of KB each): more than the kernel's buffers hold on loopback. */
   function pipelined(count: number): string {
@@ -278,7 +280,7 @@ describe('clients that stop reading', () => {
   }
 
   test('a connection whose answers have stopped going out is reset after stalledWriteMs; a new client still gets 200', async () => {
-    const server = await startServer(store, fixedClock(NOW), { limits: { stalledWriteMs: 300, connectionsCheckingIntervalMs: 50 } });
+    const server = await startServer(store(), fixedClock(NOW), { limits: { stalledWriteMs: 300, connectionsCheckingIntervalMs: 50 } });
     try {
       const one = await get(server, '/v1/openapi.json', { token: null });
       const requests = Math.ceil((24 * 2 ** 20) / one.text.length);

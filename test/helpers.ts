@@ -11,10 +11,12 @@ import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import type { Clock } from '../src/config.ts';
 import { type FuelTotals, cityHistory, fuelTotals } from '../src/domain/history.ts';
-import { localDayOf, timeframeWindow } from '../src/domain/time.ts';
+import type { StateId } from '../src/domain/states.ts';
+import { localDayOf, splitByLocalDay, timeframeWindow } from '../src/domain/time.ts';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
-import type { PriceStore } from '../src/storage/store.ts';
+import { fuelAt } from '../src/storage/rows.ts';
+import type { CopyKey, CopyRow, CopyTable, PriceStore, TableChunk } from '../src/storage/store.ts';
 import { newToken } from '../src/tokens.ts';
 
 export interface TestBackend {
@@ -391,4 +393,57 @@ export async function assertLiveDayMatchesRows(store: PriceStore, cityIds: reado
     }));
   }
   return totalledDays;
+}
+
+/** Every row of a table through the copy export, in key order. */
+async function allRows(store: PriceStore, table: CopyTable): Promise<CopyRow[]> {
+  const all: CopyRow[] = [];
+  for (let after: CopyKey | undefined, chunk: TableChunk; ; after = chunk.last) {
+    chunk = await store.exportTable(table, after, 10_000);
+    all.push(...chunk.rows);
+    if (!chunk.last) return all;
+  }
+}
+
+/**
+ * The stored days of every station (station_daily rows and station_runs' whole days, as
+ * stationDays gives them) against their definition worked out here from the stored reports:
+ * each report's interval, to the next report or to the open interval's start, split by local
+ * day, counted while available. Also that no day is stored twice (a row and a run, or two runs).
+ * Returns how many station_runs rows there are.
+ */
+export async function assertDaysMatchReports(store: PriceStore, step = ''): Promise<number> {
+  const stations = new Map((await allRows(store, 'stations')).map((s) => [Number(s.key), { id: String(s.id), state: s.state as StateId }]));
+  const openFrom = new Map((await allRows(store, 'current_prices')).map((c) => [`${c.station_key}:${c.fuel}`, Number(c.open_from)]));
+  const events = await allRows(store, 'price_events');
+  const expected = new Map<string, Map<string, { weighted: number; seconds: number }>>();
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    const next = events[i + 1];
+    const group = `${e.station_key}:${e.fuel}`;
+    const end = next && `${next.station_key}:${next.fuel}` === group ? Number(next.at) : openFrom.get(group);
+    const station = stations.get(Number(e.station_key));
+    assert.ok(station && end !== undefined, `${step}: ${group}`);
+    if (Number(e.available) !== 1) continue;
+    let days = expected.get(station.id);
+    if (!days) expected.set(station.id, (days = new Map()));
+    for (const slice of splitByLocalDay(station.state, Number(e.at), end)) {
+      const key = `${fuelAt(e.fuel)}:${slice.day}`;
+      const sum = days.get(key) ?? { weighted: 0, seconds: 0 };
+      sum.weighted += Number(e.price_tenths) * slice.seconds;
+      sum.seconds += slice.seconds;
+      days.set(key, sum);
+    }
+  }
+  for (const { id } of stations.values()) {
+    const stored = new Map<string, { weighted: number; seconds: number }>();
+    for (const d of await store.stationDays(id, { from: null, to: 1_000_000 })) {
+      const key = `${d.fuel}:${d.day}`;
+      assert.ok(!stored.has(key), `${step}: ${id} ${key} is stored twice`);
+      if (d.seconds > 0) stored.set(key, { weighted: d.weightedTenths, seconds: d.seconds });
+    }
+    const want = [...(expected.get(id) ?? new Map())].sort(([a], [b]) => a.localeCompare(b));
+    assert.deepEqual([...stored].sort(([a], [b]) => a.localeCompare(b)), want, `${step}: ${id}`);
+  }
+  return (await allRows(store, 'station_runs')).length;
 }

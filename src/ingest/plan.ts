@@ -1,5 +1,5 @@
 import type { StateId } from '../domain/states.ts';
-import { type LocalDay, splitByLocalDay, utcOffsetSeconds } from '../domain/time.ts';
+import { type LocalDay, dayStart, localDayOf, utcOffsetSeconds } from '../domain/time.ts';
 
 const DAY = 86_400;
 
@@ -25,18 +25,29 @@ export interface DayTotal {
   seconds: number;
 }
 
+/** Whole local days [from, to] at one price: the days an interval covers from midnight to midnight. */
+export interface DayRun {
+  from: LocalDay;
+  to: LocalDay;
+  priceTenths: number;
+}
+
 /**
- * Per-day sums of one station's fuel, in day order. Intervals are added in time order, so a
- * sum almost always goes to the last day or starts the next one: three flat arrays rather
- * than an object and a map entry per day (ten years of a national dataset make 130 million).
+ * Per-day sums of one station's fuel, in day order, and the runs of whole days at one price.
+ * A day that an interval covers only in part (the days a report arrives, mostly) is a sum; the
+ * whole days between two reports are one run, not a sum each (station_runs beside
+ * station_daily: a price in force for a week is one row, not seven). Intervals are added in
+ * time order, so a sum almost always goes to the last day or starts the next one: three flat
+ * arrays rather than an object and a map entry per day.
  */
 export class DayTotals {
   readonly days: LocalDay[] = [];
   readonly weighted: number[] = [];
   readonly seconds: number[] = [];
+  readonly runs: DayRun[] = [];
 
   get size(): number {
-    return this.days.length;
+    return this.days.length + this.runs.length;
   }
 
   add(day: LocalDay, weighted: number, seconds: number): void {
@@ -61,7 +72,14 @@ export class DayTotals {
     }
   }
 
-  /** Each day's sums as an object, in day order. */
+  /** Whole days [from, to] at a price; joins the run before it when it follows on at the same price. */
+  addRun(from: LocalDay, to: LocalDay, priceTenths: number): void {
+    const last = this.runs[this.runs.length - 1];
+    if (last && last.to === from - 1 && last.priceTenths === priceTenths) last.to = to;
+    else this.runs.push({ from, to, priceTenths });
+  }
+
+  /** Each day's sums as an object, in day order (runs apart). */
   *values(): IterableIterator<DayTotal> {
     for (let i = 0; i < this.days.length; i++) {
       yield { day: this.days[i] ?? 0, weighted: this.weighted[i] ?? 0, seconds: this.seconds[i] ?? 0 };
@@ -69,26 +87,39 @@ export class DayTotals {
   }
 }
 
-/** Adds [from, to) at a price to per-day totals, only while the fuel is available. */
+/**
+ * The first instant of `day`, from the UTC offset at `near` (an instant of that day or the one
+ * before) when the offset is the same either side of that midnight, which time.ts's cache
+ * answers without a search; dayStart otherwise.
+ */
+function startOfDay(state: StateId, day: LocalDay, near: number): number {
+  const offset = utcOffsetSeconds(state, near);
+  const t = day * DAY - offset;
+  return utcOffsetSeconds(state, t) === offset && utcOffsetSeconds(state, t - 1) === offset ? t : dayStart(state, day);
+}
+
+/**
+ * Adds [from, to) at a price to per-day totals, only while the fuel is available: the part
+ * days it starts and ends in as sums, the whole days between as one run. Each day gets the
+ * seconds it has (DAY, or an hour less or more across a daylight-saving change).
+ */
 export function addInterval(totals: DayTotals, state: StateId, from: number, to: number, report: Report): void {
   if (!report.available || to <= from) return;
   const price = report.priceTenths;
-  // The writer adds millions of intervals: walk the days without allocating slices. Within a
-  // day whose UTC offset is the same at both ends the day ends at the next local midnight
-  // (time.ts counts on no zone changing its offset twice in a day); a day with a transition
-  // takes splitByLocalDay's path. Either way each day gets the same seconds.
-  let t = from;
-  while (t < to) {
-    const offset = utcOffsetSeconds(state, t);
-    const day = Math.floor((t + offset) / DAY);
-    const end = Math.min(to, (day + 1) * DAY - offset);
-    if (utcOffsetSeconds(state, end - 1) !== offset) {
-      for (const slice of splitByLocalDay(state, t, to)) totals.add(slice.day, price * slice.seconds, slice.seconds);
-      return;
-    }
-    totals.add(day, price * (end - t), end - t);
-    t = end;
+  const firstDay = localDayOf(state, from);
+  let runFrom = firstDay;
+  if (from !== startOfDay(state, firstDay, from)) {
+    const end = Math.min(to, startOfDay(state, firstDay + 1, from));
+    totals.add(firstDay, price * (end - from), end - from);
+    if (end === to) return;
+    runFrom = firstDay + 1;
   }
+  const lastDay = localDayOf(state, to - 1);
+  const lastStart = startOfDay(state, lastDay, to - 1);
+  const endsAtMidnight = to === startOfDay(state, lastDay + 1, to - 1);
+  const runTo = endsAtMidnight ? lastDay : lastDay - 1;
+  if (runFrom <= runTo) totals.addRun(runFrom, runTo, price);
+  if (!endsAtMidnight) totals.add(lastDay, price * (to - lastStart), to - lastStart);
 }
 
 /**

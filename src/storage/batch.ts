@@ -1,7 +1,7 @@
 import { formatCoordinate } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
 import { type LocalDay, dayStart, localDayOf } from '../domain/time.ts';
-import { type DayTotal, DayTotals, type OpenState, type Report, addInterval } from '../ingest/plan.ts';
+import { type DayRun, type DayTotal, DayTotals, type OpenState, type Report, addInterval } from '../ingest/plan.ts';
 import type { BatchResult, PriceEvent, StationInput } from './store.ts';
 
 /**
@@ -123,6 +123,12 @@ export interface StationDayWrite {
   total: DayTotal;
 }
 
+export interface StationRunWrite {
+  stationKey: number;
+  fuel: number;
+  run: DayRun;
+}
+
 /** The daily sums one station's fuel adds, as the group left them. */
 export interface GroupDays {
   station: StoredStation;
@@ -153,6 +159,11 @@ export class BatchTally {
     if (!station.cityId) return;
     const sealed = this.sealedBefore(station.state);
     for (const day of totals.days) if (day < sealed) widen(this.resealCities, station.cityId, day);
+    for (const run of totals.runs) {
+      if (run.from >= sealed) continue;
+      widen(this.resealCities, station.cityId, run.from);
+      widen(this.resealCities, station.cityId, Math.min(run.to, sealed - 1));
+    }
   }
 
   /** Every daily sum to add, one row each. */
@@ -160,6 +171,13 @@ export class BatchTally {
     const days: StationDayWrite[] = [];
     for (const { station, fuel, totals } of this.groups) for (const total of totals.values()) days.push({ stationKey: station.key, fuel, total });
     return days;
+  }
+
+  /** Every run of whole days to add, one row each. */
+  get runs(): StationRunWrite[] {
+    const runs: StationRunWrite[] = [];
+    for (const { station, fuel, totals } of this.groups) for (const run of totals.runs) runs.push({ stationKey: station.key, fuel, run });
+    return runs;
   }
 
   /** Whether anything the API answers changed, so the data version must grow. */
@@ -179,11 +197,11 @@ export function sealDue(state: StateId, nowSec: number, sealedBefore: LocalDay):
   return today <= sealedBefore ? undefined : { today, cutoff: dayStart(state, today) };
 }
 
-/** The per-day sums of an open interval closed at `cutoff` (a local midnight). */
-export function closeAt(state: StateId, open: OpenState, cutoff: number): DayTotal[] {
+/** The per-day sums and whole days of an open interval closed at `cutoff` (a local midnight). */
+export function closeAt(state: StateId, open: OpenState, cutoff: number): DayTotals {
   const totals = new DayTotals();
   addInterval(totals, state, open.openFrom, cutoff, open);
-  return [...totals.values()];
+  return totals;
 }
 
 /** A feed batch's prices split by the clock: those in force now, and those to hold until due. */

@@ -2,7 +2,7 @@ import { FUELS, type FuelId } from '../domain/fuels.ts';
 import { formatCoordinate } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
 import { firstDayOf, lastDayOf } from '../domain/history-json.ts';
-import { type LocalDay, dayStart, localDayOf } from '../domain/time.ts';
+import { type LocalDay, dayStart, eachDayLength, localDayOf } from '../domain/time.ts';
 import type { Report } from '../ingest/plan.ts';
 import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type DayRange, type FuelTotals, type LiveDaySums, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
 
@@ -13,6 +13,8 @@ import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, 
 export type Row = Record<string, unknown>;
 
 export const STATION_COLUMNS = 'id, name, brand, address, street, suburb, postcode, state, phone, website, latitude, longitude';
+
+const FUEL_ORDER: ReadonlyMap<FuelId, number> = new Map(FUELS.map((fuel, index) => [fuel, index]));
 
 export function fuelAt(index: unknown): FuelId {
   const fuel = FUELS[Number(index)];
@@ -41,6 +43,41 @@ export function toStation(r: Row): Station {
 
 export function toStationDay(stationId: string, r: Row): StationDayRow {
   return { stationId, fuel: fuelAt(r.fuel), day: Number(r.day), weightedTenths: Number(r.weighted_tenths), seconds: Number(r.seconds) };
+}
+
+/** A station_runs row as the readers take it: whole days [from, to] of one station's fuel at one price. */
+export interface StationRun {
+  stationId: string;
+  state: StateId;
+  fuel: number;
+  from: LocalDay;
+  to: LocalDay;
+  priceTenths: number;
+}
+
+export function toStationRun(r: Row): StationRun {
+  return {
+    stationId: String(r.station_id), state: r.state as StateId, fuel: Number(r.fuel), from: Number(r.from_day), to: Number(r.to_day),
+    priceTenths: Number(r.price_tenths),
+  };
+}
+
+/**
+ * Station days with the whole days of `runs` within `range` added as days of their own (the
+ * price times each day's seconds, as a station_daily row had them before runs), in (station,
+ * day, fuel) order: the order the readers gave when every day was a row, which is the order
+ * the history's means are summed in.
+ */
+export function withRunDays(days: StationDayRow[], runs: readonly StationRun[], range: DayRange): StationDayRow[] {
+  if (runs.length === 0) return days;
+  const all = days.slice();
+  for (const run of runs) {
+    const fuel = fuelAt(run.fuel);
+    eachDayLength(run.state, Math.max(run.from, range.from ?? run.from), Math.min(run.to, range.to), (day, seconds) => {
+      all.push({ stationId: run.stationId, fuel, day, weightedTenths: run.priceTenths * seconds, seconds });
+    });
+  }
+  return all.sort((a, b) => (a.stationId < b.stationId ? -1 : a.stationId > b.stationId ? 1 : 0) || a.day - b.day || (FUEL_ORDER.get(a.fuel) ?? 0) - (FUEL_ORDER.get(b.fuel) ?? 0));
 }
 
 export function toCurrent(r: Row): CurrentPrice {

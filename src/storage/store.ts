@@ -240,6 +240,7 @@ export const COPY_TABLES = {
     columns: ['station_key', 'fuel', 'price_tenths', 'available', 'reported_at', 'open_from', 'city_id'], key: ['station_key', 'fuel'],
   },
   station_daily: { columns: ['station_key', 'day', 'fuel', 'weighted_tenths', 'seconds'], key: ['station_key', 'day', 'fuel'] },
+  station_runs: { columns: ['station_key', 'to_day', 'fuel', 'from_day', 'price_tenths'], key: ['station_key', 'to_day', 'fuel'] },
   city_daily: { columns: ['city_id', 'day', 'fuel', 'mean_tenths'], key: ['city_id', 'day', 'fuel'] },
   seals: { columns: ['state', 'sealed_before'], key: ['state'] },
   tokens: { columns: ['id', 'name', 'hash', 'created_at', 'expires_at', 'revoked_at', 'rate_limit'], key: ['id'] },

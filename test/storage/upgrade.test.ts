@@ -9,16 +9,35 @@ import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
+import type { StateId } from '../../src/domain/states.ts';
+import { eachDayLength } from '../../src/domain/time.ts';
 import { CITIES, NOW, loadFixture } from '../fixture.ts';
 import { answers, assertCityTotalsMatchPrices, createPostgresDatabase, postgresAdmin, postgresServerUrl } from '../helpers.ts';
 
 /**
+ * Before migration 8 every whole day was a station_daily row of its own: the runs the fixture
+ * wrote, as such rows (the price times each day's seconds).
+ */
+function runsAsRows(runs: ReadonlyArray<Record<string, unknown>>): Array<[number, number, number, number, number]> {
+  const rows: Array<[number, number, number, number, number]> = [];
+  for (const r of runs) {
+    eachDayLength(r.state as StateId, Number(r.from_day), Number(r.to_day), (day, seconds) => {
+      rows.push([Number(r.station_key), day, Number(r.fuel), Number(r.price_tenths) * seconds, seconds]);
+    });
+  }
+  assert.ok(rows.length > 0, 'the fixture has whole days');
+  return rows;
+}
+const RUNS = 'SELECT r.station_key, r.fuel, r.from_day, r.to_day, r.price_tenths, s.state FROM station_runs r JOIN stations s ON s.key = r.station_key';
+
+/**
  * Upgrading a database that holds data: migration 5 (city totals kept on write) must fill its
  * new column and table from what is stored, so that an upgraded installation answers exactly as
- * before and as a new one would; migration 6 then widens the city index, and 7 marks every block
- * of sealed city days that holds rows. Each test loads the fixture, takes the schema back to
- * version 4 by hand (the exact inverse of migrations 5 to 7), then opens the store, which
- * migrates it again.
+ * before and as a new one would; migration 6 then widens the city index, 7 marks every block
+ * of sealed city days that holds rows, and 8 adds station_runs beside the day rows written
+ * before it. Each test loads the fixture, takes the schema back to version 4 by hand (the exact
+ * inverse of migrations 5 to 8, the runs written back as the day rows they were before 8),
+ * then opens the store, which migrates it again.
  */
 
 /** Migration 7: every block of a city's sealed days that holds rows has a mark (and no other block has one). */
@@ -38,7 +57,7 @@ async function assertUpgraded(upgraded: PriceStore, before: string[]): Promise<v
 
 describe('upgrading a populated database to the city totals (migration 5)', () => {
   test('on SQLite: the totals are filled from the stored prices, answers unchanged, and kept from then on', async () => {
-    assert.equal(SQLITE_MIGRATIONS.length, 7, 'this test takes the schema back from version 7 to 4');
+    assert.equal(SQLITE_MIGRATIONS.length, 8, 'this test takes the schema back from version 8 to 4');
     const dir = mkdtempSync(join(tmpdir(), 'fuelprice-upgrade-'));
     const path = join(dir, 'old.db');
     try {
@@ -49,7 +68,10 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       await first.close();
 
       const db = new Database(path);
+      const insert = db.prepare('INSERT INTO station_daily (station_key, day, fuel, weighted_tenths, seconds) VALUES (?, ?, ?, ?, ?)');
+      for (const row of runsAsRows(db.prepare(RUNS).all() as Array<Record<string, unknown>>)) insert.run(...row);
       db.exec(`
+        DROP TABLE station_runs;
         DROP TRIGGER city_daily_marks_on_insert; DROP TRIGGER city_daily_marks_on_update; DROP TRIGGER city_daily_marks_on_delete;
         DROP TABLE city_daily_marks;
         DROP TRIGGER city_current_on_insert; DROP TRIGGER city_current_on_update; DROP TRIGGER city_current_on_delete;
@@ -71,7 +93,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
 
   const server = postgresServerUrl();
   test('on PostgreSQL: the same', { skip: server ? false : 'set FUELPRICE_TEST_POSTGRES to a server URL to run this' }, async () => {
-    assert.equal(POSTGRES_MIGRATIONS.length, 7, 'this test takes the schema back from version 7 to 4');
+    assert.equal(POSTGRES_MIGRATIONS.length, 8, 'this test takes the schema back from version 8 to 4');
     const database = await createPostgresDatabase(server ?? '');
     after(() => database.drop());
     const first = new PostgresStore({ connectionString: database.url, max: 2 });
@@ -80,7 +102,13 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
     const before = await answers(first, NOW);
     await first.close();
 
+    await postgresAdmin(database.url, async (client) => {
+      for (const row of runsAsRows((await client.query(RUNS)).rows)) {
+        await client.query('INSERT INTO station_daily (station_key, day, fuel, weighted_tenths, seconds) VALUES ($1, $2, $3, $4, $5)', row);
+      }
+    });
     await postgresAdmin(database.url, (client) => client.query(`
+      DROP TABLE station_runs;
       DROP TRIGGER city_daily_marks_on_insert ON city_daily; DROP TRIGGER city_daily_marks_on_update ON city_daily;
       DROP TRIGGER city_daily_marks_on_delete ON city_daily;
       DROP FUNCTION city_daily_marks_inserted(); DROP FUNCTION city_daily_marks_updated(); DROP FUNCTION city_daily_marks_deleted();
@@ -90,7 +118,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       DROP FUNCTION city_current_inserted(); DROP FUNCTION city_current_updated(); DROP FUNCTION city_current_deleted();
       DROP FUNCTION city_current_add(text[], smallint[], bigint[], bigint[]);
       DROP TABLE city_current; ALTER TABLE current_prices DROP COLUMN city_id;
-      DELETE FROM schema_migrations WHERE version IN (5, 6, 7);`));
+      DELETE FROM schema_migrations WHERE version IN (5, 6, 7, 8);`));
 
     const upgraded = new PostgresStore({ connectionString: database.url, max: 2 });
     try {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CITIES, NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
-import { answers, assertCityTotalsMatchPrices, assertLiveDayMatchesRows, snapshot, testBackends } from '../helpers.ts';
+import { localTimeToUnix } from '../../src/domain/time.ts';
+import { answers, assertCityTotalsMatchPrices, assertDaysMatchReports, assertLiveDayMatchesRows, snapshot, testBackends } from '../helpers.ts';
 
 for (const backend of testBackends()) {
   describe(`the writer on ${backend.name}`, () => {
@@ -27,6 +28,8 @@ for (const backend of testBackends()) {
         for (const price of [...PRICES].sort((a, b) => b.at - a.at)) await shuffled.store.applyBatch({ stations: [], prices: [price] });
         await shuffled.store.seal(NOW);
         assert.deepEqual(await answers(shuffled.store, NOW), await answers(ordered.store, NOW));
+        await assertDaysMatchReports(shuffled.store, 'shuffled');
+        await assertDaysMatchReports(ordered.store, 'ordered');
       } finally { await ordered.drop(); await shuffled.drop(); }
     });
 
@@ -41,6 +44,29 @@ for (const backend of testBackends()) {
           .data.history.find((h) => h.fuel === 'ulp91');
         // Beta on 21-11: 170.0 for 18 h, 200.0 for 6 h = 177.5; city (1862.5 + 1775) / 2 = 181.875 c -> 1.82.
         assert.deepEqual(ulp91?.records.find((r) => r.date === '21-11-2026')?.average, '1.82');
+      } finally { await drop(); }
+    });
+
+    test('whole days between reports are one run (across daylight saving too); each seal lengthens it; a late report splits it', async () => {
+      const { store, drop } = await backend.create();
+      try {
+        await store.upsertCities(CITIES);
+        await store.applyBatch({ stations: STATIONS, prices: [] });
+        // Alpha Sydney (feed code 1, NSW); NSW clocks went forward on 4 October 2026.
+        const at = (day: number, hour: number): number => localTimeToUnix('nsw', 2026, 10, day, hour, 0, 0);
+        const price = (time: number, priceTenths: number) => ({ feed: 'test', feedCode: '1', fuel: 'ulp91' as const, at: time, priceTenths, available: true });
+        await store.applyBatch({ stations: [], prices: [price(at(1, 10), 1800), price(at(6, 15), 1850)] });
+        assert.equal(await assertDaysMatchReports(store, 'two reports'), 1); // 2 to 5 October
+        await store.seal(at(9, 12));
+        assert.equal(await assertDaysMatchReports(store, 'first seal'), 2); // and 7 to 8 October
+        await store.seal(at(12, 12));
+        assert.equal(await assertDaysMatchReports(store, 'second seal'), 2); // 7 to 11 October, lengthened
+        await store.applyBatch({ stations: [], prices: [price(at(3, 12), 1700)] });
+        assert.equal(await assertDaysMatchReports(store, 'late report'), 3); // 2, 4 to 5, 7 to 11 October
+        const days = await store.stationDays('alpha-sydney', { from: null, to: 1_000_000 });
+        const october = (day: number): number => Math.floor((at(day, 12) + 11 * 3600) / 86_400);
+        assert.deepEqual(days.filter((d) => d.day >= october(3) && d.day <= october(5)).map((d) => [d.day - october(1) + 1, d.weightedTenths / d.seconds, d.seconds]),
+          [[3, 1750, 86_400], [4, 1700, 82_800], [5, 1700, 86_400]]);
       } finally { await drop(); }
     });
 
@@ -62,6 +88,7 @@ for (const backend of testBackends()) {
       const { store, drop } = await backend.create();
       const agree = async (step: string): Promise<number> => {
         await assertCityTotalsMatchPrices(store, CITIES.map((c) => c.id), step);
+        await assertDaysMatchReports(store, step);
         return assertLiveDayMatchesRows(store, CITIES.map((c) => c.id), NOW, step);
       };
       try {

@@ -245,4 +245,15 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER city_daily_marks_on_delete AFTER DELETE ON city_daily
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION city_daily_marks_deleted();
   `,
+  `
+  -- Whole days at one price, one row per run (see the SQLite migration of the same number).
+  CREATE TABLE station_runs (
+    station_key integer NOT NULL,
+    to_day integer NOT NULL,
+    fuel smallint NOT NULL,
+    from_day integer NOT NULL,
+    price_tenths integer NOT NULL,
+    PRIMARY KEY (station_key, to_day, fuel)
+  );
+  `,
 ];

@@ -3,7 +3,7 @@ import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, splitHeld } from '../batch.ts';
 import {
-  type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken, VERSIONS,
+  type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toStationRun, toToken, withRunDays, VERSIONS,
   cityLiveDaySql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelTotals, toLiveDaySums,
 } from '../rows.ts';
 import {
@@ -122,11 +122,18 @@ export class PostgresStore implements PriceStore {
 
   async stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]> {
     if (!storable(stationId)) return [];
-    const found = await this.rows(`
-      SELECT d.fuel, d.day, d.weighted_tenths, d.seconds FROM stations s
-      JOIN station_daily d ON d.station_key = s.key
-      WHERE s.id = $1 AND d.day BETWEEN $2 AND $3 ORDER BY d.day, d.fuel`, [stationId, range.from ?? NO_DAY_LOWER_BOUND, range.to]);
-    return found.map((r) => toStationDay(stationId, r));
+    const from = range.from ?? NO_DAY_LOWER_BOUND;
+    return transaction(this.db(), 'snapshot', async (client) => {
+      const found = await rows(client, `
+        SELECT d.fuel, d.day, d.weighted_tenths, d.seconds FROM stations s
+        JOIN station_daily d ON d.station_key = s.key
+        WHERE s.id = $1 AND d.day BETWEEN $2 AND $3 ORDER BY d.day, d.fuel`, [stationId, from, range.to]);
+      const runs = await rows(client, `
+        SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths FROM stations s
+        JOIN station_runs r ON r.station_key = s.key
+        WHERE s.id = $1 AND r.to_day >= $2 AND r.from_day <= $3`, [stationId, from, range.to]);
+      return withRunDays(found.map((r) => toStationDay(stationId, r)), runs.map(toStationRun), range);
+    });
   }
 
   async currentForStation(stationId: string): Promise<CurrentPrice[]> {
@@ -178,11 +185,15 @@ export class PostgresStore implements PriceStore {
           [cityId, today.day, today.start, today.now])).map(toLiveDaySums);
         return { sealedBefore, sealed, stationDays: [], current: [], liveDay: { day: today.day, sums }, ...blocks };
       }
-      const stationDays = liveFrom > range.to ? [] : (await rows(client, `
+      const stationDays = liveFrom > range.to ? [] : withRunDays((await rows(client, `
         SELECT s.id AS station_id, d.fuel, d.day, d.weighted_tenths, d.seconds
         FROM stations s JOIN station_daily d ON d.station_key = s.key
         WHERE s.city_id = $1 AND d.day BETWEEN $2 AND $3 ORDER BY s.id COLLATE "C", d.day, d.fuel`, [cityId, liveFrom, range.to]))
-        .map((r) => toStationDay(String(r.station_id), r));
+        .map((r) => toStationDay(String(r.station_id), r)), (await rows(client, `
+        SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths
+        FROM stations s JOIN station_runs r ON r.station_key = s.key
+        WHERE s.city_id = $1 AND r.to_day >= $2 AND r.from_day <= $3`, [cityId, liveFrom, range.to])).map(toStationRun),
+      { from: liveFrom, to: range.to });
       return { sealedBefore, sealed, stationDays, current: await currentForCity(client, cityId), ...blocks };
     });
   }
@@ -384,6 +395,6 @@ const PG_TYPES: Readonly<Record<string, string>> = {
   key: 'text', value: 'bigint', id: 'text', name: 'text', state: 'text', latitude: 'double precision', longitude: 'double precision',
   feed: 'text', feed_code: 'text', brand: 'text', address: 'text', street: 'text', suburb: 'text', postcode: 'text', phone: 'text',
   website: 'text', city_id: 'text', station_key: 'integer', fuel: 'smallint', at: 'bigint', price_tenths: 'integer', available: 'boolean',
-  reported_at: 'bigint', open_from: 'bigint', day: 'integer', weighted_tenths: 'bigint', seconds: 'integer', mean_tenths: 'double precision',
+  reported_at: 'bigint', open_from: 'bigint', day: 'integer', from_day: 'integer', to_day: 'integer', weighted_tenths: 'bigint', seconds: 'integer', mean_tenths: 'double precision',
   sealed_before: 'integer', hash: 'bytea', created_at: 'bigint', updated_at: 'bigint', expires_at: 'bigint', revoked_at: 'bigint', rate_limit: 'integer',
 };

@@ -4,7 +4,7 @@ import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
 import { DayTotals, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
 import {
-  BatchTally, NO_DAY_LOWER_BOUND, type ReportPlan, type StationDayWrite, type StoredStation,
+  BatchTally, NO_DAY_LOWER_BOUND, type ReportPlan, type StationDayWrite, type StationRunWrite, type StoredStation,
   closeAt, closeSealedPart, distinctInstants, feedKey, groupPrices, planReports, sameStation, sealDue, storedCoordinates,
 } from '../batch.ts';
 import { assignCity, slugify, uniqueSlug } from '../places.ts';
@@ -59,6 +59,7 @@ export async function applyBatchIn(client: Client, batch: Batch): Promise<BatchR
   }
   await upsertCurrent(client, opens);
   await addStationDays(client, tally.days);
+  await addStationRuns(client, tally.runs);
   for (const [cityId, days] of tally.resealCities) await recomputeCityDays(client, { cityId }, days.from, days.to);
   if (tally.changed) await bumpDataVersion(client);
   return tally.result;
@@ -156,6 +157,8 @@ async function replayFrom(client: Client, station: StoredStation, fuel: number, 
   const reports = (await rows(client, `SELECT at, price_tenths, available FROM price_events
     WHERE station_key = $1 AND fuel = $2 AND at > $3 ORDER BY at`, [station.key, fuel, plan.dayStartSec])).map(toReport);
   await execute(client, 'DELETE FROM station_daily WHERE station_key = $1 AND fuel = $2 AND day >= $3', [station.key, fuel, plan.fromDay]);
+  await execute(client, 'DELETE FROM station_runs WHERE station_key = $1 AND fuel = $2 AND from_day >= $3', [station.key, fuel, plan.fromDay]);
+  await execute(client, 'UPDATE station_runs SET to_day = $3 - 1 WHERE station_key = $1 AND fuel = $2 AND to_day >= $3', [station.key, fuel, plan.fromDay]);
   return replay(station.state, plan.dayStartSec, inForce ? toReport(inForce) : undefined, reports, plan.closeUntil);
 }
 
@@ -189,6 +192,28 @@ async function addStationDays(client: Client, days: readonly StationDayWrite[]):
   [all.map((d) => d.stationKey), all.map((d) => d.total.day), all.map((d) => d.fuel), all.map((d) => d.total.weighted), all.map((d) => d.total.seconds)]);
 }
 
+/** Adds runs of whole days (one row each: a batch's runs never overlap a stored one). */
+async function addStationRuns(client: Client, runs: readonly StationRunWrite[]): Promise<void> {
+  if (runs.length === 0) return;
+  await execute(client, `
+    INSERT INTO station_runs (station_key, to_day, fuel, from_day, price_tenths)
+    SELECT * FROM unnest($1::int[], $2::int[], $3::smallint[], $4::int[], $5::int[])`,
+  [runs.map((r) => r.stationKey), runs.map((r) => r.run.to), runs.map((r) => r.fuel), runs.map((r) => r.run.from), runs.map((r) => r.run.priceTenths)]);
+}
+
+/** The seal's runs: one that follows on from a stored run at the same price lengthens it; the rest are added. */
+async function lengthenOrAddRuns(client: Client, runs: readonly StationRunWrite[]): Promise<void> {
+  if (runs.length === 0) return;
+  const lengthened = await rows(client, `
+    UPDATE station_runs r SET to_day = u.to_day
+    FROM unnest($1::int[], $2::smallint[], $3::int[], $4::int[], $5::int[]) AS u (station_key, fuel, from_day, to_day, price_tenths)
+    WHERE r.station_key = u.station_key AND r.to_day = u.from_day - 1 AND r.fuel = u.fuel AND r.price_tenths = u.price_tenths
+    RETURNING r.station_key, r.fuel, r.to_day`,
+  [runs.map((r) => r.stationKey), runs.map((r) => r.fuel), runs.map((r) => r.run.from), runs.map((r) => r.run.to), runs.map((r) => r.run.priceTenths)]);
+  const done = new Set(lengthened.map((r) => `${Number(r.station_key)}:${Number(r.fuel)}:${Number(r.to_day)}`));
+  await addStationRuns(client, runs.filter((r) => !done.has(`${r.stationKey}:${r.fuel}:${r.run.to}`)));
+}
+
 /** City means for days [from, to] of one city or of every city of a state, pooled per output fuel, from the stations' days. */
 async function recomputeCityDays(client: Client, cities: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay): Promise<void> {
   if (to < from) return;
@@ -198,20 +223,29 @@ async function recomputeCityDays(client: Client, cities: { cityId: string } | { 
     ? 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id = $3'
     : 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id IN (SELECT id FROM cities WHERE state = $3)', [from, to, selector]);
   // The plain mean of the stations' daily means, in double precision like SQLite's avg over REAL,
-  // summed in station order so that the same rows always give the same last digits.
+  // summed in station order so that the same rows always give the same last digits. A run's
+  // whole days each have its price as their mean.
+  const members = byCity ? 's.city_id = $3' : 's.state = $3';
   await execute(client, `
     INSERT INTO city_daily (city_id, day, fuel, mean_tenths)
-    SELECT s.city_id, d.day, g.output, avg(d.weighted_tenths::double precision / d.seconds ORDER BY d.station_key, d.fuel)
-    FROM stations s JOIN station_daily d ON d.station_key = s.key JOIN fuel_groups g ON g.fuel = d.fuel
-    WHERE ${byCity ? 's.city_id = $3' : 's.state = $3'} AND s.city_id IS NOT NULL AND d.seconds > 0 AND d.day BETWEEN $1 AND $2
-    GROUP BY s.city_id, d.day, g.output`, [from, to, selector]);
+    SELECT d.city_id, d.day, g.output, avg(d.mean ORDER BY d.station_key, d.fuel)
+    FROM (
+      SELECT s.city_id, d.station_key, d.fuel, d.day, d.weighted_tenths::double precision / d.seconds AS mean
+      FROM stations s JOIN station_daily d ON d.station_key = s.key
+      WHERE ${members} AND s.city_id IS NOT NULL AND d.seconds > 0 AND d.day BETWEEN $1 AND $2
+      UNION ALL
+      SELECT s.city_id, r.station_key, r.fuel, day, r.price_tenths::double precision
+      FROM stations s JOIN station_runs r ON r.station_key = s.key, generate_series(greatest(r.from_day, $1), least(r.to_day, $2)) AS day
+      WHERE ${members} AND s.city_id IS NOT NULL AND r.to_day >= $1 AND r.from_day <= $2
+    ) d JOIN fuel_groups g ON g.fuel = d.fuel
+    GROUP BY d.city_id, d.day, g.output`, [from, to, selector]);
 }
 
 export async function sealIn(client: Client, nowSec: number): Promise<void> {
   const sealedBefore = await sealedBeforeByState(client);
   // A state's first seal follows a bulk load, which autovacuum has not analysed yet: without
   // statistics the planner joins millions of daily rows by nested loops.
-  if (STATES.some((state) => sealedBefore(state) === NO_DAY_LOWER_BOUND)) await execute(client, 'ANALYZE stations, station_daily');
+  if (STATES.some((state) => sealedBefore(state) === NO_DAY_LOWER_BOUND)) await execute(client, 'ANALYZE stations, station_daily, station_runs');
   let changed = false;
   for (const state of STATES) changed = (await sealState(client, state, nowSec, sealedBefore(state))) || changed;
   if (changed) await bumpDataVersion(client);
@@ -223,12 +257,23 @@ async function sealState(client: Client, state: StateId, nowSec: number, before:
   if (!due) return false;
   const open = await rows(client, `SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
     FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE s.state = $1 AND c.open_from < $2`, [state, due.cutoff]);
-  await addStationDays(client, open.flatMap((r) => closeAt(state, { ...toReport({ ...r, at: r.reported_at }), openFrom: Number(r.open_from) }, due.cutoff)
-    .map((total) => ({ stationKey: Number(r.station_key), fuel: Number(r.fuel), total }))));
+  const days: StationDayWrite[] = [];
+  const runs: StationRunWrite[] = [];
+  for (const r of open) {
+    const stationKey = Number(r.station_key);
+    const fuel = Number(r.fuel);
+    const totals = closeAt(state, { ...toReport({ ...r, at: r.reported_at }), openFrom: Number(r.open_from) }, due.cutoff);
+    for (const total of totals.values()) days.push({ stationKey, fuel, total });
+    for (const run of totals.runs) runs.push({ stationKey, fuel, run });
+  }
+  await addStationDays(client, days);
+  await lengthenOrAddRuns(client, runs);
   await execute(client, `UPDATE current_prices c SET open_from = $2 FROM stations s
     WHERE s.key = c.station_key AND s.state = $1 AND c.open_from < $2`, [state, due.cutoff]);
   const firstDay = before === NO_DAY_LOWER_BOUND
-    ? (await firstRow(client, 'SELECT min(d.day) AS d FROM station_daily d JOIN stations s ON s.key = d.station_key WHERE s.state = $1', [state]))?.d
+    ? (await firstRow(client, `SELECT least(
+        (SELECT min(d.day) FROM station_daily d JOIN stations s ON s.key = d.station_key WHERE s.state = $1),
+        (SELECT min(r.from_day) FROM station_runs r JOIN stations s ON s.key = r.station_key WHERE s.state = $1)) AS d`, [state]))?.d
     : before;
   if (firstDay !== null && firstDay !== undefined) await recomputeCityDays(client, { state }, Number(firstDay), due.today - 1);
   await execute(client, `INSERT INTO seals (state, sealed_before) VALUES ($1, $2)

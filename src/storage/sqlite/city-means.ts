@@ -37,10 +37,19 @@ export function recomputeCityDays(sql: Sql, which: { cityId: string } | { state:
   const where = 'FROM station_daily WHERE station_key = ? AND day BETWEEN ? AND ? AND seconds > 0 ORDER BY day, fuel';
   const slotsOf = sql(`SELECT (day - ?) * ${SLOTS} + fuel ${where}`).pluck();
   const meansOf = sql(`SELECT CAST(weighted_tenths AS REAL) / seconds ${where}`).pluck();
+  // Whole days at one price: each day's mean is the price itself.
+  const runsOf = sql(`SELECT fuel, from_day, to_day, price_tenths FROM station_runs
+    WHERE station_key = ? AND to_day >= ? AND from_day <= ? ORDER BY fuel, from_day`).raw();
   const out = new RowBuffer(sql, 'INSERT INTO city_daily (city_id, fuel, day, mean_tenths)', 4, '');
   for (let low = from; low <= to; low += WINDOW_DAYS) {
     const high = Math.min(to, low + WINDOW_DAYS - 1);
     const sums = new CompensatedSums((high - low + 1) * SLOTS);
+    const add = (slot: number, value: number): void => {
+      const fuel = slot % SLOTS;
+      const outputs = outputsOf[fuel];
+      if (!outputs) return; // a fuel no output counts (fuel_groups lists every known fuel)
+      for (const output of outputs) sums.add(slot - fuel + output, value);
+    };
     for (let first = 0; first < members.length;) {
       const cityId = members[first]?.[1] ?? '';
       let end = first;
@@ -49,13 +58,9 @@ export function recomputeCityDays(sql: Sql, which: { cityId: string } | { state:
         const slots = slotsOf.all(low, key, low, high) as number[];
         const values = meansOf.all(key, low, high) as number[];
         if (slots.length !== values.length) throw new Error('station_daily changed between two reads of one transaction');
-        for (let i = 0; i < slots.length; i++) {
-          const slot = slots[i] ?? 0;
-          const fuel = slot % SLOTS;
-          const outputs = outputsOf[fuel];
-          if (!outputs) continue; // a fuel no output counts (fuel_groups lists every known fuel)
-          for (const output of outputs) sums.add(slot - fuel + output, values[i] ?? 0);
-        }
+        const runs = runsOf.all(key, low, high) as RunRow[];
+        if (runs.length === 0) for (let i = 0; i < slots.length; i++) add(slots[i] ?? 0, values[i] ?? 0);
+        else inSlotOrder(slots, values, runs, low, high, add);
       }
       // In key order (day, then fuel), emptying the sums for the next city.
       sums.drain((slot, mean) => {
@@ -66,6 +71,66 @@ export function recomputeCityDays(sql: Sql, which: { cityId: string } | { state:
     }
   }
   out.flush();
+}
+
+/** A station_runs row as read here: fuel, first day, last day, price. */
+type RunRow = [number, number, number, number];
+
+/**
+ * A station's sums (slot, mean) and its runs' days (slot, price) in one slot order, which is
+ * (day, fuel) order: the order the sums were added in when every day was a station_daily row,
+ * so the city means keep their last digits. One cursor per fuel (its runs are disjoint and read
+ * in day order) merged with the rows.
+ */
+function inSlotOrder(slots: readonly number[], values: readonly number[], runs: readonly RunRow[], low: LocalDay, high: LocalDay,
+  visit: (slot: number, value: number) => void): void {
+  const cursors: RunCursor[] = [];
+  for (let i = 0; i < runs.length;) {
+    let j = i;
+    while (j < runs.length && runs[j]?.[0] === runs[i]?.[0]) j++;
+    cursors.push(new RunCursor(runs, i, j, low, high));
+    i = j;
+  }
+  let r = 0;
+  for (;;) {
+    let best = r < slots.length ? (slots[r] ?? 0) : Infinity;
+    let pick: RunCursor | undefined;
+    for (const cursor of cursors) if (cursor.slot < best) { best = cursor.slot; pick = cursor; }
+    if (best === Infinity) return;
+    if (pick) { visit(best, pick.price); pick.next(); } else { visit(best, values[r] ?? 0); r++; }
+  }
+}
+
+/** Walks the days of one fuel's runs within [low, high], as slots. */
+class RunCursor {
+  slot = Infinity;
+  price = 0;
+  private last = 0;
+
+  constructor(private readonly runs: readonly RunRow[], private index: number, private readonly end: number,
+    private readonly low: LocalDay, private readonly high: LocalDay) {
+    this.index--;
+    this.nextRun();
+  }
+
+  next(): void {
+    if (this.slot < this.last) this.slot += SLOTS;
+    else this.nextRun();
+  }
+
+  private nextRun(): void {
+    for (this.index++; this.index < this.end; this.index++) {
+      const [fuel, from, to, price] = this.runs[this.index] ?? [0, 0, -1, 0];
+      const first = Math.max(from, this.low);
+      const last = Math.min(to, this.high);
+      if (first > last) continue;
+      this.slot = (first - this.low) * SLOTS + fuel;
+      this.last = (last - this.low) * SLOTS + fuel;
+      this.price = price;
+      return;
+    }
+    this.slot = Infinity;
+  }
 }
 
 /** Per slot, a sum as SQLite's sum()/avg() keep one (sumStep on REAL values, avgFinalize). */

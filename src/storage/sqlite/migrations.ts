@@ -216,4 +216,18 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
   END;
   `,
+  `
+  -- Whole days at one price, one row per run: the days between two reports that a price held
+  -- from midnight to midnight, which until now took a station_daily row each (four rows in
+  -- five). A day is in station_daily or in a run, never both, for a station and fuel; rows
+  -- written before this version stay as they are and mean the same.
+  CREATE TABLE station_runs (
+    station_key INTEGER NOT NULL,
+    to_day INTEGER NOT NULL,
+    fuel INTEGER NOT NULL,
+    from_day INTEGER NOT NULL,
+    price_tenths INTEGER NOT NULL,
+    PRIMARY KEY (station_key, to_day, fuel)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -5,7 +5,7 @@ import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, splitHeld } from '../batch.ts';
 import {
-  type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toToken, VERSIONS,
+  type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toStationRun, toToken, withRunDays, VERSIONS,
   cityLiveDaySql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelTotals, toLiveDaySums,
 } from '../rows.ts';
 import {
@@ -129,12 +129,22 @@ export class SqliteStore implements PriceStore {
   }
 
   async stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]> {
+    return this.snapshot(() => this.readStationDays(stationId, range))();
+  }
+
+  private readStationDays(stationId: string, range: DayRange): StationDayRow[] {
+    const from = range.from ?? NO_DAY_LOWER_BOUND;
     // Rows as arrays (this statement's text is used here only: raw() stays set on it): no object per row to build and map.
     const rows = this.sql(`
       SELECT d.fuel, d.day, d.weighted_tenths, d.seconds FROM stations s
       JOIN station_daily d ON d.station_key = s.key
-      WHERE s.id = ? AND d.day BETWEEN ? AND ?`).raw().all(stationId, range.from ?? NO_DAY_LOWER_BOUND, range.to) as Array<[number, number, number, number]>;
-    return rows.map(([fuel, day, weightedTenths, seconds]) => ({ stationId, fuel: fuelAt(fuel), day, weightedTenths, seconds }));
+      WHERE s.id = ? AND d.day BETWEEN ? AND ?`).raw().all(stationId, from, range.to) as Array<[number, number, number, number]>;
+    const days = rows.map(([fuel, day, weightedTenths, seconds]) => ({ stationId, fuel: fuelAt(fuel), day, weightedTenths, seconds }));
+    const runs = (this.sql(`
+      SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths FROM stations s
+      JOIN station_runs r ON r.station_key = s.key
+      WHERE s.id = ? AND r.to_day >= ? AND r.from_day <= ?`).all(stationId, from, range.to) as Row[]).map(toStationRun);
+    return withRunDays(days, runs, range);
   }
 
   async currentForStation(stationId: string): Promise<CurrentPrice[]> {
@@ -186,11 +196,15 @@ export class SqliteStore implements PriceStore {
         .all({ city: cityId, ...today }) as Row[]).map(toLiveDaySums);
       return { sealedBefore, sealed, stationDays: [], current: [], liveDay: { day: today.day, sums }, ...blocks };
     }
-    const stationDays = liveFrom > range.to ? [] : (this.sql(`
+    const stationDays = liveFrom > range.to ? [] : withRunDays((this.sql(`
       SELECT s.id AS station_id, d.fuel, d.day, d.weighted_tenths, d.seconds
       FROM stations s JOIN station_daily d ON d.station_key = s.key
       WHERE s.city_id = ? AND d.day BETWEEN ? AND ?`).all(cityId, liveFrom, range.to) as Row[])
-      .map((r) => toStationDay(String(r.station_id), r));
+      .map((r) => toStationDay(String(r.station_id), r)), (this.sql(`
+      SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths
+      FROM stations s JOIN station_runs r ON r.station_key = s.key
+      WHERE s.city_id = ? AND r.to_day >= ? AND r.from_day <= ?`).all(cityId, liveFrom, range.to) as Row[]).map(toStationRun),
+    { from: liveFrom, to: range.to });
     return { sealedBefore, sealed, stationDays, current: this.readCurrentForCity(cityId), ...blocks };
   }
 

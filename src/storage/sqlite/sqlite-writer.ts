@@ -1,7 +1,7 @@
 import { FUELS } from '../../domain/fuels.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { DayTotals, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
+import { type DayRun, DayTotals, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
 import {
   BatchTally, type GroupDays, NO_DAY_LOWER_BOUND, type ReportPlan, type StoredStation,
   closeAt, closeSealedPart, distinctInstants, feedKey, groupPrices, planReports, sameStation, sealDue, storedCoordinates,
@@ -19,6 +19,8 @@ const STATION_DAILY_INSERT = 'INSERT INTO station_daily (station_key, fuel, day,
 const STATION_DAILY_ADD = `
   ON CONFLICT (station_key, day, fuel) DO UPDATE SET
     weighted_tenths = weighted_tenths + excluded.weighted_tenths, seconds = seconds + excluded.seconds`;
+
+const STATION_RUNS_INSERT = 'INSERT INTO station_runs (station_key, to_day, fuel, from_day, price_tenths)';
 
 const FUEL_INDEX: ReadonlyMap<string, number> = new Map(FUELS.map((fuel, index) => [fuel, index]));
 
@@ -101,6 +103,22 @@ export class SqliteWriter {
       first = end;
     }
     days.flush();
+    // Runs in key order too: by station, then last day, then fuel.
+    const runs = new RowBuffer(this.sql, STATION_RUNS_INSERT, 5, '');
+    for (let first = 0; first < groups.length;) {
+      const stationKey = groups[first]?.station.key ?? 0;
+      const station: Array<{ fuel: number; run: DayRun }> = [];
+      for (; first < groups.length && groups[first]?.station.key === stationKey; first++) {
+        const group = groups[first];
+        if (group) for (const run of group.totals.runs) station.push({ fuel: group.fuel, run });
+      }
+      station.sort((a, b) => a.run.to - b.run.to || a.fuel - b.fuel);
+      for (const { fuel, run } of station) {
+        runs.values.push(stationKey, run.to, fuel, run.from, run.priceTenths);
+        runs.added();
+      }
+    }
+    runs.flush();
   }
 
   private storedStation(feed: string, code: string): StoredStation | undefined {
@@ -161,6 +179,8 @@ export class SqliteWriter {
     const reports = (this.sql(`SELECT at, price_tenths, available FROM price_events
       WHERE station_key = ? AND fuel = ? AND at > ? ORDER BY at`).all(station.key, fuel, plan.dayStartSec) as Row[]).map(toReport);
     this.sql('DELETE FROM station_daily WHERE station_key = ? AND fuel = ? AND day >= ?').run(station.key, fuel, plan.fromDay);
+    this.sql('DELETE FROM station_runs WHERE station_key = ? AND to_day >= ? AND fuel = ? AND from_day >= ?').run(station.key, plan.fromDay, fuel, plan.fromDay);
+    this.sql('UPDATE station_runs SET to_day = ? WHERE station_key = ? AND to_day >= ? AND fuel = ?').run(plan.fromDay - 1, station.key, plan.fromDay, fuel);
     return replay(station.state, plan.dayStartSec, inForce ? toReport(inForce) : undefined, reports, plan.closeUntil);
   }
 
@@ -209,21 +229,36 @@ export class SqliteWriter {
     const open = this.sql(`SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
       FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE s.state = ? AND c.open_from < ?`).all(state, due.cutoff) as Row[];
     const days = new RowBuffer(this.sql, STATION_DAILY_INSERT, 5, STATION_DAILY_ADD);
+    const runs = new RowBuffer(this.sql, STATION_RUNS_INSERT, 5, '');
+    // A price that went on past the last seal lengthens the run that seal ended, if it made one.
+    const lengthen = this.sql('UPDATE station_runs SET to_day = ? WHERE station_key = ? AND to_day = ? AND fuel = ? AND price_tenths = ?');
     for (const row of open) {
       const state_: OpenState = { ...toReport({ at: row.reported_at, price_tenths: row.price_tenths, available: row.available }), openFrom: Number(row.open_from) };
-      for (const t of closeAt(state, state_, due.cutoff)) {
-        days.values.push(Number(row.station_key), Number(row.fuel), t.day, t.weighted, t.seconds);
+      const stationKey = Number(row.station_key);
+      const fuel = Number(row.fuel);
+      const totals = closeAt(state, state_, due.cutoff);
+      for (const t of totals.values()) {
+        days.values.push(stationKey, fuel, t.day, t.weighted, t.seconds);
         days.added();
       }
+      for (const run of totals.runs) {
+        if (lengthen.run(run.to, stationKey, run.from - 1, fuel, run.priceTenths).changes > 0) continue;
+        runs.values.push(stationKey, run.to, fuel, run.from, run.priceTenths);
+        runs.added();
+      }
     }
+    runs.flush();
     days.flush();
     // The rows just read, all moved at once.
     this.sql(`UPDATE current_prices SET open_from = ?
       WHERE open_from < ? AND station_key IN (SELECT key FROM stations WHERE state = ?)`).run(due.cutoff, due.cutoff, state);
     const firstDay = before === NO_DAY_LOWER_BOUND
-      // Each station's first day is the first entry of its key range: no scan of the state's days.
-      ? (this.sql(`SELECT min((SELECT min(day) FROM station_daily WHERE station_key = s.key)) AS d
-        FROM stations s WHERE s.state = ?`).get(state) as { d: number | null }).d
+      // Each station's first daily row is the first entry of its key range; its runs are read whole
+      // (a run's first day is not in its key), once per state, on its first seal only.
+      ? (this.sql(`SELECT min(d) AS d FROM (
+          SELECT (SELECT min(day) FROM station_daily WHERE station_key = s.key) AS d FROM stations s WHERE s.state = @state
+          UNION ALL SELECT (SELECT min(from_day) FROM station_runs WHERE station_key = s.key) FROM stations s WHERE s.state = @state)`)
+        .get({ state }) as { d: number | null }).d
       : before;
     if (firstDay !== null) recomputeCityDays(this.sql, { state }, firstDay, due.today - 1);
     this.sql('INSERT INTO seals (state, sealed_before) VALUES (?, ?) ON CONFLICT (state) DO UPDATE SET sealed_before = excluded.sealed_before')

@@ -1,12 +1,14 @@
 /**
  * The benchmark's datasets: demo databases under bench/out/, built once through the real
- * writer (writeDemo) and reused by later runs. A build goes to a `.partial` file renamed at the
- * end, so an interrupted build is never mistaken for a finished one.
+ * writer (writeDemo) and reused by later runs, unless written at an older schema version. A build
+ * goes to a `.partial` file renamed at the end, so an interrupted build is never mistaken for a
+ * finished one.
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { writeDemo } from '../src/ingest/demo.ts';
+import { SQLITE_MIGRATIONS } from '../src/storage/sqlite/migrations.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import { newToken } from '../src/tokens.ts';
 
@@ -37,6 +39,8 @@ interface BuildRecord {
   builtAt: string;
   stations: number;
   prices: number;
+  /** The schema version it was written at: one written before the current version is built again (the writer's rows changed). */
+  schema?: number;
 }
 
 export interface Dataset extends DatasetSpec {
@@ -75,7 +79,10 @@ async function build(spec: DatasetSpec, path: string): Promise<BuildRecord> {
       }
     });
     // Timed here rather than taken from writeDemo, so migrating is counted too.
-    const record = { builtSec: (performance.now() - started) / 1000, builtAt: new Date().toISOString(), stations: result.stations, prices: result.prices };
+    const record: BuildRecord = {
+      builtSec: (performance.now() - started) / 1000, builtAt: new Date().toISOString(), stations: result.stations, prices: result.prices,
+      schema: SQLITE_MIGRATIONS.length,
+    };
     await store.close();
     renameSync(partial, path);
     return record;
@@ -92,7 +99,9 @@ export async function ensureDataset(outDir: string, name: DatasetName): Promise<
   const path = datasetPath(outDir, name);
   const recordPath = `${path}.json`;
   let builtNow = false;
-  if (!existsSync(path) || !existsSync(recordPath)) {
+  const stale = existsSync(recordPath) && (JSON.parse(readFileSync(recordPath, 'utf8')) as BuildRecord).schema !== SQLITE_MIGRATIONS.length;
+  if (stale) console.log(`dataset ${name}: written before schema ${SQLITE_MIGRATIONS.length}, building it again`);
+  if (!existsSync(path) || !existsSync(recordPath) || stale) {
     removeDb(path);
     console.log(`building dataset ${name} (${spec.scale}, ${spec.years} y)...`);
     const record = await build(spec, path);

@@ -140,20 +140,26 @@ export function dayStart(state: StateId, day: LocalDay): number {
 }
 
 /**
- * Calls `visit` with each local day from `from` to `to` (inclusive) and its length in seconds
- * (86,400, or an hour less or more across a daylight-saving change), in day order. Within a run
- * of days at one UTC offset each day ends at the next local midnight; a day that touches a
- * transition is measured with dayStart.
+ * The length in seconds of local `day`, which starts at `start` (its dayStart): 86,400, or an
+ * hour less or more across a daylight-saving change. When the UTC offset is the same at both
+ * ends the day ends at the next local midnight, which the offset cache answers without a
+ * search; a day that touches a transition is measured with dayStart.
  */
+export function dayLength(state: StateId, day: LocalDay, start: number): number {
+  const offset = utcOffsetSeconds(state, start);
+  const next = (day + 1) * DAY - offset;
+  if (utcOffsetSeconds(state, next - 1) !== offset || utcOffsetSeconds(state, next) !== offset) return dayStart(state, day + 1) - start;
+  return next - start;
+}
+
+/** Calls `visit` with each local day from `from` to `to` (inclusive) and its length in seconds, in day order. */
 export function eachDayLength(state: StateId, from: LocalDay, to: LocalDay, visit: (day: LocalDay, seconds: number) => void): void {
   if (to < from) return;
   let start = dayStart(state, from);
   for (let day = from; day <= to; day++) {
-    const offset = utcOffsetSeconds(state, start);
-    let next = (day + 1) * DAY - offset;
-    if (utcOffsetSeconds(state, next - 1) !== offset || utcOffsetSeconds(state, next) !== offset) next = dayStart(state, day + 1);
-    visit(day, next - start);
-    start = next;
+    const seconds = dayLength(state, day, start);
+    visit(day, seconds);
+    start += seconds;
   }
 }
 

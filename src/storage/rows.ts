@@ -2,7 +2,7 @@ import { FUELS, type FuelId } from '../domain/fuels.ts';
 import { formatCoordinate } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
 import { firstDayOf, lastDayOf } from '../domain/history-json.ts';
-import { type LocalDay, dayStart, eachDayLength, localDayOf } from '../domain/time.ts';
+import { type LocalDay, dayLength, dayStart, localDayOf } from '../domain/time.ts';
 import type { Report } from '../ingest/plan.ts';
 import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type DayRange, type FuelTotals, type LiveDaySums, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
 
@@ -45,39 +45,118 @@ export function toStationDay(stationId: string, r: Row): StationDayRow {
   return { stationId, fuel: fuelAt(r.fuel), day: Number(r.day), weightedTenths: Number(r.weighted_tenths), seconds: Number(r.seconds) };
 }
 
-/** A station_runs row as the readers take it: whole days [from, to] of one station's fuel at one price. */
-export interface StationRun {
-  stationId: string;
-  state: StateId;
-  fuel: number;
-  from: LocalDay;
-  to: LocalDay;
-  priceTenths: number;
-}
+/** A station_runs row as the readers take it: fuel index, first day, last day, price. */
+export type RunRow = [fuel: number, from: LocalDay, to: LocalDay, priceTenths: number];
 
-export function toStationRun(r: Row): StationRun {
-  return {
-    stationId: String(r.station_id), state: r.state as StateId, fuel: Number(r.fuel), from: Number(r.from_day), to: Number(r.to_day),
-    priceTenths: Number(r.price_tenths),
-  };
+export function toRunRow(r: Row): RunRow {
+  return [Number(r.fuel), Number(r.from_day), Number(r.to_day), Number(r.price_tenths)];
 }
 
 /**
- * Station days with the whole days of `runs` within `range` added as days of their own (the
- * price times each day's seconds, as a station_daily row had them before runs), in (station,
- * day, fuel) order: the order the readers gave when every day was a row, which is the order
- * the history's means are summed in.
+ * One station's days with the whole days of its runs within `range` added as days of their own
+ * (the price times each day's seconds, as a station_daily row had them before runs), in (day,
+ * fuel) order: the order the readers gave when every day was a row, which is the order the
+ * history's means are summed in. `days` must come in (day, fuel) order and `runs` in (fuel,
+ * day) order (the readers' ORDER BY): a merge of the rows with one cursor per fuel, no sort.
  */
-export function withRunDays(days: StationDayRow[], runs: readonly StationRun[], range: DayRange): StationDayRow[] {
+export function withRunDays(stationId: string, state: StateId, days: StationDayRow[], runs: readonly RunRow[], range: DayRange): StationDayRow[] {
   if (runs.length === 0) return days;
-  const all = days.slice();
-  for (const run of runs) {
-    const fuel = fuelAt(run.fuel);
-    eachDayLength(run.state, Math.max(run.from, range.from ?? run.from), Math.min(run.to, range.to), (day, seconds) => {
-      all.push({ stationId: run.stationId, fuel, day, weightedTenths: run.priceTenths * seconds, seconds });
-    });
+  const cursors: RunDays[] = [];
+  for (let i = 0; i < runs.length;) {
+    let j = i;
+    while (j < runs.length && runs[j]?.[0] === runs[i]?.[0]) j++;
+    const cursor = new RunDays(state, runs, i, j, range);
+    if (cursor.day !== Infinity) cursors.push(cursor);
+    i = j;
   }
-  return all.sort((a, b) => (a.stationId < b.stationId ? -1 : a.stationId > b.stationId ? 1 : 0) || a.day - b.day || (FUEL_ORDER.get(a.fuel) ?? 0) - (FUEL_ORDER.get(b.fuel) ?? 0));
+  const out: StationDayRow[] = [];
+  for (let r = 0; ;) {
+    const row = days[r];
+    let day = row ? row.day : Infinity;
+    let fuel = row ? (FUEL_ORDER.get(row.fuel) ?? 0) : Infinity;
+    let pick: RunDays | undefined;
+    for (const cursor of cursors) {
+      // A day is a row or in a run, never both: ties are only between exhausted cursors (Infinity).
+      if (cursor.day < day || (cursor.day === day && cursor.day !== Infinity && cursor.fuel < fuel)) { day = cursor.day; fuel = cursor.fuel; pick = cursor; }
+    }
+    if (pick) {
+      out.push({ stationId, fuel: pick.fuelId, day, weightedTenths: pick.price * pick.seconds, seconds: pick.seconds });
+      pick.next();
+    } else if (row) {
+      out.push(row);
+      r++;
+    } else {
+      return out;
+    }
+  }
+}
+
+/** Walks the days of one fuel's runs (disjoint, in day order) within a range, with each day's seconds. */
+class RunDays {
+  readonly fuel: number;
+  readonly fuelId: FuelId;
+  day = Infinity;
+  seconds = 0;
+  price = 0;
+  private last = 0;
+  private start = 0;
+  private index: number;
+
+  constructor(private readonly state: StateId, private readonly runs: readonly RunRow[], first: number, private readonly end: number,
+    private readonly range: DayRange) {
+    this.fuel = runs[first]?.[0] ?? 0;
+    this.fuelId = fuelAt(this.fuel);
+    this.index = first - 1;
+    this.nextRun();
+  }
+
+  next(): void {
+    if (this.day < this.last) {
+      this.day++;
+      this.start += this.seconds;
+      this.seconds = dayLength(this.state, this.day, this.start);
+    } else {
+      this.nextRun();
+    }
+  }
+
+  private nextRun(): void {
+    for (this.index++; this.index < this.end; this.index++) {
+      const [, from, to, price] = this.runs[this.index] ?? [0, 0, -1, 0];
+      const first = Math.max(from, this.range.from ?? from);
+      const last = Math.min(to, this.range.to);
+      if (first > last) continue;
+      this.day = first;
+      this.last = last;
+      this.price = price;
+      this.start = dayStart(this.state, first);
+      this.seconds = dayLength(this.state, first, this.start);
+      return;
+    }
+    this.day = Infinity;
+  }
+}
+
+/**
+ * withRunDays for the stations of a city: `days` in (station, day, fuel) order, `runs` (with
+ * their station's id and state) in (station, fuel, day) order; stations in id order.
+ */
+export function withRunDaysByStation(days: StationDayRow[], runs: ReadonlyArray<{ stationId: string; state: StateId; run: RunRow }>, range: DayRange): StationDayRow[] {
+  if (runs.length === 0) return days;
+  const ids = [...new Set([...days.map((d) => d.stationId), ...runs.map((r) => r.stationId)])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const out: StationDayRow[] = [];
+  let d = 0;
+  let r = 0;
+  for (const id of ids) {
+    const first = d;
+    while (d < days.length && days[d]?.stationId === id) d++;
+    const own: RunRow[] = [];
+    const state = runs[r]?.stationId === id ? runs[r]?.state : undefined;
+    for (; r < runs.length && runs[r]?.stationId === id; r++) own.push(runs[r]?.run ?? [0, 0, -1, 0]);
+    const stationDays = days.slice(first, d);
+    for (const day of state ? withRunDays(id, state, stationDays, own, range) : stationDays) out.push(day);
+  }
+  return out;
 }
 
 export function toCurrent(r: Row): CurrentPrice {

@@ -57,6 +57,11 @@ for (const backend of testBackends()) {
         const price = (time: number, priceTenths: number) => ({ feed: 'test', feedCode: '1', fuel: 'ulp91' as const, at: time, priceTenths, available: true });
         await store.applyBatch({ stations: [], prices: [price(at(1, 10), 1800), price(at(6, 15), 1850)] });
         assert.equal(await assertDaysMatchReports(store, 'two reports'), 1); // 2 to 5 October
+        // Nothing sealed yet: the city's history reads the same days, runs' days included.
+        const everything = { from: null, to: 1_000_000 };
+        const parts = await store.cityHistoryParts('sydney', everything);
+        assert.deepEqual(parts.stationDays.filter((d) => d.stationId === 'alpha-sydney'), await store.stationDays('alpha-sydney', everything));
+        assert.equal(parts.stationDays.filter((d) => d.stationId === 'alpha-sydney').length, 6);
         await store.seal(at(9, 12));
         assert.equal(await assertDaysMatchReports(store, 'first seal'), 2); // and 7 to 8 October
         await store.seal(at(12, 12));

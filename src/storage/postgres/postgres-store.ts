@@ -3,7 +3,7 @@ import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, splitHeld } from '../batch.ts';
 import {
-  type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toStationRun, toToken, withRunDays, VERSIONS,
+  type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toRunRow, toToken, withRunDays, withRunDaysByStation, VERSIONS,
   cityLiveDaySql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelTotals, toLiveDaySums,
 } from '../rows.ts';
 import {
@@ -124,15 +124,13 @@ export class PostgresStore implements PriceStore {
     if (!storable(stationId)) return [];
     const from = range.from ?? NO_DAY_LOWER_BOUND;
     return transaction(this.db(), 'snapshot', async (client) => {
-      const found = await rows(client, `
-        SELECT d.fuel, d.day, d.weighted_tenths, d.seconds FROM stations s
-        JOIN station_daily d ON d.station_key = s.key
-        WHERE s.id = $1 AND d.day BETWEEN $2 AND $3 ORDER BY d.day, d.fuel`, [stationId, from, range.to]);
-      const runs = await rows(client, `
-        SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths FROM stations s
-        JOIN station_runs r ON r.station_key = s.key
-        WHERE s.id = $1 AND r.to_day >= $2 AND r.from_day <= $3`, [stationId, from, range.to]);
-      return withRunDays(found.map((r) => toStationDay(stationId, r)), runs.map(toStationRun), range);
+      const station = await firstRow(client, 'SELECT key, state FROM stations WHERE id = $1', [stationId]);
+      if (!station) return [];
+      const found = await rows(client, `SELECT fuel, day, weighted_tenths, seconds FROM station_daily
+        WHERE station_key = $1 AND day BETWEEN $2 AND $3 ORDER BY day, fuel`, [station.key, from, range.to]);
+      const runs = await rows(client, `SELECT fuel, from_day, to_day, price_tenths FROM station_runs
+        WHERE station_key = $1 AND to_day >= $2 AND from_day <= $3 ORDER BY fuel, to_day`, [station.key, from, range.to]);
+      return withRunDays(stationId, station.state as StateId, found.map((r) => toStationDay(stationId, r)), runs.map(toRunRow), range);
     });
   }
 
@@ -185,14 +183,15 @@ export class PostgresStore implements PriceStore {
           [cityId, today.day, today.start, today.now])).map(toLiveDaySums);
         return { sealedBefore, sealed, stationDays: [], current: [], liveDay: { day: today.day, sums }, ...blocks };
       }
-      const stationDays = liveFrom > range.to ? [] : withRunDays((await rows(client, `
+      const stationDays = liveFrom > range.to ? [] : withRunDaysByStation((await rows(client, `
         SELECT s.id AS station_id, d.fuel, d.day, d.weighted_tenths, d.seconds
         FROM stations s JOIN station_daily d ON d.station_key = s.key
         WHERE s.city_id = $1 AND d.day BETWEEN $2 AND $3 ORDER BY s.id COLLATE "C", d.day, d.fuel`, [cityId, liveFrom, range.to]))
         .map((r) => toStationDay(String(r.station_id), r)), (await rows(client, `
         SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths
         FROM stations s JOIN station_runs r ON r.station_key = s.key
-        WHERE s.city_id = $1 AND r.to_day >= $2 AND r.from_day <= $3`, [cityId, liveFrom, range.to])).map(toStationRun),
+        WHERE s.city_id = $1 AND r.to_day >= $2 AND r.from_day <= $3 ORDER BY s.id COLLATE "C", r.fuel, r.to_day`, [cityId, liveFrom, range.to]))
+        .map((r) => ({ stationId: String(r.station_id), state: r.state as StateId, run: toRunRow(r) })),
       { from: liveFrom, to: range.to });
       return { sealedBefore, sealed, stationDays, current: await currentForCity(client, cityId), ...blocks };
     });

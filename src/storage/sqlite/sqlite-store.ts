@@ -5,7 +5,7 @@ import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, splitHeld } from '../batch.ts';
 import {
-  type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toStationRun, toToken, withRunDays, VERSIONS,
+  type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toRunRow, toToken, withRunDays, withRunDaysByStation, type RunRow, VERSIONS,
   cityLiveDaySql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelTotals, toLiveDaySums,
 } from '../rows.ts';
 import {
@@ -133,18 +133,16 @@ export class SqliteStore implements PriceStore {
   }
 
   private readStationDays(stationId: string, range: DayRange): StationDayRow[] {
+    const station = this.sql('SELECT key, state FROM stations WHERE id = ?').get(stationId) as { key: number; state: StateId } | undefined;
+    if (!station) return [];
     const from = range.from ?? NO_DAY_LOWER_BOUND;
-    // Rows as arrays (this statement's text is used here only: raw() stays set on it): no object per row to build and map.
-    const rows = this.sql(`
-      SELECT d.fuel, d.day, d.weighted_tenths, d.seconds FROM stations s
-      JOIN station_daily d ON d.station_key = s.key
-      WHERE s.id = ? AND d.day BETWEEN ? AND ?`).raw().all(stationId, from, range.to) as Array<[number, number, number, number]>;
+    // Rows as arrays (these statements' texts are used here only: raw() stays set on them): no object per row to build and map.
+    const rows = this.sql(`SELECT fuel, day, weighted_tenths, seconds FROM station_daily
+      WHERE station_key = ? AND day BETWEEN ? AND ? ORDER BY day, fuel`).raw().all(station.key, from, range.to) as Array<[number, number, number, number]>;
     const days = rows.map(([fuel, day, weightedTenths, seconds]) => ({ stationId, fuel: fuelAt(fuel), day, weightedTenths, seconds }));
-    const runs = (this.sql(`
-      SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths FROM stations s
-      JOIN station_runs r ON r.station_key = s.key
-      WHERE s.id = ? AND r.to_day >= ? AND r.from_day <= ?`).all(stationId, from, range.to) as Row[]).map(toStationRun);
-    return withRunDays(days, runs, range);
+    const runs = this.sql(`SELECT fuel, from_day, to_day, price_tenths FROM station_runs
+      WHERE station_key = ? AND to_day >= ? AND from_day <= ? ORDER BY fuel, to_day`).raw().all(station.key, from, range.to) as RunRow[];
+    return withRunDays(stationId, station.state, days, runs, range);
   }
 
   async currentForStation(stationId: string): Promise<CurrentPrice[]> {
@@ -196,14 +194,15 @@ export class SqliteStore implements PriceStore {
         .all({ city: cityId, ...today }) as Row[]).map(toLiveDaySums);
       return { sealedBefore, sealed, stationDays: [], current: [], liveDay: { day: today.day, sums }, ...blocks };
     }
-    const stationDays = liveFrom > range.to ? [] : withRunDays((this.sql(`
+    const stationDays = liveFrom > range.to ? [] : withRunDaysByStation((this.sql(`
       SELECT s.id AS station_id, d.fuel, d.day, d.weighted_tenths, d.seconds
       FROM stations s JOIN station_daily d ON d.station_key = s.key
-      WHERE s.city_id = ? AND d.day BETWEEN ? AND ?`).all(cityId, liveFrom, range.to) as Row[])
+      WHERE s.city_id = ? AND d.day BETWEEN ? AND ? ORDER BY s.id, d.day, d.fuel`).all(cityId, liveFrom, range.to) as Row[])
       .map((r) => toStationDay(String(r.station_id), r)), (this.sql(`
       SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths
       FROM stations s JOIN station_runs r ON r.station_key = s.key
-      WHERE s.city_id = ? AND r.to_day >= ? AND r.from_day <= ?`).all(cityId, liveFrom, range.to) as Row[]).map(toStationRun),
+      WHERE s.city_id = ? AND r.to_day >= ? AND r.from_day <= ? ORDER BY s.id, r.fuel, r.to_day`).all(cityId, liveFrom, range.to) as Row[])
+      .map((r) => ({ stationId: String(r.station_id), state: r.state as StateId, run: toRunRow(r) })),
     { from: liveFrom, to: range.to });
     return { sealedBefore, sealed, stationDays, current: this.readCurrentForCity(cityId), ...blocks };
   }

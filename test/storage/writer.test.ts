@@ -72,6 +72,11 @@ for (const backend of testBackends()) {
         const october = (day: number): number => Math.floor((at(day, 12) + 11 * 3600) / 86_400);
         assert.deepEqual(days.filter((d) => d.day >= october(3) && d.day <= october(5)).map((d) => [d.day - october(1) + 1, d.weightedTenths / d.seconds, d.seconds]),
           [[3, 1750, 86_400], [4, 1700, 82_800], [5, 1700, 86_400]]);
+        // The sealed city days, worked out again from the runs after the late report: Alpha is Sydney's only ulp91.
+        const sealed = (await store.cityHistoryParts('sydney', { from: october(1), to: october(11) })).sealed
+          .filter((d) => d.fuel === 'ulp91').sort((a, b) => a.day - b.day).map((d) => [d.day - october(1) + 1, d.meanTenths]);
+        assert.deepEqual(sealed, [[1, 1800], [2, 1800], [3, 1750], [4, 1700], [5, 1700], [6, (15 * 1700 + 9 * 1850) / 24],
+          [7, 1850], [8, 1850], [9, 1850], [10, 1850], [11, 1850]]);
       } finally { await drop(); }
     });
 

@@ -34,23 +34,56 @@ export function lastDayOf(block: number): LocalDay {
 export type RecordsText = Buffer;
 
 /**
- * Per day, the start of its record (`{"timestamp":...,"date":"...","average":`), the same for
- * every fuel: worked out once per answer or block rather than once per fuel.
+ * Per day, the start of its record (`{"timestamp":...,"date":"...","average":`, ASCII), the same
+ * for every fuel: worked out once per answer or block rather than once per fuel.
  */
 export type DayHeads = Map<LocalDay, string>;
 
-/** Records of daily means (newest first) as HistoryRecordSchema serialises them: a change to that schema changes this too. */
+/**
+ * Records of daily means (newest first) as HistoryRecordSchema serialises them: a change to that
+ * schema changes this too. Written straight into one buffer (ten years of a station are 30,000
+ * records): each record's head copied from `heads`, its average as JSON.stringify would write it.
+ */
 export function recordsText(
   days: readonly DailyMean[], state: StateId, format: (meanTenths: number) => string, heads: DayHeads = new Map(),
 ): RecordsText {
-  const records = new Array<string>(days.length);
+  const averages = new Array<string>(days.length);
+  const starts = new Array<string>(days.length);
+  let size = days.length === 0 ? 0 : days.length - 1; // the commas
+  let plain = true;
   for (let i = 0; i < days.length; i++) {
     const d = days[i] as DailyMean;
     let head = heads.get(d.day);
     if (head === undefined) heads.set(d.day, (head = `{"timestamp":${dayStart(state, d.day)},"date":"${formatLocalDay(d.day)}","average":`));
-    records[i] = `${head}${JSON.stringify(format(d.meanTenths))}}`;
+    const average = format(d.meanTenths);
+    plain &&= plainAscii(average);
+    averages[i] = average;
+    starts[i] = head;
+    size += head.length + average.length + 3; // "average"}
   }
-  return Buffer.from(records.join(','));
+  // Anything but plain ASCII averages (a format this file does not expect): as JSON.stringify writes it.
+  if (!plain) return Buffer.from(days.map((_, i) => `${starts[i] as string}${JSON.stringify(averages[i])}}`).join(','));
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 0; i < days.length; i++) {
+    if (i > 0) out[at++] = 0x2c; // ,
+    at += out.write(starts[i] as string, at, 'latin1');
+    const average = averages[i] as string;
+    out[at++] = 0x22; // "
+    for (let c = 0; c < average.length; c++) out[at++] = average.charCodeAt(c);
+    out[at++] = 0x22;
+    out[at++] = 0x7d; // }
+  }
+  return out;
+}
+
+/** Printable ASCII with nothing JSON escapes (no quote, no backslash). */
+function plainAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
 }
 
 /** Sealed rows of some days (any order) as each fuel's records text, newest first. */

@@ -152,7 +152,7 @@ export function stationHistory(
   state: StateId, rows: readonly StationDayRow[], current: readonly CurrentPrice[], range: DayRange, nowSec: number,
 ): FuelSeries {
   // What poolByOutput(stationFuelDayMeans(...)) gives for one station (test/unit/station-history.test.ts compares
-  // them), without a map and an object per day: ten years of a station are some 20,000 rows.
+  // them), each fuel's days summed in a DaySums rather than a map and an object per day.
   const fuels = new Map<FuelId, DaySums>();
   const sumsOf = (fuel: FuelId): DaySums => {
     let sums = fuels.get(fuel);
@@ -180,25 +180,40 @@ export function stationHistory(
   return series;
 }
 
-/** One fuel's sums per day, in day order (rows come in day order; the open interval's days come last). */
-class DaySums {
+/**
+ * Time-weighted sums per local day (price x seconds, and the seconds), in day order, as three
+ * flat arrays rather than an object and a map entry per day: the writer adds millions of them
+ * (ingest/plan.ts, DayTotals) and ten years of a station's history are some 20,000. Sums almost
+ * always go to the last day or start the next one, which costs a push.
+ */
+export class DaySums {
   readonly days: LocalDay[] = [];
   readonly weighted: number[] = [];
   readonly seconds: number[] = [];
 
   add(day: LocalDay, weighted: number, seconds: number): void {
-    let i = this.days.length - 1;
-    while (i >= 0 && (this.days[i] ?? 0) > day) i--;
-    if (i >= 0 && this.days[i] === day) {
+    const { days } = this;
+    let i = days.length - 1;
+    const last = days[i];
+    if (last === undefined || day > last) {
+      days.push(day);
+      this.weighted.push(weighted);
+      this.seconds.push(seconds);
+      return;
+    }
+    // The same day again (a day split by a transition, or a row's day again), or an earlier one: keep day order.
+    while (i >= 0 && (days[i] ?? 0) > day) i--;
+    if (days[i] === day) {
       this.weighted[i] = (this.weighted[i] ?? 0) + weighted;
       this.seconds[i] = (this.seconds[i] ?? 0) + seconds;
     } else {
-      this.days.splice(i + 1, 0, day);
+      days.splice(i + 1, 0, day);
       this.weighted.splice(i + 1, 0, weighted);
       this.seconds.splice(i + 1, 0, seconds);
     }
   }
 
+  /** The i-th day's time-weighted mean. */
   mean(i: number): number {
     return (this.weighted[i] ?? 0) / (this.seconds[i] ?? 1);
   }

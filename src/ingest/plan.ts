@@ -1,3 +1,4 @@
+import { DaySums } from '../domain/history.ts';
 import type { StateId } from '../domain/states.ts';
 import { type LocalDay, dayStart, localDayOf, utcOffsetSeconds } from '../domain/time.ts';
 
@@ -36,40 +37,13 @@ export interface DayRun {
  * Per-day sums of one station's fuel, in day order, and the runs of whole days at one price.
  * A day that an interval covers only in part (the days a report arrives, mostly) is a sum; the
  * whole days between two reports are one run, not a sum each (station_runs beside
- * station_daily: a price in force for a week is one row, not seven). Intervals are added in
- * time order, so a sum almost always goes to the last day or starts the next one: three flat
- * arrays rather than an object and a map entry per day.
+ * station_daily: a price in force for a week is one row, not seven).
  */
-export class DayTotals {
-  readonly days: LocalDay[] = [];
-  readonly weighted: number[] = [];
-  readonly seconds: number[] = [];
+export class DayTotals extends DaySums {
   readonly runs: DayRun[] = [];
 
   get size(): number {
     return this.days.length + this.runs.length;
-  }
-
-  add(day: LocalDay, weighted: number, seconds: number): void {
-    const { days } = this;
-    let i = days.length - 1;
-    const last = days[i];
-    if (last === undefined || day > last) {
-      days.push(day);
-      this.weighted.push(weighted);
-      this.seconds.push(seconds);
-      return;
-    }
-    // The same day again (a day split by a transition), or an earlier one: keep day order.
-    while (i >= 0 && (days[i] ?? 0) > day) i--;
-    if (days[i] === day) {
-      this.weighted[i] = (this.weighted[i] ?? 0) + weighted;
-      this.seconds[i] = (this.seconds[i] ?? 0) + seconds;
-    } else {
-      days.splice(i + 1, 0, day);
-      this.weighted.splice(i + 1, 0, weighted);
-      this.seconds.splice(i + 1, 0, seconds);
-    }
   }
 
   /** Whole days [from, to] at a price; joins the run before it when it follows on at the same price. */

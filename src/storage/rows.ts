@@ -61,14 +61,7 @@ export function toRunRow(r: Row): RunRow {
  */
 export function withRunDays(stationId: string, state: StateId, days: StationDayRow[], runs: readonly RunRow[], range: DayRange): StationDayRow[] {
   if (runs.length === 0) return days;
-  const cursors: RunDays[] = [];
-  for (let i = 0; i < runs.length;) {
-    let j = i;
-    while (j < runs.length && runs[j]?.[0] === runs[i]?.[0]) j++;
-    const cursor = new RunDays(state, runs, i, j, range);
-    if (cursor.day !== Infinity) cursors.push(cursor);
-    i = j;
-  }
+  const cursors = runCursors(runs, range.from ?? -Infinity, range.to, state);
   const out: StationDayRow[] = [];
   for (let r = 0; ;) {
     const row = days[r];
@@ -80,7 +73,7 @@ export function withRunDays(stationId: string, state: StateId, days: StationDayR
       if (cursor.day < day || (cursor.day === day && cursor.day !== Infinity && cursor.fuel < fuel)) { day = cursor.day; fuel = cursor.fuel; pick = cursor; }
     }
     if (pick) {
-      out.push({ stationId, fuel: pick.fuelId, day, weightedTenths: pick.price * pick.seconds, seconds: pick.seconds });
+      out.push({ stationId, fuel: fuelAt(pick.fuel), day, weightedTenths: pick.price * pick.seconds, seconds: pick.seconds });
       pick.next();
     } else if (row) {
       out.push(row);
@@ -91,21 +84,37 @@ export function withRunDays(stationId: string, state: StateId, days: StationDayR
   }
 }
 
-/** Walks the days of one fuel's runs (disjoint, in day order) within a range, with each day's seconds. */
-class RunDays {
+/**
+ * One cursor per fuel over `runs` (a station's, in (fuel, day) order), each walking its fuel's
+ * days within [low, high] in day order; those with no day in the range are left out. With
+ * `state`, each day's seconds too (for the readers; the seal needs only the price).
+ */
+export function runCursors(runs: readonly RunRow[], low: number, high: LocalDay, state?: StateId): RunDays[] {
+  const cursors: RunDays[] = [];
+  for (let i = 0; i < runs.length;) {
+    let j = i;
+    while (j < runs.length && runs[j]?.[0] === runs[i]?.[0]) j++;
+    const cursor = new RunDays(runs, i, j, low, high, state);
+    if (cursor.day !== Infinity) cursors.push(cursor);
+    i = j;
+  }
+  return cursors;
+}
+
+/** Walks the days of one fuel's runs (disjoint, in day order) within [low, high]; `day` is Infinity once past the last. */
+export class RunDays {
   readonly fuel: number;
-  readonly fuelId: FuelId;
   day = Infinity;
-  seconds = 0;
   price = 0;
+  /** The day's length (with a state only). */
+  seconds = 0;
   private last = 0;
   private start = 0;
   private index: number;
 
-  constructor(private readonly state: StateId, private readonly runs: readonly RunRow[], first: number, private readonly end: number,
-    private readonly range: DayRange) {
+  constructor(private readonly runs: readonly RunRow[], first: number, private readonly end: number,
+    private readonly low: number, private readonly high: LocalDay, private readonly state?: StateId) {
     this.fuel = runs[first]?.[0] ?? 0;
-    this.fuelId = fuelAt(this.fuel);
     this.index = first - 1;
     this.nextRun();
   }
@@ -113,8 +122,10 @@ class RunDays {
   next(): void {
     if (this.day < this.last) {
       this.day++;
-      this.start += this.seconds;
-      this.seconds = dayLength(this.state, this.day, this.start);
+      if (this.state) {
+        this.start += this.seconds;
+        this.seconds = dayLength(this.state, this.day, this.start);
+      }
     } else {
       this.nextRun();
     }
@@ -123,14 +134,16 @@ class RunDays {
   private nextRun(): void {
     for (this.index++; this.index < this.end; this.index++) {
       const [, from, to, price] = this.runs[this.index] ?? [0, 0, -1, 0];
-      const first = Math.max(from, this.range.from ?? from);
-      const last = Math.min(to, this.range.to);
+      const first = Math.max(from, this.low);
+      const last = Math.min(to, this.high);
       if (first > last) continue;
       this.day = first;
       this.last = last;
       this.price = price;
-      this.start = dayStart(this.state, first);
-      this.seconds = dayLength(this.state, first, this.start);
+      if (this.state) {
+        this.start = dayStart(this.state, first);
+        this.seconds = dayLength(this.state, first, this.start);
+      }
       return;
     }
     this.day = Infinity;

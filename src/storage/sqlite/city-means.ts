@@ -1,5 +1,6 @@
 import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
+import { type RunDays, type RunRow, runCursors } from '../rows.ts';
 import { RowBuffer, type Sql } from './row-buffer.ts';
 
 /**
@@ -73,9 +74,6 @@ export function recomputeCityDays(sql: Sql, which: { cityId: string } | { state:
   out.flush();
 }
 
-/** A station_runs row as read here: fuel, first day, last day, price. */
-type RunRow = [number, number, number, number];
-
 /**
  * A station's sums (slot, mean) and its runs' days (slot, price) in one slot order, which is
  * (day, fuel) order: the order the sums were added in when every day was a station_daily row,
@@ -84,52 +82,18 @@ type RunRow = [number, number, number, number];
  */
 function inSlotOrder(slots: readonly number[], values: readonly number[], runs: readonly RunRow[], low: LocalDay, high: LocalDay,
   visit: (slot: number, value: number) => void): void {
-  const cursors: RunCursor[] = [];
-  for (let i = 0; i < runs.length;) {
-    let j = i;
-    while (j < runs.length && runs[j]?.[0] === runs[i]?.[0]) j++;
-    cursors.push(new RunCursor(runs, i, j, low, high));
-    i = j;
-  }
+  const cursors = runCursors(runs, low, high);
+  const slotOf = (cursor: RunDays): number => (cursor.day === Infinity ? Infinity : (cursor.day - low) * SLOTS + cursor.fuel);
   let r = 0;
   for (;;) {
     let best = r < slots.length ? (slots[r] ?? 0) : Infinity;
-    let pick: RunCursor | undefined;
-    for (const cursor of cursors) if (cursor.slot < best) { best = cursor.slot; pick = cursor; }
+    let pick: RunDays | undefined;
+    for (const cursor of cursors) {
+      const slot = slotOf(cursor);
+      if (slot < best) { best = slot; pick = cursor; }
+    }
     if (best === Infinity) return;
     if (pick) { visit(best, pick.price); pick.next(); } else { visit(best, values[r] ?? 0); r++; }
-  }
-}
-
-/** Walks the days of one fuel's runs within [low, high], as slots. */
-class RunCursor {
-  slot = Infinity;
-  price = 0;
-  private last = 0;
-
-  constructor(private readonly runs: readonly RunRow[], private index: number, private readonly end: number,
-    private readonly low: LocalDay, private readonly high: LocalDay) {
-    this.index--;
-    this.nextRun();
-  }
-
-  next(): void {
-    if (this.slot < this.last) this.slot += SLOTS;
-    else this.nextRun();
-  }
-
-  private nextRun(): void {
-    for (this.index++; this.index < this.end; this.index++) {
-      const [fuel, from, to, price] = this.runs[this.index] ?? [0, 0, -1, 0];
-      const first = Math.max(from, this.low);
-      const last = Math.min(to, this.high);
-      if (first > last) continue;
-      this.slot = (first - this.low) * SLOTS + fuel;
-      this.last = (last - this.low) * SLOTS + fuel;
-      this.price = price;
-      return;
-    }
-    this.slot = Infinity;
   }
 }
 

@@ -1,7 +1,7 @@
 import { FUELS } from '../../domain/fuels.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { type DayRun, DayTotals, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
+import { DayTotals, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
 import {
   BatchTally, type GroupDays, NO_DAY_LOWER_BOUND, type ReportPlan, type StoredStation,
   closeAt, closeSealedPart, distinctInstants, feedKey, groupPrices, planReports, sameStation, sealDue, storedCoordinates,
@@ -75,12 +75,13 @@ export class SqliteWriter {
   }
 
   /**
-   * Adds the daily sums, station by station and within a station in key order (day, then
-   * fuel): a new station's days are appended to the table rather than inserted in its middle.
+   * Adds the daily sums and the runs, station by station and within a station in key order
+   * (sums by day, then fuel; runs by last day, then fuel): a new station's rows are appended to
+   * their tables rather than inserted in their middle.
    */
   private addStationDays(groups: readonly GroupDays[]): void {
     const days = new RowBuffer(this.sql, STATION_DAILY_INSERT, 5, STATION_DAILY_ADD);
-    const values = days.values;
+    const runs = new RowBuffer(this.sql, STATION_RUNS_INSERT, 5, '');
     for (let first = 0; first < groups.length;) {
       const stationKey = groups[first]?.station.key ?? 0;
       let end = first;
@@ -96,28 +97,19 @@ export class SqliteWriter {
         }
         if (!pick) break;
         const { totals, next } = pick;
-        values.push(stationKey, pick.fuel, pickDay, totals.weighted[next] ?? 0, totals.seconds[next] ?? 0);
+        days.values.push(stationKey, pick.fuel, pickDay, totals.weighted[next] ?? 0, totals.seconds[next] ?? 0);
         days.added();
         pick.next++;
+      }
+      const stationRuns = fuels.flatMap(({ fuel, totals }) => totals.runs.map((run) => ({ fuel, run })))
+        .sort((a, b) => a.run.to - b.run.to || a.fuel - b.fuel);
+      for (const { fuel, run } of stationRuns) {
+        runs.values.push(stationKey, run.to, fuel, run.from, run.priceTenths);
+        runs.added();
       }
       first = end;
     }
     days.flush();
-    // Runs in key order too: by station, then last day, then fuel.
-    const runs = new RowBuffer(this.sql, STATION_RUNS_INSERT, 5, '');
-    for (let first = 0; first < groups.length;) {
-      const stationKey = groups[first]?.station.key ?? 0;
-      const station: Array<{ fuel: number; run: DayRun }> = [];
-      for (; first < groups.length && groups[first]?.station.key === stationKey; first++) {
-        const group = groups[first];
-        if (group) for (const run of group.totals.runs) station.push({ fuel: group.fuel, run });
-      }
-      station.sort((a, b) => a.run.to - b.run.to || a.fuel - b.fuel);
-      for (const { fuel, run } of station) {
-        runs.values.push(stationKey, run.to, fuel, run.from, run.priceTenths);
-        runs.added();
-      }
-    }
     runs.flush();
   }
 

@@ -298,11 +298,11 @@ export function currentOfOutOfStockSql(param: string): string {
  * the stations' time-weighted means of the day. A price whose open interval began before the
  * day did not change today, so it has no closed interval today (closed ones never reach past
  * open_from) and its mean is the price itself: those come from city_current's count and sum,
- * less the prices that did change. Only the prices that changed today (found in the city index
- * by open_from) are worked out one by one: the stored closed intervals of the day plus the open
- * one up to now, counted only while available, as stationFuelDayMeans does in JS. Params: city
- * id, day, the day's first instant (before now), now. PostgreSQL sums in station order so that
- * every layout gives the same bits.
+ * less the prices that did change. Only the prices that changed today (found by the index
+ * current_prices_changed, keyed by city and open_from) are worked out one by one: the stored
+ * closed intervals of the day plus the open one up to now, counted only while available, as
+ * stationFuelDayMeans does in JS. Params: city id, day, the day's first instant (before now),
+ * now. PostgreSQL sums in station order so that every layout gives the same bits.
  */
 export function cityLiveDaySql(p: { city: string; day: string; start: string; now: string }, dialect: 'sqlite' | 'postgres'): string {
   const order = dialect === 'sqlite' ? '' : ' ORDER BY station_key';

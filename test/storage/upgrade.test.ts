@@ -34,10 +34,11 @@ const RUNS = 'SELECT r.station_key, r.fuel, r.from_day, r.to_day, r.price_tenths
  * Upgrading a database that holds data: migration 5 (city totals kept on write) must fill its
  * new column and table from what is stored, so that an upgraded installation answers exactly as
  * before and as a new one would; migration 6 then widens the city index, 7 marks every block
- * of sealed city days that holds rows, and 8 adds station_runs beside the day rows written
- * before it. Each test loads the fixture, takes the schema back to version 4 by hand (the exact
- * inverse of migrations 5 to 8, the runs written back as the day rows they were before 8),
- * then opens the store, which migrates it again.
+ * of sealed city days that holds rows, 8 adds station_runs beside the day rows written before
+ * it, and 9 gives today's changed prices an index of their own. Each test loads the fixture,
+ * takes the schema back to version 4 by hand (the exact inverse of migrations 5 to 9, the runs
+ * written back as the day rows they were before 8), then opens the store, which migrates it
+ * again.
  */
 
 /** Migration 7: every block of a city's sealed days that holds rows has a mark (and no other block has one). */
@@ -57,7 +58,7 @@ async function assertUpgraded(upgraded: PriceStore, before: string[]): Promise<v
 
 describe('upgrading a populated database to the city totals (migration 5)', () => {
   test('on SQLite: the totals are filled from the stored prices, answers unchanged, and kept from then on', async () => {
-    assert.equal(SQLITE_MIGRATIONS.length, 8, 'this test takes the schema back from version 8 to 4');
+    assert.equal(SQLITE_MIGRATIONS.length, 9, 'this test takes the schema back from version 9 to 4');
     const dir = mkdtempSync(join(tmpdir(), 'fuelprice-upgrade-'));
     const path = join(dir, 'old.db');
     try {
@@ -75,7 +76,8 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
         DROP TRIGGER city_daily_marks_on_insert; DROP TRIGGER city_daily_marks_on_update; DROP TRIGGER city_daily_marks_on_delete;
         DROP TABLE city_daily_marks;
         DROP TRIGGER city_current_on_insert; DROP TRIGGER city_current_on_update; DROP TRIGGER city_current_on_delete;
-        DROP TABLE city_current; DROP INDEX current_prices_by_city; ALTER TABLE current_prices DROP COLUMN city_id;
+        DROP TABLE city_current; DROP INDEX current_prices_by_city; DROP INDEX current_prices_changed;
+        ALTER TABLE current_prices DROP COLUMN city_id;
         PRAGMA user_version = 4;`);
       db.close();
 
@@ -93,7 +95,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
 
   const server = postgresServerUrl();
   test('on PostgreSQL: the same', { skip: server ? false : 'set FUELPRICE_TEST_POSTGRES to a server URL to run this' }, async () => {
-    assert.equal(POSTGRES_MIGRATIONS.length, 8, 'this test takes the schema back from version 8 to 4');
+    assert.equal(POSTGRES_MIGRATIONS.length, 9, 'this test takes the schema back from version 9 to 4');
     const database = await createPostgresDatabase(server ?? '');
     after(() => database.drop());
     const first = new PostgresStore({ connectionString: database.url, max: 2 });
@@ -118,7 +120,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       DROP FUNCTION city_current_inserted(); DROP FUNCTION city_current_updated(); DROP FUNCTION city_current_deleted();
       DROP FUNCTION city_current_add(text[], smallint[], bigint[], bigint[]);
       DROP TABLE city_current; ALTER TABLE current_prices DROP COLUMN city_id;
-      DELETE FROM schema_migrations WHERE version IN (5, 6, 7, 8);`));
+      DELETE FROM schema_migrations WHERE version IN (5, 6, 7, 8, 9);`));
 
     const upgraded = new PostgresStore({ connectionString: database.url, max: 2 });
     try {

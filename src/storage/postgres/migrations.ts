@@ -256,4 +256,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (station_key, to_day, fuel)
   );
   `,
+  `
+  -- The prices that changed today by when their open interval began (see the SQLite migration of
+  -- the same number); the index carries the rest of what the statement reads.
+  DROP INDEX current_prices_by_city;
+  CREATE INDEX current_prices_by_city ON current_prices (city_id, available, fuel, price_tenths);
+  CREATE INDEX current_prices_changed ON current_prices (city_id, open_from) INCLUDE (fuel, station_key, available, price_tenths);
+  `,
 ];

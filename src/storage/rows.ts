@@ -86,10 +86,10 @@ export function withRunDays(stationId: string, state: StateId, days: StationDayR
 
 /**
  * One cursor per fuel over `runs` (a station's, in (fuel, day) order), each walking its fuel's
- * days within [low, high] in day order; those with no day in the range are left out. With
- * `state`, each day's seconds too (for the readers; the seal needs only the price).
+ * days within [low, high] in day order, with each day's price and seconds; those with no day in
+ * the range are left out.
  */
-export function runCursors(runs: readonly RunRow[], low: number, high: LocalDay, state?: StateId): RunDays[] {
+function runCursors(runs: readonly RunRow[], low: number, high: LocalDay, state: StateId): RunDays[] {
   const cursors: RunDays[] = [];
   for (let i = 0; i < runs.length;) {
     let j = i;
@@ -102,18 +102,18 @@ export function runCursors(runs: readonly RunRow[], low: number, high: LocalDay,
 }
 
 /** Walks the days of one fuel's runs (disjoint, in day order) within [low, high]; `day` is Infinity once past the last. */
-export class RunDays {
+class RunDays {
   readonly fuel: number;
   day = Infinity;
   price = 0;
-  /** The day's length (with a state only). */
+  /** The day's length. */
   seconds = 0;
   private last = 0;
   private start = 0;
   private index: number;
 
   constructor(private readonly runs: readonly RunRow[], first: number, private readonly end: number,
-    private readonly low: number, private readonly high: LocalDay, private readonly state?: StateId) {
+    private readonly low: number, private readonly high: LocalDay, private readonly state: StateId) {
     this.fuel = runs[first]?.[0] ?? 0;
     this.index = first - 1;
     this.nextRun();
@@ -122,10 +122,8 @@ export class RunDays {
   next(): void {
     if (this.day < this.last) {
       this.day++;
-      if (this.state) {
-        this.start += this.seconds;
-        this.seconds = dayLength(this.state, this.day, this.start);
-      }
+      this.start += this.seconds;
+      this.seconds = dayLength(this.state, this.day, this.start);
     } else {
       this.nextRun();
     }
@@ -140,10 +138,8 @@ export class RunDays {
       this.day = first;
       this.last = last;
       this.price = price;
-      if (this.state) {
-        this.start = dayStart(this.state, first);
-        this.seconds = dayLength(this.state, first, this.start);
-      }
+      this.start = dayStart(this.state, first);
+      this.seconds = dayLength(this.state, first, this.start);
       return;
     }
     this.day = Infinity;

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CITIES, NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
-import { localTimeToUnix } from '../../src/domain/time.ts';
+import { type FuelSeries, cityHistory } from '../../src/domain/history.ts';
+import { dayStart, localDayOf, localTimeToUnix } from '../../src/domain/time.ts';
+import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
 import { answers, assertCityTotalsMatchPrices, assertDaysMatchReports, assertLiveDayMatchesRows, snapshot, testBackends } from '../helpers.ts';
 
 for (const backend of testBackends()) {
@@ -162,8 +164,88 @@ for (const backend of testBackends()) {
   });
 }
 
+/** A second NSW city: a state's seal works its cities out one after the other. */
+const NEWCASTLE = { id: 'newcastle', name: 'Newcastle', state: 'nsw', latitude: -32.9283, longitude: 151.7817 } as const;
+
+/**
+ * Reports of eight stations, four in Sydney and four in Newcastle, over six weeks across the
+ * start of daylight saving (4 October 2026), from a seeded generator: gaps of an hour to a week
+ * (so whole days are runs and the days reports fall in are sums), fuels that count towards
+ * combined ids, one report in ten out of stock; Newcastle's days end a while before the last.
+ * One report is left out, to be sent late.
+ */
+function sealedMeansData(): { stations: typeof STATIONS; prices: PriceEvent[]; late: PriceEvent; from: number; to: number } {
+  let seed = 20_261_004;
+  const random = (): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  const stations = Array.from({ length: 8 }, (_, i) => ({
+    ...STATIONS[1]!, feedCode: `s${i}`, slug: `Station ${i}`, name: `Station ${i}`,
+    ...(i % 2 === 0 ? { latitude: -33.87 + i / 1000, longitude: 151.2 } : { latitude: -32.93 + i / 1000, longitude: 151.78 }),
+  }));
+  const from = localDayOf('nsw', localTimeToUnix('nsw', 2026, 9, 15, 0, 0, 0));
+  const to = from + 41;
+  const prices: PriceEvent[] = [];
+  for (const station of stations) {
+    for (const fuel of ['ulp91', 'e10', 'ulp95', 'ulp98', 'diesel', 'pdiesel', 'lpg'] as const) {
+      if (random() < 0.3) continue;
+      // Newcastle's stations all run out at the same midnight, their last price held to it (a run).
+      const runOut = station.latitude > -33 ? dayStart('nsw', from + 30) : undefined;
+      let at = dayStart('nsw', from) + Math.floor(random() * 86_400);
+      while (at < (runOut === undefined ? dayStart('nsw', to + 1) : runOut - 3 * 86_400)) {
+        prices.push({ feed: 'test', feedCode: station.feedCode, fuel, at, priceTenths: 1500 + Math.floor(random() * 700), available: random() >= 0.1 });
+        at += 3600 + Math.floor(random() ** 3 * 7 * 86_400);
+      }
+      if (runOut !== undefined) prices.push({ feed: 'test', feedCode: station.feedCode, fuel, at: runOut, priceTenths: 1500, available: false });
+    }
+  }
+  const late = prices.splice(Math.floor(prices.length / 2), 1)[0]!;
+  return { stations, prices, late, from, to };
+}
+
+/** Each fuel's daily means, to compare within rounding (the sums may add the same terms in another order). */
+function assertSameMeans(actual: FuelSeries[], expected: FuelSeries[], step: string): void {
+  expected.forEach((city, i) => assertSameSeries(actual[i] ?? new Map(), city, `${step}, city ${i}`));
+}
+
+function assertSameSeries(actual: FuelSeries, expected: FuelSeries, step: string): void {
+  assert.deepEqual([...actual.keys()].sort(), [...expected.keys()].sort(), step);
+  for (const [fuel, days] of expected) {
+    const got = actual.get(fuel) ?? [];
+    assert.deepEqual(got.map((d) => d.day), days.map((d) => d.day), `${step}: ${fuel}`);
+    days.forEach((d, i) => {
+      const mean = got[i]?.meanTenths ?? NaN;
+      assert.ok(Math.abs(mean - d.meanTenths) <= 1e-12 * d.meanTenths, `${step}: ${fuel} day ${d.day}: ${mean} vs ${d.meanTenths}`);
+    });
+  }
+}
+
 for (const backend of testBackends()) {
   describe(`sealed days on ${backend.name}`, () => {
+    test('sealed city means are the means of the stations\' daily means, before and after a late report', async () => {
+      const { stations, prices, late, from, to } = sealedMeansData();
+      const range = { from, to };
+      const sealAt = dayStart('nsw', to + 1) + 3600;
+      const history = async (store: PriceStore): Promise<FuelSeries[]> => Promise.all(['newcastle', 'sydney']
+        .map(async (city) => cityHistory('nsw', await store.cityHistoryParts(city, range), range, sealAt)));
+      const early = await backend.create();
+      const lately = await backend.create();
+      try {
+        for (const { store } of [early, lately]) {
+          await store.upsertCities([...CITIES, NEWCASTLE]);
+          await store.applyBatch({ stations, prices: store === early.store ? [...prices, late] : prices });
+        }
+        // Unsealed, the city's days are worked out in JS from every station's days (runs' days included).
+        const unsealed = await history(early.store);
+        assert.deepEqual(unsealed.map((city) => (city.get('ulp-combined')?.length ?? 0) > 25), [true, true]);
+        await early.store.seal(sealAt);
+        assert.equal((await early.store.cityHistoryParts('sydney', range)).stationDays.length, 0); // all sealed
+        assertSameMeans(await history(early.store), unsealed, 'sealed');
+        // The late report's city days are sealed again, from the station's days replayed.
+        await lately.store.seal(sealAt);
+        await lately.store.applyBatch({ stations: [], prices: [late] });
+        assertSameMeans(await history(lately.store), unsealed, 'late report after the seal');
+      } finally { await early.drop(); await lately.drop(); }
+    });
+
     test('a new station reporting old prices counts in sealed city days at once', async () => {
       const { store, drop } = await backend.create();
       try {

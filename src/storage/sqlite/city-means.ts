@@ -1,6 +1,5 @@
 import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { type RunDays, type RunRow, runCursors } from '../rows.ts';
 import { RowBuffer, type Sql } from './row-buffer.ts';
 
 /**
@@ -9,11 +8,16 @@ import { RowBuffer, type Sql } from './row-buffer.ts';
  *
  * One `GROUP BY city, output, day` over station_daily computes the same, but has SQLite sort
  * every row of the range: sealing ten years of a national dataset sorted hundreds of millions
- * of rows. Here each station's days are read in key order, which needs no sort, and summed per
- * (output, day) as SQLite's avg() sums: Kahan-Babuska-Neumaier compensated (SQLite 3.43 on),
- * then (sum + error) / count. Compensated sums do not depend on the order of their terms but
- * in the last bit of pathological cases, so the means are those avg() gives (compared bit for
- * bit on the whole small and national demo datasets).
+ * of rows. Here each station's rows are read in key order, which needs no sort. The means of
+ * station_daily rows are summed per (output, day) as SQLite's avg() sums: Kahan-Babuska-Neumaier
+ * compensated (SQLite 3.43 on). A run of whole days at one price gives each of its days that
+ * whole number, so runs are summed exactly, by their first and last day only: a running total
+ * per output fuel (a difference array) gives each day its sum and count when the city is done,
+ * in time proportional to the runs, not to the days they cover. A day's mean is then (exact sum
+ * of its runs' prices + compensated sum of its rows' means) / count: the bits avg() gives when a
+ * day has only runs or only rows, and otherwise within a few units in the last place of them
+ * (avg() adds the same terms in another order; on the national one-year sample 5,857 of 777,260
+ * means differ, by at most 4.3e-16 of the mean, and none by a displayed cent).
  */
 
 /** Days summed in one pass: a city's sums over this many days stay in memory. */
@@ -38,19 +42,16 @@ export function recomputeCityDays(sql: Sql, which: { cityId: string } | { state:
   const where = 'FROM station_daily WHERE station_key = ? AND day BETWEEN ? AND ? AND seconds > 0 ORDER BY day, fuel';
   const slotsOf = sql(`SELECT (day - ?) * ${SLOTS} + fuel ${where}`).pluck();
   const meansOf = sql(`SELECT CAST(weighted_tenths AS REAL) / seconds ${where}`).pluck();
-  // Whole days at one price: each day's mean is the price itself.
-  const runsOf = sql(`SELECT fuel, from_day, to_day, price_tenths FROM station_runs
-    WHERE station_key = ? AND to_day >= ? AND from_day <= ? ORDER BY fuel, from_day`).raw();
+  // Runs overlapping the window, in key order (no sort), clipped to it: the slot of the first day
+  // and the last day (an offset in the window, below WINDOW_DAYS) as one number, then the price
+  // (two reads of the same rows: numbers, not a row array each).
+  const runs = 'FROM station_runs WHERE station_key = ? AND to_day >= ? AND from_day <= ? ORDER BY to_day, fuel';
+  const runSpansOf = sql(`SELECT ((max(from_day, ?) - ?) * ${SLOTS} + fuel) * ${WINDOW_DAYS} + min(to_day, ?) - ? ${runs}`).pluck();
+  const runPricesOf = sql(`SELECT price_tenths ${runs}`).pluck();
   const out = new RowBuffer(sql, 'INSERT INTO city_daily (city_id, fuel, day, mean_tenths)', 4, '');
   for (let low = from; low <= to; low += WINDOW_DAYS) {
     const high = Math.min(to, low + WINDOW_DAYS - 1);
-    const sums = new CompensatedSums((high - low + 1) * SLOTS);
-    const add = (slot: number, value: number): void => {
-      const fuel = slot % SLOTS;
-      const outputs = outputsOf[fuel];
-      if (!outputs) return; // a fuel no output counts (fuel_groups lists every known fuel)
-      for (const output of outputs) sums.add(slot - fuel + output, value);
-    };
+    const sums = new CitySums(high - low + 1);
     for (let first = 0; first < members.length;) {
       const cityId = members[first]?.[1] ?? '';
       let end = first;
@@ -59,9 +60,23 @@ export function recomputeCityDays(sql: Sql, which: { cityId: string } | { state:
         const slots = slotsOf.all(low, key, low, high) as number[];
         const values = meansOf.all(key, low, high) as number[];
         if (slots.length !== values.length) throw new Error('station_daily changed between two reads of one transaction');
-        const runs = runsOf.all(key, low, high) as RunRow[];
-        if (runs.length === 0) for (let i = 0; i < slots.length; i++) add(slots[i] ?? 0, values[i] ?? 0);
-        else inSlotOrder(slots, values, runs, low, high, add);
+        for (let i = 0; i < slots.length; i++) {
+          const slot = slots[i] ?? 0;
+          const outputs = outputsOf[slot % SLOTS];
+          if (outputs) for (const output of outputs) sums.addMean(slot - (slot % SLOTS) + output, values[i] ?? 0);
+        }
+        const spans = runSpansOf.all(low, low, high, low, key, low, high) as number[];
+        if (spans.length === 0) continue;
+        const prices = runPricesOf.all(key, low, high) as number[];
+        if (prices.length !== spans.length) throw new Error('station_runs changed between two reads of one transaction');
+        for (let i = 0; i < spans.length; i++) {
+          const span = spans[i] ?? 0;
+          const start = Math.floor(span / WINDOW_DAYS);
+          const outputs = outputsOf[start % SLOTS];
+          if (!outputs) continue; // a fuel no output counts (fuel_groups lists every known fuel)
+          const firstDay = Math.floor(start / SLOTS);
+          for (const output of outputs) sums.addRun(firstDay, span % WINDOW_DAYS, output, prices[i] ?? 0);
+        }
       }
       // In key order (day, then fuel), emptying the sums for the next city.
       sums.drain((slot, mean) => {
@@ -75,43 +90,31 @@ export function recomputeCityDays(sql: Sql, which: { cityId: string } | { state:
 }
 
 /**
- * A station's sums (slot, mean) and its runs' days (slot, price) in one slot order, which is
- * (day, fuel) order: the order the sums were added in when every day was a station_daily row,
- * so the city means keep their last digits. One cursor per fuel (its runs are disjoint and read
- * in day order) merged with the rows.
+ * Per slot (day offset x SLOTS + output fuel) of one city: the compensated sum and count of the
+ * means of station_daily rows, as SQLite's sum()/avg() keep one (sumStep on REAL values), and
+ * the runs as a difference array: +price and +1 at a run's first day, the opposite the day
+ * after its last, added up day by day at drain.
  */
-function inSlotOrder(slots: readonly number[], values: readonly number[], runs: readonly RunRow[], low: LocalDay, high: LocalDay,
-  visit: (slot: number, value: number) => void): void {
-  const cursors = runCursors(runs, low, high);
-  const slotOf = (cursor: RunDays): number => (cursor.day === Infinity ? Infinity : (cursor.day - low) * SLOTS + cursor.fuel);
-  let r = 0;
-  for (;;) {
-    let best = r < slots.length ? (slots[r] ?? 0) : Infinity;
-    let pick: RunDays | undefined;
-    for (const cursor of cursors) {
-      const slot = slotOf(cursor);
-      if (slot < best) { best = slot; pick = cursor; }
-    }
-    if (best === Infinity) return;
-    if (pick) { visit(best, pick.price); pick.next(); } else { visit(best, values[r] ?? 0); r++; }
-  }
-}
-
-/** Per slot, a sum as SQLite's sum()/avg() keep one (sumStep on REAL values, avgFinalize). */
-class CompensatedSums {
+class CitySums {
   private readonly sum: Float64Array;
   private readonly error: Float64Array;
   private readonly count: Float64Array;
+  private readonly runSum: Float64Array;
+  private readonly runCount: Float64Array;
   private low = Infinity;
   private high = -Infinity;
 
-  constructor(slots: number) {
+  constructor(private readonly days: number) {
+    const slots = days * SLOTS;
     this.sum = new Float64Array(slots);
     this.error = new Float64Array(slots);
     this.count = new Float64Array(slots);
+    // One day more: a run to the window's last day ends its difference there.
+    this.runSum = new Float64Array(slots + SLOTS);
+    this.runCount = new Float64Array(slots + SLOTS);
   }
 
-  add(slot: number, value: number): void {
+  addMean(slot: number, value: number): void {
     const s = this.sum[slot] ?? 0;
     const t = s + value;
     // kahanBabuskaNeumaierStep
@@ -119,19 +122,47 @@ class CompensatedSums {
     else this.error[slot] = (this.error[slot] ?? 0) + ((value - t) + s);
     this.sum[slot] = t;
     this.count[slot] = (this.count[slot] ?? 0) + 1;
-    if (slot < this.low) this.low = slot;
-    if (slot > this.high) this.high = slot;
+    this.widen(slot, slot);
+  }
+
+  /** Whole days [firstDay, lastDay] (offsets in the window) at a price, for one output fuel. */
+  addRun(firstDay: number, lastDay: number, output: number, priceTenths: number): void {
+    const first = firstDay * SLOTS + output;
+    const after = (lastDay + 1) * SLOTS + output;
+    this.runSum[first] = (this.runSum[first] ?? 0) + priceTenths;
+    this.runCount[first] = (this.runCount[first] ?? 0) + 1;
+    this.runSum[after] = (this.runSum[after] ?? 0) - priceTenths;
+    this.runCount[after] = (this.runCount[after] ?? 0) - 1;
+    this.widen(first, after - SLOTS);
+  }
+
+  private widen(low: number, high: number): void {
+    if (low < this.low) this.low = low;
+    if (high > this.high) this.high = high;
   }
 
   /** Each slot's mean in slot order, then every slot back to zero. */
   drain(emit: (slot: number, mean: number) => void): void {
-    for (let slot = this.low; slot <= this.high; slot++) {
-      const count = this.count[slot] ?? 0;
+    if (this.low > this.high) return;
+    // The runs' running totals per output fuel, from the first day with anything on to the day
+    // after the last (where the last runs' differences end; it may be the window's extra day).
+    const runTotal = new Float64Array(SLOTS);
+    const runCount = new Float64Array(SLOTS);
+    const windowEnd = this.days * SLOTS;
+    const end = Math.min(this.high - (this.high % SLOTS) + 2 * SLOTS, windowEnd + SLOTS);
+    for (let slot = this.low - (this.low % SLOTS); slot < end; slot++) {
+      const output = slot % SLOTS;
+      const runs = (runCount[output] = (runCount[output] ?? 0) + (this.runCount[slot] ?? 0));
+      const runPrices = (runTotal[output] = (runTotal[output] ?? 0) + (this.runSum[slot] ?? 0));
+      this.runSum[slot] = 0;
+      this.runCount[slot] = 0;
+      if (slot >= windowEnd) continue;
+      const count = (this.count[slot] ?? 0) + runs;
       if (count === 0) continue;
       const error = this.error[slot] ?? 0;
       // avgFinalize: the error term is left out only when it overflowed.
-      const total = Number.isFinite(error) ? (this.sum[slot] ?? 0) + error : (this.sum[slot] ?? 0);
-      emit(slot, total / count);
+      const means = Number.isFinite(error) ? (this.sum[slot] ?? 0) + error : (this.sum[slot] ?? 0);
+      emit(slot, (runs === 0 ? means : runPrices + means) / count);
       this.sum[slot] = 0;
       this.error[slot] = 0;
       this.count[slot] = 0;

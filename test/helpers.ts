@@ -382,8 +382,10 @@ export async function assertLiveDayMatchesRows(store: PriceStore, cityIds: reado
     const fromRows = await store.cityHistoryParts(id, range);
     assert.equal(fromRows.liveDay, undefined);
     if (totalled.liveDay) totalledDays++;
+    // In fuel id order: the answer lists fuels in FUELS order (history-json.ts), whatever order the maps hold them in.
     const series = (parts: typeof totalled): Array<[string, Array<[number, number]>]> =>
-      [...cityHistory(city.state, parts, range, nowSec)].map(([fuel, days]) => [fuel, days.map((d) => [d.day, d.meanTenths])]);
+      [...cityHistory(city.state, parts, range, nowSec)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([fuel, days]) => [fuel, days.map((d) => [d.day, d.meanTenths])]);
     const a = series(totalled);
     const b = series(fromRows);
     assert.deepEqual(a.map(([fuel, days]) => [fuel, days.map(([day]) => day)]), b.map(([fuel, days]) => [fuel, days.map(([day]) => day)]), `${step}: ${id}`);

@@ -302,22 +302,22 @@ export function currentOfOutOfStockSql(param: string): string {
  */
 export function cityLiveDaySql(p: { city: string; day: string; start: string; now: string }, dialect: 'sqlite' | 'postgres'): string {
   const order = dialect === 'sqlite' ? '' : ' ORDER BY station_key';
-  // MATERIALIZED: both branches below read the changed prices, once.
-  return `WITH touched AS MATERIALIZED (
-    SELECT c.fuel, c.station_key, c.available, c.price_tenths,
-      CASE WHEN d.seconds > 0 THEN d.weighted_tenths ELSE 0 END AS closed_weighted,
-      CASE WHEN d.seconds > 0 THEN d.seconds ELSE 0 END AS closed_seconds,
-      CASE WHEN c.available = TRUE AND c.open_from < ${p.now} THEN ${p.now} - c.open_from ELSE 0 END AS open_seconds
-    FROM current_prices c
-    LEFT JOIN station_daily d ON d.station_key = c.station_key AND d.day = ${p.day} AND d.fuel = c.fuel
-    WHERE c.city_id = ${p.city} AND c.open_from > ${p.start})
-  SELECT fuel, sum(sum_means) AS sum_means, sum(n) AS n FROM (
+  const open = `CASE WHEN c.available = TRUE AND c.open_from < ${p.now} THEN ${p.now} - c.open_from ELSE 0 END`;
+  const closed = (column: string): string => `CASE WHEN d.seconds > 0 THEN d.${column} ELSE 0 END`;
+  // One pass over the changed prices, grouped once: per fuel, their day means (NULL when the
+  // price had no seconds today) less their prices, beside city_current's totals.
+  return `SELECT fuel, sum(sum_means) AS sum_means, sum(n) AS n FROM (
     SELECT fuel, CAST(sum_tenths AS DOUBLE PRECISION) AS sum_means, available_count AS n FROM city_current WHERE city_id = ${p.city}
     UNION ALL
-    SELECT fuel, -CAST(sum(price_tenths) AS DOUBLE PRECISION), -count(*) FROM touched WHERE available = TRUE GROUP BY fuel
-    UNION ALL
-    SELECT fuel, sum(CAST(closed_weighted + price_tenths * open_seconds AS DOUBLE PRECISION) / (closed_seconds + open_seconds)${order}), count(*)
-    FROM touched WHERE closed_seconds + open_seconds > 0 GROUP BY fuel
+    SELECT fuel, coalesce(sum(mean${order}), 0) - sum(CASE WHEN available = TRUE THEN CAST(price_tenths AS DOUBLE PRECISION) ELSE 0 END),
+      count(mean) - sum(CASE WHEN available = TRUE THEN 1 ELSE 0 END)
+    FROM (
+      SELECT c.fuel, c.station_key, c.available, c.price_tenths,
+        CAST(${closed('weighted_tenths')} + c.price_tenths * ${open} AS DOUBLE PRECISION) / nullif(${closed('seconds')} + ${open}, 0) AS mean
+      FROM current_prices c
+      LEFT JOIN station_daily d ON d.station_key = c.station_key AND d.day = ${p.day} AND d.fuel = c.fuel
+      WHERE c.city_id = ${p.city} AND c.open_from > ${p.start}
+    ) touched GROUP BY fuel
   ) parts GROUP BY fuel HAVING sum(n) > 0 ORDER BY fuel`;
 }
 

@@ -108,8 +108,12 @@ for (const backend of testBackends()) {
         // Today is the fixture's only unsealed day: every city's today is totalled in storage.
         assert.equal(await agree('fixture'), CITIES.length);
         assert.ok((await store.cityTotals('sydney')).length > 0);
+        // Alpha Sydney's first diesel, reported this very second: no seconds today yet, so only
+        // Beta's diesel makes today's mean, while both count in the city's totals.
+        await store.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '1', fuel: 'diesel', at: NOW, priceTenths: 2101, available: true }] });
+        await agree('a price this very second');
         const at = NOW - 600;
-        // Beta Sydney: a new price, then out of stock; Alpha's diesel new; Gamma Perth cheaper.
+        // Beta Sydney: a new price, then out of stock; Alpha's diesel earlier (replayed); Gamma Perth cheaper.
         await store.applyBatch({ stations: [], prices: [
           { feed: 'test', feedCode: '2', fuel: 'ulp91', at, priceTenths: 1555, available: true },
           { feed: 'test', feedCode: '1', fuel: 'diesel', at, priceTenths: 2101, available: true },

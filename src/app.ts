@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Clock } from './config.ts';
-import { TokenCache, authenticate, isPublicPath } from './http/auth.ts';
+import { TokenCache, authenticate, authorizationCount, isPublicPath } from './http/auth.ts';
 import { ApiError, ErrorBody, sendError, toApiError } from './http/errors.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './http/limits.ts';
 import { PiecedBody, etagOf } from './http/body.ts';
@@ -188,16 +188,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (refused) throw refused;
     // The route the router chose, so that `/v1/openapi.json#x` or `/v1/%6Fpenapi.json` is as public as `/v1/openapi.json`.
     const path = request.routeOptions.url ?? request.url.split(/[?#]/, 1)[0] ?? '';
-    let key = `ip:${request.ip}`;
+    let key: string | undefined;
     let limit = defaultLimit;
     let authError: ApiError | undefined;
     if (!isPublicPath(path)) {
       try {
-        // One read gives the tokens version (for the token cache) and the data version (for the response cache).
-        const versions = await store.versions();
+        // One read gives the tokens version (for the token cache) and the data version (for the response cache);
+        // on SQLite, and on PostgreSQL while the last reading may be reused, without waiting.
+        const versions = store.versionsNow() ?? await store.versions();
         dataVersions.set(request, versions.data);
-        const token = await authenticate(request, store, clock, tokens.lookupAt(versions.tokens));
-        tokens.passedWith(versions.tokens, token, request.headers.authorization ?? '');
+        const header = request.headers.authorization ?? '';
+        // The very header a token has already passed with at this tokens version (compared in constant time,
+        // as the fast path does) is not hashed and looked up again; any other goes through every check.
+        let token = authorizationCount(request.raw.rawHeaders) === 1 ? tokens.passedBefore(versions.tokens, header, clock.now()) : undefined;
+        if (!token) {
+          token = await authenticate(request, store, clock, tokens.lookupAt(versions.tokens));
+          tokens.passedWith(versions.tokens, token, header);
+        }
         key = `token:${token.id}`;
         limit = token.rateLimit ?? defaultLimit;
       } catch (error) {
@@ -205,7 +212,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         authError = error;
       }
     }
-    const decision = await limiter.consume(key, limit, Date.now());
+    key ??= `ip:${request.ip}`;
+    // Per process, counted without a promise; a shared limiter (Redis) is waited for.
+    const decision = limiter instanceof MemoryRateLimiter ? limiter.consumeNow(key, limit, Date.now()) : await limiter.consume(key, limit, Date.now());
     reply.headers(rateLimitHeaders(decision, RATE_WINDOW_SEC));
     if (!decision.allowed) {
       throw new ApiError('rate_limited', `Rate limit of ${decision.limit} requests a minute exceeded; retry in ${decision.resetSec} s.`, {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 
 /**
@@ -44,10 +44,16 @@ export function jsonBody(pieces: readonly Buffer[]): Buffer | PiecedBody {
 
 /** An answer's ETag: the first 27 characters of the SHA-256 of its bytes, base64url, quoted. */
 export function etagOf(body: string | Buffer | PiecedBody): string {
-  const hash = createHash('sha256');
-  if (body instanceof PiecedBody) for (const piece of body.pieces) hash.update(piece);
-  else hash.update(body);
-  return `"${hash.digest('base64url').slice(0, 27)}"`;
+  let digest: string;
+  if (body instanceof PiecedBody) {
+    const hasher = createHash('sha256');
+    for (const piece of body.pieces) hasher.update(piece);
+    digest = hasher.digest('base64url');
+  } else {
+    // One call, without a Hash object: most answers are a single small body.
+    digest = hash('sha256', body, 'base64url');
+  }
+  return `"${digest.slice(0, 27)}"`;
 }
 
 function lengthOf(pieces: readonly Buffer[]): number {

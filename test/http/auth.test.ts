@@ -81,6 +81,31 @@ for (const backend of testBackends()) {
       assert.equal((await get(server, '/v1/cities', { token: fresh.token })).status, 401);
     });
 
+    test('without the answer cache too, a header that has passed is refused once its token is revoked or expires', async () => {
+      // Every request takes the full path here, which accepts a header it has seen pass without hashing it again (TokenCache).
+      const clock = fixedClock(NOW);
+      const uncached = await startServer(store, clock, { responseCache: false });
+      try {
+        const revoked = newToken('revoked later', NOW);
+        const expiring = newToken('expiring', NOW, { expiresInSec: 60 });
+        await store.createToken(revoked.record);
+        await store.createToken(expiring.record);
+        for (const token of [revoked.token, expiring.token, uncached.token]) {
+          for (let i = 0; i < 2; i++) assert.equal((await get(uncached, '/v1/cities/sydney', { token })).status, 200);
+        }
+        await store.revokeToken(revoked.record.id, NOW);
+        const refused = await get(uncached, '/v1/cities/sydney', { token: revoked.token });
+        assert.equal(refused.status, 401);
+        assert.equal((refused.body as { error: { code: string } }).error.code, 'invalid_token');
+        assert.equal((await get(uncached, '/v1/cities/sydney', { token: expiring.token })).status, 200);
+        clock.set(NOW + 60);
+        assert.equal((await get(uncached, '/v1/cities/sydney', { token: expiring.token })).status, 401);
+        assert.equal((await get(uncached, '/v1/cities/sydney', { token: uncached.token })).status, 200);
+      } finally {
+        await uncached.close();
+      }
+    });
+
     test('probes, the API document and the docs page need no token', async () => {
       for (const path of ['/health', '/ready', '/v1/openapi.json', '/docs/']) {
         const r = await get(server, path, { token: null });

@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import type { Clock } from '../src/config.ts';
-import { type FuelTotals, cityHistory, fuelTotals } from '../src/domain/history.ts';
+import { type FuelSums, cityHistory, fuelTotals } from '../src/domain/history.ts';
 import type { StateId } from '../src/domain/states.ts';
 import { localDayOf, splitByLocalDay, timeframeWindow } from '../src/domain/time.ts';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.ts';
@@ -357,10 +357,12 @@ export async function waitFor(what: string, condition: () => boolean | Promise<b
  * the out-of-stock stations' prices) equals what the city's current prices say, for each city.
  */
 export async function assertCityTotalsMatchPrices(store: PriceStore, cityIds: readonly string[], step = ''): Promise<void> {
-  const byFuel = (t: FuelTotals[]): FuelTotals[] => [...t].sort((a, b) => a.fuel.localeCompare(b.fuel));
+  const byFuel = <T extends FuelSums>(t: T[]): T[] => [...t].sort((a, b) => a.fuel.localeCompare(b.fuel));
   for (const id of cityIds) {
     const current = await store.currentForCity(id);
-    assert.deepEqual(byFuel(await store.cityTotals(id)), byFuel(fuelTotals(current)), `${step}: ${id}`);
+    const totals = byFuel(fuelTotals(current));
+    assert.deepEqual(byFuel(await store.cityTotals(id)), totals, `${step}: ${id}`);
+    assert.deepEqual(byFuel(await store.citySums(id)), totals.map(({ fuel, count, sumTenths }) => ({ fuel, count, sumTenths })), `${step}: ${id}`);
     const outOfStock = new Set(current.filter((c) => !c.available).map((c) => c.stationId));
     assert.deepEqual(await store.currentOfOutOfStock(id), current.filter((c) => outOfStock.has(c.stationId)), `${step}: ${id}`);
   }

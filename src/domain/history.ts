@@ -297,14 +297,18 @@ export interface Spread {
 }
 
 /**
- * Count, sum, min and max of a city's available current prices for one reported fuel: what
- * storage keeps per city and fuel (city_current and an index), so today's spread is read, not
- * computed from every station's price.
+ * Count and sum of a city's available current prices for one reported fuel: what storage keeps
+ * per city and fuel (city_current), so today's average is read, not computed from every
+ * station's price.
  */
-export interface FuelTotals {
+export interface FuelSums {
   fuel: FuelId;
   count: number;
   sumTenths: number;
+}
+
+/** FuelSums with the extremes, which storage finds by an index (today's spread). */
+export interface FuelTotals extends FuelSums {
   minTenths: number;
   maxTenths: number;
 }
@@ -324,22 +328,40 @@ export function fuelTotals(current: readonly CurrentPrice[]): FuelTotals[] {
 }
 
 /**
- * Today's spread per output fuel over the current prices that are available: the members of a
- * combined fuel pool their counts and sums (a mean over all their prices), and their extremes.
+ * Today's mean per output fuel, in tenths, over the current prices that are available: the
+ * members of a combined fuel pool their counts and sums (a mean over all their prices). The
+ * average endpoint answers this; the spread's average is the same figure (citySpread).
  */
-export function citySpread(totals: readonly FuelTotals[]): Map<FuelId, Spread> {
-  const acc = new Map<FuelId, { sum: number; count: number; min: number; max: number }>();
-  for (const t of totals) {
+export function cityAverages(sums: readonly FuelSums[]): Map<FuelId, number> {
+  const acc = new Map<FuelId, { sum: number; count: number }>();
+  for (const t of sums) {
     if (t.count <= 0) continue;
     for (const output of outputsOf(t.fuel)) {
       const a = acc.get(output);
       if (a) {
         a.sum += t.sumTenths; a.count += t.count;
-        a.min = Math.min(a.min, t.minTenths); a.max = Math.max(a.max, t.maxTenths);
-      } else acc.set(output, { sum: t.sumTenths, count: t.count, min: t.minTenths, max: t.maxTenths });
+      } else acc.set(output, { sum: t.sumTenths, count: t.count });
     }
   }
-  return new Map([...acc].map(([fuel, a]) => [fuel, { meanTenths: a.sum / a.count, minTenths: a.min, maxTenths: a.max }]));
+  return new Map([...acc].map(([fuel, a]) => [fuel, a.sum / a.count]));
+}
+
+/** Today's spread per output fuel: the average of cityAverages, and the extremes over the members of a combined fuel. */
+export function citySpread(totals: readonly FuelTotals[]): Map<FuelId, Spread> {
+  const extremes = new Map<FuelId, { min: number; max: number }>();
+  for (const t of totals) {
+    if (t.count <= 0) continue;
+    for (const output of outputsOf(t.fuel)) {
+      const e = extremes.get(output);
+      if (e) {
+        e.min = Math.min(e.min, t.minTenths); e.max = Math.max(e.max, t.maxTenths);
+      } else extremes.set(output, { min: t.minTenths, max: t.maxTenths });
+    }
+  }
+  return new Map([...cityAverages(totals)].map(([fuel, meanTenths]) => {
+    const e = extremes.get(fuel) as { min: number; max: number };
+    return [fuel, { meanTenths, minTenths: e.min, maxTenths: e.max }];
+  }));
 }
 
 /**

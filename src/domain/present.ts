@@ -32,10 +32,10 @@ export function spreadEntries(spread: Map<FuelId, Spread>): Array<{ fuel: FuelId
   });
 }
 
-export function averageEntries(spread: Map<FuelId, Spread>): Array<{ fuel: FuelId; average: string | false }> {
+export function averageEntries(averages: Map<FuelId, number>): Array<{ fuel: FuelId; average: string | false }> {
   return perFuel((fuel) => {
-    const s = spread.get(fuel);
-    return { average: s ? formatDollars(s.meanTenths) : (false as const) };
+    const meanTenths = averages.get(fuel);
+    return { average: meanTenths === undefined ? (false as const) : formatDollars(meanTenths) };
   });
 }
 

@@ -4,7 +4,7 @@ import type { StateId } from '../domain/states.ts';
 import { firstDayOf, lastDayOf } from '../domain/history-json.ts';
 import { type LocalDay, dayLength, dayStart, localDayOf } from '../domain/time.ts';
 import type { Report } from '../ingest/plan.ts';
-import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type DayRange, type FuelTotals, type LiveDaySums, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
+import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type DayRange, type FuelSums, type FuelTotals, type LiveDaySums, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
 
 /**
  * Rows as every SQL backend returns them, turned into the store's objects. Column names are
@@ -271,9 +271,14 @@ export function toFeedHealth(r: Row): FeedHealth {
 }
 
 /**
- * Today's totals of a city per reported fuel: count and sum from city_current, min and max by
- * two index steps each (current_prices_by_city). `param` is the backend's placeholder.
+ * Today's totals of a city per reported fuel: count and sum from city_current (citySumsSql),
+ * and for cityTotalsSql min and max too, by two index steps each (current_prices_by_city).
+ * `param` is the backend's placeholder.
  */
+export function citySumsSql(param: string): string {
+  return `SELECT fuel, available_count, sum_tenths FROM city_current WHERE city_id = ${param} AND available_count > 0 ORDER BY fuel`;
+}
+
 export function cityTotalsSql(param: string): string {
   return `SELECT t.fuel, t.available_count, t.sum_tenths,
     (SELECT min(c.price_tenths) FROM current_prices c WHERE c.city_id = t.city_id AND c.available = TRUE AND c.fuel = t.fuel) AS min_tenths,
@@ -361,11 +366,12 @@ export function toLiveDaySums(r: Row): LiveDaySums {
   return { fuel: fuelAt(r.fuel), sumMeans: Number(r.sum_means), count: Number(r.n) };
 }
 
+export function toFuelSums(r: Row): FuelSums {
+  return { fuel: fuelAt(r.fuel), count: Number(r.available_count), sumTenths: Number(r.sum_tenths) };
+}
+
 export function toFuelTotals(r: Row): FuelTotals {
-  return {
-    fuel: fuelAt(r.fuel), count: Number(r.available_count), sumTenths: Number(r.sum_tenths),
-    minTenths: Number(r.min_tenths), maxTenths: Number(r.max_tenths),
-  };
+  return { ...toFuelSums(r), minTenths: Number(r.min_tenths), maxTenths: Number(r.max_tenths) };
 }
 
 /** Both versions in one statement: the one read every /v1 request makes before its answer (or its cached copy). */

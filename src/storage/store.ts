@@ -1,8 +1,8 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
-import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelTotals, LiveDaySums, StationDayRow } from '../domain/history.ts';
+import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, StationDayRow } from '../domain/history.ts';
 
-export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelTotals, LiveDaySums, StationDayRow };
+export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, StationDayRow };
 
 /** PriceStore is the only door to data: named for what the API and ingest need, not for tables. */
 
@@ -194,6 +194,8 @@ export interface PriceStore extends BulkStore {
   currentForCity(cityId: string): Promise<CurrentPrice[]>;
   /** Per reported fuel with an available price in the city: count, sum, min and max (kept up to date on write). */
   cityTotals(cityId: string): Promise<FuelTotals[]>;
+  /** cityTotals without min and max: one row per fuel, no index steps (today's average). */
+  citySums(cityId: string): Promise<FuelSums[]>;
   /** Every current price of the city's stations that have at least one report saying out of stock, ordered by station id. */
   currentOfOutOfStock(cityId: string): Promise<CurrentPrice[]>;
 

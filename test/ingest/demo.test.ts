@@ -11,6 +11,7 @@ import { planStations } from '../../src/ingest/demo/stations.ts';
 import { assignCity, distanceKm } from '../../src/storage/places.ts';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { Batch, PriceEvent, StationInput } from '../../src/storage/store.ts';
+import { fixedClock, get, startServer } from '../helpers.ts';
 
 const NOW = Date.parse('2026-03-12T03:30:00Z') / 1000;
 const DAY = 86_400;
@@ -329,6 +330,28 @@ describe('demo written to a store', () => {
       }
     }
     assert.ok(citiesWithOutages >= 2, `${citiesWithOutages} capitals with outages`);
+  });
+
+  test('the average endpoint answers the spread\'s average for every city and fuel (read without the extremes)', async () => {
+    const server = await startServer(store, fixedClock(options.nowSec), { responseCache: false, defaultRateLimit: 10_000 });
+    try {
+      const { total } = await store.listCities({ state: undefined, limit: 1, offset: 0 });
+      let priced = 0;
+      for (let offset = 0; offset < total; offset += 100) {
+        for (const city of (await store.listCities({ state: undefined, limit: 100, offset })).items) {
+          const average = await get(server, `/v1/cities/${city.id}/average`);
+          const spread = await get(server, `/v1/cities/${city.id}/spread`);
+          assert.equal(average.status, 200, city.id);
+          const averages = (average.body as { data: { averages: Array<{ fuel: string; average: string | false }> } }).data.averages;
+          const spreads = (spread.body as { data: { spread: Array<{ fuel: string; average: string | false }> } }).data.spread;
+          assert.deepEqual(averages, spreads.map(({ fuel, average: value }) => ({ fuel, average: value })), city.id);
+          priced += averages.filter((a) => a.average !== false).length;
+        }
+      }
+      assert.ok(priced > 1000, `${priced} city-fuel averages`);
+    } finally {
+      await server.close();
+    }
   });
 
   test('today\'s ULP91 and diesel in the big capitals sit in the 2025-26 range', async () => {

@@ -6,11 +6,11 @@ import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, splitHeld } from '../batch.ts';
 import {
   type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toRunRow, toToken, withRunDays, withRunDaysByStation, type RunRow, VERSIONS,
-  cityLiveDaySql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelTotals, toLiveDaySums,
+  cityLiveDaySql, citySumsSql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelSums, toFuelTotals, toLiveDaySums,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
-  type CopyTable, type CurrentPrice, type DayRange, type FuelTotals, type ListQuery, type ListResult, type PriceStore, type Station,
+  type CopyTable, type CurrentPrice, type DayRange, type FuelSums, type FuelTotals, type ListQuery, type ListResult, type PriceStore, type Station,
   type StationDayRow, type TableChunk, type TokenRecord, type FeedBatchOptions, type FeedBatchResult, type FeedHealth, type FeedRun, type FeedStation,
 } from '../store.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
@@ -166,6 +166,10 @@ export class SqliteStore implements PriceStore {
 
   async cityTotals(cityId: string): Promise<FuelTotals[]> {
     return (this.sql(cityTotalsSql('?')).all(cityId) as Row[]).map(toFuelTotals);
+  }
+
+  async citySums(cityId: string): Promise<FuelSums[]> {
+    return (this.sql(citySumsSql('?')).all(cityId) as Row[]).map(toFuelSums);
   }
 
   async currentOfOutOfStock(cityId: string): Promise<CurrentPrice[]> {

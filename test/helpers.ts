@@ -10,7 +10,8 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import type { Clock } from '../src/config.ts';
-import { type FuelSums, cityHistory, fuelTotals } from '../src/domain/history.ts';
+import { type CurrentPrice, type FuelSums, cityHistory, cityUnavailable, fuelTotals } from '../src/domain/history.ts';
+import { type FuelId, outputsOf } from '../src/domain/fuels.ts';
 import type { StateId } from '../src/domain/states.ts';
 import { localDayOf, splitByLocalDay, timeframeWindow } from '../src/domain/time.ts';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.ts';
@@ -353,6 +354,28 @@ export async function waitFor(what: string, condition: () => boolean | Promise<b
 }
 
 /**
+ * The stations out of stock per output fuel, ids ascending, worked out from every current price
+ * of a city, independently of storage's statement (cityOutOfStockSql): a station is out of stock
+ * for an output when every report of it counting towards that output says unavailable.
+ */
+export function unavailableOf(current: readonly CurrentPrice[]): Map<FuelId, string[]> {
+  const state = new Map<FuelId, Map<string, boolean>>();
+  for (const price of current) {
+    for (const output of outputsOf(price.fuel)) {
+      let stations = state.get(output);
+      if (!stations) state.set(output, (stations = new Map()));
+      stations.set(price.stationId, (stations.get(price.stationId) ?? true) && !price.available);
+    }
+  }
+  const out = new Map<FuelId, string[]>();
+  for (const [fuel, stations] of state) {
+    const ids = [...stations].filter(([, unavailable]) => unavailable).map(([id]) => id).sort();
+    if (ids.length > 0) out.set(fuel, ids);
+  }
+  return out;
+}
+
+/**
  * What storage keeps per city on write (count, sum, min and max of available prices per fuel;
  * the out-of-stock stations' prices) equals what the city's current prices say, for each city.
  */
@@ -363,8 +386,7 @@ export async function assertCityTotalsMatchPrices(store: PriceStore, cityIds: re
     const totals = byFuel(fuelTotals(current));
     assert.deepEqual(byFuel(await store.cityTotals(id)), totals, `${step}: ${id}`);
     assert.deepEqual(byFuel(await store.citySums(id)), totals.map(({ fuel, count, sumTenths }) => ({ fuel, count, sumTenths })), `${step}: ${id}`);
-    const outOfStock = new Set(current.filter((c) => !c.available).map((c) => c.stationId));
-    assert.deepEqual(await store.currentOfOutOfStock(id), current.filter((c) => outOfStock.has(c.stationId)), `${step}: ${id}`);
+    assert.deepEqual(cityUnavailable(await store.cityOutOfStock(id)), unavailableOf(current), `${step}: ${id}`);
   }
 }
 

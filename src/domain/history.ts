@@ -365,24 +365,25 @@ export function citySpread(totals: readonly FuelTotals[]): Map<FuelId, Spread> {
 }
 
 /**
- * Stations out of stock per output fuel, ids ascending: those whose every current report
- * counting towards that output says unavailable (for a plain fuel, its one report). Only
- * stations with at least one unavailable report can appear, so storage passes just those.
+ * A station out of stock for an output fuel: every current report of it that counts towards
+ * that output says unavailable (for a plain fuel, its one report; for a combined one, all its
+ * members the station sells). Storage finds these (cityOutOfStock), starting from the few
+ * reports that say out of stock.
  */
-export function cityUnavailable(current: readonly CurrentPrice[]): Map<FuelId, string[]> {
-  const state = new Map<FuelId, Map<string, boolean>>();
-  for (const price of current) {
-    for (const output of outputsOf(price.fuel)) {
-      let stations = state.get(output);
-      if (!stations) state.set(output, (stations = new Map()));
-      stations.set(price.stationId, (stations.get(price.stationId) ?? true) && !price.available);
-    }
-  }
+export interface OutOfStock {
+  fuel: FuelId;
+  stationId: string;
+}
+
+/** Stations out of stock per output fuel, ids ascending. */
+export function cityUnavailable(outOfStock: readonly OutOfStock[]): Map<FuelId, string[]> {
   const out = new Map<FuelId, string[]>();
-  for (const [fuel, stations] of state) {
-    const ids = [...stations].filter(([, unavailable]) => unavailable).map(([id]) => id).sort(compareIds);
-    if (ids.length > 0) out.set(fuel, ids);
+  for (const { fuel, stationId } of outOfStock) {
+    const ids = out.get(fuel);
+    if (ids) ids.push(stationId);
+    else out.set(fuel, [stationId]);
   }
+  for (const ids of out.values()) ids.sort(compareIds);
   return out;
 }
 

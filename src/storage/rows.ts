@@ -4,7 +4,7 @@ import type { StateId } from '../domain/states.ts';
 import { firstDayOf, lastDayOf } from '../domain/history-json.ts';
 import { type LocalDay, dayLength, dayStart, localDayOf } from '../domain/time.ts';
 import type { Report } from '../ingest/plan.ts';
-import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type DayRange, type FuelSums, type FuelTotals, type LiveDaySums, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
+import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type DayRange, type FuelSums, type FuelTotals, type LiveDaySums, type OutOfStock, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
 
 /**
  * Rows as every SQL backend returns them, turned into the store's objects. Column names are
@@ -286,12 +286,23 @@ export function cityTotalsSql(param: string): string {
     FROM city_current t WHERE t.city_id = ${param} AND t.available_count > 0 ORDER BY t.fuel`;
 }
 
-/** Every current price of the city's stations with at least one out-of-stock report (the index finds those few). */
-export function currentOfOutOfStockSql(param: string): string {
-  return `SELECT s.id AS station_id, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
-    FROM current_prices c JOIN stations s ON s.key = c.station_key
-    WHERE c.station_key IN (SELECT station_key FROM current_prices WHERE city_id = ${param} AND available = FALSE)
-    ORDER BY s.id, c.fuel`;
+/**
+ * A city's stations out of stock per output fuel (OutOfStock), from its out-of-stock reports
+ * (current_prices_by_city finds those few): each output the report's fuel counts towards
+ * (fuel_groups), unless the station has an available report counting towards it too. Sydney
+ * on the national ten-year demo: 48 such reports, 62 rows, about 150 us on SQLite; reading
+ * every current price of those stations to pool them in JS took 520 us.
+ */
+export function cityOutOfStockSql(param: string): string {
+  return `SELECT DISTINCT g.output AS fuel, s.id AS station_id
+    FROM current_prices o JOIN fuel_groups g ON g.fuel = o.fuel JOIN stations s ON s.key = o.station_key
+    WHERE o.city_id = ${param} AND o.available = FALSE
+      AND NOT EXISTS (SELECT 1 FROM current_prices c JOIN fuel_groups h ON h.fuel = c.fuel AND h.output = g.output
+        WHERE c.station_key = o.station_key AND c.available = TRUE)`;
+}
+
+export function toOutOfStock(r: Row): OutOfStock {
+  return { fuel: fuelAt(r.fuel), stationId: String(r.station_id) };
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
-import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, StationDayRow } from '../domain/history.ts';
+import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow } from '../domain/history.ts';
 
-export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, StationDayRow };
+export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow };
 
 /** PriceStore is the only door to data: named for what the API and ingest need, not for tables. */
 
@@ -196,8 +196,8 @@ export interface PriceStore extends BulkStore {
   cityTotals(cityId: string): Promise<FuelTotals[]>;
   /** cityTotals without min and max: one row per fuel, no index steps (today's average). */
   citySums(cityId: string): Promise<FuelSums[]>;
-  /** Every current price of the city's stations that have at least one report saying out of stock, ordered by station id. */
-  currentOfOutOfStock(cityId: string): Promise<CurrentPrice[]>;
+  /** The city's stations out of stock per output fuel (OutOfStock: combined fuels pooled), in no order. */
+  cityOutOfStock(cityId: string): Promise<OutOfStock[]>;
 
   upsertCities(cities: CityInput[]): Promise<void>;
   applyBatch(batch: Batch): Promise<BatchResult>;

@@ -123,7 +123,7 @@ for (const backend of testBackends()) {
         await store.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: at + 60, priceTenths: 1555, available: false }] });
         await agree('out of stock');
         // Alpha Sydney has an out-of-stock report in the fixture already; Beta joins it.
-        assert.deepEqual([...new Set((await store.currentOfOutOfStock('sydney')).map((c) => c.stationId))], ['alpha-sydney', 'beta-sydney']);
+        assert.deepEqual([...new Set((await store.cityOutOfStock('sydney')).map((c) => c.stationId))].sort(), ['alpha-sydney', 'beta-sydney']);
         // Alpha Sydney moves 60 km out (no city), then back: its prices leave Sydney's totals and return.
         const alpha = STATIONS[0]!; // feed code 1
         await store.applyBatch({ stations: [{ ...alpha, latitude: -33.5, longitude: 150.7 }], prices: [] });

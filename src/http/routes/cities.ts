@@ -66,7 +66,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     },
   }, async (request) => {
     const city = await findCity(request.params.id);
-    const unavailable = cityUnavailable(await store.currentOfOutOfStock(city.id));
+    const unavailable = cityUnavailable(await store.cityOutOfStock(city.id));
     return { data: { id: city.id, name: city.name, unavailable: unavailableEntries(unavailable) } };
   });
 

@@ -4,11 +4,11 @@ import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, splitHeld } from '../batch.ts';
 import {
   type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toRunRow, toToken, withRunDays, withRunDaysByStation, VERSIONS,
-  cityLiveDaySql, citySumsSql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelSums, toFuelTotals, toLiveDaySums,
+  cityLiveDaySql, citySumsSql, cityTotalsSql, cityOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelSums, toFuelTotals, toLiveDaySums, toOutOfStock,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
-  type CopyTable, type CurrentPrice, type DayRange, type FuelSums, type FuelTotals, type ListQuery, type ListResult, type PriceStore, type Station,
+  type CopyTable, type CurrentPrice, type DayRange, type FuelSums, type FuelTotals, type ListQuery, type ListResult, type OutOfStock, type PriceStore, type Station,
   type StationDayRow, type TableChunk, type TokenRecord, FLAG_COLUMNS, type FeedBatchOptions, type FeedBatchResult, type FeedHealth, type FeedRun,
   type FeedStation,
 } from '../store.ts';
@@ -157,9 +157,9 @@ export class PostgresStore implements PriceStore {
     return (await this.rows(citySumsSql('$1'), [cityId])).map(toFuelSums);
   }
 
-  async currentOfOutOfStock(cityId: string): Promise<CurrentPrice[]> {
+  async cityOutOfStock(cityId: string): Promise<OutOfStock[]> {
     if (!storable(cityId)) return [];
-    return (await this.rows(currentOfOutOfStockSql('$1'), [cityId])).map(toCurrent);
+    return (await this.rows(cityOutOfStockSql('$1'), [cityId])).map(toOutOfStock);
   }
 
   async cityHistoryParts(cityId: string, range: DayRange, nowSec?: number, known?: ReadonlyMap<number, number>): Promise<CityHistoryParts> {

@@ -6,11 +6,11 @@ import type { StateId } from '../../domain/states.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, splitHeld } from '../batch.ts';
 import {
   type Row, BUMP_TOKENS_VERSION, FEED_RUN_COLUMNS, STATION_COLUMNS, copySpec, FEED_HEALTH, RUN_LOG_DAYS, feedRunValues, fuelAt, toChunk, toFeedHealth, toFeedRun, toFeedStation, toPending, toCity, toCopyProgress, toCurrent, toStation, toStationDay, toRunRow, toToken, withRunDays, withRunDaysByStation, type RunRow, VERSIONS,
-  cityLiveDaySql, citySumsSql, cityTotalsSql, currentOfOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelSums, toFuelTotals, toLiveDaySums,
+  cityLiveDaySql, citySumsSql, cityTotalsSql, cityOutOfStockSql, onlyLiveDayIsToday, planSealedRead, toFuelSums, toFuelTotals, toLiveDaySums, toOutOfStock,
 } from '../rows.ts';
 import {
   type Batch, type BatchResult, type City, type CityHistoryParts, type CityInput, type CopyKey, type CopyProgress, type CopyRow,
-  type CopyTable, type CurrentPrice, type DayRange, type FuelSums, type FuelTotals, type ListQuery, type ListResult, type PriceStore, type Station,
+  type CopyTable, type CurrentPrice, type DayRange, type FuelSums, type FuelTotals, type ListQuery, type ListResult, type OutOfStock, type PriceStore, type Station,
   type StationDayRow, type TableChunk, type TokenRecord, type FeedBatchOptions, type FeedBatchResult, type FeedHealth, type FeedRun, type FeedStation,
 } from '../store.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
@@ -172,8 +172,8 @@ export class SqliteStore implements PriceStore {
     return (this.sql(citySumsSql('?')).all(cityId) as Row[]).map(toFuelSums);
   }
 
-  async currentOfOutOfStock(cityId: string): Promise<CurrentPrice[]> {
-    return (this.sql(currentOfOutOfStockSql('?')).all(cityId) as Row[]).map(toCurrent);
+  async cityOutOfStock(cityId: string): Promise<OutOfStock[]> {
+    return (this.sql(cityOutOfStockSql('?')).all(cityId) as Row[]).map(toOutOfStock);
   }
 
   async cityHistoryParts(cityId: string, range: DayRange, nowSec?: number, known?: ReadonlyMap<number, number>): Promise<CityHistoryParts> {

@@ -126,8 +126,9 @@ function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined 
 }
 
 /** bench/ceiling.ts serving the answers recorded in `answersPath`. */
-export function startCeiling(answersPath: string): Promise<Started> {
-  return startProcess(['--import', 'tsx', join(BENCH_DIR, 'ceiling.ts'), answersPath], { ...process.env }, /^(http:\/\/\S+)\n/);
+export function startCeiling(answersPath: string, through: 'node:http' | 'fastify' = 'node:http'): Promise<Started> {
+  return startProcess(['--import', 'tsx', join(BENCH_DIR, 'ceiling.ts'), answersPath, ...(through === 'fastify' ? ['--fastify'] : [])],
+    { ...process.env }, /^(http:\/\/\S+)\n/);
 }
 
 /** `node bin/fuelprice.js serve`, what users run (through tsx, its compile cache off). */

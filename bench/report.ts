@@ -5,7 +5,7 @@
  */
 import { cpus, totalmem, type as osType, release } from 'node:os';
 
-export type Group = 'cached' | 'uncached' | 'offset' | 'windows' | 'ingest' | 'startup' | 'memory';
+export type Group = 'cached' | 'uncached' | 'floor' | 'offset' | 'windows' | 'ingest' | 'startup' | 'memory';
 
 export interface Row {
   group: Group;

@@ -3,7 +3,7 @@
  * (this machine is shared and noisy; absolute figures do not carry from one run to the next).
  *
  *   npm run bench -- [--scale small|au] [--rounds 3] [--seconds 3] [--connections 10]
- *                    [--only cached,uncached,offset,windows,ingest,startup,memory]
+ *                    [--only cached,uncached,floor,offset,windows,ingest,startup,memory]
  *                    [--max-requests 200000] [--ingest-batches N] [--write-results]
  *
  * Datasets are built once into bench/out/ (datasets.ts); servers run in their own processes
@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { scriptArgs } from './cli.ts';
 import type { CannedAnswer } from './ceiling.ts';
 import { DATASETS, type Dataset, type DatasetName, NOW_ISO, ensureDataset } from './datasets.ts';
+import { FIXED_PATH } from './fixed.ts';
 import { type IngestResult, compareIngest, ingestSample } from './ingest.ts';
 import { type Comparison, type LoadSettings, type Side, compare, hardLimitSec, loadRun, median } from './load.ts';
 import {
@@ -23,7 +24,7 @@ import {
 } from './processes.ts';
 import { type ChartPoint, type Group, type Row, describeMachine, latencySvg, machine, resultsMarkdown, textTable } from './report.ts';
 
-const GROUPS: readonly Group[] = ['cached', 'uncached', 'offset', 'windows', 'ingest', 'startup', 'memory'];
+const GROUPS: readonly Group[] = ['cached', 'uncached', 'floor', 'offset', 'windows', 'ingest', 'startup', 'memory'];
 
 const { usage, numberOption } = scriptArgs('bench',
   `npm run bench -- [--scale small|au] [--rounds N] [--seconds S] [--connections N] [--only ${GROUPS.join(',')}] [--max-requests N] [--ingest-batches N] [--write-results]`);
@@ -162,10 +163,10 @@ async function timeToFirst200(launch: () => Promise<Started>, token: string): Pr
 
 try {
   const main = datasets.get(mainName);
-  if (main && (only.has('cached') || only.has('uncached') || only.has('offset') || only.has('windows') || only.has('memory'))) {
+  if (main && (only.has('cached') || only.has('uncached') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory'))) {
     const paths = endpointPaths(main);
     const wantCached = only.has('cached') || only.has('memory');
-    const wantUncached = only.has('uncached') || only.has('offset') || only.has('windows') || only.has('memory');
+    const wantUncached = only.has('uncached') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory');
     const cachedServer = wantCached ? await start(startBenchServer(main.path, true)) : undefined;
     const uncachedServer = wantUncached ? await start(startBenchServer(main.path, false)) : undefined;
     const cachedSide = cachedServer && { label: `server, cache on, ${main.name}`, url: '', token: main.token };
@@ -175,10 +176,10 @@ try {
       return { ...side, url: `${server.address}${path}` };
     };
 
-    if (only.has('cached') || only.has('uncached')) {
+    if (only.has('cached') || only.has('uncached') || only.has('floor')) {
       const reference = cachedServer ?? uncachedServer;
       if (!reference) throw new Error('no server to record answers from');
-      const answers = await record(reference.address, main.token, paths);
+      const answers = await record(reference.address, main.token, [...paths, ...(only.has('floor') ? [FIXED_PATH] : [])]);
       if (cachedServer && uncachedServer) {
         // The cache must not change a byte of any answer.
         const uncachedAnswers = await record(uncachedServer.address, main.token, paths);
@@ -209,6 +210,16 @@ try {
             text: `req ≥${floor.toFixed(2)}`, met: (c) => c.median.requestsRatio >= floor,
           });
         }
+      }
+      if (only.has('floor')) {
+        // What is spent before any route's own work: the app's hooks over Fastify, and Fastify itself, on the same bytes.
+        console.log(`floor: fixed bytes through the app's hooks and through bare Fastify, vs ceiling...`);
+        await measure('floor', `${FIXED_PATH}: fixed bytes through every hook, no storage read but the versions`,
+          at(uncachedSide, uncachedServer, FIXED_PATH), ceilingSide(FIXED_PATH), undefined);
+        const bare = await start(startCeiling(answersPath, 'fastify'));
+        await measure('floor', `${FIXED_PATH}: the same bytes through bare Fastify (A here: one route, no hooks, no plugins)`,
+          { label: 'bare Fastify, same bytes', url: `${bare.address}${FIXED_PATH}`, token: main.token }, ceilingSide(FIXED_PATH), undefined);
+        await stopProcess(bare);
       }
       await stopProcess(ceiling);
     }

@@ -9,9 +9,11 @@
  * Opens the SQLite dataset, builds the real app (buildApp, as `serve` does) with a fixed clock
  * (FUELPRICE_NOW) and no logging, listens on a free loopback port and prints its address as
  * the only line on stdout. The bench creates the token; the rate limit is out of reach anyway.
+ * It also answers FIXED_PATH (bench/fixed.ts), hidden, with fixed bytes through every hook.
  */
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.ts';
+import { FIXED_BODY, FIXED_PATH } from './fixed.ts';
 import { eventLoopGauge } from '../src/http/overload.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 
@@ -32,6 +34,7 @@ const app = await buildApp({
   store, clock: { now: () => nowSec }, logger: false, responseCache: values.cache === 'on', defaultRateLimit: 1e9,
   ...(maxDelayMs > 0 ? { loadGauge: eventLoopGauge({ maxDelayMs }) } : {}),
 });
+app.get(FIXED_PATH, { schema: { hide: true } }, (_request, reply) => reply.type('application/json; charset=utf-8').send(FIXED_BODY));
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`${address}\n`);
 

@@ -333,35 +333,34 @@ export function fuelTotals(current: readonly CurrentPrice[]): FuelTotals[] {
  * average endpoint answers this; the spread's average is the same figure (citySpread).
  */
 export function cityAverages(sums: readonly FuelSums[]): Map<FuelId, number> {
-  const acc = new Map<FuelId, { sum: number; count: number }>();
-  for (const t of sums) {
+  const out = new Map<FuelId, number>();
+  for (const [fuel, pool] of pooled(sums)) out.set(fuel, pool.sum / pool.count);
+  return out;
+}
+
+/** Today's spread per output fuel: the average as cityAverages works it out, and the extremes over the members of a combined fuel. */
+export function citySpread(totals: readonly FuelTotals[]): Map<FuelId, Spread> {
+  const out = new Map<FuelId, Spread>();
+  for (const [fuel, pool] of pooled(totals)) out.set(fuel, { meanTenths: pool.sum / pool.count, minTenths: pool.min, maxTenths: pool.max });
+  return out;
+}
+
+/** Per output fuel, the reported fuels' counts and sums added up in their order, and their extremes when given (NaN otherwise). */
+function pooled(rows: ReadonlyArray<FuelSums & Partial<FuelTotals>>): Map<FuelId, { sum: number; count: number; min: number; max: number }> {
+  const acc = new Map<FuelId, { sum: number; count: number; min: number; max: number }>();
+  for (const t of rows) {
     if (t.count <= 0) continue;
+    const min = t.minTenths ?? Number.NaN;
+    const max = t.maxTenths ?? Number.NaN;
     for (const output of outputsOf(t.fuel)) {
       const a = acc.get(output);
       if (a) {
         a.sum += t.sumTenths; a.count += t.count;
-      } else acc.set(output, { sum: t.sumTenths, count: t.count });
+        a.min = Math.min(a.min, min); a.max = Math.max(a.max, max);
+      } else acc.set(output, { sum: t.sumTenths, count: t.count, min, max });
     }
   }
-  return new Map([...acc].map(([fuel, a]) => [fuel, a.sum / a.count]));
-}
-
-/** Today's spread per output fuel: the average of cityAverages, and the extremes over the members of a combined fuel. */
-export function citySpread(totals: readonly FuelTotals[]): Map<FuelId, Spread> {
-  const extremes = new Map<FuelId, { min: number; max: number }>();
-  for (const t of totals) {
-    if (t.count <= 0) continue;
-    for (const output of outputsOf(t.fuel)) {
-      const e = extremes.get(output);
-      if (e) {
-        e.min = Math.min(e.min, t.minTenths); e.max = Math.max(e.max, t.maxTenths);
-      } else extremes.set(output, { min: t.minTenths, max: t.maxTenths });
-    }
-  }
-  return new Map([...cityAverages(totals)].map(([fuel, meanTenths]) => {
-    const e = extremes.get(fuel) as { min: number; max: number };
-    return [fuel, { meanTenths, minTenths: e.min, maxTenths: e.max }];
-  }));
+  return acc;
 }
 
 /**

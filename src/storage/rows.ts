@@ -3,7 +3,7 @@ import { formatCoordinate } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
 import { firstDayOf, lastDayOf } from '../domain/history-json.ts';
 import { type LocalDay, dayLength, dayStart, localDayOf } from '../domain/time.ts';
-import type { Report } from '../ingest/plan.ts';
+import type { OpenState, Report } from '../ingest/plan.ts';
 import { COPY_TABLES, type City, type CopyKey, type CopyProgress, type CopyRow, type CopyTable, type CopyValue, type CurrentPrice, type DayRange, type FuelSums, type FuelTotals, type LiveDaySums, type OutOfStock, type Station, type StationDayRow, type TableChunk, type TokenRecord, type FeedHealth, type FeedRun, type FeedStation, type PriceEvent } from './store.ts';
 
 /**
@@ -177,6 +177,15 @@ export function toCurrent(r: Row): CurrentPrice {
 
 export function toReport(r: Row): Report {
   return { at: Number(r.at), priceTenths: Number(r.price_tenths), available: flag(r.available) };
+}
+
+/**
+ * A current_prices row as the writers carry it on. Written out: in Node 20, an object spread
+ * with properties added (`{ ...toReport(r), openFrom }`) cost about 1.7 us an object, once per
+ * open price in every seal.
+ */
+export function toOpenState(r: Row): OpenState {
+  return { at: Number(r.reported_at), priceTenths: Number(r.price_tenths), available: flag(r.available), openFrom: Number(r.open_from) };
 }
 
 export function toToken(r: Row): TokenRecord {

@@ -8,7 +8,7 @@ import {
   closeAt, closeSealedPart, distinctInstants, feedKey, groupPrices, planReports, sameStation, sealDue, storedCoordinates,
 } from '../batch.ts';
 import { assignCity, slugify, uniqueSlug } from '../places.ts';
-import { flag, toReport } from '../rows.ts';
+import { toOpenState, toReport } from '../rows.ts';
 import type { Batch, BatchResult, StationInput } from '../store.ts';
 import { execute, firstRow, rows } from './pool.ts';
 
@@ -127,9 +127,7 @@ async function currentStates(client: Client, keys: ReadonlyArray<readonly [numbe
     SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
     FROM current_prices c JOIN unnest($1::int[], $2::smallint[]) AS k (station_key, fuel) USING (station_key, fuel)`,
   [keys.map((k) => k[0]), keys.map((k) => k[1])]);
-  return new Map(found.map((r) => [`${Number(r.station_key)}:${Number(r.fuel)}`, {
-    at: Number(r.reported_at), priceTenths: Number(r.price_tenths), available: flag(r.available), openFrom: Number(r.open_from),
-  }]));
+  return new Map(found.map((r) => [`${Number(r.station_key)}:${Number(r.fuel)}`, toOpenState(r)]));
 }
 
 function eventKey(stationKey: number, fuel: number, at: number): string {
@@ -278,7 +276,7 @@ async function sealState(client: Client, state: StateId, nowSec: number, before:
   for (const r of open) {
     const stationKey = Number(r.station_key);
     const fuel = Number(r.fuel);
-    const totals = closeAt(state, { ...toReport({ ...r, at: r.reported_at }), openFrom: Number(r.open_from) }, due.cutoff);
+    const totals = closeAt(state, toOpenState(r), due.cutoff);
     for (const total of totals.values()) days.push({ stationKey, fuel, total });
     for (const run of totals.runs) runs.push({ stationKey, fuel, run });
   }

@@ -7,7 +7,7 @@ import {
   closeAt, closeSealedPart, distinctInstants, feedKey, groupPrices, planReports, sameStation, sealDue, storedCoordinates,
 } from '../batch.ts';
 import { assignCity, uniqueSlug } from '../places.ts';
-import { type Row, flag, toReport } from '../rows.ts';
+import { type Row, toOpenState, toReport } from '../rows.ts';
 import type { Batch, BatchResult, StationInput } from '../store.ts';
 import { recomputeCityDays } from './city-means.ts';
 import { RowBuffer, type Sql } from './row-buffer.ts';
@@ -124,9 +124,7 @@ export class SqliteWriter {
   ): { accepted: number; totals: DayTotals } {
     const row = this.sql('SELECT price_tenths, available, reported_at, open_from FROM current_prices WHERE station_key = ? AND fuel = ?')
       .get(station.key, fuel) as Row | undefined;
-    const current: OpenState | undefined = row
-      ? { at: Number(row.reported_at), priceTenths: Number(row.price_tenths), available: flag(row.available), openFrom: Number(row.open_from) }
-      : undefined;
+    const current: OpenState | undefined = row ? toOpenState(row) : undefined;
     // A value that binds as NULL breaks a NOT NULL column: such a report is not stored (as INSERT OR IGNORE did).
     const unstorable = (r: Report): boolean => bindsAsNull(r.at) || bindsAsNull(r.priceTenths);
     const all = distinctInstants(reports);
@@ -225,7 +223,7 @@ export class SqliteWriter {
     // A price that went on past the last seal lengthens the run that seal ended, if it made one.
     const lengthen = this.sql('UPDATE station_runs SET to_day = ? WHERE station_key = ? AND to_day = ? AND fuel = ? AND price_tenths = ?');
     for (const row of open) {
-      const state_: OpenState = { ...toReport({ at: row.reported_at, price_tenths: row.price_tenths, available: row.available }), openFrom: Number(row.open_from) };
+      const state_ = toOpenState(row);
       const stationKey = Number(row.station_key);
       const fuel = Number(row.fuel);
       const totals = closeAt(state, state_, due.cutoff);

@@ -28,10 +28,11 @@ if (!file || (mode !== undefined && mode !== '--fastify')) {
   process.exit(2);
 }
 const recorded = JSON.parse(readFileSync(file, 'utf8')) as Record<string, CannedAnswer>;
-const answers = new Map<string, { status: number; headers: Record<string, string | number>; body: Buffer }>();
+// `headers` with the length (node:http), `recorded` as recorded (Fastify sets the length itself, as for any answer).
+const answers = new Map<string, { status: number; headers: Record<string, string | number>; recorded: Record<string, string>; body: Buffer }>();
 for (const [path, answer] of Object.entries(recorded)) {
   const body = Buffer.from(answer.bodyBase64, 'base64');
-  answers.set(path, { status: answer.status, headers: { ...answer.headers, 'content-length': body.length }, body });
+  answers.set(path, { status: answer.status, headers: { ...answer.headers, 'content-length': body.length }, recorded: answer.headers, body });
 }
 
 let server: Server;
@@ -40,9 +41,7 @@ if (mode === '--fastify') {
   app.get('*', (request, reply) => {
     const answer = answers.get(request.url);
     if (!answer) return reply.code(404).type('text/plain').send('not recorded\n');
-    // Fastify sets the length itself, as for any answer.
-    const { 'content-length': _length, ...headers } = answer.headers;
-    return reply.code(answer.status).headers(headers).send(answer.body);
+    return reply.code(answer.status).headers(answer.recorded).send(answer.body);
   });
   await app.ready();
   server = app.server;

@@ -17,13 +17,14 @@
  * the reference of the ratios. On this shared machine the same build measures up to a third
  * apart from one minute to the next: only sides measured in the same run compare.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { scriptArgs } from './cli.ts';
 import { DATASETS, type DatasetName, ensureDataset } from './datasets.ts';
-import { loadRun, median } from './load.ts';
-import { BENCH_DIR, type Started, serverEnv, startProcess, stopProcess } from './processes.ts';
+import { loadRun } from './load.ts';
+import { median } from './stats.ts';
+import { BENCH_DIR, type Started, cpuMs, serverEnv, startProcess, stopProcess } from './processes.ts';
 
 const { usage, numberOption } = scriptArgs('compare',
   "node --import tsx bench/compare.ts [--dataset NAME] [--path PATH] [--rounds N] [--seconds S] [--connections N] -- NODE-ARGS [-- NODE-ARGS]...");
@@ -53,11 +54,6 @@ const dataset = await ensureDataset(outDir, name);
 const answers = join(outDir, `answers-${name}.json`);
 if (wanted.some((side) => side.includes('$ANSWERS')) && !existsSync(answers)) usage(`no ${answers}: run the bench's cached group on ${name} first`);
 
-/** CPU time of a process so far, in ms (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 const started: Started[] = [];
 try {

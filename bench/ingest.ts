@@ -13,7 +13,7 @@ import { demoCities, stationBatches } from '../src/ingest/demo.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import type { Batch } from '../src/storage/store.ts';
 import { type DatasetSpec, NOW_SEC, SEED } from './datasets.ts';
-import { median, ratio } from './load.ts';
+import { median, ratio } from './stats.ts';
 
 export interface IngestSample {
   dataset: string;
@@ -39,7 +39,7 @@ export interface IngestResult {
   batches: number;
   events: number;
   rounds: IngestRound[];
-  median: { realEventsPerSec: number; bareEventsPerSec: number; ratio: number };
+  median: { realEventsPerSec: number; bareEventsPerSec: number; ratio: number; batchesSec: number; sealSec: number; bareSec: number };
 }
 
 /** The stations batch and the first `priceBatches` batches of price reports of a dataset (all of them if undefined). */
@@ -124,6 +124,9 @@ export async function compareIngest(sample: IngestSample, rounds: number, dir: s
       realEventsPerSec: median(done.map((r) => r.realEventsPerSec)),
       bareEventsPerSec: median(done.map((r) => r.bareEventsPerSec)),
       ratio: median(done.map((r) => r.ratio)),
+      batchesSec: median(done.map((r) => r.batchesSec)),
+      sealSec: median(done.map((r) => r.sealSec)),
+      bareSec: median(done.map((r) => r.bareSec)),
     },
   };
 }

@@ -5,6 +5,8 @@
  * times, and the median of the per-round ratios.
  */
 import autocannon from 'autocannon';
+import { cpuMs } from './processes.ts';
+import { median, percentile, ratio } from './stats.ts';
 
 export interface LoadSettings {
   seconds: number;
@@ -34,26 +36,6 @@ export interface LoadRun {
   errors: number;
   /** True when the run went past `seconds` to collect enough answers (see MIN_ANSWERS_PER_CONNECTION). */
   extended: boolean;
-}
-
-/** Middle value (mean of the two middle values for an even count); NaN for none. */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-/** Nearest-rank percentile (q in (0, 1]) of values already sorted ascending; NaN for none. */
-export function percentile(sorted: ArrayLike<number>, q: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
-  return sorted[rank - 1] as number;
-}
-
-/** a / b, or NaN when b is zero or either is not a number. */
-export function ratio(a: number, b: number): number {
-  return Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? a / b : NaN;
 }
 
 /**
@@ -125,6 +107,8 @@ export interface Side {
   label: string;
   url: string;
   token: string;
+  /** The process answering, when the bench started it: its CPU time per answer is measured too. */
+  pid?: number;
 }
 
 export interface Round {
@@ -132,6 +116,9 @@ export interface Round {
   b: LoadRun;
   requestsRatio: number;
   p99Ratio: number;
+  /** CPU time (user + system) the side's process spent per answer in its run; NaN without a pid. */
+  aCpuUs: number;
+  bCpuUs: number;
 }
 
 export interface Comparison {
@@ -142,6 +129,7 @@ export interface Comparison {
   median: {
     aRequestsPerSec: number; bRequestsPerSec: number; requestsRatio: number;
     aP50Ms: number; bP50Ms: number; aP99Ms: number; bP99Ms: number; p99Ratio: number;
+    aCpuUs: number; bCpuUs: number;
   };
   /** Non-200 answers and errors over every run of either side. */
   failures: number;
@@ -153,6 +141,7 @@ export function summarise(rounds: readonly Round[]): Comparison['median'] {
   return {
     aRequestsPerSec: of((r) => r.a.requestsPerSec), bRequestsPerSec: of((r) => r.b.requestsPerSec), requestsRatio: of((r) => r.requestsRatio),
     aP50Ms: of((r) => r.a.p50Ms), bP50Ms: of((r) => r.b.p50Ms), aP99Ms: of((r) => r.a.p99Ms), bP99Ms: of((r) => r.b.p99Ms), p99Ratio: of((r) => r.p99Ratio),
+    aCpuUs: of((r) => r.aCpuUs), bCpuUs: of((r) => r.bCpuUs),
   };
 }
 
@@ -170,11 +159,26 @@ export async function compare(a: Side, b: Side, rounds: number, settings: LoadSe
   for (let i = 0; i < rounds; i++) {
     const first = i % 2 === 0 ? a : b;
     const second = first === a ? b : a;
-    const runFirst = await loadRun(first.url, first.token, settings);
-    const runSecond = await loadRun(second.url, second.token, settings);
+    const runFirst = await timedRun(first, settings);
+    const runSecond = await timedRun(second, settings);
     const [runA, runB] = first === a ? [runFirst, runSecond] : [runSecond, runFirst];
-    done.push({ a: runA, b: runB, requestsRatio: ratio(runA.requestsPerSec, runB.requestsPerSec), p99Ratio: ratio(runA.p99Ms, runB.p99Ms) });
+    done.push({
+      a: runA.run, b: runB.run, requestsRatio: ratio(runA.run.requestsPerSec, runB.run.requestsPerSec), p99Ratio: ratio(runA.run.p99Ms, runB.run.p99Ms),
+      aCpuUs: runA.cpuUs, bCpuUs: runB.cpuUs,
+    });
   }
   const failures = done.reduce((sum, r) => sum + r.a.non200 + r.a.errors + r.b.non200 + r.b.errors, 0);
   return { a, b, rounds: done, median: summarise(done), failures };
+}
+
+/**
+ * One run of a side, with the CPU time its process spent per answer (the settling request
+ * included, one in thousands): what ratios of requests a second hide, since the load generator
+ * shares the machine's cores with the server and its own cost caps both sides alike.
+ */
+async function timedRun(side: Side, settings: LoadSettings): Promise<{ run: LoadRun; cpuUs: number }> {
+  const before = side.pid === undefined ? NaN : cpuMs(side.pid);
+  const run = await loadRun(side.url, side.token, settings);
+  const after = side.pid === undefined ? NaN : cpuMs(side.pid);
+  return { run, cpuUs: run.requests > 0 ? (after - before) * 1000 / run.requests : NaN };
 }

@@ -153,3 +153,16 @@ export async function stopProcess(started: Started, graceMs = 10_000): Promise<v
 export function peakRssBytes(pid: number): number | undefined {
   return statusBytes(pid, 'VmHWM');
 }
+
+/**
+ * CPU time (user + system, every thread) a live process has used so far, in ms: fields 14 and
+ * 15 of /proc/PID/stat, in clock ticks of 10 ms (Linux only; NaN where it cannot be read).
+ */
+export function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}

@@ -4,6 +4,7 @@
  * lines) and bench/RESULTS.md.
  */
 import { cpus, totalmem, type as osType, release } from 'node:os';
+import { median } from './stats.ts';
 
 export type Group = 'cached' | 'uncached' | 'floor' | 'offset' | 'windows' | 'ingest' | 'startup' | 'memory';
 
@@ -20,6 +21,9 @@ export interface Row {
   aP99Ms?: number;
   bP99Ms?: number;
   p99Ratio?: number;
+  /** CPU time (user + system) each side's process spent per answer, median over the rounds; NaN when not measured. */
+  aCpuUs?: number;
+  bCpuUs?: number;
   /** Empty for a figure shown for information only. */
   target: string;
   met: boolean | undefined;
@@ -61,12 +65,15 @@ function metText(row: Row): string {
   return row.met === undefined ? 'info' : row.met ? 'yes' : 'NO';
 }
 
-export const TABLE_HEADERS = ['endpoint', 'A', 'B', 'ratio', 'p99 A ms', 'p99 B ms', 'p99 ratio', 'target', 'met?'] as const;
+export const TABLE_HEADERS = ['endpoint', 'A', 'B', 'ratio', 'p99 A ms', 'p99 B ms', 'p99 ratio', 'CPU µs A', 'CPU µs B', 'target', 'met?'] as const;
+
+/** Columns of words (left-aligned): the row's name, its target and whether it is met. */
+const TEXT_COLUMNS: ReadonlySet<number> = new Set([0, TABLE_HEADERS.indexOf('target'), TABLE_HEADERS.indexOf('met?')]);
 
 export function tableCells(row: Row): string[] {
   return [
     row.name, withUnit(row, row.aValue), withUnit(row, row.bValue), formatNumber(row.ratio), formatNumber(row.aP99Ms, 3),
-    formatNumber(row.bP99Ms, 3), formatNumber(row.p99Ratio), row.target, metText(row),
+    formatNumber(row.bP99Ms, 3), formatNumber(row.p99Ratio), formatNumber(row.aCpuUs, 1), formatNumber(row.bCpuUs, 1), row.target, metText(row),
   ];
 }
 
@@ -89,7 +96,7 @@ export function textTable(rows: readonly Row[]): string {
   const all = [[...TABLE_HEADERS], ...rows.map(tableCells)];
   const widths = TABLE_HEADERS.map((_, i) => Math.max(...all.map((cells) => (cells[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>
-    cells.map((cell, i) => (i === 0 || i >= 7 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ').trimEnd();
+    cells.map((cell, i) => (TEXT_COLUMNS.has(i) ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ').trimEnd();
   lines.push(line(TABLE_HEADERS));
   for (const { heading, rows: inGroup } of groupsOf(rows)) {
     lines.push('', heading);
@@ -99,12 +106,96 @@ export function textTable(rows: readonly Row[]): string {
 }
 
 export function markdownTable(rows: readonly Row[]): string {
-  const lines = [`| ${TABLE_HEADERS.join(' | ')} |`, `|${TABLE_HEADERS.map((_, i) => (i === 0 || i >= 7 ? '---' : '---:')).join('|')}|`];
+  const lines = [`| ${TABLE_HEADERS.join(' | ')} |`, `|${TABLE_HEADERS.map((_, i) => (TEXT_COLUMNS.has(i) ? '---' : '---:')).join('|')}|`];
   for (const { heading, rows: inGroup } of groupsOf(rows)) {
     lines.push(`| **${heading}** |${' |'.repeat(TABLE_HEADERS.length - 1)}`);
     for (const row of inGroup) lines.push(`| ${tableCells(row).map((cell, i) => (i === 0 ? `\`${cell}\`` : cell).replaceAll('|', '\\|')).join(' | ')} |`);
   }
   return lines.join('\n');
+}
+
+/** What the ingest comparison's medians say of where the real path's time goes. */
+export interface IngestSplit {
+  realEventsPerSec: number;
+  bareEventsPerSec: number;
+  ratio: number;
+  batchesSec: number;
+  sealSec: number;
+  bareSec: number;
+}
+
+const BARE_FASTIFY = 'bare Fastify, same bytes';
+
+/**
+ * For each group with a target not met, by how much and the measurement of the same run that
+ * says why: CPU time per answer against the ceiling's (cached), the floor of fixed bytes through
+ * every hook and what each route adds to it (uncached), where the real path's time goes (ingest).
+ * Groups without such a measurement are listed with their figures only.
+ */
+export function whyNotMet(rows: readonly Row[], ingest?: IngestSplit): string[] {
+  const lines: string[] = [];
+  const us = (value: number | undefined): string => `${formatNumber(value, 1)} µs`;
+  const missed = (group: Group): Row[] => rows.filter((r) => r.group === group && r.met === false);
+  const inGroup = (group: Group): Row[] => rows.filter((r) => r.group === group);
+  const of = (part: readonly Row[], group: Group): string => {
+    const all = inGroup(group).length;
+    return `${part.length} of ${all} row${all === 1 ? '' : 's'}`;
+  };
+  const listed = (list: readonly Row[]): string => list.map((r) => `\`${r.name}\` ${formatNumber(r.ratio)}${r.p99Ratio !== undefined && r.group === 'cached' ? ` (p99 ${formatNumber(r.p99Ratio)})` : ''}`).join(', ');
+  const midCpu = (list: readonly Row[], side: 'aCpuUs' | 'bCpuUs'): number => median(list.map((r) => r[side] ?? NaN).filter(Number.isFinite));
+
+  const cached = missed('cached');
+  if (cached.length > 0) {
+    const all = inGroup('cached');
+    const server = midCpu(all, 'aCpuUs');
+    const ceiling = midCpu(all, 'bCpuUs');
+    lines.push(`**cached**: ${of(cached, 'cached')} short of it: ${listed(cached)}. `
+      + `Per answer (medians over the group's rows), the server spent ${us(server)} of CPU and the ceiling ${us(ceiling)}: `
+      + `${us(server - ceiling)} more. What the server does beyond the ceiling is the fast path in front of Fastify (token, rate limit, versions, request id, headers), `
+      + 'in a process that also holds the app, the data and the cache (its profile: the README\'s Performance section). '
+      + 'The load generator shares the two cores, so the ceiling\'s rate is largely the load generator\'s own limit, and whatever the server spends is taken from it.');
+  }
+
+  const uncached = missed('uncached');
+  if (uncached.length > 0) {
+    const floor = inGroup('floor');
+    const hooks = floor.find((r) => r.a !== BARE_FASTIFY);
+    const bare = floor.find((r) => r.a === BARE_FASTIFY);
+    let text = `**uncached**: ${of(uncached, 'uncached')} short of it: ${listed(uncached)}.`;
+    const floorUs = hooks?.aCpuUs;
+    if (hooks?.ratio !== undefined && floorUs !== undefined && Number.isFinite(floorUs)) {
+      text += ` The floor group answers fixed bytes through every hook of the app, with no storage read but the versions: ${formatNumber(hooks.ratio)} of the ceiling, `
+        + `${us(floorUs)} of CPU per answer against the ceiling's ${us(hooks.bCpuUs)}`
+        + (bare ? `; through bare Fastify (no hooks, no plugins) ${formatNumber(bare.ratio)}, ${us(bare.aCpuUs)}. ` : '. ')
+        + (hooks.ratio < 0.6
+          ? 'A route that also reads storage spends at least the floor\'s CPU per answer; where the ceiling sends its answer about as fast as the floor\'s (compare their B columns), 0.60 is out of reach before the route does any work of its own.'
+          : 'The floor itself reached 0.60 in this run, so the routes\' own work is what keeps these rows short.')
+        + ` What each short row's route adds to the floor (storage read, domain work, serialisation), in CPU per answer: `
+        + uncached.map((r) => `\`${r.name}\` ${r.aCpuUs !== undefined && Number.isFinite(r.aCpuUs) ? `+${us(r.aCpuUs - floorUs)}` : 'n/a'}`).join(', ') + '.';
+    } else {
+      text += ' The floor group (`--only floor`) was not run beside them: it is the measurement that explains these rows.';
+    }
+    lines.push(text);
+  }
+
+  const ingestRows = missed('ingest');
+  if (ingestRows.length > 0 && ingest) {
+    const totalSec = ingest.batchesSec + ingest.sealSec;
+    lines.push(`**ingest**: ${formatNumber(ingest.realEventsPerSec)} events/s, ${formatNumber(ingest.ratio)} of the bare loop's ${formatNumber(ingest.bareEventsPerSec)} (targets 0.50 and 200,000). `
+      + `The real path took ${formatNumber(totalSec)} s (median): its batches ${formatNumber(ingest.batchesSec)} s and the seal that works out the city means ${formatNumber(ingest.sealSec)} s; `
+      + `the bare loop ${formatNumber(ingest.bareSec)} s for the same rows. The batches alone take ${formatNumber(ingest.batchesSec / ingest.bareSec)} times the loop: `
+      + 'they write each report into price_events under its key and keep current_prices, station_daily and station_runs (and, through triggers, city_current) on every write, '
+      + 'where the loop appends to one table with no key and no index. The loop\'s own rate shows how fast the machine was in this run.');
+  }
+
+  for (const group of ['cached', 'uncached', 'floor', 'offset', 'windows', 'ingest', 'startup', 'memory'] as const) {
+    if (group === 'cached' || group === 'uncached' || (group === 'ingest' && ingest)) continue;
+    const short = missed(group);
+    if (short.length > 0) {
+      lines.push(`**${group}**: ${short.map((r) => `\`${r.name}\` ${r.ratio !== undefined ? formatNumber(r.ratio) : withUnit(r, r.aValue)} against ${r.target}`).join(', ')}.`);
+    }
+  }
+  return lines;
 }
 
 /** One measured point of the chart: a history query on a dataset of some length. */
@@ -220,6 +311,8 @@ export interface ResultsPage {
   chartFile: string | undefined;
   chartNote: string;
   notes: string[];
+  /** whyNotMet's lines for this run. */
+  reasons: string[];
 }
 
 export function resultsMarkdown(page: ResultsPage): string {
@@ -243,10 +336,13 @@ export function resultsMarkdown(page: ResultsPage): string {
     '',
     `Settings: ${page.settings}.`,
     '',
-    `Targets met: ${met} of ${judged}. Why the others are not, with the measurements that show it: the README's Performance section.`,
+    `Targets met: ${met} of ${judged}.${page.reasons.length > 0 ? ' By how much and why the others are not, from the measurements of this same run: below the table (what was tried, and how the figures move from run to run: the README\'s Performance section).' : ''}`,
     '',
     markdownTable(page.rows),
     '',
+    'CPU µs: CPU time (user and system, all threads, from /proc) that the process of each side spent per answer, median over the rounds.',
+    '',
+    ...(page.reasons.length > 0 ? ['## Targets not met: by how much, and why', '', ...page.reasons.flatMap((r) => [r, '']).slice(0, -1), ''] : []),
     '## Datasets',
     '',
     ...page.datasets.map((d) => `- ${d}`),

@@ -18,11 +18,12 @@ import type { CannedAnswer } from './ceiling.ts';
 import { DATASETS, type Dataset, type DatasetName, NOW_ISO, ensureDataset } from './datasets.ts';
 import { FIXED_PATH } from './fixed.ts';
 import { type IngestResult, compareIngest, ingestSample } from './ingest.ts';
-import { type Comparison, type LoadSettings, type Side, compare, hardLimitSec, loadRun, median } from './load.ts';
+import { type Comparison, type LoadSettings, type Side, compare, hardLimitSec, loadRun } from './load.ts';
+import { median } from './stats.ts';
 import {
   BENCH_DIR, type Started, peakRssBytes, startBenchServer, startCeiling, startFuelpriceServe, stopProcess,
 } from './processes.ts';
-import { type ChartPoint, type Group, type Row, describeMachine, latencySvg, machine, resultsMarkdown, textTable } from './report.ts';
+import { type ChartPoint, type Group, type Row, describeMachine, latencySvg, machine, resultsMarkdown, textTable, whyNotMet } from './report.ts';
 
 const GROUPS: readonly Group[] = ['cached', 'uncached', 'floor', 'offset', 'windows', 'ingest', 'startup', 'memory'];
 
@@ -99,9 +100,10 @@ async function measure(group: Group, name: string, a: Side, b: Side, target: { t
   const m = comparison.median;
   rows.push({
     group, name, a: a.label, b: b.label, unit: 'req/s', aValue: m.aRequestsPerSec, bValue: m.bRequestsPerSec, ratio: m.requestsRatio,
-    aP99Ms: m.aP99Ms, bP99Ms: m.bP99Ms, p99Ratio: m.p99Ratio, target: target?.text ?? '', met: target?.met(comparison), failures: comparison.failures,
+    aP99Ms: m.aP99Ms, bP99Ms: m.bP99Ms, p99Ratio: m.p99Ratio, aCpuUs: m.aCpuUs, bCpuUs: m.bCpuUs,
+    target: target?.text ?? '', met: target?.met(comparison), failures: comparison.failures,
   });
-  console.log(`  ${group} ${name}: ${Math.round(m.aRequestsPerSec)} vs ${Math.round(m.bRequestsPerSec)} req/s (ratio ${m.requestsRatio.toFixed(2)}), p99 ${m.aP99Ms.toFixed(2)} vs ${m.bP99Ms.toFixed(2)} ms${comparison.failures ? `, ${comparison.failures} FAILURES` : ''}`);
+  console.log(`  ${group} ${name}: ${Math.round(m.aRequestsPerSec)} vs ${Math.round(m.bRequestsPerSec)} req/s (ratio ${m.requestsRatio.toFixed(2)}), p99 ${m.aP99Ms.toFixed(2)} vs ${m.bP99Ms.toFixed(2)} ms, CPU ${m.aCpuUs.toFixed(1)} vs ${m.bCpuUs.toFixed(1)} µs/answer${comparison.failures ? `, ${comparison.failures} FAILURES` : ''}`);
   return comparison;
 }
 
@@ -173,7 +175,7 @@ try {
     const uncachedSide = uncachedServer && { label: `server, cache off, ${main.name}`, url: '', token: main.token };
     const at = (side: Side | undefined, server: Started | undefined, path: string): Side => {
       if (!side || !server) throw new Error('server not started');
-      return { ...side, url: `${server.address}${path}` };
+      return { ...side, url: `${server.address}${path}`, pid: server.pid };
     };
 
     if (only.has('cached') || only.has('uncached') || only.has('floor')) {
@@ -192,7 +194,7 @@ try {
       const answersPath = join(outDir, `answers-${main.name}.json`);
       writeFileSync(answersPath, JSON.stringify(answers));
       const ceiling = await start(startCeiling(answersPath));
-      const ceilingSide = (path: string): Side => ({ label: 'ceiling (same bytes, bare node:http)', url: `${ceiling.address}${path}`, token: main.token });
+      const ceilingSide = (path: string): Side => ({ label: 'ceiling (same bytes, bare node:http)', url: `${ceiling.address}${path}`, token: main.token, pid: ceiling.pid });
 
       if (only.has('cached')) {
         console.log(`cached vs ceiling on ${main.name}...`);
@@ -218,7 +220,7 @@ try {
           at(uncachedSide, uncachedServer, FIXED_PATH), ceilingSide(FIXED_PATH), undefined);
         const bare = await start(startCeiling(answersPath, 'fastify'));
         await measure('floor', `${FIXED_PATH}: the same bytes through bare Fastify (A here: one route, no hooks, no plugins)`,
-          { label: 'bare Fastify, same bytes', url: `${bare.address}${FIXED_PATH}`, token: main.token }, ceilingSide(FIXED_PATH), undefined);
+          { label: 'bare Fastify, same bytes', url: `${bare.address}${FIXED_PATH}`, token: main.token, pid: bare.pid }, ceilingSide(FIXED_PATH), undefined);
         await stopProcess(bare);
       }
       await stopProcess(ceiling);
@@ -243,7 +245,7 @@ try {
       console.log(`history windows: ${main.name} vs ${short.name}, uncached...`);
       for (const query of historyQueries(main)) {
         const a = at(uncachedSide, uncachedServer, query.path);
-        const b: Side = { label: `server, cache off, ${short.name}`, url: `${shortServer.address}${query.path}`, token: short.token };
+        const b: Side = { label: `server, cache off, ${short.name}`, url: `${shortServer.address}${query.path}`, token: short.token, pid: shortServer.pid };
         const c = await measure('windows', display(query.path, main), a, b, query.judged
           ? { text: `cost ≤1.2×: req ≥0.83, p99 ≤1.2`, met: (x) => x.median.requestsRatio >= 1 / 1.2 && x.median.p99Ratio <= 1.2 }
           : undefined);
@@ -335,6 +337,8 @@ console.log(`\n${settingsText}; ${describeMachine(host)}\n`);
 console.log(textTable(rows));
 for (const line of datasetLines) console.log(`dataset ${line.replaceAll('`', '')}`);
 for (const note of notes) console.log(`note: ${note}`);
+const reasons = whyNotMet(rows, ingest?.median);
+if (reasons.length > 0) console.log(`\nnot met, by how much and why (this run's measurements):\n${reasons.map((r) => `- ${r.replaceAll('**', '').replaceAll('`', '')}`).join('\n')}`);
 
 const shortYears = DATASETS[shortName].years;
 const chartNote = [
@@ -351,7 +355,7 @@ const resultsFile = join(outDir, 'results.json');
 writeFileSync(resultsFile, `${JSON.stringify({
   date, command, durationSec, machine: host, settings: { scale, rounds, ...settings, only: [...only], ingestBatches, now: NOW_ISO },
   datasets: [...datasets.values()].map(({ token: _token, ...d }) => d),
-  rows, runs: raw, ingest, startupMs: startups, peakRssBytes: memory, chart, notes,
+  rows, runs: raw, ingest, startupMs: startups, peakRssBytes: memory, chart, notes, reasons,
 }, null, 2)}\n`);
 console.log(`\nwritten ${resultsFile}${chart.length > 0 ? ` and ${chartFile}` : ''}`);
 
@@ -359,7 +363,7 @@ if (values['write-results']) {
   if (chart.length > 0) copyFileSync(chartFile, join(BENCH_DIR, 'latency-vs-history.svg'));
   const page = resultsMarkdown({
     date, command, machine: host, settings: settingsText, durationSec, datasets: datasetLines, rows,
-    chartFile: chart.length > 0 ? 'latency-vs-history.svg' : undefined, chartNote, notes,
+    chartFile: chart.length > 0 ? 'latency-vs-history.svg' : undefined, chartNote, notes, reasons,
   });
   writeFileSync(join(BENCH_DIR, 'RESULTS.md'), page);
   console.log(`written ${join(BENCH_DIR, 'RESULTS.md')}`);

@@ -32,7 +32,7 @@ import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { DEFAULT_CACHE_LIMITS } from '../src/http/cache.ts';
 import { type Dataset, ensureDataset } from './datasets.ts';
-import { median, percentile } from './load.ts';
+import { median, percentile } from './stats.ts';
 import { BENCH_DIR, type Started, rssBytes, startBenchServer, stopProcess } from './processes.ts';
 
 const INTERVAL_SEC = 10;

@@ -192,7 +192,8 @@ export function whyNotMet(rows: readonly Row[], ingest?: IngestSplit): string[] 
     if (group === 'cached' || group === 'uncached' || (group === 'ingest' && ingest)) continue;
     const short = missed(group);
     if (short.length > 0) {
-      lines.push(`**${group}**: ${short.map((r) => `\`${r.name}\` ${r.ratio !== undefined ? formatNumber(r.ratio) : withUnit(r, r.aValue)} against ${r.target}`).join(', ')}.`);
+      lines.push(`**${group}**: ${short.map((r) => `\`${r.name}\` ${r.ratio !== undefined ? formatNumber(r.ratio) : withUnit(r, r.aValue)} against ${r.target}`).join(', ')}. `
+        + 'This run has no measurement of why; what was measured about it is in the README\'s Performance section.');
     }
   }
   return lines;

@@ -54,7 +54,6 @@ const dataset = await ensureDataset(outDir, name);
 const answers = join(outDir, `answers-${name}.json`);
 if (wanted.some((side) => side.includes('$ANSWERS')) && !existsSync(answers)) usage(`no ${answers}: run the bench's cached group on ${name} first`);
 
-
 const started: Started[] = [];
 try {
   for (const side of wanted) {

@@ -8,6 +8,9 @@ import { median } from './stats.ts';
 
 export type Group = 'cached' | 'uncached' | 'floor' | 'offset' | 'windows' | 'ingest' | 'startup' | 'memory';
 
+/** Every group, in the order the bench runs them and reports them. */
+export const GROUPS: readonly Group[] = ['cached', 'uncached', 'floor', 'offset', 'windows', 'ingest', 'startup', 'memory'];
+
 export interface Row {
   group: Group;
   name: string;
@@ -124,7 +127,8 @@ export interface IngestSplit {
   bareSec: number;
 }
 
-const BARE_FASTIFY = 'bare Fastify, same bytes';
+/** Side A's label in the floor row that goes through bare Fastify (the other floor row goes through every hook). */
+export const BARE_FASTIFY = 'bare Fastify, same bytes';
 
 /**
  * For each group with a target not met, by how much and the measurement of the same run that
@@ -188,7 +192,7 @@ export function whyNotMet(rows: readonly Row[], ingest?: IngestSplit): string[] 
       + 'where the loop appends to one table with no key and no index. The loop\'s own rate shows how fast the machine was in this run.');
   }
 
-  for (const group of ['cached', 'uncached', 'floor', 'offset', 'windows', 'ingest', 'startup', 'memory'] as const) {
+  for (const group of GROUPS) {
     if (group === 'cached' || group === 'uncached' || (group === 'ingest' && ingest)) continue;
     const short = missed(group);
     if (short.length > 0) {

@@ -23,9 +23,9 @@ import { median } from './stats.ts';
 import {
   BENCH_DIR, type Started, peakRssBytes, startBenchServer, startCeiling, startFuelpriceServe, stopProcess,
 } from './processes.ts';
-import { type ChartPoint, type Group, type Row, describeMachine, latencySvg, machine, resultsMarkdown, textTable, whyNotMet } from './report.ts';
-
-const GROUPS: readonly Group[] = ['cached', 'uncached', 'floor', 'offset', 'windows', 'ingest', 'startup', 'memory'];
+import {
+  BARE_FASTIFY, type ChartPoint, GROUPS, type Group, type Row, describeMachine, latencySvg, machine, resultsMarkdown, textTable, whyNotMet,
+} from './report.ts';
 
 const { usage, numberOption } = scriptArgs('bench',
   `npm run bench -- [--scale small|au] [--rounds N] [--seconds S] [--connections N] [--only ${GROUPS.join(',')}] [--max-requests N] [--ingest-batches N] [--write-results]`);
@@ -220,7 +220,7 @@ try {
           at(uncachedSide, uncachedServer, FIXED_PATH), ceilingSide(FIXED_PATH), undefined);
         const bare = await start(startCeiling(answersPath, 'fastify'));
         await measure('floor', `${FIXED_PATH}: the same bytes through bare Fastify (A here: one route, no hooks, no plugins)`,
-          { label: 'bare Fastify, same bytes', url: `${bare.address}${FIXED_PATH}`, token: main.token, pid: bare.pid }, ceilingSide(FIXED_PATH), undefined);
+          { label: BARE_FASTIFY, url: `${bare.address}${FIXED_PATH}`, token: main.token, pid: bare.pid }, ceilingSide(FIXED_PATH), undefined);
         await stopProcess(bare);
       }
       await stopProcess(ceiling);

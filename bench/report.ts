@@ -173,7 +173,7 @@ export function whyNotMet(rows: readonly Row[], ingest?: IngestSplit): string[] 
         + (bare ? `; through bare Fastify (no hooks, no plugins) ${formatNumber(bare.ratio)}, ${us(bare.aCpuUs)}. ` : '. ')
         + (hooks.ratio < 0.6
           ? 'A route that also reads storage spends at least the floor\'s CPU per answer; where the ceiling sends its answer about as fast as the floor\'s (compare their B columns), 0.60 is out of reach before the route does any work of its own.'
-          : 'The floor itself reached 0.60 in this run, so the routes\' own work is what keeps these rows short.')
+          : `The floor itself reached 0.60 in this run, at ${formatNumber(floorUs / (hooks.bCpuUs ?? NaN))} times the ceiling's CPU per answer; the routes' own work comes on top of it.`)
         + ` What each short row's route adds to the floor (storage read, domain work, serialisation), in CPU per answer: `
         + uncached.map((r) => `\`${r.name}\` ${r.aCpuUs !== undefined && Number.isFinite(r.aCpuUs) ? `+${us(r.aCpuUs - floorUs)}` : 'n/a'}`).join(', ') + '.';
     } else {

@@ -43,7 +43,7 @@ describe('bench report: targets not met, by how much and why', () => {
 
   test('uncached: a floor over 0.60 puts it on the routes; no floor run, says which group to run', () => {
     const over = whyNotMet([row({ group: 'uncached', name: '/v1/cities', ratio: 0.5, aCpuUs: 80, bCpuUs: 27, met: false }), { ...FLOOR_HOOKS, ratio: 0.65 }]);
-    assert.ok(over[0]?.includes('The floor itself reached 0.60 in this run, so the routes\' own work is what keeps these rows short.'), over[0]);
+    assert.ok(over[0]?.includes('The floor itself reached 0.60 in this run, at 2.30 times the ceiling\'s CPU per answer; the routes\' own work comes on top of it.'), over[0]);
     assert.ok(!over[0]?.includes('out of reach'), over[0]);
     const alone = whyNotMet([row({ group: 'uncached', name: '/v1/cities', ratio: 0.5, aCpuUs: 80, bCpuUs: 27, met: false })]);
     assert.deepEqual(alone, ['**uncached**: 1 of 1 row short of it: `/v1/cities` 0.50. The floor group (`--only floor`) was not run beside them: it is the measurement that explains these rows.']);

@@ -22,9 +22,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { scriptArgs } from './cli.ts';
 import { DATASETS, type DatasetName, ensureDataset } from './datasets.ts';
-import { loadRun } from './load.ts';
+import { loadRun, timedRun } from './load.ts';
 import { median } from './stats.ts';
-import { BENCH_DIR, type Started, cpuMs, serverEnv, startProcess, stopProcess } from './processes.ts';
+import { BENCH_DIR, type Started, serverEnv, startProcess, stopProcess } from './processes.ts';
 
 const { usage, numberOption } = scriptArgs('compare',
   "node --import tsx bench/compare.ts [--dataset NAME] [--path PATH] [--rounds N] [--seconds S] [--connections N] -- NODE-ARGS [-- NODE-ARGS]...");
@@ -69,9 +69,7 @@ try {
     for (let k = 0; k < started.length; k++) {
       const i = (round + k) % started.length;
       const server = started[i] as Started;
-      const before = cpuMs(server.pid);
-      const run = await loadRun(`${server.address}${values.path}`, dataset.token, settings);
-      const usPerAnswer = (cpuMs(server.pid) - before) * 1000 / run.requests;
+      const { run, cpuUs: usPerAnswer } = await timedRun({ label: `side ${i + 1}`, url: `${server.address}${values.path}`, token: dataset.token, pid: server.pid }, settings);
       if (run.non200 > 0 || run.errors > 0) throw new Error(`side ${i + 1}: ${run.non200} answers not 200, ${run.errors} errors`);
       rates[i]?.push(run.requestsPerSec);
       cpu[i]?.push(usPerAnswer);

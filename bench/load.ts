@@ -174,9 +174,10 @@ export async function compare(a: Side, b: Side, rounds: number, settings: LoadSe
 /**
  * One run of a side, with the CPU time its process spent per answer (the settling request
  * included, one in thousands): what ratios of requests a second hide, since the load generator
- * shares the machine's cores with the server and its own cost caps both sides alike.
+ * shares the machine's cores with the server and its own cost caps both sides alike. Used by
+ * compare() here and by bench/compare.ts.
  */
-async function timedRun(side: Side, settings: LoadSettings): Promise<{ run: LoadRun; cpuUs: number }> {
+export async function timedRun(side: Side, settings: LoadSettings): Promise<{ run: LoadRun; cpuUs: number }> {
   const before = side.pid === undefined ? NaN : cpuMs(side.pid);
   const run = await loadRun(side.url, side.token, settings);
   const after = side.pid === undefined ? NaN : cpuMs(side.pid);

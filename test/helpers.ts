@@ -376,8 +376,9 @@ export function unavailableOf(current: readonly CurrentPrice[]): Map<FuelId, str
 }
 
 /**
- * What storage keeps per city on write (count, sum, min and max of available prices per fuel;
- * the out-of-stock stations' prices) equals what the city's current prices say, for each city.
+ * What storage keeps per city on write (count, sum, min and max of available prices per fuel,
+ * also read without the extremes; the stations out of stock) equals what the city's current
+ * prices say, for each city.
  */
 export async function assertCityTotalsMatchPrices(store: PriceStore, cityIds: readonly string[], step = ''): Promise<void> {
   const byFuel = <T extends FuelSums>(t: T[]): T[] => [...t].sort((a, b) => a.fuel.localeCompare(b.fuel));

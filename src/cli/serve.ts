@@ -12,7 +12,7 @@ import { runPrimary, workerChannel } from './cluster.ts';
 import { DEMO_LIVE_INTERVAL_SEC, demoLiveAdapter } from '../ingest/demo/live.ts';
 import { attributionNote } from '../ingest/attribution.ts';
 import { DEMO_FEED } from '../ingest/demo/stations.ts';
-import type { Logger } from '../ingest/feed.ts';
+import type { Logger } from '../logger.ts';
 import { releaseAndSeal, watch } from '../ingest/scheduler.ts';
 
 const SEAL_EVERY_MS = 60_000;

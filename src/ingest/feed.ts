@@ -6,6 +6,7 @@
 import type { FeedConfig } from '../config.ts';
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
+import type { Logger } from '../logger.ts';
 import type { FeedHttp } from './http.ts';
 import { type Normaliser, stripBom } from './normalise.ts';
 
@@ -18,12 +19,6 @@ export function isFeedId(s: string): s is FeedId {
 
 /** A feed's own fuel codes onto our ids; `null` marks a code that is known and deliberately not kept (AdBlue, say). */
 export type FuelMap = Readonly<Record<string, FuelId | null>>;
-
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 export interface PullContext {
   readonly http: FeedHttp;

@@ -8,7 +8,8 @@ import { roundHalfAwayFromZero } from '../domain/rounding.ts';
 import { isStateId, type StateId } from '../domain/states.ts';
 import { slugify } from '../storage/places.ts';
 import type { Batch, PriceEvent, StationInput } from '../storage/store.ts';
-import type { FuelMap, Logger } from './feed.ts';
+import type { Logger } from '../logger.ts';
+import type { FuelMap } from './feed.ts';
 
 /** Sane prices in tenths of a cent per litre (per kWh for ev, per kg for cng): outside them a report is a typo or a unit slip. */
 export const PRICE_BOUNDS: Readonly<Record<FuelId, readonly [number, number]>> = {

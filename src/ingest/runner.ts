@@ -6,7 +6,8 @@
  */
 import type { Clock, FeedConfig } from '../config.ts';
 import type { FeedRun, PriceStore } from '../storage/store.ts';
-import type { FeedAdapter, Logger } from './feed.ts';
+import type { Logger } from '../logger.ts';
+import type { FeedAdapter } from './feed.ts';
 import { FeedHttp } from './http.ts';
 import { Normaliser, type Rejection, UnknownFuels } from './normalise.ts';
 

@@ -8,7 +8,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock, FeedConfig } from '../config.ts';
 import type { PriceStore } from '../storage/store.ts';
-import type { FeedAdapter, Logger } from './feed.ts';
+import type { Logger } from '../logger.ts';
+import type { FeedAdapter } from './feed.ts';
 import type { FeedHttp } from './http.ts';
 import { runFeed } from './runner.ts';
 

@@ -1,5 +1,6 @@
 import type { FeedConfig } from '../../src/config.ts';
-import type { FeedAdapter, Logger, PullContext } from '../../src/ingest/feed.ts';
+import type { FeedAdapter, PullContext } from '../../src/ingest/feed.ts';
+import type { Logger } from '../../src/logger.ts';
 import { FeedHttp, type HttpOptions } from '../../src/ingest/http.ts';
 import { Normaliser, UnknownFuels } from '../../src/ingest/normalise.ts';
 

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
+import type { Logger } from '../../logger.ts';
 import type { PriceStore } from '../../storage/store.ts';
-import type { Logger } from '../feed.ts';
 import { Normaliser, UnknownFuels } from '../normalise.ts';
 import { applyNormalised } from '../runner.ts';
 import { type CsvRecord, type ResolvedHeader, readCsv, resolveHeader, rowOf } from './csv.ts';

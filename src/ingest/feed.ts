@@ -4,11 +4,10 @@
  * the runner (runner.ts) applies each batch in one transaction together with the feed's cursor.
  */
 import type { FeedConfig } from '../config.ts';
-import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
 import type { Logger } from '../logger.ts';
-import type { FeedHttp } from './http.ts';
-import { type Normaliser, stripBom } from './normalise.ts';
+import type { FeedHttp } from './feed-fetch.ts';
+import type { FuelMap, Normaliser } from './normalise.ts';
 
 export const FEED_IDS = ['nsw', 'qld', 'sa', 'wa', 'vic', 'nt'] as const;
 export type FeedId = (typeof FEED_IDS)[number];
@@ -16,9 +15,6 @@ export type FeedId = (typeof FEED_IDS)[number];
 export function isFeedId(s: string): s is FeedId {
   return (FEED_IDS as readonly string[]).includes(s);
 }
-
-/** A feed's own fuel codes onto our ids; `null` marks a code that is known and deliberately not kept (AdBlue, say). */
-export type FuelMap = Readonly<Record<string, FuelId | null>>;
 
 export interface PullContext {
   readonly http: FeedHttp;
@@ -61,28 +57,4 @@ export interface FeedAdapter {
    * feed cannot be read or an answer is malformed or truncated: nothing of that poll is applied.
    */
   pull(ctx: PullContext): Promise<Pulled[]>;
-}
-
-export type FeedErrorKind = 'network' | 'timeout' | 'http' | 'auth' | 'malformed' | 'too_large';
-
-/** A failed poll: the run is recorded with this message and nothing of the poll is applied. */
-export class FeedError extends Error {
-  constructor(readonly kind: FeedErrorKind, message: string, readonly status?: number) {
-    super(message);
-    this.name = 'FeedError';
-  }
-}
-
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A JSON answer, byte-order mark allowed; FeedError('malformed') when it is not JSON (cut short, an HTML error page). */
-export function parseJsonBody(body: string, label: string): unknown {
-  try {
-    return JSON.parse(stripBom(body));
-  } catch {
-    throw new FeedError('malformed', `${label} is not JSON (cut short or not the API?)`);
-  }
 }

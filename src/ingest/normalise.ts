@@ -9,7 +9,9 @@ import { isStateId, type StateId } from '../domain/states.ts';
 import { slugify } from '../storage/places.ts';
 import type { Batch, PriceEvent, StationInput } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
-import type { FuelMap } from './feed.ts';
+
+/** A feed's own fuel codes onto our ids; `null` marks a code that is known and deliberately not kept (AdBlue, say). */
+export type FuelMap = Readonly<Record<string, FuelId | null>>;
 
 /** Sane prices in tenths of a cent per litre (per kWh for ev, per kg for cng): outside them a report is a typo or a unit slip. */
 export const PRICE_BOUNDS: Readonly<Record<FuelId, readonly [number, number]>> = {
@@ -195,9 +197,4 @@ export function centsToTenths(value: unknown): number | undefined {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
   if (!/^\d{1,5}(\.\d+)?$/.test(text)) return undefined;
   return roundHalfAwayFromZero(Number(text) * 10);
-}
-
-/** A body as text without a leading byte-order mark. */
-export function stripBom(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

@@ -8,7 +8,7 @@ import type { Clock, FeedConfig } from '../config.ts';
 import type { FeedRun, PriceStore } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
 import type { FeedAdapter } from './feed.ts';
-import { FeedHttp } from './http.ts';
+import { FeedHttp } from './feed-fetch.ts';
 import { Normaliser, type Rejection, UnknownFuels } from './normalise.ts';
 
 export interface ApplyOutcome {

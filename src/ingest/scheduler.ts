@@ -10,7 +10,7 @@ import type { Clock, FeedConfig } from '../config.ts';
 import type { PriceStore } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
 import type { FeedAdapter } from './feed.ts';
-import type { FeedHttp } from './http.ts';
+import type { FeedHttp } from './feed-fetch.ts';
 import { runFeed } from './runner.ts';
 
 /** The first retry after a failed poll, in seconds; it doubles per failure up to the feed's interval. */

@@ -1,7 +1,7 @@
 import type { FeedConfig } from '../../src/config.ts';
 import type { FeedAdapter, PullContext } from '../../src/ingest/feed.ts';
 import type { Logger } from '../../src/logger.ts';
-import { FeedHttp, type HttpOptions } from '../../src/ingest/http.ts';
+import { FeedHttp, type HttpOptions } from '../../src/ingest/feed-fetch.ts';
 import { Normaliser, UnknownFuels } from '../../src/ingest/normalise.ts';
 
 /** Records log lines instead of printing them, so tests can assert that something was said (once). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { FeedError, type FeedAdapter, type PullContext, type Pulled } from '../../src/ingest/feed.ts';
+import { FeedError } from '../../src/ingest/feed-error.ts';
+import type { FeedAdapter, PullContext, Pulled } from '../../src/ingest/feed.ts';
 import { feedStatus, staleAfterSec } from '../../src/ingest/health.ts';
 import { runFeed } from '../../src/ingest/runner.ts';
 import { FIRST_RETRY_SEC, firstPollDelay, nextPollDelay, watch } from '../../src/ingest/scheduler.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MAX_FUTURE_SEC, Normaliser, centsToTenths, stripBom } from '../../src/ingest/normalise.ts';
+import { stripBom } from '../../src/ingest/feed-error.ts';
+import { MAX_FUTURE_SEC, Normaliser, centsToTenths } from '../../src/ingest/normalise.ts';
 
 const NOW = 1_795_395_600;
 const raw = {

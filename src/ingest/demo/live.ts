@@ -13,7 +13,8 @@ import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { localDayOf, localTimeToUnix, ymdOfLocalDay } from '../../domain/time.ts';
 import type { FeedStation, PriceStore } from '../../storage/store.ts';
-import type { FeedAdapter, FuelMap, PullContext, Pulled } from '../feed.ts';
+import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import type { FuelMap } from '../normalise.ts';
 import { Rng } from './random.ts';
 import { DEMO_FEED } from './stations.ts';
 

@@ -21,8 +21,9 @@
 import { roundHalfAwayFromZero } from '../../domain/rounding.ts';
 import { formatInstant } from '../../domain/time.ts';
 import type { StateId } from '../../domain/states.ts';
-import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled, isObject, parseJsonBody } from '../feed.ts';
-import { type Normaliser, type RawPrice, type RawStation } from '../normalise.ts';
+import { FeedError, isObject, parseJsonBody } from '../feed-error.ts';
+import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import type { FuelMap, Normaliser, RawPrice, RawStation } from '../normalise.ts';
 
 export const FPD_COUNTRY_ID = '21';
 /** geoRegionLevel of a state; level 1 is a suburb, 2 a city. */

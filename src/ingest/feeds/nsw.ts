@@ -22,9 +22,10 @@
 import { randomUUID } from 'node:crypto';
 import { localDayOf, localTimeToUnix } from '../../domain/time.ts';
 import type { StateId } from '../../domain/states.ts';
-import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled, isObject, parseJsonBody } from '../feed.ts';
-import type { FeedResponse } from '../http.ts';
-import { type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
+import { FeedError, isObject, parseJsonBody } from '../feed-error.ts';
+import type { FeedResponse } from '../feed-fetch.ts';
+import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import { type FuelMap, type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
 
 export const NSW_KEY_VAR = 'NSW_FUELCHECK_API_KEY';
 export const NSW_SECRET_VAR = 'NSW_FUELCHECK_API_SECRET';

@@ -23,8 +23,9 @@
  *   poll's clock). So that an unchanged price is not reported again each poll, the cursor keeps the
  *   last price reported per outlet and fuel, and only changes are emitted.
  */
-import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled, isObject } from '../feed.ts';
-import { type Normaliser, type RawStation, centsToTenths, stripBom } from '../normalise.ts';
+import { FeedError, isObject, stripBom } from '../feed-error.ts';
+import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import { type FuelMap, type Normaliser, type RawStation, centsToTenths } from '../normalise.ts';
 
 export const NT_RESULTS_PATH = '/Home/Results';
 /** The region search the community documentation used; the page answers every outlet for it. */

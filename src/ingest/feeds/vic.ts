@@ -11,8 +11,9 @@
  * is one string ("456 Hoddle St, Clifton Hill VIC 3068"): suburb and postcode are cut from it.
  */
 import { randomUUID } from 'node:crypto';
-import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled, isObject, parseJsonBody } from '../feed.ts';
-import { type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
+import { FeedError, isObject, parseJsonBody } from '../feed-error.ts';
+import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import { type FuelMap, type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
 
 export const VIC_CONSUMER_ID_VAR = 'VIC_FAIRFUEL_CONSUMER_ID';
 export const VIC_PRICES_PATH = '/open-data/v1/fuel/prices';

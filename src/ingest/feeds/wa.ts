@@ -14,8 +14,9 @@
  */
 import { createHash } from 'node:crypto';
 import { localTimeToUnix } from '../../domain/time.ts';
-import { type FeedAdapter, FeedError, type FuelMap, type PullContext, type Pulled } from '../feed.ts';
-import { type Normaliser, type RawPrice, type RawStation, centsToTenths, stripBom } from '../normalise.ts';
+import { FeedError, stripBom } from '../feed-error.ts';
+import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import { type FuelMap, type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
 
 export const WA_RSS_PATH = '/fuelwatch/fuelWatchRSS';
 export const WA_DAYS = ['today', 'tomorrow'] as const;

@@ -9,7 +9,7 @@
  */
 import { localTimeToUnix } from '../../domain/time.ts';
 import type { FeedStation, PriceStore } from '../../storage/store.ts';
-import type { FuelMap } from '../feed.ts';
+import type { FuelMap } from '../normalise.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
 import { parseDayFirstDateTime, parseIsoDateTime } from './dates.ts';

@@ -8,7 +8,7 @@
  * already known are left as they are: an old file must not undo a later rename or rebrand.
  */
 import type { PriceStore } from '../../storage/store.ts';
-import type { FuelMap } from '../feed.ts';
+import type { FuelMap } from '../normalise.ts';
 import type { Normaliser } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
 import { parseDayFirstDateTime, parseIsoDateTime, utcWallToUnix } from './dates.ts';

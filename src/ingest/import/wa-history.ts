@@ -8,7 +8,7 @@
  * address and suburb); prices of stations it has not seen are rejected by the runner.
  */
 import { localTimeToUnix } from '../../domain/time.ts';
-import type { FuelMap } from '../feed.ts';
+import type { FuelMap } from '../normalise.ts';
 import { waStationKey } from '../feeds/wa.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';

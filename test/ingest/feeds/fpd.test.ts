@@ -1,6 +1,6 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FeedError } from '../../../src/ingest/feed.ts';
+import { FeedError } from '../../../src/ingest/feed-error.ts';
 import {
   FPD_FUELS, QLD_FPD, type FpdLookups, displayName, mapFpdPrice, mapFpdSite, normaliseFpdSnapshot, parseFpdTime, qldAdapter,
   readFpdList, readNames, readRegions, saAdapter, suburbOf,

@@ -1,6 +1,6 @@
 import { beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FeedError } from '../../../src/ingest/feed.ts';
+import { FeedError } from '../../../src/ingest/feed-error.ts';
 import {
   addNswAnswer, formatRequestTimestamp, forgetNswSessions, nswAdapter, nswPollKind, nswStationKey, nswStationState,
   parseLastUpdated, parseNswAnswer, parseNswCursor, parseNswToken, readNswPrice, readNswStation, splitNswAddress,

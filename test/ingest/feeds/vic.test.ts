@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FeedError } from '../../../src/ingest/feed.ts';
+import { FeedError } from '../../../src/ingest/feed-error.ts';
 import {
   addVicDetails, parseIsoInstant, parseVicBrands, parseVicPrices, splitVicAddress, vicAdapter,
 } from '../../../src/ingest/feeds/vic.ts';

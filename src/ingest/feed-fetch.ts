@@ -4,7 +4,7 @@
  * to a cap), a ceiling on body size, and a FeedError when it gives up. Sleep and randomness
  * are injected so tests run the whole retry path without waiting.
  */
-import { FeedError } from './feed.ts';
+import { FeedError } from './feed-error.ts';
 
 export interface FeedRequest {
   method?: 'GET' | 'POST';

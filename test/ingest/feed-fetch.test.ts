@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { FeedError } from '../../src/ingest/feed.ts';
-import { FeedHttp, retryAfter } from '../../src/ingest/http.ts';
+import { FeedError } from '../../src/ingest/feed-error.ts';
+import { FeedHttp, retryAfter } from '../../src/ingest/feed-fetch.ts';
 import { FakeFeedServer } from '../fakes/server.ts';
 
 describe('FeedHttp', () => {

@@ -4,6 +4,7 @@
  * figure is a ratio of two servers loaded alternately in the same run: A then B, `rounds`
  * times, and the median of the per-round ratios.
  */
+import { inspect } from 'node:util';
 import autocannon from 'autocannon';
 import { cpuMs } from './processes.ts';
 import { median, percentile, ratio } from './stats.ts';
@@ -62,7 +63,7 @@ export async function loadRun(url: string, token: string, settings: LoadSettings
     }, (error: unknown, result) => {
       clearInterval(timer);
       if (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
+        reject(error instanceof Error ? error : new Error(`autocannon failed: ${inspect(error)}`));
         return;
       }
       const sorted = latencies.subarray(0, Math.min(count, latencies.length)).sort();

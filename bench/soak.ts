@@ -26,7 +26,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { inspect, parseArgs } from 'node:util';
 import { scriptArgs } from './cli.ts';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
@@ -162,7 +162,7 @@ async function run(address: string, token: string, next: () => string, options: 
       requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: next() }) }],
     }, (error: unknown) => {
       clearInterval(timer);
-      if (error) reject(error instanceof Error ? error : new Error(String(error)));
+      if (error) reject(error instanceof Error ? error : new Error(`autocannon failed: ${inspect(error)}`));
       else resolve();
     });
     instance.on('response', (_client, statusCode: number, _bytes: number, responseTime: number) => {

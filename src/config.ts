@@ -1,5 +1,5 @@
 /** Reads and validates the environment once; everything else receives the frozen result. */
-import { type TrustProxy, trustedRanges } from './http/proxy.ts';
+import { isIP } from 'node:net';
 
 export interface FeedConfig {
   readonly url: string;
@@ -90,6 +90,35 @@ export function parsePort(value: string | undefined, variable = 'PORT'): number 
     throw new ConfigError(variable, `must be a port number from 0 to 65535, got '${value.slice(0, 20)}'`);
   }
   return Number(value);
+}
+
+/**
+ * Which X-Forwarded-For hops to believe (TRUST_PROXY). `false`: none, the client is the peer
+ * of the TCP connection, whatever the header says. A number N: the nearest N hops are our
+ * proxies (safe only when clients cannot reach the server except through them). A list of
+ * addresses and CIDR ranges: a hop is believed when the address that handed it over is one
+ * of them.
+ */
+export type TrustProxy = false | number | readonly string[];
+
+/** Names proxy-addr understands, as the ranges they stand for. */
+const NAMED_RANGES: Readonly<Record<string, readonly string[]>> = {
+  loopback: ['127.0.0.0/8', '::1/128'],
+  linklocal: ['169.254.0.0/16', 'fe80::/10'],
+  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+};
+
+/** One TRUST_PROXY list entry as CIDR ranges, or undefined when it is not an address, a range or a known name. */
+export function trustedRanges(entry: string): string[] | undefined {
+  const named = NAMED_RANGES[entry];
+  if (named) return [...named];
+  const [address = '', prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return undefined;
+  const bits = family === 4 ? 32 : 128;
+  if (prefix === undefined) return [`${address}/${bits}`];
+  if (!/^[0-9]{1,3}$/.test(prefix) || Number(prefix) > bits) return undefined;
+  return [`${address}/${prefix}`];
 }
 
 /** Unset or `false`: no proxy; a hop count; or a comma list of addresses, CIDR ranges and `loopback`, `linklocal`, `uniquelocal`. */

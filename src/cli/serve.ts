@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { buildApp, loggerOptions } from '../app.ts';
 import { type Clock, type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
-import { eventLoopGauge } from '../http/overload.ts';
+import { eventLoopGauge } from '../http/load-shedding.ts';
 import { openStore } from '../storage/open.ts';
 import type { PriceStore } from '../storage/store.ts';
 import { newToken } from '../tokens.ts';

@@ -1,5 +1,6 @@
 import { FUELS, type FuelId } from './fuels.ts';
-import { type CityDayRow, type DailyMean, type FuelSeries, sealedByFuel } from './history.ts';
+import { type DailyMean, type FuelSeries, sealedByFuel } from './history.ts';
+import type { CityDayRow } from './price-rows.ts';
 import type { StateId } from './states.ts';
 import { type LocalDay, dayStart, formatLocalDay } from './time.ts';
 

@@ -1,68 +1,8 @@
+/** Daily series of a station or a city, per output fuel: time-weighted station means, pooled as the sealing does. */
 import { type FuelId, outputsOf } from './fuels.ts';
+import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, LiveDaySums, StationDayRow } from './price-rows.ts';
 import type { StateId } from './states.ts';
 import { type LocalDay, splitByLocalDay } from './time.ts';
-
-/** Stored, closed part of one station's day for one reported fuel. */
-export interface StationDayRow {
-  stationId: string;
-  fuel: FuelId;
-  day: LocalDay;
-  /** Sum of priceTenths x seconds over the closed intervals of that day while available. */
-  weightedTenths: number;
-  seconds: number;
-}
-
-/** A station's latest report for a fuel; the interval from openFrom on is not yet in StationDayRow. */
-export interface CurrentPrice {
-  stationId: string;
-  fuel: FuelId;
-  priceTenths: number;
-  available: boolean;
-  reportedAt: number;
-  openFrom: number;
-}
-
-/** A final city mean for an output fuel (combined ids included) on a sealed day. */
-export interface CityDayRow {
-  fuel: FuelId;
-  day: LocalDay;
-  meanTenths: number;
-}
-
-/** Inclusive local days; from null means no lower bound. */
-export interface DayRange {
-  from: LocalDay | null;
-  to: LocalDay;
-}
-
-export interface CityHistoryParts {
-  /** city_daily is final before this day; from it on, the means come from stationDays and current (or liveDay). */
-  sealedBefore: LocalDay;
-  sealed: CityDayRow[];
-  stationDays: StationDayRow[];
-  current: CurrentPrice[];
-  /**
-   * When the only live day is today, storage may total it in one statement instead of handing
-   * over every station's rows: then stationDays and current are empty and this holds the day.
-   */
-  liveDay?: { day: LocalDay; sums: LiveDaySums[] };
-  /**
-   * Asked with the blocks the caller holds (block -> mark): the mark of every complete sealed
-   * block of the range (all its days in the range and sealed), and those of them whose rows were
-   * left out of `sealed` because the caller holds them at that mark (http/history-blocks.ts).
-   */
-  blocks?: { marks: Map<number, number>; skipped: Set<number> };
-}
-
-/**
- * One live day of a city, per reported fuel: the sum and the count of the stations' own means
- * for that day (what stationFuelDayMeans gives, one per station with any available seconds).
- */
-export interface LiveDaySums {
-  fuel: FuelId;
-  sumMeans: number;
-  count: number;
-}
 
 export interface DailyMean {
   day: LocalDay;
@@ -183,7 +123,7 @@ export function stationHistory(
 /**
  * Time-weighted sums per local day (price x seconds, and the seconds), in day order, as three
  * flat arrays rather than an object and a map entry per day: the writer adds millions of them
- * (ingest/plan.ts, DayTotals) and ten years of a station's history are some 20,000. Sums almost
+ * (storage/writer/day-totals.ts, DayTotals) and ten years of a station's history are some 20,000. Sums almost
  * always go to the last day or start the next one, which costs a push.
  */
 export class DaySums {
@@ -288,105 +228,4 @@ export function sealedByFuel(rows: readonly CityDayRow[], before: LocalDay = Num
   }
   for (const days of byFuel.values()) days.sort((a, b) => b.day - a.day);
   return byFuel;
-}
-
-export interface Spread {
-  meanTenths: number;
-  minTenths: number;
-  maxTenths: number;
-}
-
-/**
- * Count and sum of a city's available current prices for one reported fuel: what storage keeps
- * per city and fuel (city_current), so today's average is read, not computed from every
- * station's price.
- */
-export interface FuelSums {
-  fuel: FuelId;
-  count: number;
-  sumTenths: number;
-}
-
-/** FuelSums with the extremes, which storage finds by an index (today's spread). */
-export interface FuelTotals extends FuelSums {
-  minTenths: number;
-  maxTenths: number;
-}
-
-/** The totals of a list of current prices, per reported fuel: what storage maintains, worked out from scratch. */
-export function fuelTotals(current: readonly CurrentPrice[]): FuelTotals[] {
-  const acc = new Map<FuelId, FuelTotals>();
-  for (const price of current) {
-    if (!price.available) continue;
-    const a = acc.get(price.fuel);
-    if (a) {
-      a.sumTenths += price.priceTenths; a.count += 1;
-      a.minTenths = Math.min(a.minTenths, price.priceTenths); a.maxTenths = Math.max(a.maxTenths, price.priceTenths);
-    } else acc.set(price.fuel, { fuel: price.fuel, count: 1, sumTenths: price.priceTenths, minTenths: price.priceTenths, maxTenths: price.priceTenths });
-  }
-  return [...acc.values()];
-}
-
-/**
- * Today's mean per output fuel, in tenths, over the current prices that are available: the
- * members of a combined fuel pool their counts and sums (a mean over all their prices). The
- * average endpoint answers this; the spread's average is the same figure (citySpread).
- */
-export function cityAverages(sums: readonly FuelSums[]): Map<FuelId, number> {
-  const out = new Map<FuelId, number>();
-  for (const [fuel, pool] of pooled(sums)) out.set(fuel, pool.sum / pool.count);
-  return out;
-}
-
-/** Today's spread per output fuel: the average as cityAverages works it out, and the extremes over the members of a combined fuel. */
-export function citySpread(totals: readonly FuelTotals[]): Map<FuelId, Spread> {
-  const out = new Map<FuelId, Spread>();
-  for (const [fuel, pool] of pooled(totals)) out.set(fuel, { meanTenths: pool.sum / pool.count, minTenths: pool.min, maxTenths: pool.max });
-  return out;
-}
-
-/** Per output fuel, the reported fuels' counts and sums added up in their order, and their extremes when given (NaN otherwise). */
-function pooled(rows: ReadonlyArray<FuelSums & Partial<FuelTotals>>): Map<FuelId, { sum: number; count: number; min: number; max: number }> {
-  const acc = new Map<FuelId, { sum: number; count: number; min: number; max: number }>();
-  for (const t of rows) {
-    if (t.count <= 0) continue;
-    const min = t.minTenths ?? Number.NaN;
-    const max = t.maxTenths ?? Number.NaN;
-    for (const output of outputsOf(t.fuel)) {
-      const a = acc.get(output);
-      if (a) {
-        a.sum += t.sumTenths; a.count += t.count;
-        a.min = Math.min(a.min, min); a.max = Math.max(a.max, max);
-      } else acc.set(output, { sum: t.sumTenths, count: t.count, min, max });
-    }
-  }
-  return acc;
-}
-
-/**
- * A station out of stock for an output fuel: every current report of it that counts towards
- * that output says unavailable (for a plain fuel, its one report; for a combined one, all its
- * members the station sells). Storage finds these (cityOutOfStock), starting from the few
- * reports that say out of stock.
- */
-export interface OutOfStock {
-  fuel: FuelId;
-  stationId: string;
-}
-
-/** Stations out of stock per output fuel, ids ascending. */
-export function cityUnavailable(outOfStock: readonly OutOfStock[]): Map<FuelId, string[]> {
-  const out = new Map<FuelId, string[]>();
-  for (const { fuel, stationId } of outOfStock) {
-    const ids = out.get(fuel);
-    if (ids) ids.push(stationId);
-    else out.set(fuel, [stationId]);
-  }
-  for (const ids of out.values()) ids.sort(compareIds);
-  return out;
-}
-
-/** Byte order, the same as SQL's binary collation on ASCII ids, so both backends agree. */
-export function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

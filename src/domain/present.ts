@@ -1,5 +1,6 @@
 import { type FuelId, perFuel } from './fuels.ts';
-import type { FuelSeries, Spread } from './history.ts';
+import type { FuelSeries } from './history.ts';
+import type { Spread } from './today.ts';
 import { formatCents, formatDollars } from './rounding.ts';
 import type { StateId } from './states.ts';
 import { dayStart, formatLocalDay } from './time.ts';

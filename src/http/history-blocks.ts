@@ -12,7 +12,7 @@
  */
 import type { FuelId } from '../domain/fuels.ts';
 import { type RecordsText, blockOf, sealedText } from '../domain/history-json.ts';
-import type { CityDayRow, CityHistoryParts } from '../domain/history.ts';
+import type { CityDayRow, CityHistoryParts } from '../domain/price-rows.ts';
 import type { StateId } from '../domain/states.ts';
 
 export interface HeldBlock {

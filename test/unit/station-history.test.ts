@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { FUELS } from '../../src/domain/fuels.ts';
-import { type CurrentPrice, type StationDayRow, pooledStationHistory, stationHistory } from '../../src/domain/history.ts';
+import { pooledStationHistory, stationHistory } from '../../src/domain/history.ts';
+import type { CurrentPrice, StationDayRow } from '../../src/domain/price-rows.ts';
 import { STATES } from '../../src/domain/states.ts';
 import { dayStart } from '../../src/domain/time.ts';
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { cityAverages, cityHistory, citySpread, cityUnavailable } from '../../domain/history.ts';
+import { cityHistory } from '../../domain/history.ts';
+import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
 import { historyPieces } from '../../domain/history-json.ts';
 import { jsonBody } from '../body.ts';
 import { averageEntries, spreadEntries, unavailableEntries } from '../../domain/present.ts';

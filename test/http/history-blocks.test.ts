@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HISTORY_BLOCK_DAYS, blockOf, firstDayOf, lastDayOf } from '../../src/domain/history-json.ts';
 import { cityHistory, stationHistory } from '../../src/domain/history.ts';
-import { historyEntries } from '../../src/domain/present.ts';
+import { historyEntries } from '../../src/domain/api-entries.ts';
 import { formatCents, formatDollars } from '../../src/domain/rounding.ts';
 import { TIMEFRAMES, localDayOf, timeframeWindow } from '../../src/domain/time.ts';
 import { JOIN_BELOW_BYTES, etagOf } from '../../src/http/body.ts';

@@ -4,7 +4,7 @@ import { cityHistory } from '../../domain/history.ts';
 import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
 import { historyPieces } from '../../domain/history-json.ts';
 import { jsonBody } from '../body.ts';
-import { averageEntries, spreadEntries, unavailableEntries } from '../../domain/present.ts';
+import { averageEntries, spreadEntries, unavailableEntries } from '../../domain/api-entries.ts';
 import { formatDollars } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
@@ -15,7 +15,7 @@ import {
 import { notFound } from '../errors.ts';
 import type { HistoryBlocks } from '../history-blocks.ts';
 import { envelope, pageWindow } from '../pagination.ts';
-import { type RouteDeps, errorResponses, methodNotAllowed } from './route.ts';
+import { type RouteDeps, errorResponses, methodNotAllowed } from './responses.ts';
 
 const tags = ['Cities'];
 const security = [{ bearerAuth: [] }];

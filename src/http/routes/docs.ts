@@ -6,7 +6,7 @@
  */
 import type { FastifySchema } from 'fastify';
 import type { SwaggerTransformObject } from '@fastify/swagger';
-import { commonResponses } from './route.ts';
+import { commonResponses } from './responses.ts';
 
 const tags = ['Docs'];
 const text = { type: 'string' };

@@ -4,7 +4,7 @@ import { formatInstant } from '../../domain/time.ts';
 import { feedStatus } from '../../ingest/health.ts';
 import { ApiError } from '../errors.ts';
 import type { RateLimiter } from '../limits.ts';
-import { type RouteDeps, commonResponses, methodNotAllowed, notModified } from './route.ts';
+import { type RouteDeps, commonResponses, methodNotAllowed, notModified } from './responses.ts';
 
 const tags = ['Service'];
 

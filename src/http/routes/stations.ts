@@ -9,7 +9,7 @@ import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '
 import { HistoryResponse, IdParams, ListQuerySchema, StationListResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
 import { notFound } from '../errors.ts';
 import { envelope, pageWindow } from '../pagination.ts';
-import { type RouteDeps, errorResponses, methodNotAllowed } from './route.ts';
+import { type RouteDeps, errorResponses, methodNotAllowed } from './responses.ts';
 
 const tags = ['Stations'];
 const security = [{ bearerAuth: [] }];

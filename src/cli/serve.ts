@@ -89,7 +89,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
   if (role === 'single') await store.seal(clock.now());
 
   // With REDIS_URL, rate limits are shared by every process; without it (or while Redis is out of reach), per process.
-  // ioredis is loaded when asked for: it costs some 140 ms of every start that does not use it.
+  // ioredis is loaded when asked for: loading it would slow down every start that does not use it.
   const rateLimiter = config.redisUrl
     ? new (await import('../http/redis-limiter.ts')).RedisRateLimiter({ url: config.redisUrl, prefix: config.redisPrefix })
     : undefined;

@@ -5,7 +5,7 @@ export type LocalDay = number;
 const DAY = 86_400;
 
 // Offsets are read from Intl once per chunk of time and cached as a list of
-// constant-offset intervals: Intl costs microseconds per call, and the data
+// constant-offset intervals: Intl is costly per call, and the data
 // writer converts millions of instants. Chunks are built lazily, so any
 // instant Intl can format is supported, not just a fixed range of years.
 const CHUNK = 2 ** 25; // ~388 days: a handful of transitions per chunk

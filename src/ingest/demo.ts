@@ -132,8 +132,8 @@ export function stationsPerBatch(options: DemoOptions): number {
  * Exactly the reports of demoBatches, grouped by station instead of by time: stations first,
  * then batches that each hold a few stations' whole history, in time order per station.
  * Every station's prices come from its own random stream, so the order of generation
- * changes nothing. The writer works two to three times faster this way: each batch touches
- * a few stations' rows instead of every station's.
+ * changes nothing. The writer is faster this way: each batch touches a few stations' rows
+ * instead of every station's.
  */
 export function* stationBatches(options: DemoOptions): Generator<Batch> {
   const { plans, cal, sims } = setup(options);
@@ -150,9 +150,8 @@ export function* stationBatches(options: DemoOptions): Generator<Batch> {
 
 /**
  * Writes the cities, the stations and every report (through stationBatches: the same data as
- * demoBatches, faster), then seals at now. Progress counts batches. On a 2-core machine the
- * small 2-year dataset takes about 7 s; au over 10 years (35 M reports, 130 M station days,
- * 4 GB) about 3 minutes, of which the final seal about one.
+ * demoBatches, faster), then seals at now. Progress counts batches: the largest scales take
+ * minutes (README, Performance: Datasets).
  */
 export async function writeDemo(
   store: PriceStore, options: DemoOptions, onProgress?: (done: number, total: number) => void,

@@ -91,7 +91,7 @@ function newestFirst(days: Map<LocalDay, number>): DailyMean[] {
 export function stationHistory(
   state: StateId, rows: readonly StationDayRow[], current: readonly CurrentPrice[], range: DayRange, nowSec: number,
 ): FuelSeries {
-  // What poolByOutput(stationFuelDayMeans(...)) gives for one station (test/unit/station-history.test.ts compares
+  // What poolByOutput(stationFuelDayMeans(...)) gives for one station (test/domain/station-history.test.ts compares
   // them), each fuel's days summed in a DaySums rather than a map and an object per day.
   const fuels = new Map<FuelId, DaySums>();
   const sumsOf = (fuel: FuelId): DaySums => {

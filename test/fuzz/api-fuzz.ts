@@ -95,7 +95,7 @@ function sendHttp(to: Target, request: FuzzRequest, headers: Record<string, stri
       req = httpRequest({ host: url.hostname, port: url.port, method: request.method, path: request.target, headers, agent: to.agent });
     } catch (error) {
       // The generator must only make what node's client can send; anything else is a fuzzer bug.
-      throw new Error(`node refused to send ${request.method} ${request.target.slice(0, 100)}: ${String(error)}`);
+      throw new Error(`node refused to send ${request.method} ${request.target.slice(0, 100)}: ${String(error)}`, { cause: error });
     }
     const timer = setTimeout(() => {
       req.destroy();

@@ -237,6 +237,7 @@ for (const database of sharedDatabases()) {
     test('the fast path compares a header it has seen pass with every character, wherever the first difference is', () => {
       const header = `Bearer ${token.token}`;
       const read: number[] = [];
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called with .call(this) below, then put back
       const original = String.prototype.charCodeAt;
       // Counts the characters sameText reads: an early return would read fewer for an early difference.
       String.prototype.charCodeAt = function (this: string, index: number) {

@@ -72,14 +72,15 @@ describe('rate limits shared through Redis', { skip }, () => {
   test('two processes admit exactly the limit for one token between them under concurrent load, then 429 on both', async () => {
     const prefix = redisTestPrefix();
     try {
-      const limiters = [limiter(prefix), limiter(prefix)];
+      const limiters = [limiter(prefix), limiter(prefix)] as const;
       for (const l of limiters) assert.equal(await l.connect({ timeoutMs: 3_000 }), true);
-      const servers = [await server(limiters[0]!), await server(limiters[1]!)];
-      assert.notEqual(servers[0]!.baseUrl, servers[1]!.baseUrl);
+      const servers = [await server(limiters[0]), await server(limiters[1])] as const;
+      const byTurn = (i: number): RunningServer => servers[i % 2 === 0 ? 0 : 1];
+      assert.notEqual(servers[0].baseUrl, servers[1].baseUrl);
 
       const limit = 10;
       const shared = await token(limit);
-      const results = await Promise.all(Array.from({ length: 3 * limit }, (_, i) => get(servers[i % 2]!, '/v1/cities', { token: shared.token })));
+      const results = await Promise.all(Array.from({ length: 3 * limit }, (_, i) => get(byTurn(i), '/v1/cities', { token: shared.token })));
       const admitted = results.filter((r) => r.status === 200);
       const denied = results.filter((r) => r.status === 429);
       assert.equal(admitted.length, limit, `exactly ${limit} admitted across both processes`);
@@ -104,7 +105,7 @@ describe('rate limits shared through Redis', { skip }, () => {
       const turns = await token(4);
       const seen: Array<[number, number]> = [];
       for (let i = 0; i < 6; i++) {
-        const r = await get(servers[i % 2]!, '/v1/stations', { token: turns.token });
+        const r = await get(byTurn(i), '/v1/stations', { token: turns.token });
         seen.push([r.status, remaining(r)]);
       }
       assert.deepEqual(seen, [[200, 3], [200, 2], [200, 1], [200, 0], [429, 0], [429, 0]]);
@@ -118,15 +119,15 @@ describe('rate limits shared through Redis', { skip }, () => {
   test('each token has its own counter', async () => {
     const prefix = redisTestPrefix();
     try {
-      const limiters = [limiter(prefix), limiter(prefix)];
+      const limiters = [limiter(prefix), limiter(prefix)] as const;
       for (const l of limiters) assert.equal(await l.connect({ timeoutMs: 3_000 }), true);
-      const servers = [await server(limiters[0]!), await server(limiters[1]!)];
+      const servers = [await server(limiters[0]), await server(limiters[1])] as const;
       const a = await token(2);
       const b = await token(2);
-      assert.equal((await get(servers[0]!, '/v1/cities', { token: a.token })).status, 200);
-      assert.equal((await get(servers[1]!, '/v1/cities', { token: a.token })).status, 200);
-      assert.equal((await get(servers[0]!, '/v1/cities', { token: a.token })).status, 429);
-      const other = await get(servers[1]!, '/v1/cities', { token: b.token });
+      assert.equal((await get(servers[0], '/v1/cities', { token: a.token })).status, 200);
+      assert.equal((await get(servers[1], '/v1/cities', { token: a.token })).status, 200);
+      assert.equal((await get(servers[0], '/v1/cities', { token: a.token })).status, 429);
+      const other = await get(servers[1], '/v1/cities', { token: b.token });
       assert.equal(other.status, 200);
       assert.equal(remaining(other), 1);
       assert.deepEqual((await admin.keys(`${prefix}*`)).sort(), [`${prefix}rl:token:${a.id}`, `${prefix}rl:token:${b.id}`].sort());

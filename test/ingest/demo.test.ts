@@ -226,7 +226,7 @@ describe('demo prices', () => {
     for (const e of g.prices) {
       if (e.at > startSec + 900) break;
       let m = first.get(e.feedCode);
-      if (!m) first.set(e.feedCode, (m = new Map()));
+      if (!m) first.set(e.feedCode, (m = new Map<FuelId, number>()));
       m.set(e.fuel, e.priceTenths);
     }
     for (const [code, m] of first) {

@@ -45,6 +45,7 @@ function assertSaneBatch(batch: Batch, now: number): void {
     assert.ok(Number.isFinite(s.longitude) && s.longitude >= 112 && s.longitude <= 160, `longitude ${s.longitude}`);
     assert.ok(s.feedCode.length > 0 && s.feedCode.length <= 100);
     for (const text of [s.name, s.brand, s.address, s.street, s.suburb, s.postcode, s.phone, s.website]) {
+      // eslint-disable-next-line no-control-regex -- control characters are what this looks for
       assert.ok(text.length <= 200 && !/[\u0000-\u001f\u007f]/.test(text), JSON.stringify(text).slice(0, 80));
     }
   }
@@ -169,7 +170,7 @@ describe('every feed parser, fuzzed: a FeedError or a sane batch, never a crash'
       [{ at: 0 }, 'price without a valid time'],
     ];
     for (const [change, reason] of cases) {
-      assert.equal(n.price({ ...base, ...change } as typeof base), false, JSON.stringify(change));
+      assert.equal(n.price({ ...base, ...change }), false, JSON.stringify(change));
       assert.ok(n.rejected().some((r) => r.reason === reason), `${JSON.stringify(change)}: ${JSON.stringify(n.rejected())}`);
     }
     assert.deepEqual(n.batch().prices, []);

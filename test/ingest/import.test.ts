@@ -534,7 +534,7 @@ describe('fuelprice import (command)', () => {
   async function captured(work: () => Promise<number>): Promise<{ code: number; text: string }> {
     const original = process.stderr.write.bind(process.stderr);
     let text = '';
-    process.stderr.write = ((chunk: string | Uint8Array): boolean => { text += String(chunk); return true; }) as typeof process.stderr.write;
+    process.stderr.write = (chunk: string | Uint8Array): boolean => { text += String(chunk); return true; };
     try {
       return { code: await work(), text };
     } finally {

@@ -182,7 +182,8 @@ describe('FPD API parsing', () => {
   });
 
   test('a site maps onto a station; one without Lat is refused with its reason', () => {
-    const site = JSON.parse(fpdFixture('qld', 'sites')).S[0] as Record<string, unknown>;
+    const [site] = (JSON.parse(fpdFixture('qld', 'sites')) as { S: Record<string, unknown>[] }).S;
+    assert.ok(site);
     assert.deepEqual(mapFpdSite(site, QLD_LOOKUPS, QLD_FPD), {
       code: '61401001', name: '7-Eleven Fortitude Valley', brand: '7 Eleven', address: '180 Wickham St, Fortitude Valley QLD 4006',
       street: '180 Wickham St', suburb: 'Fortitude Valley', postcode: '4006', state: 'qld', latitude: -27.4575, longitude: 153.0355,

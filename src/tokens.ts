@@ -1,5 +1,5 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { PriceStore, TokenRecord } from './storage/store.ts';
+import type { TokenRecord, TokenStore } from './storage/store.ts';
 
 /**
  * Tokens look like `fp_<id>_<secret>`: the id (8 chars, public) finds the row, the whole
@@ -52,7 +52,7 @@ export function sameText(a: string, b: string): boolean {
 
 /** The valid, unexpired, unrevoked token record for this token, or undefined. */
 export async function verifyToken(
-  store: PriceStore, token: string, nowSec: number, lookup: (id: string) => Promise<TokenRecord | undefined> = (id) => store.tokenById(id),
+  store: Pick<TokenStore, 'tokenById'>, token: string, nowSec: number, lookup: (id: string) => Promise<TokenRecord | undefined> = (id) => store.tokenById(id),
 ): Promise<TokenRecord | undefined> {
   const match = TOKEN_PATTERN.exec(token);
   const presented = hashToken(token);

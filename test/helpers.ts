@@ -10,13 +10,15 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import type { Clock } from '../src/config.ts';
-import { type CurrentPrice, type FuelSums, cityHistory, cityUnavailable, fuelTotals } from '../src/domain/history.ts';
+import { cityHistory } from '../src/domain/history.ts';
+import type { CurrentPrice, FuelSums } from '../src/domain/price-rows.ts';
+import { cityUnavailable, fuelTotals } from '../src/domain/today.ts';
 import { type FuelId, outputsOf } from '../src/domain/fuels.ts';
 import type { StateId } from '../src/domain/states.ts';
 import { localDayOf, splitByLocalDay, timeframeWindow } from '../src/domain/time.ts';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
-import { fuelAt } from '../src/storage/rows.ts';
+import { fuelAt } from '../src/storage/sql/row-mappers.ts';
 import type { CopyKey, CopyRow, CopyTable, PriceStore, TableChunk } from '../src/storage/store.ts';
 import { newToken } from '../src/tokens.ts';
 

@@ -1,7 +1,7 @@
 import { type Config, clockFor } from '../config.ts';
 import type { DemoOptions } from '../ingest/demo.ts';
 import { openStore } from '../storage/open.ts';
-import type { PriceStore } from '../storage/store.ts';
+import type { IngestStore } from '../storage/store.ts';
 import { UsageError, intOption, parseOptions } from './args.ts';
 
 export const DEFAULT_DEMO: Omit<DemoOptions, 'nowSec'> = { seed: 1, years: 2, scale: 'small' };
@@ -30,7 +30,7 @@ export async function demoCommand(config: Config, args: string[]): Promise<numbe
 }
 
 /** Writes the demo with a progress line on stderr (a bar on a terminal, a few plain lines otherwise). */
-export async function writeDemoWithProgress(store: PriceStore, options: DemoOptions): Promise<void> {
+export async function writeDemoWithProgress(store: IngestStore, options: DemoOptions): Promise<void> {
   // Loaded only when needed: serving an existing database never pays for the generator.
   const { writeDemo } = await import('../ingest/demo.ts');
   const tty = process.stderr.isTTY === true;

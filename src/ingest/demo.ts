@@ -7,7 +7,7 @@
 import type { FuelId } from '../domain/fuels.ts';
 import { STATES, type StateId } from '../domain/states.ts';
 import { dayStart, localDayOf } from '../domain/time.ts';
-import type { Batch, CityInput, PriceEvent, PriceStore } from '../storage/store.ts';
+import type { Batch, CityInput, PriceEvent, IngestStore } from '../storage/store.ts';
 import { Market } from './demo/market.ts';
 import { type DayStarts, StationSim } from './demo/prices.ts';
 import { Rng } from './demo/random.ts';
@@ -154,7 +154,7 @@ export function* stationBatches(options: DemoOptions): Generator<Batch> {
  * minutes (README, Performance: Datasets).
  */
 export async function writeDemo(
-  store: PriceStore, options: DemoOptions, onProgress?: (done: number, total: number) => void,
+  store: IngestStore, options: DemoOptions, onProgress?: (done: number, total: number) => void,
 ): Promise<{ stations: number; prices: number; seconds: number }> {
   const started = performance.now();
   check(options);

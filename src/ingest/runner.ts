@@ -5,7 +5,7 @@
  * cursor of the last one, so the next run resumes from there.
  */
 import type { Clock, FeedConfig } from '../config.ts';
-import type { FeedRun, PriceStore } from '../storage/store.ts';
+import type { FeedRun, IngestStore } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
 import type { FeedAdapter } from './feed.ts';
 import { FeedHttp } from './feed-fetch.ts';
@@ -28,7 +28,7 @@ export const UNKNOWN_STATION = 'unknown station';
  * normaliser's own rejections.
  */
 export async function applyNormalised(
-  store: PriceStore, normaliser: Normaliser, options: { now: number; cursor?: { key: string; value: string } },
+  store: IngestStore, normaliser: Normaliser, options: { now: number; cursor?: { key: string; value: string } },
 ): Promise<ApplyOutcome> {
   const result = await store.applyFeedBatch(normaliser.batch(), options);
   const rejected = normaliser.rejected();
@@ -53,7 +53,7 @@ export function disabledLine(adapter: FeedAdapter, missing: readonly string[]): 
 }
 
 export interface RunFeedOptions {
-  store: PriceStore;
+  store: IngestStore;
   adapter: FeedAdapter;
   config: FeedConfig;
   clock: Clock;

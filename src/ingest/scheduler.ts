@@ -7,7 +7,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock, FeedConfig } from '../config.ts';
-import type { PriceStore } from '../storage/store.ts';
+import type { IngestStore } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
 import type { FeedAdapter } from './feed.ts';
 import type { FeedHttp } from './feed-fetch.ts';
@@ -30,7 +30,7 @@ export function firstPollDelay(intervalSec: number, lastRun: number | undefined,
 }
 
 export interface WatchOptions {
-  store: PriceStore;
+  store: IngestStore;
   clock: Clock;
   log: Logger;
   feeds: ReadonlyArray<{ adapter: FeedAdapter; config: FeedConfig }>;
@@ -70,7 +70,7 @@ export async function watch(options: WatchOptions, signal: AbortSignal): Promise
 }
 
 /** Applies held prices that are now due and seals finished days. */
-export async function releaseAndSeal(store: PriceStore, now: number): Promise<void> {
+export async function releaseAndSeal(store: IngestStore, now: number): Promise<void> {
   await store.applyFeedBatch({ stations: [], prices: [] }, { now });
   await store.seal(now);
 }

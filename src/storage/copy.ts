@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { copySpec } from './rows.ts';
-import { COPY_ORDER, type CopyProgress, type CopyTable, type CopyValue, type PriceStore } from './store.ts';
+import { copySpec } from './sql/copy-tables.ts';
+import { COPY_ORDER, type CopyProgress, type CopyTable, type CopyValue, type BulkStore } from './store.ts';
 
 /**
  * `fuelprice copy`: a whole installation (cities, stations, history, tokens) from one store
@@ -52,7 +52,7 @@ export interface CopyResult {
   seconds: number;
 }
 
-export async function copyInstallation(from: PriceStore, to: PriceStore, options: CopyOptions): Promise<CopyResult> {
+export async function copyInstallation(from: BulkStore, to: BulkStore, options: CopyOptions): Promise<CopyResult> {
   const started = performance.now();
   const chunkRows = options.chunkRows ?? DEFAULT_CHUNK_ROWS;
   const progress = new Map((await to.copyProgress()).map((p) => [p.table, p]));
@@ -101,7 +101,7 @@ export async function copyInstallation(from: PriceStore, to: PriceStore, options
 }
 
 /** A copy may go into an empty store, or continue one that came from the same source. */
-async function refuseForeignTarget(to: PriceStore, progress: CopyProgress[], source: string): Promise<void> {
+async function refuseForeignTarget(to: BulkStore, progress: CopyProgress[], source: string): Promise<void> {
   const other = progress.find((p) => p.source !== source);
   if (other) throw new CopyRefused(`the target holds a copy from another source (${other.source}); copy into a new, empty database`);
   if (progress.length > 0) return;
@@ -113,7 +113,7 @@ async function refuseForeignTarget(to: PriceStore, progress: CopyProgress[], sou
 }
 
 /** Row count and SHA-256 of the table's rows in key order, each as one canonical line: the same text from either backend. */
-export async function tableDigest(store: PriceStore, table: CopyTable, chunkRows = DEFAULT_CHUNK_ROWS): Promise<TableDigest> {
+export async function tableDigest(store: BulkStore, table: CopyTable, chunkRows = DEFAULT_CHUNK_ROWS): Promise<TableDigest> {
   const { columns } = copySpec(table);
   const hash = createHash('sha256');
   let rows = 0;

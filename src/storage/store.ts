@@ -1,10 +1,14 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
-import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow } from '../domain/history.ts';
+import type { CopyTable } from './sql/copy-tables.ts';
+import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow } from '../domain/price-rows.ts';
 
 export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow };
 
-/** PriceStore is the only door to data: named for what the API and ingest need, not for tables. */
+/**
+ * The doors to data, named for what their callers need, not for tables: ReadStore for the API,
+ * IngestStore for ingest, TokenStore for tokens, BulkStore for copies; PriceStore is all of them.
+ */
 
 export interface City {
   id: string;
@@ -158,7 +162,8 @@ export interface TokenRecord {
   rateLimit: number | null;
 }
 
-export interface PriceStore extends BulkStore {
+/** What every store is: opened, migrated, closed, and the versions that caches key on. */
+export interface StoreBase {
   readonly backend: 'sqlite' | 'postgres';
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -176,7 +181,10 @@ export interface PriceStore extends BulkStore {
   versionsNow(): { data: number; tokens: number } | undefined;
   /** How long a versions reading may be reused (default VERSION_REUSE_MS, 1 ms). Tests lengthen it to exercise the fast path. */
   setVersionReuseMs(ms: number): void;
+}
 
+/** What the API reads (http/routes). */
+export interface ReadStore extends StoreBase {
   listCities(query: ListQuery): Promise<ListResult<City>>;
   city(id: string): Promise<City | undefined>;
   listStations(query: ListQuery): Promise<ListResult<Station>>;
@@ -198,7 +206,11 @@ export interface PriceStore extends BulkStore {
   citySums(cityId: string): Promise<FuelSums[]>;
   /** The city's stations out of stock per output fuel (OutOfStock: combined fuels pooled), in no order. */
   cityOutOfStock(cityId: string): Promise<OutOfStock[]>;
+  counts(): Promise<{ cities: number; stations: number; prices: number }>;
+}
 
+/** What feeds, importers, the demo generator and the scheduler write and read back (ingest/). */
+export interface IngestStore extends StoreBase {
   upsertCities(cities: CityInput[]): Promise<void>;
   applyBatch(batch: Batch): Promise<BatchResult>;
   /**
@@ -216,45 +228,20 @@ export interface PriceStore extends BulkStore {
   feedHealth(): Promise<FeedHealth[]>;
   /** Closes every open interval up to the start of each state's today and seals the days before it. */
   seal(nowSec: number): Promise<void>;
-  counts(): Promise<{ cities: number; stations: number; prices: number }>;
+}
 
+/** API tokens (the auth hook and `fuelprice tokens`). */
+export interface TokenStore extends StoreBase {
   createToken(token: TokenRecord): Promise<void>;
   tokenById(id: string): Promise<TokenRecord | undefined>;
   listTokens(): Promise<TokenRecord[]>;
   revokeToken(id: string, atSec: number): Promise<boolean>;
 }
 
-/**
- * Bulk moves between installations (`fuelprice copy`): whole tables in primary-key order,
- * the same columns and canonical values on both backends (flags as 0/1, bytes as Buffers).
- * Table and column names come only from this fixed list, never from input.
- */
-export const COPY_TABLES = {
-  meta: { columns: ['key', 'value'], key: ['key'] },
-  cities: { columns: ['id', 'name', 'state', 'latitude', 'longitude'], key: ['id'] },
-  stations: {
-    columns: ['key', 'id', 'feed', 'feed_code', 'name', 'brand', 'address', 'street', 'suburb', 'postcode', 'state',
-      'phone', 'website', 'latitude', 'longitude', 'city_id'],
-    key: ['key'],
-  },
-  price_events: { columns: ['station_key', 'fuel', 'at', 'price_tenths', 'available'], key: ['station_key', 'fuel', 'at'] },
-  current_prices: {
-    columns: ['station_key', 'fuel', 'price_tenths', 'available', 'reported_at', 'open_from', 'city_id'], key: ['station_key', 'fuel'],
-  },
-  station_daily: { columns: ['station_key', 'day', 'fuel', 'weighted_tenths', 'seconds'], key: ['station_key', 'day', 'fuel'] },
-  station_runs: { columns: ['station_key', 'to_day', 'fuel', 'from_day', 'price_tenths'], key: ['station_key', 'to_day', 'fuel'] },
-  city_daily: { columns: ['city_id', 'day', 'fuel', 'mean_tenths'], key: ['city_id', 'day', 'fuel'] },
-  seals: { columns: ['state', 'sealed_before'], key: ['state'] },
-  tokens: { columns: ['id', 'name', 'hash', 'created_at', 'expires_at', 'revoked_at', 'rate_limit'], key: ['id'] },
-  feed_cursors: { columns: ['key', 'value', 'updated_at'], key: ['key'] },
-  pending_prices: { columns: ['feed', 'feed_code', 'fuel', 'at', 'price_tenths', 'available'], key: ['feed', 'feed_code', 'fuel', 'at'] },
-} as const satisfies Record<string, { columns: readonly string[]; key: readonly string[] }>;
+/** Every door at once: what storage/open.ts hands out, each caller taking the interface it needs. */
+export interface PriceStore extends ReadStore, IngestStore, TokenStore, BulkStore {}
 
-export type CopyTable = keyof typeof COPY_TABLES;
-/** In copy order: cities before the stations that reference them. */
-export const COPY_ORDER = Object.keys(COPY_TABLES) as CopyTable[];
-/** Columns whose 0/1 is a boolean on PostgreSQL. */
-export const FLAG_COLUMNS: ReadonlySet<string> = new Set(['available']);
+export { COPY_ORDER, type CopyTable } from './sql/copy-tables.ts';
 
 export type CopyValue = string | number | Buffer | null;
 export type CopyRow = Record<string, CopyValue>;
@@ -277,7 +264,8 @@ export interface CopyProgress {
   done: boolean;
 }
 
-export interface BulkStore {
+/** Bulk moves between installations (`fuelprice copy`, see sql/copy-tables.ts). */
+export interface BulkStore extends StoreBase {
   /** Up to `limit` rows of the table after the key `after` (from the start when undefined), in key order. */
   exportTable(table: CopyTable, after: CopyKey | undefined, limit: number): Promise<TableChunk>;
   /**

@@ -7,7 +7,7 @@ import { formatCents, formatDollars } from '../../src/domain/rounding.ts';
 import { TIMEFRAMES, localDayOf, timeframeWindow } from '../../src/domain/time.ts';
 import { JOIN_BELOW_BYTES, etagOf } from '../../src/http/body.ts';
 import { HistoryBlocks } from '../../src/http/history-blocks.ts';
-import { planSealedRead } from '../../src/storage/rows.ts';
+import { planSealedRead } from '../../src/storage/history-reads.ts';
 import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
 import { CITIES, NOW, STATIONS } from '../fixture.ts';
 import { type RunningServer, fixedClock, get, startServer, testBackends } from '../helpers.ts';

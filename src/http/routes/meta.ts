@@ -4,6 +4,7 @@ import { formatInstant } from '../../domain/time.ts';
 import { feedStatus } from '../../ingest/health.ts';
 import { ApiError } from '../errors.ts';
 import type { RateLimiter } from '../limits.ts';
+import type { IngestStore } from '../../storage/store.ts';
 import { type RouteDeps, commonResponses, methodNotAllowed, notModified } from './responses.ts';
 
 const tags = ['Service'];
@@ -29,7 +30,7 @@ const ReadyBody = Type.Object({
 const FEED_HEALTH_TTL_SEC = 10;
 
 /** Probes and the API description: no token needed. */
-export const metaRoutes: FastifyPluginAsyncTypebox<RouteDeps & { limiter?: RateLimiter }> = async (app, { store, clock, limiter }) => {
+export const metaRoutes: FastifyPluginAsyncTypebox<RouteDeps & { store: Pick<IngestStore, 'feedHealth'>; limiter?: RateLimiter }> = async (app, { store, clock, limiter }) => {
   app.get('/health', {
     schema: { summary: 'Process alive', tags, response: { 200: Type.Object({ status: Type.Literal('ok') }), ...commonResponses({ unavailable: false }) } },
   }, async () => ({ status: 'ok' as const }));

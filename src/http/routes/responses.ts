@@ -1,11 +1,11 @@
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { Clock } from '../../config.ts';
-import type { PriceStore } from '../../storage/store.ts';
+import type { ReadStore } from '../../storage/store.ts';
 import { ApiError, ErrorBody } from '../errors.ts';
 
 export interface RouteDeps {
-  store: PriceStore;
+  store: ReadStore;
   clock: Clock;
 }
 

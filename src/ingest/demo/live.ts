@@ -12,7 +12,7 @@
 import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { localDayOf, localTimeToUnix, ymdOfLocalDay } from '../../domain/time.ts';
-import type { FeedStation, PriceStore } from '../../storage/store.ts';
+import type { FeedStation, IngestStore, ReadStore } from '../../storage/store.ts';
 import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
 import type { FuelMap } from '../normalise.ts';
 import { Rng } from './random.ts';
@@ -29,7 +29,7 @@ const GROUPS: ReadonlyArray<readonly FuelId[]> = [
 ];
 const IDENTITY: FuelMap = Object.fromEntries(FUELS.map((fuel) => [fuel, fuel]));
 
-export function demoLiveAdapter(store: PriceStore, seed: number): FeedAdapter {
+export function demoLiveAdapter(store: IngestStore & Pick<ReadStore, 'currentForStation'>, seed: number): FeedAdapter {
   let stations: FeedStation[] | undefined;
   return {
     id: DEMO_FEED,

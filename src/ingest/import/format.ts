@@ -3,7 +3,7 @@
  * columns, the feed its stations and prices belong to, its fuel names, and how a row becomes
  * a station and a price in a Normaliser.
  */
-import type { PriceStore } from '../../storage/store.ts';
+import type { IngestStore } from '../../storage/store.ts';
 import type { FeedId } from '../feed.ts';
 import type { FuelMap } from '../normalise.ts';
 import type { Normaliser } from '../normalise.ts';
@@ -36,5 +36,5 @@ export interface ImportFormat {
   readonly columns: readonly ColumnSpec[];
   readonly fuels: FuelMap;
   /** Prepares a reader for one file (loading the feed's known stations where rows must be matched to them). */
-  start(store: PriceStore): Promise<RowReader>;
+  start(store: IngestStore): Promise<RowReader>;
 }

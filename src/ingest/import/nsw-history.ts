@@ -8,7 +8,7 @@
  * again after `fuelprice ingest nsw` has seen them.
  */
 import { localTimeToUnix } from '../../domain/time.ts';
-import type { FeedStation, PriceStore } from '../../storage/store.ts';
+import type { FeedStation, IngestStore } from '../../storage/store.ts';
 import type { FuelMap } from '../normalise.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
@@ -174,7 +174,7 @@ export const nswHistory: ImportFormat = {
   name: 'NSW FuelCheck price history',
   columns: NSW_COLUMNS,
   fuels: NSW_HISTORY_FUELS,
-  async start(store: PriceStore): Promise<RowReader> {
+  async start(store: IngestStore): Promise<RowReader> {
     return new NswHistoryReader(new NswStationIndex(await store.feedStations('nsw')));
   },
 };

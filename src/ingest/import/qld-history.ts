@@ -7,7 +7,7 @@
  * not seen, as feed 'qld' with the SiteId as code (the key of the live FPD feed). Stations
  * already known are left as they are: an old file must not undo a later rename or rebrand.
  */
-import type { PriceStore } from '../../storage/store.ts';
+import type { IngestStore } from '../../storage/store.ts';
 import type { FuelMap } from '../normalise.ts';
 import type { Normaliser } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
@@ -106,7 +106,7 @@ export const qldHistory: ImportFormat = {
   name: 'QLD Fuel Price Reporting',
   columns: QLD_COLUMNS,
   fuels: QLD_HISTORY_FUELS,
-  async start(store: PriceStore): Promise<RowReader> {
+  async start(store: IngestStore): Promise<RowReader> {
     return new QldHistoryReader(new Set((await store.feedStations('qld')).map((s) => s.feedCode)));
   },
 };

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import type { Logger } from '../../logger.ts';
-import type { PriceStore } from '../../storage/store.ts';
+import type { IngestStore } from '../../storage/store.ts';
 import { Normaliser, UnknownFuels } from '../normalise.ts';
 import { applyNormalised } from '../runner.ts';
 import { type CsvRecord, type ResolvedHeader, readCsv, resolveHeader, rowOf } from './csv.ts';
@@ -74,7 +74,7 @@ export interface ProgressSink {
 }
 
 export interface ImportFileOptions {
-  store: PriceStore;
+  store: IngestStore;
   format: ImportFormat;
   path: string;
   /** Unix seconds from the injected clock: the normalisers' and the writer's now. */

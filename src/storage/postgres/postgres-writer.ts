@@ -2,18 +2,20 @@ import type pg from 'pg';
 import { fuelIndex } from '../../domain/fuels.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { DayTotals, type OpenState, type Report, advance, replay } from '../../ingest/plan.ts';
+import { assignCity, slugify, uniqueSlug } from '../places.ts';
+import { toOpenState, toReport } from '../sql/row-mappers.ts';
+import { BULK, INGEST_STATEMENTS as SQL } from '../sql/statements.ts';
+import type { Batch, BatchResult, StationInput } from '../store.ts';
 import {
   BatchTally, NO_DAY_LOWER_BOUND, type ReportPlan, type StationDayWrite, type StationRunWrite, type StoredStation,
   closeAt, closeSealedPart, distinctInstants, feedKey, groupPrices, planReports, sameStation, sealDue, storedCoordinates,
-} from '../batch.ts';
-import { assignCity, slugify, uniqueSlug } from '../places.ts';
-import { toOpenState, toReport } from '../rows.ts';
-import type { Batch, BatchResult, StationInput } from '../store.ts';
-import { execute, firstRow, rows } from './pool.ts';
+} from '../writer/batch-plan.ts';
+import { DayTotals, type OpenState, type Report, advance, replay } from '../writer/day-totals.ts';
+import { recomputeCityDays } from './postgres-city-means.ts';
+import { bulkInsert, execute, firstRow, rows } from './postgres-connection.ts';
 
 /**
- * applyBatch and seal on PostgreSQL, each run inside one writer transaction (see pool.ts).
+ * applyBatch and seal on PostgreSQL, each run inside one writer transaction (see postgres-connection.ts).
  * Per batch the round trips are few whatever its size: stations, current prices, events,
  * daily sums and current prices go in one statement each; only out-of-order reports and new
  * stations cost a query of their own.
@@ -27,11 +29,11 @@ interface KnownStation extends StoredStation {
 }
 
 export async function bumpDataVersion(client: Client): Promise<void> {
-  await execute(client, "UPDATE meta SET value = value + 1 WHERE key = 'data_version'");
+  await execute(client, SQL.bumpDataVersion);
 }
 
 export async function sealedBeforeByState(db: Client): Promise<(state: StateId) => LocalDay> {
-  const sealed = new Map((await rows(db, 'SELECT state, sealed_before FROM seals')).map((r) => [String(r.state), Number(r.sealed_before)]));
+  const sealed = new Map((await rows(db, SQL.seals)).map((r) => [String(r.state), Number(r.sealed_before)]));
   return (state) => sealed.get(state) ?? NO_DAY_LOWER_BOUND;
 }
 
@@ -87,7 +89,7 @@ class CitiesByState {
   async nearest(state: StateId, latitude: number, longitude: number): Promise<string | null> {
     let cities = this.byState.get(state);
     if (!cities) {
-      cities = (await rows(this.client, 'SELECT id, latitude, longitude FROM cities WHERE state = $1', [state]))
+      cities = (await rows(this.client, SQL.citiesInState, [state]))
         .map((r) => ({ id: String(r.id), latitude: Number(r.latitude), longitude: Number(r.longitude) }));
       this.byState.set(state, cities);
     }
@@ -104,10 +106,8 @@ async function upsertStation(client: Client, input: StationInput, known: Map<str
   const fields = [input.name, input.brand, input.address, input.street, input.suburb, input.postcode, input.state,
     input.phone, input.website, wanted.latitude, wanted.longitude, cityId];
   if (existing) {
-    await execute(client, `UPDATE stations SET name = $1, brand = $2, address = $3, street = $4, suburb = $5, postcode = $6, state = $7,
-      phone = $8, website = $9, latitude = $10, longitude = $11, city_id = $12 WHERE key = $13`, [...fields, existing.key]);
-    // A station that moved to another city takes its current prices along (triggers move the city totals).
-    if (existing.cityId !== cityId) await execute(client, 'UPDATE current_prices SET city_id = $1 WHERE station_key = $2', [cityId, existing.key]);
+    await execute(client, SQL.updateStation, [...fields, existing.key]);
+    if (existing.cityId !== cityId) await execute(client, SQL.moveCurrentPrices, [cityId, existing.key]);
     known.set(fk, { ...existing, ...wanted, cityId, key: existing.key, id: existing.id });
     return 'updated';
   }
@@ -115,9 +115,7 @@ async function upsertStation(client: Client, input: StationInput, known: Map<str
   const base = slugify(input.slug);
   const taken = new Set((await rows(client, 'SELECT id FROM stations WHERE id = $1 OR id LIKE $2', [base, `${base}-%`])).map((r) => String(r.id)));
   const id = uniqueSlug(input.slug, (candidate) => taken.has(candidate));
-  const inserted = await firstRow(client, `INSERT INTO stations (name, brand, address, street, suburb, postcode, state, phone, website,
-    latitude, longitude, city_id, id, feed, feed_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING key`,
-  [...fields, id, input.feed, input.feedCode]);
+  const inserted = await firstRow(client, SQL.insertStation, [...fields, id, input.feed, input.feedCode]);
   known.set(fk, { ...wanted, key: Number(inserted?.key), id, cityId });
   return 'added';
 }
@@ -137,37 +135,26 @@ function eventKey(stationKey: number, fuel: number, at: number): string {
 /** Stores the reports not stored yet; returns the keys of those it stored. */
 async function insertEvents(client: Client, events: ReadonlyArray<{ stationKey: number; fuel: number; report: Report }>): Promise<Set<string>> {
   if (events.length === 0) return new Set();
-  const inserted = await rows(client, `
-    INSERT INTO price_events (station_key, fuel, at, price_tenths, available)
-    SELECT * FROM unnest($1::int[], $2::smallint[], $3::bigint[], $4::int[], $5::boolean[])
-    ON CONFLICT (station_key, fuel, at) DO NOTHING
-    RETURNING station_key, fuel, at`,
-  [events.map((e) => e.stationKey), events.map((e) => e.fuel), events.map((e) => e.report.at),
-    events.map((e) => e.report.priceTenths), events.map((e) => e.report.available)]);
+  // Those stored already are skipped by the conflict, and so not returned.
+  const { rows: inserted } = await bulkInsert(client, BULK.priceEvents, [events.map((e) => e.stationKey), events.map((e) => e.fuel),
+    events.map((e) => e.report.at), events.map((e) => e.report.priceTenths), events.map((e) => e.report.available)],
+  'ON CONFLICT (station_key, fuel, at) DO NOTHING RETURNING station_key, fuel, at');
   return new Set(inserted.map((r) => eventKey(Number(r.station_key), Number(r.fuel), Number(r.at))));
 }
 
 /** Out-of-order reports: drop the station's days from that report's day on and rebuild them from the events. */
 async function replayFrom(client: Client, station: StoredStation, fuel: number, plan: Extract<ReportPlan, { kind: 'replay' }>)
   : Promise<{ totals: DayTotals; open: OpenState | undefined }> {
-  const inForce = await firstRow(client, `SELECT at, price_tenths, available FROM price_events
-    WHERE station_key = $1 AND fuel = $2 AND at <= $3 ORDER BY at DESC LIMIT 1`, [station.key, fuel, plan.dayStartSec]);
-  const reports = (await rows(client, `SELECT at, price_tenths, available FROM price_events
-    WHERE station_key = $1 AND fuel = $2 AND at > $3 ORDER BY at`, [station.key, fuel, plan.dayStartSec])).map(toReport);
-  await execute(client, 'DELETE FROM station_daily WHERE station_key = $1 AND fuel = $2 AND day >= $3', [station.key, fuel, plan.fromDay]);
-  await execute(client, 'DELETE FROM station_runs WHERE station_key = $1 AND fuel = $2 AND from_day >= $3', [station.key, fuel, plan.fromDay]);
-  await execute(client, 'UPDATE station_runs SET to_day = $3 - 1 WHERE station_key = $1 AND fuel = $2 AND to_day >= $3', [station.key, fuel, plan.fromDay]);
+  const inForce = await firstRow(client, SQL.reportInForce, [station.key, fuel, plan.dayStartSec]);
+  const reports = (await rows(client, SQL.reportsAfter, [station.key, fuel, plan.dayStartSec])).map(toReport);
+  await execute(client, SQL.dropDaysFrom, [station.key, fuel, plan.fromDay]);
+  await execute(client, SQL.dropRunsFrom, [station.key, plan.fromDay, fuel, plan.fromDay]);
+  await execute(client, SQL.cutRunsBefore, [plan.fromDay - 1, station.key, plan.fromDay, fuel]);
   return replay(station.state, plan.dayStartSec, inForce ? toReport(inForce) : undefined, reports, plan.closeUntil);
 }
 
 async function upsertCurrent(client: Client, opens: ReadonlyArray<{ stationKey: number; fuel: number; cityId: string | null; open: OpenState }>): Promise<void> {
-  if (opens.length === 0) return;
-  await execute(client, `
-    INSERT INTO current_prices (station_key, fuel, price_tenths, available, reported_at, open_from, city_id)
-    SELECT * FROM unnest($1::int[], $2::smallint[], $3::int[], $4::boolean[], $5::bigint[], $6::bigint[], $7::text[])
-    ON CONFLICT (station_key, fuel) DO UPDATE SET price_tenths = excluded.price_tenths, available = excluded.available,
-      reported_at = excluded.reported_at, open_from = excluded.open_from, city_id = excluded.city_id`,
-  [opens.map((o) => o.stationKey), opens.map((o) => o.fuel), opens.map((o) => o.open.priceTenths), opens.map((o) => o.open.available),
+  await bulkInsert(client, BULK.currentPrices, [opens.map((o) => o.stationKey), opens.map((o) => o.fuel), opens.map((o) => o.open.priceTenths), opens.map((o) => o.open.available),
     opens.map((o) => o.open.at), opens.map((o) => o.open.openFrom), opens.map((o) => o.cityId)]);
 }
 
@@ -180,23 +167,13 @@ async function addStationDays(client: Client, days: readonly StationDayWrite[]):
     if (seen) merged.set(key, { ...seen, total: { day: d.total.day, weighted: seen.total.weighted + d.total.weighted, seconds: seen.total.seconds + d.total.seconds } });
     else merged.set(key, d);
   }
-  if (merged.size === 0) return;
   const all = [...merged.values()];
-  await execute(client, `
-    INSERT INTO station_daily AS d (station_key, day, fuel, weighted_tenths, seconds)
-    SELECT * FROM unnest($1::int[], $2::int[], $3::smallint[], $4::bigint[], $5::int[])
-    ON CONFLICT (station_key, day, fuel) DO UPDATE SET
-      weighted_tenths = d.weighted_tenths + excluded.weighted_tenths, seconds = d.seconds + excluded.seconds`,
-  [all.map((d) => d.stationKey), all.map((d) => d.total.day), all.map((d) => d.fuel), all.map((d) => d.total.weighted), all.map((d) => d.total.seconds)]);
+  await bulkInsert(client, BULK.stationDaily, [all.map((d) => d.stationKey), all.map((d) => d.total.day), all.map((d) => d.fuel), all.map((d) => d.total.weighted), all.map((d) => d.total.seconds)]);
 }
 
 /** Adds runs of whole days (one row each: a batch's runs never overlap a stored one). */
 async function addStationRuns(client: Client, runs: readonly StationRunWrite[]): Promise<void> {
-  if (runs.length === 0) return;
-  await execute(client, `
-    INSERT INTO station_runs (station_key, to_day, fuel, from_day, price_tenths)
-    SELECT * FROM unnest($1::int[], $2::int[], $3::smallint[], $4::int[], $5::int[])`,
-  [runs.map((r) => r.stationKey), runs.map((r) => r.run.to), runs.map((r) => r.fuel), runs.map((r) => r.run.from), runs.map((r) => r.run.priceTenths)]);
+  await bulkInsert(client, BULK.stationRuns, [runs.map((r) => r.stationKey), runs.map((r) => r.run.to), runs.map((r) => r.fuel), runs.map((r) => r.run.from), runs.map((r) => r.run.priceTenths)]);
 }
 
 /** The seal's runs: one that follows on from a stored run at the same price lengthens it; the rest are added. */
@@ -210,49 +187,6 @@ async function lengthenOrAddRuns(client: Client, runs: readonly StationRunWrite[
   [runs.map((r) => r.stationKey), runs.map((r) => r.fuel), runs.map((r) => r.run.from), runs.map((r) => r.run.to), runs.map((r) => r.run.priceTenths)]);
   const done = new Set(lengthened.map((r) => `${Number(r.station_key)}:${Number(r.fuel)}:${Number(r.to_day)}`));
   await addStationRuns(client, runs.filter((r) => !done.has(`${r.stationKey}:${r.fuel}:${r.run.to}`)));
-}
-
-/** City means for days [from, to] of one city or of every city of a state, pooled per output fuel, from the stations' days. */
-async function recomputeCityDays(client: Client, cities: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay): Promise<void> {
-  if (to < from) return;
-  const byCity = 'cityId' in cities;
-  const selector = byCity ? cities.cityId : cities.state;
-  await execute(client, byCity
-    ? 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id = $3'
-    : 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id IN (SELECT id FROM cities WHERE state = $3)', [from, to, selector]);
-  // The plain mean of the stations' daily means, in double precision like SQLite's avg over REAL.
-  // A run's whole days each have its price as their mean: runs are summed exactly, as a
-  // difference array per city and output fuel (+price and +1 at a run's first day, the
-  // opposite the day after its last; a running total gives each day its sum and count), so
-  // their cost follows the runs and the city's days, not every station's days. The daily rows'
-  // means are summed in station order, so that the same rows always give the same last digits.
-  const members = byCity ? 's.city_id = $3' : 's.state = $3';
-  await execute(client, `
-    WITH runs AS (
-      SELECT s.city_id, g.output, greatest(r.from_day, $1) AS first_day, least(r.to_day, $2) AS last_day, r.price_tenths::bigint AS price
-      FROM stations s JOIN station_runs r ON r.station_key = s.key JOIN fuel_groups g ON g.fuel = r.fuel
-      WHERE ${members} AND s.city_id IS NOT NULL AND r.to_day >= $1 AND r.from_day <= $2
-    ), steps AS (
-      SELECT city_id, output, day, sum(price) AS price, sum(n) AS n FROM (
-        SELECT city_id, output, first_day AS day, price, 1 AS n FROM runs
-        UNION ALL
-        SELECT city_id, output, last_day + 1, -price, -1 FROM runs
-      ) edges GROUP BY city_id, output, day
-    ), levels AS (
-      SELECT city_id, output, day, sum(price) OVER w AS price, sum(n) OVER w AS n, lead(day) OVER w AS next_day
-      FROM steps WINDOW w AS (PARTITION BY city_id, output ORDER BY day)
-    ), run_days AS (
-      SELECT l.city_id, l.output, g.day, l.price::double precision AS price, l.n
-      FROM levels l, generate_series(l.day, l.next_day - 1) AS g (day) WHERE l.n > 0
-    ), row_days AS (
-      SELECT s.city_id, g.output, d.day, sum(d.weighted_tenths::double precision / d.seconds ORDER BY d.station_key, d.fuel) AS mean_sum, count(*) AS n
-      FROM stations s JOIN station_daily d ON d.station_key = s.key JOIN fuel_groups g ON g.fuel = d.fuel
-      WHERE ${members} AND s.city_id IS NOT NULL AND d.seconds > 0 AND d.day BETWEEN $1 AND $2
-      GROUP BY s.city_id, g.output, d.day
-    )
-    INSERT INTO city_daily (city_id, day, fuel, mean_tenths)
-    SELECT city_id, day, output, (coalesce(r.price, 0) + coalesce(w.mean_sum, 0)) / (coalesce(r.n, 0) + coalesce(w.n, 0))
-    FROM run_days r FULL JOIN row_days w USING (city_id, output, day)`, [from, to, selector]);
 }
 
 export async function sealIn(client: Client, nowSec: number): Promise<void> {
@@ -269,8 +203,7 @@ export async function sealIn(client: Client, nowSec: number): Promise<void> {
 async function sealState(client: Client, state: StateId, nowSec: number, before: LocalDay): Promise<boolean> {
   const due = sealDue(state, nowSec, before);
   if (!due) return false;
-  const open = await rows(client, `SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
-    FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE s.state = $1 AND c.open_from < $2`, [state, due.cutoff]);
+  const open = await rows(client, SQL.openBefore, [state, due.cutoff]);
   const days: StationDayWrite[] = [];
   const runs: StationRunWrite[] = [];
   for (const r of open) {
@@ -282,15 +215,9 @@ async function sealState(client: Client, state: StateId, nowSec: number, before:
   }
   await addStationDays(client, days);
   await lengthenOrAddRuns(client, runs);
-  await execute(client, `UPDATE current_prices c SET open_from = $2 FROM stations s
-    WHERE s.key = c.station_key AND s.state = $1 AND c.open_from < $2`, [state, due.cutoff]);
-  const firstDay = before === NO_DAY_LOWER_BOUND
-    ? (await firstRow(client, `SELECT least(
-        (SELECT min(d.day) FROM station_daily d JOIN stations s ON s.key = d.station_key WHERE s.state = $1),
-        (SELECT min(r.from_day) FROM station_runs r JOIN stations s ON s.key = r.station_key WHERE s.state = $1)) AS d`, [state]))?.d
-    : before;
+  await execute(client, SQL.moveOpenTo, [due.cutoff, due.cutoff, state]);
+  const firstDay = before === NO_DAY_LOWER_BOUND ? (await firstRow(client, SQL.firstDayOfState, [state, state]))?.d : before;
   if (firstDay !== null && firstDay !== undefined) await recomputeCityDays(client, { state }, Number(firstDay), due.today - 1);
-  await execute(client, `INSERT INTO seals (state, sealed_before) VALUES ($1, $2)
-    ON CONFLICT (state) DO UPDATE SET sealed_before = excluded.sealed_before`, [state, due.today]);
+  await execute(client, SQL.saveSeal, [state, due.today]);
   return true;
 }

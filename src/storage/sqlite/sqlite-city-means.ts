@@ -1,6 +1,7 @@
 import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { RowBuffer, type Sql } from './row-buffer.ts';
+import { BULK, INGEST_STATEMENTS as SQL } from '../sql/statements.ts';
+import type { SqliteConnection } from './sqlite-connection.ts';
 
 /**
  * City means on SQLite: per city, output fuel and day, the mean of its stations' daily means
@@ -25,30 +26,30 @@ const WINDOW_DAYS = 4096;
 /** Sum slots per day: every output fuel index is below 32. */
 const SLOTS = 32;
 
-export function recomputeCityDays(sql: Sql, which: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay): void {
+export function recomputeCityDays(db: SqliteConnection, which: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay): void {
   if (to < from) return;
-  const [cities, stations, arg] = 'cityId' in which
-    ? ['id = ?', 'city_id = ? AND city_id IS NOT NULL', which.cityId] as const
-    : ['state = ?', 'state = ? AND city_id IS NOT NULL', which.state] as const;
-  sql(`DELETE FROM city_daily WHERE day BETWEEN ? AND ? AND city_id IN (SELECT id FROM cities WHERE ${cities})`).run(from, to, arg);
-  const members = sql(`SELECT key, city_id FROM stations WHERE ${stations} ORDER BY city_id, key`).raw().all(arg) as Array<[number, string]>;
+  const [remove, stations, arg] = 'cityId' in which
+    ? [SQL.deleteCityDays, 'city_id = $1 AND city_id IS NOT NULL', which.cityId] as const
+    : [SQL.deleteStateCityDays, 'state = $1 AND city_id IS NOT NULL', which.state] as const;
+  db.run(remove, [from, to, arg]);
+  const members = db.arrays<[number, string]>(`SELECT key, city_id FROM stations WHERE ${stations} ORDER BY city_id, key`, [arg]);
   if (members.length === 0) return;
   // Which output fuels each reported fuel counts towards (itself, and its combined id if any).
   const outputsOf: number[][] = [];
-  for (const [fuel, output] of sql('SELECT fuel, output FROM fuel_groups ORDER BY fuel, output').raw().all() as Array<[number, number]>) {
+  for (const [fuel, output] of db.arrays<[number, number]>('SELECT fuel, output FROM fuel_groups ORDER BY fuel, output')) {
     (outputsOf[fuel] ??= []).push(output);
   }
   // Two reads in the same (key) order, numbers only: each row's day and fuel, and its mean.
   const where = 'FROM station_daily WHERE station_key = ? AND day BETWEEN ? AND ? AND seconds > 0 ORDER BY day, fuel';
-  const slotsOf = sql(`SELECT (day - ?) * ${SLOTS} + fuel ${where}`).pluck();
-  const meansOf = sql(`SELECT CAST(weighted_tenths AS REAL) / seconds ${where}`).pluck();
+  const slotsOf = db.columnStatement(`SELECT (day - ?) * ${SLOTS} + fuel ${where}`);
+  const meansOf = db.columnStatement(`SELECT CAST(weighted_tenths AS REAL) / seconds ${where}`);
   // Runs overlapping the window, in key order (no sort), clipped to it: the slot of the first day
   // and the last day (an offset in the window, below WINDOW_DAYS) as one number, then the price
   // (two reads of the same rows: numbers, not a row array each).
   const runs = 'FROM station_runs WHERE station_key = ? AND to_day >= ? AND from_day <= ? ORDER BY to_day, fuel';
-  const runSpansOf = sql(`SELECT ((max(from_day, ?) - ?) * ${SLOTS} + fuel) * ${WINDOW_DAYS} + min(to_day, ?) - ? ${runs}`).pluck();
-  const runPricesOf = sql(`SELECT price_tenths ${runs}`).pluck();
-  const out = new RowBuffer(sql, 'INSERT INTO city_daily (city_id, fuel, day, mean_tenths)', 4, '');
+  const runSpansOf = db.columnStatement(`SELECT ((max(from_day, ?) - ?) * ${SLOTS} + fuel) * ${WINDOW_DAYS} + min(to_day, ?) - ? ${runs}`);
+  const runPricesOf = db.columnStatement(`SELECT price_tenths ${runs}`);
+  const out = db.bulk(BULK.cityDaily);
   for (let low = from; low <= to; low += WINDOW_DAYS) {
     const high = Math.min(to, low + WINDOW_DAYS - 1);
     const sums = new CitySums(high - low + 1);
@@ -80,7 +81,7 @@ export function recomputeCityDays(sql: Sql, which: { cityId: string } | { state:
       }
       // In key order (day, then fuel), emptying the sums for the next city.
       sums.drain((slot, mean) => {
-        out.values.push(cityId, slot % SLOTS, low + Math.floor(slot / SLOTS), mean);
+        out.values.push(cityId, low + Math.floor(slot / SLOTS), slot % SLOTS, mean);
         out.added();
       });
       first = end;

@@ -1,13 +1,14 @@
-import { formatCoordinate } from '../domain/rounding.ts';
-import type { StateId } from '../domain/states.ts';
-import { type LocalDay, dayStart, localDayOf } from '../domain/time.ts';
-import { type DayRun, type DayTotal, DayTotals, type OpenState, type Report, addInterval } from '../ingest/plan.ts';
-import type { BatchResult, PriceEvent, StationInput } from './store.ts';
+import { fuelIndex } from '../../domain/fuels.ts';
+import { formatCoordinate } from '../../domain/rounding.ts';
+import type { StateId } from '../../domain/states.ts';
+import { type LocalDay, dayStart, localDayOf } from '../../domain/time.ts';
+import { type DayRun, type DayTotal, DayTotals, type OpenState, type Report, addInterval } from './day-totals.ts';
+import type { BatchResult, PriceEvent, StationInput } from '../store.ts';
 
 /**
  * The writer's decisions that do not depend on the database: grouping a batch, choosing
  * between advance() and replay(), keeping the seal's invariant, tallying the result. Each
- * backend does the reads and writes around them; the arithmetic itself is in ingest/plan.ts.
+ * backend does the reads and writes around them; the arithmetic itself is in day-totals.ts.
  */
 
 /** A day before any real one: "no seal yet" and "no lower bound" in day ranges. */
@@ -226,6 +227,15 @@ export function partitionKnown(
     (found ? kept : unknown).push(price);
   }
   return { kept, unknown };
+}
+
+/** Released prices in the order they are applied: by time, then feed and code (byte order, as SQLite sorts text), then fuel. */
+export function sortReleased(prices: PriceEvent[]): PriceEvent[] {
+  return prices.sort((a, b) => a.at - b.at || byteCompare(a.feed, b.feed) || byteCompare(a.feedCode, b.feedCode) || fuelIndex(a.fuel) - fuelIndex(b.fuel));
+}
+
+function byteCompare(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 /** How many unknown-station prices a result lists by value (the count covers them all). */

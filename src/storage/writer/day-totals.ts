@@ -1,6 +1,6 @@
-import { DaySums } from '../domain/history.ts';
-import type { StateId } from '../domain/states.ts';
-import { type LocalDay, dayStart, localDayOf, utcOffsetSeconds } from '../domain/time.ts';
+import { DaySums } from '../../domain/history.ts';
+import type { StateId } from '../../domain/states.ts';
+import { type LocalDay, dayStart, localDayOf, utcOffsetSeconds } from '../../domain/time.ts';
 
 const DAY = 86_400;
 

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import type { Row } from '../rows.ts';
+import type { BulkInsert, Params } from '../sql/dialect.ts';
+import type { Row } from '../sql/row-mappers.ts';
 
 /**
  * The connection pool and transactions of the PostgreSQL store: every connection names the
@@ -8,7 +9,7 @@ import type { Row } from '../rows.ts';
  */
 
 export type Queryable = pg.Pool | pg.PoolClient;
-export type Params = ReadonlyArray<unknown>;
+export type { Params };
 
 export interface PoolOptions {
   connectionString: string;
@@ -71,6 +72,18 @@ export async function firstRow(db: Queryable, text: string, params: Params = [])
 
 export async function execute(db: Queryable, text: string, params: Params = []): Promise<number> {
   return (await db.query(text, [...params])).rowCount ?? 0;
+}
+
+/**
+ * Many rows in one statement: one array per column (in the spec's column order), expanded by
+ * unnest(): any number of rows, far below the parameter limit. `returning` is added after the
+ * spec's tail. Returns the rows the statement returned, or none.
+ */
+export async function bulkInsert(db: Queryable, spec: BulkInsert, columns: ReadonlyArray<readonly unknown[]>, returning = ''): Promise<{ rows: Row[]; count: number }> {
+  if ((columns[0]?.length ?? 0) === 0) return { rows: [], count: 0 };
+  const arrays = spec.types.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
+  const result = await db.query<Row>(`INSERT INTO ${spec.into} SELECT * FROM unnest(${arrays}) ${spec.tail} ${returning}`, columns.map((c) => [...c]));
+  return { rows: result.rows, count: result.rowCount ?? 0 };
 }
 
 export type TransactionKind =

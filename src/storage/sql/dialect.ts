@@ -1,0 +1,53 @@
+/**
+ * What differs between the two SQL backends, kept in one place so that every statement both
+ * run is written once (sql/statements.ts):
+ *
+ * - placeholders: statements are written with `$1`, `$2`, ...; PostgreSQL takes them as they are,
+ *   the SQLite connection turns them into `?` when each appears once and in order, or into
+ *   `?NNN` bound by number otherwise (sqlite/sqlite-connection.ts);
+ * - text order: ids are ordered byte by byte on both (SQLite's BINARY collation, PostgreSQL's "C");
+ * - types: PostgreSQL needs a parameter's type where it cannot infer it (`$1::bigint`), SQLite none;
+ * - booleans: written as 0/1 parameters (PostgreSQL reads '1' and '0' as booleans) and compared
+ *   with `= TRUE` / `= FALSE`, which both understand;
+ * - upserts: `ON CONFLICT (...) DO UPDATE SET c = excluded.c`, the same on both;
+ * - many rows at once: one statement head and conflict clause (BulkInsert), sent as multi-row
+ *   VALUES on SQLite and as one array per column through unnest() on PostgreSQL.
+ */
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** A text column in byte order, as an ORDER BY or comparison term. */
+  byteOrder(column: string): string;
+  /** Parameter n, typed where the backend needs it (`pgType` is PostgreSQL's name for the type). */
+  typed(n: number, pgType: string): string;
+  /** An ORDER BY inside an aggregate that sums floats: PostgreSQL's plans may otherwise change the order, and so the last bits. */
+  sumOrder(orderBy: string): string;
+}
+
+export const SQLITE_DIALECT: Dialect = {
+  name: 'sqlite',
+  byteOrder: (column) => column,
+  typed: (n) => `$${n}`,
+  sumOrder: () => '',
+};
+
+export const POSTGRES_DIALECT: Dialect = {
+  name: 'postgres',
+  byteOrder: (column) => `${column} COLLATE "C"`,
+  typed: (n, pgType) => `$${n}::${pgType}`,
+  sumOrder: (orderBy) => ` ORDER BY ${orderBy}`,
+};
+
+/**
+ * Rows inserted many at a time: `INSERT INTO <into> <rows> <tail>`, with each column's type
+ * (PostgreSQL's name: unnest() needs typed arrays). A flag column takes 0/1.
+ */
+export interface BulkInsert {
+  /** Table and column list, e.g. `station_runs (station_key, to_day, fuel, from_day, price_tenths)`. */
+  into: string;
+  types: readonly string[];
+  /** ON CONFLICT clause, or ''. */
+  tail: string;
+}
+
+/** A statement's parameters, positional ($1 is the first). */
+export type Params = ReadonlyArray<unknown>;

@@ -1,0 +1,129 @@
+import { FUELS, type FuelId } from '../../domain/fuels.ts';
+import { formatCoordinate } from '../../domain/rounding.ts';
+import type { StateId } from '../../domain/states.ts';
+import type { RunRow } from '../run-days.ts';
+import type { City, CurrentPrice, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, Station, StationDayRow, TokenRecord } from '../store.ts';
+import type { OpenState, Report } from '../writer/day-totals.ts';
+
+/**
+ * Rows as every SQL backend returns them, turned into the store's objects. Column names are
+ * the same in each schema; flags may come back as 0/1 (SQLite) or true/false (PostgreSQL).
+ */
+export type Row = Record<string, unknown>;
+
+export function fuelAt(index: unknown): FuelId {
+  const fuel = FUELS[Number(index)];
+  if (!fuel) throw new Error(`unknown fuel index ${String(index)}`);
+  return fuel;
+}
+
+export function flag(value: unknown): boolean {
+  return value === true || value === 1;
+}
+
+export function toCity(r: Row): City {
+  return {
+    id: String(r.id), name: String(r.name), state: r.state as StateId,
+    latitude: formatCoordinate(Number(r.latitude)), longitude: formatCoordinate(Number(r.longitude)),
+  };
+}
+
+export function toStation(r: Row): Station {
+  return {
+    id: String(r.id), name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street),
+    suburb: String(r.suburb), postcode: String(r.postcode), state: r.state as StateId, phone: String(r.phone),
+    website: String(r.website), latitude: formatCoordinate(Number(r.latitude)), longitude: formatCoordinate(Number(r.longitude)),
+  };
+}
+
+export function toStationDay(stationId: string, r: Row): StationDayRow {
+  return { stationId, fuel: fuelAt(r.fuel), day: Number(r.day), weightedTenths: Number(r.weighted_tenths), seconds: Number(r.seconds) };
+}
+
+export function toRunRow(r: Row): RunRow {
+  return [Number(r.fuel), Number(r.from_day), Number(r.to_day), Number(r.price_tenths)];
+}
+
+export function toCurrent(r: Row): CurrentPrice {
+  return {
+    stationId: String(r.station_id), fuel: fuelAt(r.fuel), priceTenths: Number(r.price_tenths), available: flag(r.available),
+    reportedAt: Number(r.reported_at), openFrom: Number(r.open_from),
+  };
+}
+
+export function toReport(r: Row): Report {
+  return { at: Number(r.at), priceTenths: Number(r.price_tenths), available: flag(r.available) };
+}
+
+/**
+ * A current_prices row as the writers carry it on. Written out, not spread from toReport: in
+ * Node 20 an object spread with properties added is far slower than a literal (bench/RESULTS.md),
+ * and this runs once per open price in every seal.
+ */
+export function toOpenState(r: Row): OpenState {
+  return { at: Number(r.reported_at), priceTenths: Number(r.price_tenths), available: flag(r.available), openFrom: Number(r.open_from) };
+}
+
+export function toToken(r: Row): TokenRecord {
+  const nullable = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+  return {
+    id: String(r.id), name: String(r.name), hash: r.hash as Buffer, createdAt: Number(r.created_at),
+    expiresAt: nullable(r.expires_at), revokedAt: nullable(r.revoked_at), rateLimit: nullable(r.rate_limit),
+  };
+}
+
+export function toFeedRun(r: Row): FeedRun {
+  return {
+    feed: String(r.feed), startedAt: Number(r.started_at), finishedAt: Number(r.finished_at),
+    stationsAdded: Number(r.stations_added), stationsUpdated: Number(r.stations_updated), pricesAccepted: Number(r.prices_accepted),
+    pricesIgnored: Number(r.prices_ignored), pricesHeld: Number(r.prices_held), rejected: Number(r.rejected),
+    rejections: JSON.parse(String(r.rejections)) as FeedRun['rejections'], error: r.error === null ? undefined : String(r.error),
+    intervalSec: Number(r.interval_sec),
+  };
+}
+
+export function feedRunValues(run: FeedRun): Array<string | number | null> {
+  return [run.feed, run.startedAt, run.finishedAt, run.stationsAdded, run.stationsUpdated, run.pricesAccepted, run.pricesIgnored,
+    run.pricesHeld, run.rejected, JSON.stringify(run.rejections), run.error ?? null, run.intervalSec];
+}
+
+export function toFeedStation(r: Row): FeedStation {
+  return {
+    id: String(r.id), feedCode: String(r.feed_code), name: String(r.name), brand: String(r.brand), address: String(r.address),
+    suburb: String(r.suburb), postcode: String(r.postcode), state: r.state as StateId,
+  };
+}
+
+/** A held price (pending_prices) as the event it will be when due. */
+export function toPending(r: Row): PriceEvent {
+  return {
+    feed: String(r.feed), feedCode: String(r.feed_code), fuel: fuelAt(r.fuel), at: Number(r.at),
+    priceTenths: Number(r.price_tenths), available: flag(r.available),
+  };
+}
+
+export function toFeedHealth(r: Row): FeedHealth {
+  return { feed: String(r.feed), lastRun: Number(r.last_run), lastSuccess: r.last_success === null ? undefined : Number(r.last_success),
+    intervalSec: Number(r.interval_sec) };
+}
+
+export function toOutOfStock(r: Row): OutOfStock {
+  return { fuel: fuelAt(r.fuel), stationId: String(r.station_id) };
+}
+
+export function toLiveDaySums(r: Row): LiveDaySums {
+  return { fuel: fuelAt(r.fuel), sumMeans: Number(r.sum_means), count: Number(r.n) };
+}
+
+export function toFuelSums(r: Row): FuelSums {
+  return { fuel: fuelAt(r.fuel), count: Number(r.available_count), sumTenths: Number(r.sum_tenths) };
+}
+
+export function toFuelTotals(r: Row): FuelTotals {
+  // Written out, not spread from toFuelSums: a spread is far slower than a literal in Node 20 (see toOpenState).
+  return {
+    fuel: fuelAt(r.fuel), count: Number(r.available_count), sumTenths: Number(r.sum_tenths),
+    minTenths: Number(r.min_tenths), maxTenths: Number(r.max_tenths),
+  };
+}
+

@@ -1,0 +1,222 @@
+import type { BulkInsert, Dialect } from './dialect.ts';
+
+/**
+ * Every statement both backends run, written once (see dialect.ts for what differs). A backend
+ * keeps in its own folder only what it does its own way: SQLite's one-row reads inside a
+ * synchronous writer, PostgreSQL's batched reads over unnest() arrays, and each one's city means.
+ * Grouped as the store's interfaces are: reads, ingest, tokens, bulk copy.
+ */
+
+const CITY_COLUMNS = 'id, name, state, latitude, longitude';
+export const STATION_COLUMNS = 'id, name, brand, address, street, suburb, postcode, state, phone, website, latitude, longitude';
+const CURRENT_COLUMNS = 's.id AS station_id, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from';
+
+/** Both versions in one statement: the one read every /v1 request makes before its answer (or its cached copy). */
+export const VERSIONS = `SELECT (SELECT value FROM meta WHERE key = 'data_version') AS data,
+  (SELECT value FROM meta WHERE key = 'tokens_version') AS tokens`;
+
+export function readStatements(d: Dialect) {
+  return {
+    ping: 'SELECT 1',
+    dataVersion: "SELECT value FROM meta WHERE key = 'data_version'",
+    versions: VERSIONS,
+    countCities: 'SELECT count(*) AS n FROM cities',
+    countCitiesInState: 'SELECT count(*) AS n FROM cities WHERE state = $1',
+    citiesPage: `SELECT ${CITY_COLUMNS} FROM cities ORDER BY ${d.byteOrder('id')} LIMIT $1 OFFSET $2`,
+    citiesPageInState: `SELECT ${CITY_COLUMNS} FROM cities WHERE state = $1 ORDER BY ${d.byteOrder('id')} LIMIT $2 OFFSET $3`,
+    city: `SELECT ${CITY_COLUMNS} FROM cities WHERE id = $1`,
+    countStations: 'SELECT count(*) AS n FROM stations',
+    countStationsInState: 'SELECT count(*) AS n FROM stations WHERE state = $1',
+    stationsPage: `SELECT ${STATION_COLUMNS} FROM stations ORDER BY ${d.byteOrder('id')} LIMIT $1 OFFSET $2`,
+    stationsPageInState: `SELECT ${STATION_COLUMNS} FROM stations WHERE state = $1 ORDER BY ${d.byteOrder('id')} LIMIT $2 OFFSET $3`,
+    station: `SELECT ${STATION_COLUMNS} FROM stations WHERE id = $1`,
+    stationKey: 'SELECT key, state FROM stations WHERE id = $1',
+    /** One station's daily sums and runs within [$2, $3], as stationDays merges them (run-days.ts). */
+    stationDaily: 'SELECT fuel, day, weighted_tenths, seconds FROM station_daily WHERE station_key = $1 AND day BETWEEN $2 AND $3 ORDER BY day, fuel',
+    stationRuns: `SELECT fuel, from_day, to_day, price_tenths FROM station_runs
+      WHERE station_key = $1 AND to_day >= $2 AND from_day <= $3 ORDER BY fuel, to_day`,
+    currentForStation: `SELECT ${CURRENT_COLUMNS} FROM stations s JOIN current_prices c ON c.station_key = s.key
+      WHERE s.id = $1 ORDER BY c.fuel`,
+    currentForCity: `SELECT ${CURRENT_COLUMNS} FROM stations s JOIN current_prices c ON c.station_key = s.key
+      WHERE s.city_id = $1 ORDER BY ${d.byteOrder('s.id')}, c.fuel`,
+    /** Today's count and sum per reported fuel with an available price, kept on write (city_current). */
+    citySums: 'SELECT fuel, available_count, sum_tenths FROM city_current WHERE city_id = $1 AND available_count > 0 ORDER BY fuel',
+    /** citySums with min and max, by two index steps each (current_prices_by_city). */
+    cityTotals: `SELECT t.fuel, t.available_count, t.sum_tenths,
+      (SELECT min(c.price_tenths) FROM current_prices c WHERE c.city_id = t.city_id AND c.available = TRUE AND c.fuel = t.fuel) AS min_tenths,
+      (SELECT max(c.price_tenths) FROM current_prices c WHERE c.city_id = t.city_id AND c.available = TRUE AND c.fuel = t.fuel) AS max_tenths
+      FROM city_current t WHERE t.city_id = $1 AND t.available_count > 0 ORDER BY t.fuel`,
+    /**
+     * A city's stations out of stock per output fuel, from its out-of-stock reports (few, found by
+     * current_prices_by_city): each output the report's fuel counts towards (fuel_groups), unless
+     * the station has an available report counting towards it too. Cheaper than pooling every
+     * current price of those stations in JS.
+     */
+    cityOutOfStock: `SELECT DISTINCT g.output AS fuel, s.id AS station_id
+      FROM current_prices o JOIN fuel_groups g ON g.fuel = o.fuel JOIN stations s ON s.key = o.station_key
+      WHERE o.city_id = $1 AND o.available = FALSE
+        AND NOT EXISTS (SELECT 1 FROM current_prices c JOIN fuel_groups h ON h.fuel = c.fuel AND h.output = g.output
+          WHERE c.station_key = o.station_key AND c.available = TRUE)`,
+    /** The city's state and the day its sealed days end ($1 when its state has no seal yet). */
+    citySeal: `SELECT c.state, coalesce(l.sealed_before, $1) AS sealed_before
+      FROM cities c LEFT JOIN seals l ON l.state = c.state WHERE c.id = $2`,
+    cityDailyMarks: 'SELECT block, mark FROM city_daily_marks WHERE city_id = $1',
+    cityDaily: 'SELECT fuel, day, mean_tenths FROM city_daily WHERE city_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day, fuel',
+    cityLiveDay: cityLiveDaySql(d),
+    cityStationDaily: `SELECT s.id AS station_id, d.fuel, d.day, d.weighted_tenths, d.seconds
+      FROM stations s JOIN station_daily d ON d.station_key = s.key
+      WHERE s.city_id = $1 AND d.day BETWEEN $2 AND $3 ORDER BY ${d.byteOrder('s.id')}, d.day, d.fuel`,
+    cityStationRuns: `SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths
+      FROM stations s JOIN station_runs r ON r.station_key = s.key
+      WHERE s.city_id = $1 AND r.to_day >= $2 AND r.from_day <= $3 ORDER BY ${d.byteOrder('s.id')}, r.fuel, r.to_day`,
+    counts: `SELECT (SELECT count(*) FROM cities) AS cities, (SELECT count(*) FROM stations) AS stations,
+      (SELECT count(*) FROM price_events) AS prices`,
+  } as const;
+}
+
+/**
+ * Today for a city in one statement (see LiveDaySums): per reported fuel, the sum and count of
+ * the stations' time-weighted means of the day. A price whose open interval began before the
+ * day did not change today, so it has no closed interval today (closed ones never reach past
+ * open_from) and its mean is the price itself: those come from city_current's count and sum,
+ * less the prices that did change. Only the prices that changed today (found by the index
+ * current_prices_changed, keyed by city and open_from) are worked out one by one: the stored
+ * closed intervals of the day plus the open one up to now, counted only while available, as
+ * stationFuelDayMeans does in JS. Params: $1 city id, $2 day, $3 the day's first instant
+ * (before now), $4 now.
+ */
+function cityLiveDaySql(d: Dialect): string {
+  const open = 'CASE WHEN c.available = TRUE AND c.open_from < $4 THEN $4 - c.open_from ELSE 0 END';
+  const closed = (column: string): string => `CASE WHEN d.seconds > 0 THEN d.${column} ELSE 0 END`;
+  // One pass over the changed prices, grouped once: per fuel, their day means (NULL when the
+  // price had no seconds today) less their prices, beside city_current's totals.
+  return `SELECT fuel, sum(sum_means) AS sum_means, sum(n) AS n FROM (
+    SELECT fuel, CAST(sum_tenths AS DOUBLE PRECISION) AS sum_means, available_count AS n FROM city_current WHERE city_id = $1
+    UNION ALL
+    SELECT fuel, coalesce(sum(mean${d.sumOrder('station_key')}), 0) - sum(CASE WHEN available = TRUE THEN CAST(price_tenths AS DOUBLE PRECISION) ELSE 0 END),
+      count(mean) - sum(CASE WHEN available = TRUE THEN 1 ELSE 0 END)
+    FROM (
+      SELECT c.fuel, c.station_key, c.available, c.price_tenths,
+        CAST(${closed('weighted_tenths')} + c.price_tenths * ${open} AS DOUBLE PRECISION) / nullif(${closed('seconds')} + ${open}, 0) AS mean
+      FROM current_prices c
+      LEFT JOIN station_daily d ON d.station_key = c.station_key AND d.day = $2 AND d.fuel = c.fuel
+      WHERE c.city_id = $1 AND c.open_from > $3
+    ) touched GROUP BY fuel
+  ) parts GROUP BY fuel HAVING sum(n) > 0 ORDER BY fuel`;
+}
+
+/** The columns of feed_runs in insert order (feedRunValues gives a run's values in the same order). */
+export const FEED_RUN_COLUMNS = ['feed', 'started_at', 'finished_at', 'stations_added', 'stations_updated', 'prices_accepted',
+  'prices_ignored', 'prices_held', 'rejected', 'rejections', 'error', 'interval_sec'] as const;
+
+/** Runs older than this are dropped from the log as new ones are recorded. */
+export const RUN_LOG_DAYS = 90;
+
+export const INGEST_STATEMENTS = {
+  bumpDataVersion: "UPDATE meta SET value = value + 1 WHERE key = 'data_version'",
+  seals: 'SELECT state, sealed_before FROM seals',
+  saveSeal: 'INSERT INTO seals (state, sealed_before) VALUES ($1, $2) ON CONFLICT (state) DO UPDATE SET sealed_before = excluded.sealed_before',
+  citiesInState: 'SELECT id, latitude, longitude FROM cities WHERE state = $1',
+  /** Held prices now due, taken out in one statement (sorted by the caller: RETURNING has no order). */
+  releasePending: 'DELETE FROM pending_prices WHERE at <= $1 RETURNING feed, feed_code, fuel, at, price_tenths, available',
+  saveCursor: `INSERT INTO feed_cursors (key, value, updated_at) VALUES ($1, $2, $3)
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+  feedCursor: 'SELECT value FROM feed_cursors WHERE key = $1',
+  feedStations: 'SELECT id, feed_code, name, brand, address, suburb, postcode, state FROM stations WHERE feed = $1 ORDER BY key',
+  recordRun: `INSERT INTO feed_runs (${FEED_RUN_COLUMNS.join(', ')}) VALUES (${FEED_RUN_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+  forgetRuns: 'DELETE FROM feed_runs WHERE finished_at < $1',
+  feedRuns: 'SELECT * FROM feed_runs ORDER BY id DESC LIMIT $1',
+  feedRunsOf: 'SELECT * FROM feed_runs WHERE feed = $1 ORDER BY id DESC LIMIT $2',
+  feedHealth: `SELECT feed, max(finished_at) AS last_run, max(CASE WHEN error IS NULL THEN finished_at END) AS last_success,
+    max(interval_sec) AS interval_sec FROM feed_runs GROUP BY feed ORDER BY feed`,
+  updateStation: `UPDATE stations SET name = $1, brand = $2, address = $3, street = $4, suburb = $5, postcode = $6, state = $7,
+    phone = $8, website = $9, latitude = $10, longitude = $11, city_id = $12 WHERE key = $13`,
+  /** A station that moved to another city takes its current prices along (triggers move the city totals). */
+  moveCurrentPrices: 'UPDATE current_prices SET city_id = $1 WHERE station_key = $2',
+  insertStation: `INSERT INTO stations (name, brand, address, street, suburb, postcode, state, phone, website,
+    latitude, longitude, city_id, id, feed, feed_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING key`,
+  /** Out of order: the report in force at the start of the replayed day, and every one after it. */
+  reportInForce: `SELECT at, price_tenths, available FROM price_events
+    WHERE station_key = $1 AND fuel = $2 AND at <= $3 ORDER BY at DESC LIMIT 1`,
+  reportsAfter: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at > $3 ORDER BY at',
+  /** The days a replay rebuilds: sums from the day on, runs that start on it or later, runs cut short that reach it. */
+  dropDaysFrom: 'DELETE FROM station_daily WHERE station_key = $1 AND fuel = $2 AND day >= $3',
+  dropRunsFrom: 'DELETE FROM station_runs WHERE station_key = $1 AND to_day >= $2 AND fuel = $3 AND from_day >= $4',
+  cutRunsBefore: 'UPDATE station_runs SET to_day = $1 WHERE station_key = $2 AND to_day >= $3 AND fuel = $4',
+  /** The seal: every price of the state still open before the cutoff, then all of them moved on to it. */
+  openBefore: `SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
+    FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE s.state = $1 AND c.open_from < $2`,
+  moveOpenTo: 'UPDATE current_prices SET open_from = $1 WHERE open_from < $2 AND station_key IN (SELECT key FROM stations WHERE state = $3)',
+  /**
+   * A state's first day with any sums or runs, on its first seal: each station's first row is the
+   * first entry of its key range; runs are read whole (a run's first day is not in its key).
+   */
+  firstDayOfState: `SELECT min(d) AS d FROM (
+    SELECT (SELECT min(day) FROM station_daily WHERE station_key = s.key) AS d FROM stations s WHERE s.state = $1
+    UNION ALL SELECT (SELECT min(from_day) FROM station_runs WHERE station_key = s.key) FROM stations s WHERE s.state = $2) firsts`,
+  deleteCityDays: 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id = $3',
+  deleteStateCityDays: 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id IN (SELECT id FROM cities WHERE state = $3)',
+} as const;
+
+/** Many rows at once (see BulkInsert): the same heads and conflict clauses on both backends. */
+export const BULK = {
+  cities: {
+    into: 'cities (id, name, state, latitude, longitude)',
+    types: ['text', 'text', 'text', 'double precision', 'double precision'],
+    tail: `ON CONFLICT (id) DO UPDATE SET name = excluded.name, state = excluded.state,
+      latitude = excluded.latitude, longitude = excluded.longitude`,
+  },
+  pendingPrices: {
+    into: 'pending_prices (feed, feed_code, fuel, at, price_tenths, available)',
+    types: ['text', 'text', 'smallint', 'bigint', 'integer', 'boolean'],
+    tail: 'ON CONFLICT DO NOTHING',
+  },
+  priceEvents: {
+    into: 'price_events (station_key, fuel, at, price_tenths, available)',
+    types: ['integer', 'smallint', 'bigint', 'integer', 'boolean'],
+    tail: '',
+  },
+  currentPrices: {
+    into: 'current_prices (station_key, fuel, price_tenths, available, reported_at, open_from, city_id)',
+    types: ['integer', 'smallint', 'integer', 'boolean', 'bigint', 'bigint', 'text'],
+    tail: `ON CONFLICT (station_key, fuel) DO UPDATE SET price_tenths = excluded.price_tenths, available = excluded.available,
+      reported_at = excluded.reported_at, open_from = excluded.open_from, city_id = excluded.city_id`,
+  },
+  /** Daily sums add up: a day may get seconds from several batches and from the seal. */
+  stationDaily: {
+    into: 'station_daily (station_key, day, fuel, weighted_tenths, seconds)',
+    types: ['integer', 'integer', 'smallint', 'bigint', 'integer'],
+    tail: `ON CONFLICT (station_key, day, fuel) DO UPDATE SET
+      weighted_tenths = station_daily.weighted_tenths + excluded.weighted_tenths, seconds = station_daily.seconds + excluded.seconds`,
+  },
+  stationRuns: {
+    into: 'station_runs (station_key, to_day, fuel, from_day, price_tenths)',
+    types: ['integer', 'integer', 'smallint', 'integer', 'integer'],
+    tail: '',
+  },
+  cityDaily: {
+    into: 'city_daily (city_id, day, fuel, mean_tenths)',
+    types: ['text', 'integer', 'smallint', 'double precision'],
+    tail: '',
+  },
+} as const satisfies Record<string, BulkInsert>;
+
+export const BUMP_TOKENS_VERSION = "UPDATE meta SET value = value + 1 WHERE key = 'tokens_version'";
+
+export function tokenStatements(d: Dialect) {
+  return {
+    create: 'INSERT INTO tokens (id, name, hash, created_at, expires_at, revoked_at, rate_limit) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    bumpVersion: BUMP_TOKENS_VERSION,
+    byId: 'SELECT * FROM tokens WHERE id = $1',
+    list: `SELECT * FROM tokens ORDER BY created_at, ${d.byteOrder('id')}`,
+    revoke: 'UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
+  } as const;
+}
+
+export function copyStatements(d: Dialect) {
+  return {
+    saveProgress: `INSERT INTO copy_progress (table_name, source, after_key, rows, done) VALUES ($1, $2, $3, $4, $5)
+      ON CONFLICT (table_name) DO UPDATE SET source = excluded.source, after_key = excluded.after_key, rows = excluded.rows, done = excluded.done`,
+    progress: `SELECT table_name, source, after_key, rows, done FROM copy_progress ORDER BY ${d.byteOrder('table_name')}`,
+  } as const;
+}

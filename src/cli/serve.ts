@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { pino } from 'pino';
-import { buildApp, loggerOptions } from '../app.ts';
+import { buildApp } from '../app.ts';
+import { loggerOptions } from '../http/request-log.ts';
 import { type Clock, type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
 import { eventLoopGauge } from '../http/load-shedding.ts';

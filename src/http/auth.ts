@@ -1,8 +1,11 @@
 import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Clock } from '../config.ts';
-import type { PriceStore, TokenRecord } from '../storage/store.ts';
+import type { StoreBase, TokenRecord, TokenStore } from '../storage/store.ts';
 import { sameText, tokenUsable, verifyToken } from '../tokens.ts';
 import { ApiError } from './errors.ts';
+import { RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './limits.ts';
+import { admission } from './server-limits.ts';
 
 const REALM = 'Bearer realm="fuelprice"';
 // RFC 7235: the scheme is case-insensitive; one space, then a token68 and nothing else.
@@ -32,17 +35,17 @@ export function isPublicPath(path: string): boolean {
  * request. A header seen for the first time is parsed, its secret hashed and compared in
  * constant time (authenticate); once a token has passed, the exact Authorization header that
  * carried it is kept beside its record, so that both paths (the fast path, and the full one's
- * auth hook in app.ts) accept the same header again by a constant-time comparison of the text
- * instead of hashing it anew (a SHA-256 per request was a fifth of a cached answer's cost, and
- * with the lookup's awaits about 9 µs of an uncached one). Both are dropped together when the
- * tokens version moves, and bounded in entries.
+ * auth hook below) accept the same header again by a constant-time comparison of the text
+ * instead of hashing it anew (a SHA-256 per request was a large part of a cached answer's cost:
+ * bench/RESULTS.md). Both are dropped together when the tokens version moves, and bounded in
+ * entries.
  */
 export class TokenCache {
   private version = Number.NaN;
   private readonly records = new Map<string, TokenRecord>();
   private readonly passed = new Map<string, string>();
 
-  constructor(private readonly store: PriceStore, private readonly maxEntries = 10_000) {}
+  constructor(private readonly store: Pick<TokenStore, 'tokenById'>, private readonly maxEntries = 10_000) {}
 
   /** A lookup for verifyToken, valid for the tokens version just read. */
   lookupAt(tokensVersion: number): (id: string) => Promise<TokenRecord | undefined> {
@@ -91,7 +94,7 @@ const ID_LENGTH = 8;
 
 /** The token record for the request's bearer token, or throws the documented 401. */
 export async function authenticate(
-  request: FastifyRequest, store: PriceStore, clock: Clock, lookup?: (id: string) => Promise<TokenRecord | undefined>,
+  request: FastifyRequest, store: Pick<TokenStore, 'tokenById'>, clock: Clock, lookup?: (id: string) => Promise<TokenRecord | undefined>,
 ): Promise<TokenRecord> {
   const header = request.headers.authorization;
   if (header === undefined || header === '') {
@@ -112,3 +115,65 @@ export async function authenticate(
   }
   return record;
 }
+
+export interface AuthAndLimitsOptions {
+  store: Pick<StoreBase, 'versions' | 'versionsNow'> & Pick<TokenStore, 'tokenById'>;
+  clock: Clock;
+  tokens: TokenCache;
+  limiter: RateLimiter;
+  /** Requests per minute per token when the token sets none, and per address without a token. */
+  defaultLimit: number;
+  maxUrlLength: number;
+  /** Told the data version read with the tokens version, so that the answer cache need not read it again. */
+  onDataVersion: (request: FastifyRequest, dataVersion: number) => void;
+}
+
+/**
+ * The bearer check and the rate limit, in one onRequest hook: a request is counted against its
+ * token's limit, or its address's when it has no valid token, before its 401 is sent, so that
+ * guessing tokens is rate limited too. Public paths (isPublicPath) are counted by address.
+ */
+export const authAndLimits = fp<AuthAndLimitsOptions>(async (app, options) => {
+  const { store, clock, tokens, limiter, defaultLimit, maxUrlLength, onDataVersion } = options;
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS') return;
+    const refused = admission(request, maxUrlLength);
+    if (refused) throw refused;
+    // The route the router chose, so that `/v1/openapi.json#x` or `/v1/%6Fpenapi.json` is as public as `/v1/openapi.json`.
+    const path = request.routeOptions.url ?? request.url.split(/[?#]/, 1)[0] ?? '';
+    let key: string | undefined;
+    let limit = defaultLimit;
+    let authError: ApiError | undefined;
+    if (!isPublicPath(path)) {
+      try {
+        // One read gives the tokens version (for the token cache) and the data version (for the answer cache);
+        // on SQLite, and on PostgreSQL while the last reading may be reused, without waiting.
+        const versions = store.versionsNow() ?? await store.versions();
+        onDataVersion(request, versions.data);
+        const header = request.headers.authorization ?? '';
+        // The very header a token has already passed with at this tokens version (compared in constant time,
+        // as the fast path does) is not hashed and looked up again; any other goes through every check.
+        let token = authorizationCount(request.raw.rawHeaders) === 1 ? tokens.passedBefore(versions.tokens, header, clock.now()) : undefined;
+        if (!token) {
+          token = await authenticate(request, store, clock, tokens.lookupAt(versions.tokens));
+          tokens.passedWith(versions.tokens, token, header);
+        }
+        key = `token:${token.id}`;
+        limit = token.rateLimit ?? defaultLimit;
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        authError = error;
+      }
+    }
+    key ??= `ip:${request.ip}`;
+    // A limiter that counts in this process is not waited for; a shared one (Redis) is.
+    const decision = limiter.consumeNow ? limiter.consumeNow(key, limit, Date.now()) : await limiter.consume(key, limit, Date.now());
+    reply.headers(rateLimitHeaders(decision, RATE_WINDOW_SEC));
+    if (!decision.allowed) {
+      throw new ApiError('rate_limited', `Rate limit of ${decision.limit} requests a minute exceeded; retry in ${decision.resetSec} s.`, {
+        'retry-after': String(decision.resetSec),
+      });
+    }
+    if (authError) throw authError;
+  });
+}, { name: 'auth-and-limits' });

@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { isStorageUnavailable } from '../storage/errors.ts';
+import { SECURITY_HEADERS } from './answer-headers.ts';
 
 /** The error catalogue: every error the API can answer, each with its one status. */
 export type ErrorCode =
@@ -119,4 +120,27 @@ function describeParameter(request: FastifyRequest, name: string): string | unde
   const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, { description?: string; 'x-accepts'?: string }> } | undefined;
   const accepts = schema?.properties?.[name]?.['x-accepts'];
   return accepts ? `Parameter '${name}' ${accepts}.` : undefined;
+}
+
+/** Every error a route or hook throws, and every unknown route, answered in the documented shape. */
+export function addErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const apiErr = toApiError(error instanceof Error ? error : new Error(String(error)), request);
+    if (apiErr.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, apiErr);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0]?.slice(0, 200) ?? ''}.`)));
+}
+
+/** Errors the router raises before any hook runs (Fastify's frameworkErrors): answered in the documented shape too. */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // No hook has run, so onRequest's and onSend's headers are set here.
+  reply.header('x-request-id', request.id).header('cache-control', 'no-store').headers(SECURITY_HEADERS);
+  const apiErr = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? new ApiError('not_found', 'No city or station has an id that long (200 characters at most).')
+    : error.code === 'FST_ERR_BAD_URL'
+      ? new ApiError('invalid_parameter', 'The URL is not valid: check its percent-encoding.')
+      : toApiError(error, request);
+  void sendError(reply, apiErr);
 }

@@ -14,19 +14,20 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../config.ts';
-import type { Logger } from '../ingest/feed.ts';
-import type { PriceStore } from '../storage/store.ts';
+import type { Logger } from '../logger.ts';
+import type { StoreBase } from '../storage/store.ts';
 import type { TokenCache } from './auth.ts';
-import { type ResponseCache, clockBucket } from './cache.ts';
-import { type MemoryRateLimiter, RATE_WINDOW_SEC, rateLimitHeaders } from './limits.ts';
-import { REQUEST_ID, lengthOverLimit } from './overload.ts';
+import { type ResponseCache, clockBucket } from './answer-cache.ts';
+import { RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './limits.ts';
+import { REQUEST_ID, lengthOverLimit } from './server-limits.ts';
 
 export interface FastPathDeps {
-  store: PriceStore;
+  store: Pick<StoreBase, 'versionsNow'>;
   clock: Clock;
   cache: ResponseCache;
   tokens: TokenCache;
-  limiter: MemoryRateLimiter;
+  /** A limiter that counts in this process: the fast path never waits. */
+  limiter: Required<Pick<RateLimiter, 'consumeNow'>>;
   defaultLimit: number;
   /** The client's address as Fastify's request.ip gives it (TRUST_PROXY), for the log line. */
   address: (req: IncomingMessage) => string;
@@ -42,7 +43,7 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     if (req.method !== 'GET' || url === undefined || !url.startsWith('/v1/')) return false;
     const headers = scanHeaders(req.rawHeaders);
     if (!headers) return false;
-    let versions: ReturnType<PriceStore['versionsNow']>;
+    let versions: ReturnType<StoreBase['versionsNow']>;
     try {
       versions = store.versionsNow();
     } catch {
@@ -113,15 +114,3 @@ export function scanHeaders(raw: readonly string[]): { authorization: string; re
   }
   return authorization === undefined ? undefined : { authorization, requestId };
 }
-
-/** Headers of a full-path answer that are the same on every request for its URL. */
-export function stableHeaders(headers: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (PER_REQUEST.has(name) || value === undefined) continue;
-    out[name] = Array.isArray(value) ? value.join(', ') : String(value);
-  }
-  return out;
-}
-
-const PER_REQUEST: ReadonlySet<string> = new Set(['x-request-id', 'ratelimit', 'ratelimit-policy', 'content-length', 'date', 'connection', 'keep-alive']);

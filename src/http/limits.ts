@@ -16,10 +16,21 @@ export interface RateLimiter {
   /** Counts one request for `key` unless it is over `limit`; never rejects. */
   consume(key: string, limit: number, nowMs: number): Promise<RateDecision>;
   /**
+   * consume() without a promise, for a limiter that counts in this process: the auth hook then
+   * does not wait, and the fast path of cached answers (fast-path.ts) may run. Shared limiters
+   * (Redis) have none.
+   */
+  consumeNow?(key: string, limit: number, nowMs: number): RateDecision;
+  /**
    * Shared limiters only: 'degraded' while the shared store is out of reach and requests are
    * counted per process instead. /ready reports it.
    */
   status?(): 'ok' | 'degraded';
+}
+
+/** A limiter that counts in this process (has consumeNow): nothing to wait for. */
+export function countsInProcess(limiter: RateLimiter): limiter is RateLimiter & Required<Pick<RateLimiter, 'consumeNow'>> {
+  return typeof limiter.consumeNow === 'function';
 }
 
 export const RATE_WINDOW_SEC = 60;
@@ -35,7 +46,6 @@ export class MemoryRateLimiter implements RateLimiter {
     return this.consumeNow(key, limit, nowMs);
   }
 
-  /** consume() without a promise, for the fast path of cached answers. */
   consumeNow(key: string, limit: number, nowMs: number): RateDecision {
     const windowMs = this.windowSec * 1000;
     let entry = this.windows.get(key);

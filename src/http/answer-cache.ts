@@ -1,5 +1,10 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clock } from '../config.ts';
+import { PiecedBody, etagOf } from './body.ts';
+
 /**
- * Answers kept as the bytes that were sent, with their ETag, until the data changes: a hit is
+ * The answer cache, in one place: what the full path (the hooks below) keeps and the fast path
+ * (fast-path.ts) serves. Answers kept as the bytes that were sent, with their ETag, until the data changes: a hit is
  * served without touching the domain code, the serialiser or the hash. An entry is valid for
  * one data version (every write that changes an answer bumps it, whichever process wrote), and,
  * for the answers that depend on the clock (histories: today's point is a time-weighted mean up
@@ -151,4 +156,112 @@ export class SingleFlight {
   get size(): number {
     return this.flights.size;
   }
+}
+
+/** Headers of a full-path answer that are the same on every request for its URL (what the fast path sends again). */
+export function stableHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (PER_REQUEST.has(name) || value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}
+
+const PER_REQUEST: ReadonlySet<string> = new Set(['x-request-id', 'ratelimit', 'ratelimit-policy', 'content-length', 'date', 'connection', 'keep-alive']);
+
+export interface AnswerCacheOptions {
+  /** Absent: no answers kept (every answer still gets its ETag, Cache-Control and 304). */
+  cache: ResponseCache | undefined;
+  clock: Clock;
+  /** The data version when the request's own reading (noteVersion) is missing. */
+  dataVersion: () => Promise<number>;
+  /** Seconds a client may cache a /v1 answer (Cache-Control max-age). */
+  maxAgeSec: number;
+}
+
+/**
+ * The full path's side of the cache, as hooks on the root app: a cached answer is sent before
+ * the handler (preHandler, after auth, limits and validation), and every /v1 answer gets its
+ * ETag, Cache-Control and 304 and is kept (onSend). `noteVersion` takes the data version the
+ * auth hook read for the request, so that it is not read twice.
+ */
+export class AnswerCache {
+  private readonly dataVersions = new WeakMap<object, number>();
+  private readonly slots = new WeakMap<object, { key: string; version: number; bucket: number }>();
+  // One answer worked out at a time per URL, data version and clock bucket: requests that miss
+  // while the same answer is being worked out wait for it and take it from the cache, rather than
+  // all reading storage at once (every cached answer misses together after each ingest batch).
+  private readonly misses = new SingleFlight();
+
+  constructor(private readonly options: AnswerCacheOptions) {}
+
+  noteVersion(request: FastifyRequest, dataVersion: number): void {
+    this.dataVersions.set(request, dataVersion);
+  }
+
+  register(app: FastifyInstance): void {
+    const { cache, clock, maxAgeSec } = this.options;
+    const { slots, misses } = this;
+    if (cache) {
+      app.addHook('preHandler', async (request, reply) => {
+        if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.url.startsWith('/v1/') || request.url.startsWith('/v1/openapi.json')) return;
+        const version = this.dataVersions.get(request) ?? await this.options.dataVersion();
+        const bucket = clockBucket(request.url, clock.now());
+        let hit = cache.get(request.url, version, bucket);
+        if (!hit) {
+          const flight = `${version}\u0000${bucket}\u0000${request.url}`;
+          // Waits only for a GET's answer: a HEAD's or an error's is not kept, and the waiter then works out its own.
+          if (await misses.wait(flight)) hit = cache.get(request.url, version, bucket);
+          if (!hit) {
+            if (request.method === 'GET') misses.lead(flight, request);
+            slots.set(request, { key: request.url, version, bucket });
+            return;
+          }
+        }
+        reply.header('etag', hit.etag).type('application/json; charset=utf-8');
+        return reply.send(hit.body);
+      });
+      // A leader lands in onSend, its answer kept or not; these are for a request that ends without sending.
+      app.addHook('onResponse', async (request) => misses.land(request));
+      app.addHook('onRequestAbort', async (request) => misses.land(request));
+    }
+
+    app.addHook('onSend', async (request, reply, payload) => {
+      // A string from the serialiser, a Buffer from a route or the cache (preHandler above), or a large answer's pieces (body.ts).
+      const pieced = payload instanceof PiecedBody;
+      if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || (typeof payload !== 'string' && !Buffer.isBuffer(payload) && !pieced)) {
+        if (reply.statusCode >= 400) reply.header('cache-control', 'no-store');
+        misses.land(request);
+        return payload;
+      }
+      const known = reply.getHeader('etag');
+      const etag = typeof known === 'string' ? known : etagOf(payload);
+      reply.header('cache-control', `private, max-age=${maxAgeSec}`);
+      let body: string | Buffer | PiecedBody = payload;
+      if (known === undefined) {
+        reply.header('etag', etag);
+        const slot = slots.get(request);
+        if (cache && slot && request.method === 'GET') {
+          // Kept joined: the cache and the fast path send one Buffer.
+          if (body instanceof PiecedBody) body = body.joined();
+          cache.set(slot.key, slot.version, slot.bucket, { body, etag, headers: stableHeaders(reply.getHeaders()) });
+        }
+      }
+      misses.land(request);
+      if (matchesEtag(request.headers['if-none-match'], etag)) {
+        reply.code(304);
+        return '';
+      }
+      // A stream's length is not worked out by Fastify: set here, HEAD's included.
+      if (body instanceof PiecedBody) reply.header('content-length', String(body.length));
+      return body;
+    });
+  }
+}
+
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CLOCK_BUCKET_SEC, ResponseCache, SingleFlight, clockBucket } from '../../src/http/cache.ts';
+import { CLOCK_BUCKET_SEC, ResponseCache, SingleFlight, clockBucket } from '../../src/http/answer-cache.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { type RunningServer, fixedClock, get, startServer, testBackends } from '../helpers.ts';
@@ -90,11 +90,12 @@ function countingHistoryReads(store: PriceStore): { store: PriceStore; reads: ()
     get(target, name, receiver) {
       const value: unknown = Reflect.get(target, name, receiver);
       if (typeof value !== 'function') return value;
-      if (name !== 'cityHistoryParts') return value.bind(target);
+      const method = value as (...a: unknown[]) => unknown;
+      if (name !== 'cityHistoryParts') return method.bind(target);
       return async (...args: unknown[]) => {
         reads++;
         await new Promise((resolve) => setTimeout(resolve, 50));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
+        return method.apply(target, args);
       };
     },
   });

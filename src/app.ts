@@ -16,7 +16,7 @@ import { cityRoutes } from './http/routes/cities.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { stationRoutes } from './http/routes/stations.ts';
 import { lazySerializers } from './http/serializers.ts';
-import { DEFAULT_LIMITS, REQUEST_ID, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer } from './http/server-limits.ts';
+import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer, requestIdOf } from './http/server-limits.ts';
 import type { Logger } from './logger.ts';
 import { CitySchema, HistoryRecordSchema, StationSchema } from './schemas/api.ts';
 import type { PriceStore } from './storage/store.ts';
@@ -26,20 +26,13 @@ export interface AppOptions {
   clock: Clock;
   logger?: FastifyServerOptions['logger'];
   rateLimiter?: RateLimiter;
-  /** Requests per minute per token when the token sets none. */
-  defaultRateLimit?: number;
-  /** Seconds a client may cache a /v1 answer (Cache-Control max-age). */
-  maxAgeSec?: number;
-  /** Text shown on the docs page about where the data comes from. */
-  dataNote?: string;
-  /** Keep each /v1 answer until the data changes (http/answer-cache.ts). On by default; the benchmarks turn it off. */
-  responseCache?: boolean;
-  /** Which X-Forwarded-For hops to believe for the client's address (TRUST_PROXY); none by default. */
-  trustProxy?: TrustProxy;
-  /** Load shedding (http/load-shedding.ts): none when absent. Closed with the app. */
-  loadGauge?: LoadGauge;
-  /** The HTTP server's timeouts and limits; DEFAULT_LIMITS for any not given (tests shorten them). */
-  limits?: Partial<ServerLimits>;
+  defaultRateLimit?: number; // requests a minute per token that sets none
+  maxAgeSec?: number; // Cache-Control max-age of a /v1 answer
+  dataNote?: string; // where the data comes from, on the docs page
+  responseCache?: boolean; // keep /v1 answers until the data changes (http/answer-cache.ts); on by default
+  trustProxy?: TrustProxy; // which X-Forwarded-For hops to believe (TRUST_PROXY); none by default
+  loadGauge?: LoadGauge; // load shedding (http/load-shedding.ts), closed with the app; none when absent
+  limits?: Partial<ServerLimits>; // the server's timeouts and caps; DEFAULT_LIMITS for any not given
 }
 
 /** Builds the whole HTTP app; the server, the tests and the benchmarks all start here. Wiring only. */
@@ -72,10 +65,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One trust function for Fastify's request.ip and the fast path (Fastify itself ignores a bare hop count).
     trustProxy: trust,
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
-    },
+    genReqId: requestIdOf,
     bodyLimit: 1024,
     ajv: { customOptions: { keywords: ['x-accepts'] } },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
@@ -84,10 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (options.logger) requestLog = app.log;
-  if (gauge) {
-    app.addHook('onListen', async () => gauge.restart?.());
-    app.addHook('onClose', async () => gauge.close());
-  }
+  if (gauge) app.addHook('onListen', async () => gauge.restart?.()).addHook('onClose', async () => gauge.close());
   app.addHook('preClose', async () => { if (app.server.listening) drainIdleConnections(app.server); });
   for (const schema of [ErrorBody, CitySchema, StationSchema, HistoryRecordSchema]) app.addSchema(schema);
 

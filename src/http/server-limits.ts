@@ -176,6 +176,12 @@ function rawError(code: ErrorCode, message: string, fixedHeaders: string, head =
 /** An X-Request-Id a client may choose (anything else is replaced by a fresh UUID). */
 export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The request's id: the client's X-Request-Id when it is a sane one, else a new UUID. */
+export function requestIdOf(req: { headers: IncomingHttpHeaders }): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 /** A GET carries no body here; one past this (or of unknown length) is refused and its connection closed. */
 export const MAX_BODY_BYTES = 1_024;
 

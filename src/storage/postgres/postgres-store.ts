@@ -84,8 +84,7 @@ export class PostgresStore implements PriceStore {
       const groups = FUELS.flatMap((fuel) => outputsOf(fuel).map((output) => [fuelIndex(fuel), fuelIndex(output)] as const));
       const stored = Number((await firstRow(client, 'SELECT count(*) AS n FROM fuel_groups'))?.n ?? 0);
       if (stored !== groups.length) {
-        await execute(client, `INSERT INTO fuel_groups (fuel, output) SELECT * FROM unnest($1::smallint[], $2::smallint[])
-          ON CONFLICT DO NOTHING`, [groups.map((g) => g[0]), groups.map((g) => g[1])]);
+        await bulkInsert(client, BULK.fuelGroups, [groups.map((g) => g[0]), groups.map((g) => g[1])]);
       }
     });
   }

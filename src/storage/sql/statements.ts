@@ -194,6 +194,12 @@ export const BULK = {
     types: ['integer', 'integer', 'smallint', 'integer', 'integer'],
     tail: '',
   },
+  /** Which output fuels each reported fuel counts towards (itself, and its combined id if any), written at migration. */
+  fuelGroups: {
+    into: 'fuel_groups (fuel, output)',
+    types: ['smallint', 'smallint'],
+    tail: 'ON CONFLICT DO NOTHING',
+  },
   cityDaily: {
     into: 'city_daily (city_id, day, fuel, mean_tenths)',
     types: ['text', 'integer', 'smallint', 'double precision'],

@@ -68,8 +68,7 @@ export class SqliteStore implements PriceStore {
         db.exec(SQLITE_MIGRATIONS[v] ?? '');
         db.pragma(`user_version = ${v + 1}`);
       }
-      const insert = db.prepare('INSERT OR IGNORE INTO fuel_groups (fuel, output) VALUES (?, ?)');
-      for (const fuel of FUELS) for (const output of outputsOf(fuel)) insert.run(fuelIndex(fuel), fuelIndex(output));
+      for (const fuel of FUELS) for (const output of outputsOf(fuel)) this.db.insertRow(BULK.fuelGroups, [fuelIndex(fuel), fuelIndex(output)]);
     })();
   }
 

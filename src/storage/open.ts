@@ -17,7 +17,7 @@ export async function openStore(databaseUrl: string, options: { migrate?: boolea
     return store;
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    // Loaded when asked for: pg costs some 80 ms of every start that does not use it.
+    // Loaded when asked for: loading pg would slow every start that does not use it.
     const { PostgresStore } = await import('./postgres/postgres-store.ts');
     const store = new PostgresStore({ connectionString: databaseUrl });
     try {

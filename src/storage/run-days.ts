@@ -2,6 +2,7 @@ import { FUELS, type FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
 import { type LocalDay, dayLength, dayStart } from '../domain/time.ts';
 import type { DayRange, StationDayRow } from './store.ts';
+import type { Row } from './sql/dialect.ts';
 import { fuelAt } from './sql/row-mappers.ts';
 
 /** Runs of whole days at one price (station_runs) expanded, on read, into the days they stand for. */
@@ -10,6 +11,10 @@ const FUEL_ORDER: ReadonlyMap<FuelId, number> = new Map(FUELS.map((fuel, index) 
 
 /** A station_runs row as the readers take it: fuel index, first day, last day, price. */
 export type RunRow = [fuel: number, from: LocalDay, to: LocalDay, priceTenths: number];
+
+export function toRunRow(r: Row): RunRow {
+  return [Number(r.fuel), Number(r.from_day), Number(r.to_day), Number(r.price_tenths)];
+}
 
 /**
  * One station's days with the whole days of its runs within `range` added as days of their own

@@ -1,6 +1,6 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
-import type { CopyTable } from './sql/copy-tables.ts';
+import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow } from '../domain/price-rows.ts';
 
 export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow };
@@ -241,28 +241,8 @@ export interface TokenStore extends StoreBase {
 /** Every door at once: what storage/open.ts hands out, each caller taking the interface it needs. */
 export interface PriceStore extends ReadStore, IngestStore, TokenStore, BulkStore {}
 
-export { COPY_ORDER, type CopyTable } from './sql/copy-tables.ts';
-
-export type CopyValue = string | number | Buffer | null;
-export type CopyRow = Record<string, CopyValue>;
-/** The primary-key values of a row, in key order: where the next chunk starts after. */
-export type CopyKey = Array<string | number>;
-
-export interface TableChunk {
-  rows: CopyRow[];
-  /** The key of the last row, or undefined when the chunk is empty. */
-  last: CopyKey | undefined;
-}
-
-/** How far a copy into this store got, per table; written in the same transaction as each chunk. */
-export interface CopyProgress {
-  table: CopyTable;
-  /** Names the source (its URL, password left out): a different source is a different copy. */
-  source: string;
-  after: CopyKey | undefined;
-  rows: number;
-  done: boolean;
-}
+export { COPY_ORDER } from './sql/copy-tables.ts';
+export type { CopyKey, CopyProgress, CopyRow, CopyTable, CopyValue, TableChunk } from './sql/copy-tables.ts';
 
 /** Bulk moves between installations (`fuelprice copy`, see sql/copy-tables.ts). */
 export interface BulkStore extends StoreBase {

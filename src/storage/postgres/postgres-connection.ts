@@ -1,6 +1,5 @@
 import pg from 'pg';
-import type { BulkInsert, Params } from '../sql/dialect.ts';
-import type { Row } from '../sql/row-mappers.ts';
+import type { BulkInsert, Params, Row } from '../sql/dialect.ts';
 
 /**
  * The connection pool and transactions of the PostgreSQL store: every connection names the

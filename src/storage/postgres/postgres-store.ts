@@ -2,12 +2,12 @@ import type pg from 'pg';
 import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
-import { withRunDays, withRunDaysByStation } from '../run-days.ts';
+import { toRunRow, withRunDays, withRunDaysByStation } from '../run-days.ts';
 import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } from '../sql/copy-tables.ts';
-import { POSTGRES_DIALECT } from '../sql/dialect.ts';
+import { POSTGRES_DIALECT, type Row } from '../sql/dialect.ts';
 import {
-  type Row, feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toOutOfStock, toPending, toRunRow, toStation, toStationDay, toToken,
+  feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
+  toOutOfStock, toPending, toStation, toStationDay, toToken,
 } from '../sql/row-mappers.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, tokenStatements } from '../sql/statements.ts';
 import type {

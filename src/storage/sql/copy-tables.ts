@@ -1,6 +1,4 @@
-import type { CopyKey, CopyProgress, CopyRow, CopyValue, TableChunk } from '../store.ts';
-import type { BulkInsert, Dialect } from './dialect.ts';
-import type { Row } from './row-mappers.ts';
+import type { BulkInsert, Dialect, Row } from './dialect.ts';
 
 /**
  * The tables `fuelprice copy` moves (BulkStore), whole and in primary-key order, with the same
@@ -31,6 +29,27 @@ export const COPY_TABLES = {
 export type CopyTable = keyof typeof COPY_TABLES;
 /** In copy order: cities before the stations that reference them. */
 export const COPY_ORDER = Object.keys(COPY_TABLES) as CopyTable[];
+
+export type CopyValue = string | number | Buffer | null;
+export type CopyRow = Record<string, CopyValue>;
+/** The primary-key values of a row, in key order: where the next chunk starts after. */
+export type CopyKey = Array<string | number>;
+
+export interface TableChunk {
+  rows: CopyRow[];
+  /** The key of the last row, or undefined when the chunk is empty. */
+  last: CopyKey | undefined;
+}
+
+/** How far a copy into this store got, per table; written in the same transaction as each chunk. */
+export interface CopyProgress {
+  table: CopyTable;
+  /** Names the source (its URL, password left out): a different source is a different copy. */
+  source: string;
+  after: CopyKey | undefined;
+  rows: number;
+  done: boolean;
+}
 
 /** The table's spec, checked at run time too: SQL names only ever come from COPY_TABLES. */
 export function copySpec(table: CopyTable): (typeof COPY_TABLES)[CopyTable] {

@@ -49,5 +49,11 @@ export interface BulkInsert {
   tail: string;
 }
 
+/**
+ * A row as either backend returns it. Column names are the same in each schema; flags may come
+ * back as 0/1 (SQLite) or true/false (PostgreSQL): row-mappers.ts turns rows into the store's objects.
+ */
+export type Row = Record<string, unknown>;
+
 /** A statement's parameters, positional ($1 is the first). */
 export type Params = ReadonlyArray<unknown>;

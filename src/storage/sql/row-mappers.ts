@@ -1,15 +1,11 @@
 import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
-import type { RunRow } from '../run-days.ts';
 import type { City, CurrentPrice, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, Station, StationDayRow, TokenRecord } from '../store.ts';
 import type { OpenState, Report } from '../writer/day-totals.ts';
+import type { Row } from './dialect.ts';
 
-/**
- * Rows as every SQL backend returns them, turned into the store's objects. Column names are
- * the same in each schema; flags may come back as 0/1 (SQLite) or true/false (PostgreSQL).
- */
-export type Row = Record<string, unknown>;
+/* Rows as the backends return them (dialect.ts, Row) turned into the store's objects. */
 
 export function fuelAt(index: unknown): FuelId {
   const fuel = FUELS[Number(index)];
@@ -40,9 +36,6 @@ export function toStationDay(stationId: string, r: Row): StationDayRow {
   return { stationId, fuel: fuelAt(r.fuel), day: Number(r.day), weightedTenths: Number(r.weighted_tenths), seconds: Number(r.seconds) };
 }
 
-export function toRunRow(r: Row): RunRow {
-  return [Number(r.fuel), Number(r.from_day), Number(r.to_day), Number(r.price_tenths)];
-}
 
 export function toCurrent(r: Row): CurrentPrice {
   return {

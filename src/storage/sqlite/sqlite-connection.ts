@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { BulkInsert, Params } from '../sql/dialect.ts';
-import type { Row } from '../sql/row-mappers.ts';
+import type { Row } from '../sql/dialect.ts';
 
 /**
  * One SQLite database file: its pragmas, its prepared statements (every query parameterised

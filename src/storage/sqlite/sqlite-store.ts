@@ -1,12 +1,12 @@
 import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
-import { type RunRow, withRunDays, withRunDaysByStation } from '../run-days.ts';
+import { type RunRow, toRunRow, withRunDays, withRunDaysByStation } from '../run-days.ts';
 import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } from '../sql/copy-tables.ts';
 import { SQLITE_DIALECT } from '../sql/dialect.ts';
 import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toOutOfStock, toPending, toRunRow, toStation, toStationDay, toToken,
+  toOutOfStock, toPending, toStation, toStationDay, toToken,
 } from '../sql/row-mappers.ts';
 import { BULK, INGEST_STATEMENTS, RUN_LOG_DAYS, copyStatements, readStatements, tokenStatements } from '../sql/statements.ts';
 import type {

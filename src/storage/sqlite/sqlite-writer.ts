@@ -2,7 +2,8 @@ import { FUELS } from '../../domain/fuels.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
 import { assignCity, uniqueSlug } from '../places.ts';
-import { type Row, toOpenState, toReport } from '../sql/row-mappers.ts';
+import type { Row } from '../sql/dialect.ts';
+import { toOpenState, toReport } from '../sql/row-mappers.ts';
 import { BULK, INGEST_STATEMENTS as SQL } from '../sql/statements.ts';
 import type { Batch, BatchResult, StationInput } from '../store.ts';
 import {

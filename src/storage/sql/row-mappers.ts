@@ -50,7 +50,7 @@ export function toReport(r: Row): Report {
 
 /**
  * A current_prices row as the writers carry it on. Written out, not spread from toReport: in
- * Node 20 an object spread with properties added is far slower than a literal (bench/RESULTS.md),
+ * Node 20 an object spread with properties added is far slower than a literal (README, Performance),
  * and this runs once per open price in every seal.
  */
 export function toOpenState(r: Row): OpenState {

@@ -36,6 +36,8 @@ export default defineConfig(
       '@typescript-eslint/require-await': 'off',
       // House style: no non-null `!` without a reason, given in an eslint-disable comment.
       '@typescript-eslint/no-non-null-assertion': 'error',
+      // A variable assigned once, after a closure that reads it is made (a logger known only once the app exists), stays `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // The same convention as tsc's noUnusedParameters: a leading `_` marks an unused one.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },

@@ -25,7 +25,7 @@ import { newToken } from '../src/tokens.ts';
 export interface TestBackend {
   name: string;
   /** A fresh, migrated, empty store, and how to throw it away. */
-  create(): Promise<{ store: PriceStore; drop(): Promise<void> }>;
+  create(): Promise<{ store: PriceStore; drop: () => Promise<void> }>;
 }
 
 /** SQLite always; PostgreSQL when FUELPRICE_TEST_POSTGRES (or a postgres:// DATABASE_URL) names a server (see README, Testing). */
@@ -73,7 +73,7 @@ function postgresBackend(serverUrl: string): TestBackend {
 }
 
 /** A new empty database (`fuelprice_test_<random>`) on the server, optionally with an ICU locale, and how to drop it. */
-export async function createPostgresDatabase(serverUrl: string, options: { icuLocale?: string } = {}): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPostgresDatabase(serverUrl: string, options: { icuLocale?: string } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `fuelprice_test_${randomBytes(6).toString('hex')}`;
   const locale = options.icuLocale ? ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE ${pg.escapeLiteral(options.icuLocale)} LOCALE 'C'` : '';
   await postgresAdmin(serverUrl, (client) => client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}${locale}`));
@@ -92,7 +92,7 @@ export async function postgresAdmin<T>(serverUrl: string, work: (client: pg.Clie
     await client.connect();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`PostgreSQL tests were asked for, but the server at ${redacted(serverUrl)} cannot be reached: ${reason}`);
+    throw new Error(`PostgreSQL tests were asked for, but the server at ${redacted(serverUrl)} cannot be reached: ${reason}`, { cause: error });
   }
   try {
     return await work(client);
@@ -127,7 +127,7 @@ export async function redisAdmin(serverUrl: string): Promise<Redis> {
   } catch (error) {
     client.disconnect();
     const reason = lastError?.message ?? (error instanceof Error ? error.message : String(error));
-    throw new Error(`Redis tests were asked for, but the server at ${redacted(serverUrl)} cannot be reached: ${reason}`);
+    throw new Error(`Redis tests were asked for, but the server at ${redacted(serverUrl)} cannot be reached: ${reason}`, { cause: error });
   }
   return client;
 }
@@ -158,7 +158,7 @@ export interface RunningServer {
   baseUrl: string;
   app: FastifyInstance;
   token: string;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** The real app on a real port (127.0.0.1, random port), with one valid token. */
@@ -246,9 +246,9 @@ export interface TcpProxy {
   /** The target URL with its host and port replaced by the proxy's. */
   url: string;
   /** Closes every connection and stops listening: clients see the server vanish. */
-  down(): Promise<void>;
+  down: () => Promise<void>;
   /** Listens again on the same port. */
-  up(): Promise<void>;
+  up: () => Promise<void>;
 }
 
 /** A TCP proxy in front of a server (Redis, PostgreSQL) that a test can take away and bring back on the same port. */
@@ -365,7 +365,7 @@ export function unavailableOf(current: readonly CurrentPrice[]): Map<FuelId, str
   for (const price of current) {
     for (const output of outputsOf(price.fuel)) {
       let stations = state.get(output);
-      if (!stations) state.set(output, (stations = new Map()));
+      if (!stations) state.set(output, (stations = new Map<string, boolean>()));
       stations.set(price.stationId, (stations.get(price.stationId) ?? true) && !price.available);
     }
   }
@@ -443,19 +443,18 @@ async function allRows(store: PriceStore, table: CopyTable): Promise<CopyRow[]> 
  */
 export async function assertDaysMatchReports(store: PriceStore, step = ''): Promise<number> {
   const stations = new Map((await allRows(store, 'stations')).map((s) => [Number(s.key), { id: String(s.id), state: s.state as StateId }]));
-  const openFrom = new Map((await allRows(store, 'current_prices')).map((c) => [`${c.station_key}:${c.fuel}`, Number(c.open_from)]));
+  const openFrom = new Map((await allRows(store, 'current_prices')).map((c) => [`${Number(c.station_key)}:${Number(c.fuel)}`, Number(c.open_from)]));
   const events = await allRows(store, 'price_events');
   const expected = new Map<string, Map<string, { weighted: number; seconds: number }>>();
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i]!;
+  for (const [i, e] of events.entries()) {
     const next = events[i + 1];
-    const group = `${e.station_key}:${e.fuel}`;
-    const end = next && `${next.station_key}:${next.fuel}` === group ? Number(next.at) : openFrom.get(group);
+    const group = `${Number(e.station_key)}:${Number(e.fuel)}`;
+    const end = next && `${Number(next.station_key)}:${Number(next.fuel)}` === group ? Number(next.at) : openFrom.get(group);
     const station = stations.get(Number(e.station_key));
     assert.ok(station && end !== undefined, `${step}: ${group}`);
     if (Number(e.available) !== 1) continue;
     let days = expected.get(station.id);
-    if (!days) expected.set(station.id, (days = new Map()));
+    if (!days) expected.set(station.id, (days = new Map<string, { weighted: number; seconds: number }>()));
     for (const slice of splitByLocalDay(station.state, Number(e.at), end)) {
       const key = `${fuelAt(e.fuel)}:${slice.day}`;
       const sum = days.get(key) ?? { weighted: 0, seconds: 0 };
@@ -471,8 +470,15 @@ export async function assertDaysMatchReports(store: PriceStore, step = ''): Prom
       assert.ok(!stored.has(key), `${step}: ${id} ${key} is stored twice`);
       if (d.seconds > 0) stored.set(key, { weighted: d.weightedTenths, seconds: d.seconds });
     }
-    const want = [...(expected.get(id) ?? new Map())].sort(([a], [b]) => a.localeCompare(b));
+    const want = [...(expected.get(id) ?? new Map<string, { weighted: number; seconds: number }>())].sort(([a], [b]) => a.localeCompare(b));
     assert.deepEqual([...stored].sort(([a], [b]) => a.localeCompare(b)), want, `${step}: ${id}`);
   }
   return (await allRows(store, 'station_runs')).length;
+}
+
+/** The item at `index`, failing the test when there is none (instead of a non-null `!`). */
+export function itemAt<T>(items: readonly T[], index: number): T {
+  const item = items[index];
+  assert.ok(item !== undefined, `no item at ${index} of ${items.length}`);
+  return item;
 }

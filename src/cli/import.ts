@@ -21,7 +21,7 @@ export async function importCommand(config: Config, args: string[]): Promise<num
   if (!isImportFormatId(formatName)) throw new UsageError(`unknown import format '${formatName.slice(0, 30)}': use ${IMPORT_FORMAT_IDS.join(', ')}`);
   if (files.length === 0) throw new UsageError(`name the ${formatName} files to import`);
   for (const file of files) {
-    let isFile = false;
+    let isFile: boolean;
     try {
       isFile = statSync(file).isFile();
     } catch {

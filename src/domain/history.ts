@@ -26,7 +26,7 @@ export function stationFuelDayMeans(
     if (seconds <= 0 || day > range.to || (range.from !== null && day < range.from)) return;
     const key = seriesKey(stationId, fuel);
     let days = sums.get(key);
-    if (!days) sums.set(key, (days = new Map()));
+    if (!days) sums.set(key, (days = new Map<LocalDay, Weighted>()));
     const sum = days.get(day);
     if (sum) { sum.weighted += weighted; sum.seconds += seconds; } else days.set(day, { weighted, seconds });
   };
@@ -58,7 +58,7 @@ function poolByOutput(means: Map<string, Map<LocalDay, number>>): Map<FuelId, Ma
   for (const [key, days] of means) {
     for (const output of outputsOf(fuelOfKey(key))) {
       let pool = pools.get(output);
-      if (!pool) pools.set(output, (pool = new Map()));
+      if (!pool) pools.set(output, (pool = new Map<LocalDay, { sum: number; count: number }>()));
       for (const [day, mean] of days) {
         const acc = pool.get(day);
         if (acc) { acc.sum += mean; acc.count += 1; } else pool.set(day, { sum: mean, count: 1 });
@@ -210,7 +210,7 @@ export function cityHistory(state: StateId, parts: CityHistoryParts, range: DayR
   const sealed = sealedByFuel(parts.sealed, parts.sealedBefore);
   const series: FuelSeries = new Map();
   for (const fuel of new Set([...live.keys(), ...sealed.keys()])) {
-    const newer = newestFirst(live.get(fuel) ?? new Map());
+    const newer = newestFirst(live.get(fuel) ?? new Map<LocalDay, number>());
     const older = sealed.get(fuel) ?? [];
     series.set(fuel, newer.length === 0 ? older : newer.concat(older));
   }

@@ -159,7 +159,7 @@ export class SingleFlight {
 }
 
 /** Headers of a full-path answer that are the same on every request for its URL (what the fast path sends again). */
-export function stableHeaders(headers: Record<string, unknown>): Record<string, string> {
+export function stableHeaders(headers: Record<string, number | string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (PER_REQUEST.has(name) || value === undefined) continue;

@@ -57,7 +57,7 @@ export class HistoryBlocks {
     const entry: Entry = { key, cityId, block, mark, texts, bytes };
     this.entries.set(key, entry);
     let city = this.byCity.get(cityId);
-    if (!city) this.byCity.set(cityId, (city = new Map()));
+    if (!city) this.byCity.set(cityId, (city = new Map<number, Entry>()));
     city.set(block, entry);
     this.bytes += bytes;
     while (this.bytes > this.maxBytes) {

@@ -28,7 +28,7 @@ export async function addOpenApi(app: FastifyInstance, dataNote: string): Promis
     // Every route served is in the document, the docs page's own included (test/http/routes-documented.test.ts).
     transform: documentDocsRoutes,
     transformObject: documentDocsRoot,
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` },
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true },

@@ -5,7 +5,7 @@
  */
 import { type FuelId, isFuelId } from '../domain/fuels.ts';
 import { roundHalfAwayFromZero } from '../domain/rounding.ts';
-import { isStateId, type StateId } from '../domain/states.ts';
+import { isStateId } from '../domain/states.ts';
 import { slugify } from '../storage/places.ts';
 import type { Batch, PriceEvent, StationInput } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
@@ -102,7 +102,7 @@ export class Normaliser {
     this.stations.set(code, {
       feed: this.feed, feedCode: code, slug: slugify(name),
       name: bounded(name), brand: bounded(clean(raw.brand)), address: bounded(clean(raw.address)), street: bounded(street),
-      suburb: bounded(clean(raw.suburb)), postcode: bounded(clean(raw.postcode)), state: state as StateId,
+      suburb: bounded(clean(raw.suburb)), postcode: bounded(clean(raw.postcode)), state,
       phone: bounded(clean(raw.phone ?? '')), website: bounded(clean(raw.website ?? '')),
       latitude: raw.latitude, longitude: raw.longitude,
     });
@@ -171,6 +171,7 @@ export class Normaliser {
 
 function clean(value: unknown): string {
   // Control characters (NUL above all: PostgreSQL text cannot hold it) become spaces.
+  // eslint-disable-next-line no-control-regex -- control characters are what this removes
   return typeof value === 'string' ? value.replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim() : typeof value === 'number' ? String(value) : '';
 }
 

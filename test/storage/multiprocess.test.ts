@@ -40,6 +40,11 @@ describe('several fuelprice processes on one PostgreSQL database and one Redis',
   let env: Record<string, string>;
   const prefix = redisTestPrefix();
   const servers: ServeProcess[] = [];
+  const serverAt = (i: number): ServeProcess => {
+    const server = servers[i];
+    assert.ok(server, `server ${i} was started`);
+    return server;
+  };
 
   async function token(rateLimit: number): Promise<string> {
     const created = await runCli(['tokens', 'create', '--name', `limit-${rateLimit}`, '--rate-limit', String(rateLimit)], env);
@@ -75,7 +80,7 @@ describe('several fuelprice processes on one PostgreSQL database and one Redis',
   test('a rate limit is shared: exactly 6 answers across both servers, then 429 on both', async () => {
     const shared = await token(6);
     const statuses: number[] = [];
-    for (let i = 0; i < 10; i++) statuses.push((await get(servers[i % 2]!, '/v1/cities', shared)).status);
+    for (let i = 0; i < 10; i++) statuses.push((await get(serverAt(i % 2), '/v1/cities', shared)).status);
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429, 429, 429]);
     const keys = await admin.keys(`${prefix}*`);
     assert.equal(keys.length, 1, 'the counter lives under FUELPRICE_REDIS_PREFIX');
@@ -115,11 +120,12 @@ describe('several fuelprice processes on one PostgreSQL database and one Redis',
 
   test('no process needs the others: one server killed, the other keeps answering', async () => {
     const reader = await token(1000);
-    const [gone, kept] = servers;
-    gone!.child.kill('SIGKILL');
-    await gone!.exited;
-    for (let i = 0; i < 5; i++) assert.equal((await get(kept!, '/v1/cities/sydney/spread', reader)).status, 200);
-    const ready = await fetch(`${kept!.address}/ready`);
+    const gone = serverAt(0);
+    const kept = serverAt(1);
+    gone.child.kill('SIGKILL');
+    await gone.exited;
+    for (let i = 0; i < 5; i++) assert.equal((await get(kept, '/v1/cities/sydney/spread', reader)).status, 200);
+    const ready = await fetch(`${kept.address}/ready`);
     assert.deepEqual(await ready.json(), { status: 'ready', backend: 'postgres', redis: 'ok' });
   });
 });

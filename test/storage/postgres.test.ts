@@ -8,7 +8,7 @@ import { createPool } from '../../src/storage/postgres/postgres-connection.ts';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { CITIES, NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
-import { answers, createPostgresDatabase, postgresAdmin, postgresServerUrl } from '../helpers.ts';
+import { answers, createPostgresDatabase, itemAt, postgresAdmin, postgresServerUrl } from '../helpers.ts';
 
 const SERVER = postgresServerUrl();
 const NOWHERE = 'postgres://postgres@127.0.0.1:1/nowhere'; // port 1: nothing listens
@@ -47,8 +47,9 @@ describe('PostgreSQL storage', { skip: SERVER ? false : 'set FUELPRICE_TEST_POST
   });
 
   test('a role with only SELECT, INSERT, UPDATE and DELETE opens an up-to-date database, serves and ingests (no DDL needed)', async () => {
-    await withDatabase({ stores: 1 }, async ([owner], url) => {
-      await loadFixture(owner!);
+    await withDatabase({ stores: 1 }, async (stores, url) => {
+      const owner = itemAt(stores, 0);
+      await loadFixture(owner);
       const role = `fuelprice_dml_${process.pid}_${Date.now()}`;
       await postgresAdmin(url, async (client) => {
         await client.query(`CREATE ROLE ${role} LOGIN`);
@@ -62,8 +63,8 @@ describe('PostgreSQL storage', { skip: SERVER ? false : 'set FUELPRICE_TEST_POST
       const limited = new PostgresStore({ connectionString: limitedUrl.toString(), max: 2 });
       try {
         await limited.migrate();
-        assert.deepEqual(await answers(limited, NOW), await answers(owner!, NOW));
-        const result = await limited.applyBatch({ stations: [], prices: [{ ...PRICES[0]!, at: NOW - 60, priceTenths: 1234 }] });
+        assert.deepEqual(await answers(limited, NOW), await answers(owner, NOW));
+        const result = await limited.applyBatch({ stations: [], prices: [{ ...itemAt(PRICES, 0), at: NOW - 60, priceTenths: 1234 }] });
         assert.equal(result.pricesAccepted, 1);
         // The role really has no DDL: what migrate() used to run first fails for it.
         await assert.rejects(postgresAdmin(limitedUrl.toString(), (c) => c.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer)')),
@@ -163,7 +164,7 @@ describe('PostgreSQL storage', { skip: SERVER ? false : 'set FUELPRICE_TEST_POST
       assert.ok(store);
       const at = 2_200_000_000; // 2039
       await store.upsertCities(CITIES);
-      await store.applyBatch({ stations: [STATIONS[0]!], prices: [{ feed: 'test', feedCode: '1', fuel: 'ulp91', at, priceTenths: 30_000, available: true }] }); // first fixture station
+      await store.applyBatch({ stations: [itemAt(STATIONS, 0)], prices: [{ feed: 'test', feedCode: '1', fuel: 'ulp91', at, priceTenths: 30_000, available: true }] }); // first fixture station
       await store.seal(at + 3 * 86_400);
       const current = await store.currentForStation('alpha-sydney');
       assert.equal(current[0]?.reportedAt, at);
@@ -180,7 +181,7 @@ describe('PostgreSQL storage', { skip: SERVER ? false : 'set FUELPRICE_TEST_POST
       await loadFixture(store);
       // The pool holds 4 connections: a leak would make the fifth batch wait and time out.
       for (let i = 0; i < 8; i++) {
-        await assert.rejects(store.applyBatch({ stations: [], prices: [{ ...PRICES[0]!, feedCode: 'missing' }] }), /unknown station test\/missing/); // a fixture report
+        await assert.rejects(store.applyBatch({ stations: [], prices: [{ ...itemAt(PRICES, 0), feedCode: 'missing' }] }), /unknown station test\/missing/); // a fixture report
       }
       assert.equal((await store.counts()).prices, PRICES.length);
       const sessions = await postgresAdmin(SERVER ?? '', (client) => client.query<{ n: number }>(

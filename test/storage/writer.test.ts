@@ -4,7 +4,7 @@ import { CITIES, NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
 import { type FuelSeries, cityHistory } from '../../src/domain/history.ts';
 import { dayStart, localDayOf, localTimeToUnix } from '../../src/domain/time.ts';
 import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
-import { answers, assertCityTotalsMatchPrices, assertDaysMatchReports, assertLiveDayMatchesRows, snapshot, testBackends } from '../helpers.ts';
+import { answers, assertCityTotalsMatchPrices, assertDaysMatchReports, assertLiveDayMatchesRows, itemAt, snapshot, testBackends } from '../helpers.ts';
 
 for (const backend of testBackends()) {
   describe(`the writer on ${backend.name}`, () => {
@@ -86,7 +86,7 @@ for (const backend of testBackends()) {
       const { store, drop } = await backend.create();
       try {
         await loadFixture(store);
-        const renamed = { ...STATIONS[0]!, name: 'Alpha Sydney Renamed', slug: 'Alpha Sydney Renamed', latitude: -33.9, longitude: 151.22 }; // first fixture station
+        const renamed = { ...itemAt(STATIONS, 0), name: 'Alpha Sydney Renamed', slug: 'Alpha Sydney Renamed', latitude: -33.9, longitude: 151.22 }; // first fixture station
         const result = await store.applyBatch({ stations: [renamed], prices: [] });
         assert.deepEqual(result, { stationsAdded: 0, stationsUpdated: 1, pricesAccepted: 0, pricesIgnored: 0 });
         const station = await store.station('alpha-sydney');
@@ -125,7 +125,7 @@ for (const backend of testBackends()) {
         // Alpha Sydney has an out-of-stock report in the fixture already; Beta joins it.
         assert.deepEqual([...new Set((await store.cityOutOfStock('sydney')).map((c) => c.stationId))].sort(), ['alpha-sydney', 'beta-sydney']);
         // Alpha Sydney moves 60 km out (no city), then back: its prices leave Sydney's totals and return.
-        const alpha = STATIONS[0]!; // feed code 1
+        const alpha = itemAt(STATIONS, 0); // feed code 1
         await store.applyBatch({ stations: [{ ...alpha, latitude: -33.5, longitude: 150.7 }], prices: [] });
         await agree('moved out');
         assert.ok(!(await store.currentForCity('sydney')).some((c) => c.stationId === 'alpha-sydney'));
@@ -158,8 +158,8 @@ for (const backend of testBackends()) {
         await loadFixture(store);
         const before = await snapshot(store);
         await assert.rejects(store.applyBatch({
-          stations: [{ ...STATIONS[0]!, feedCode: 'new', slug: 'New One', name: 'New One' }], // first fixture station, new code
-          prices: [PRICES[0]!, { ...PRICES[0]!, feedCode: 'missing' }], // a known report, then one for an unknown station
+          stations: [{ ...itemAt(STATIONS, 0), feedCode: 'new', slug: 'New One', name: 'New One' }], // first fixture station, new code
+          prices: [itemAt(PRICES, 0), { ...itemAt(PRICES, 0), feedCode: 'missing' }], // a known report, then one for an unknown station
         }), /unknown station test\/missing/);
         assert.equal(await snapshot(store), before);
         assert.equal(await store.station('new-one'), undefined);
@@ -182,7 +182,7 @@ function sealedMeansData(): { stations: typeof STATIONS; prices: PriceEvent[]; l
   let seed = 20_261_004;
   const random = (): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
   const stations = Array.from({ length: 8 }, (_, i) => ({
-    ...STATIONS[1]!, feedCode: `s${i}`, slug: `Station ${i}`, name: `Station ${i}`,
+    ...itemAt(STATIONS, 1), feedCode: `s${i}`, slug: `Station ${i}`, name: `Station ${i}`,
     ...(i % 2 === 0 ? { latitude: -33.87 + i / 1000, longitude: 151.2 } : { latitude: -32.93 + i / 1000, longitude: 151.78 }),
   }));
   const from = localDayOf('nsw', localTimeToUnix('nsw', 2026, 9, 15, 0, 0, 0));
@@ -201,13 +201,13 @@ function sealedMeansData(): { stations: typeof STATIONS; prices: PriceEvent[]; l
       if (runOut !== undefined) prices.push({ feed: 'test', feedCode: station.feedCode, fuel, at: runOut, priceTenths: 1500, available: false });
     }
   }
-  const late = prices.splice(Math.floor(prices.length / 2), 1)[0]!;
+  const late = itemAt(prices.splice(Math.floor(prices.length / 2), 1), 0);
   return { stations, prices, late, from, to };
 }
 
 /** Each fuel's daily means, to compare within rounding (the sums may add the same terms in another order). */
 function assertSameMeans(actual: FuelSeries[], expected: FuelSeries[], step: string): void {
-  expected.forEach((city, i) => assertSameSeries(actual[i] ?? new Map(), city, `${step}, city ${i}`));
+  expected.forEach((city, i) => assertSameSeries(actual[i] ?? (new Map() as FuelSeries), city, `${step}, city ${i}`));
 }
 
 function assertSameSeries(actual: FuelSeries, expected: FuelSeries, step: string): void {
@@ -254,7 +254,7 @@ for (const backend of testBackends()) {
       const { store, drop } = await backend.create();
       try {
         await loadFixture(store);
-        const newcomer = { ...STATIONS[1]!, feedCode: '9', slug: 'Epsilon Sydney', name: 'Epsilon Sydney', latitude: -33.87, longitude: 151.2 }; // shape of a fixture station
+        const newcomer = { ...itemAt(STATIONS, 1), feedCode: '9', slug: 'Epsilon Sydney', name: 'Epsilon Sydney', latitude: -33.87, longitude: 151.2 }; // shape of a fixture station
         await store.applyBatch({ stations: [newcomer], prices: [{ feed: 'test', feedCode: '9', fuel: 'ulp91', at: 1_795_093_200, priceTenths: 1600, available: true }] });
         const [history] = await answers(store, NOW);
         const ulp91 = (JSON.parse(history ?? '{}') as { data: { history: Array<{ fuel: string; records: Array<{ date: string; average: string }> }> } })

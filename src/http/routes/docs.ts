@@ -59,7 +59,7 @@ const DOCS_ROUTES: Record<string, Record<string, unknown>> = {
 /** @fastify/swagger's `transform`: the docs page's routes shown with their answers; every other route as it is. */
 export function documentDocsRoutes({ schema, url }: { schema: FastifySchema; url: string }): { schema: FastifySchema; url: string } {
   const documented = DOCS_ROUTES[url];
-  return documented ? { schema: { ...schema, ...documented, tags, hide: false } as FastifySchema, url } : { schema, url };
+  return documented ? { schema: { ...schema, ...documented, tags, hide: false }, url } : { schema, url };
 }
 
 /**

@@ -131,7 +131,7 @@ export class StationSim {
     this.gasBase = rng.range(1550, 1800);
     this.roundTo9 = plan.brand.name === COSTCO || rng.chance(0.75);
 
-    const days = (town.capital ? (this.cycle ? [1, 1] : [2, 5]) : plan.area === 'remote' ? [5, 14] : [3, 9]) as [number, number];
+    const days: readonly [number, number] = town.capital ? (this.cycle ? [1, 1] : [2, 5]) : plan.area === 'remote' ? [5, 14] : [3, 9];
     const spec: Record<GroupKind, { every: readonly [number, number]; rise: number; fall: number }> = {
       petrol: { every: days, rise: this.cycle ? 20 : 5, fall: this.cycle ? rng.int(10, 25) : 5 },
       diesel: { every: town.capital ? [2, 6] : plan.area === 'remote' ? [6, 16] : [4, 10], rise: 5, fall: 5 },

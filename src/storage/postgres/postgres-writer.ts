@@ -75,7 +75,7 @@ async function stationsByFeed(client: Client, named: ReadonlyArray<{ feed: strin
     FROM stations WHERE (feed, feed_code) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
   [[...keys.values()].map((k) => k.feed), [...keys.values()].map((k) => k.feedCode)]);
   return new Map(found.map((r) => [feedKey(String(r.feed), String(r.feed_code)), {
-    key: Number(r.key), id: String(r.id), state: r.state as StateId, cityId: r.city_id === null ? null : String(r.city_id),
+    key: Number(r.key), id: String(r.id), state: r.state as StateId, cityId: typeof r.city_id === 'string' ? r.city_id : null,
     name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street), suburb: String(r.suburb),
     postcode: String(r.postcode), phone: String(r.phone), website: String(r.website), latitude: Number(r.latitude), longitude: Number(r.longitude),
   }]));

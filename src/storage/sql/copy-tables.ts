@@ -118,7 +118,7 @@ export function copyValue(value: unknown): CopyValue {
 export function toCopyProgress(r: Record<string, unknown>): CopyProgress {
   const table = String(r.table_name);
   if (!Object.hasOwn(COPY_TABLES, table)) throw new Error(`copy_progress names an unknown table '${table.slice(0, 40)}'`);
-  const after = r.after_key === null || r.after_key === undefined ? undefined : JSON.parse(String(r.after_key)) as CopyKey;
+  const after = typeof r.after_key === 'string' ? JSON.parse(r.after_key) as CopyKey : undefined;
   return { table: table as CopyTable, source: String(r.source), after, rows: Number(r.rows), done: r.done === true || r.done === 1 };
 }
 

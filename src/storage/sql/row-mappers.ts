@@ -70,7 +70,7 @@ export function toFeedRun(r: Row): FeedRun {
     feed: String(r.feed), startedAt: Number(r.started_at), finishedAt: Number(r.finished_at),
     stationsAdded: Number(r.stations_added), stationsUpdated: Number(r.stations_updated), pricesAccepted: Number(r.prices_accepted),
     pricesIgnored: Number(r.prices_ignored), pricesHeld: Number(r.prices_held), rejected: Number(r.rejected),
-    rejections: JSON.parse(String(r.rejections)) as FeedRun['rejections'], error: r.error === null ? undefined : String(r.error),
+    rejections: JSON.parse(String(r.rejections)) as FeedRun['rejections'], error: typeof r.error === 'string' ? r.error : undefined,
     intervalSec: Number(r.interval_sec),
   };
 }

@@ -242,5 +242,5 @@ function storedFields(r: Row): Parameters<typeof sameStation>[0] {
 }
 
 function toStored(row: Row): StoredStation {
-  return { key: Number(row.key), id: String(row.id), state: row.state as StateId, cityId: row.city_id === null ? null : String(row.city_id) };
+  return { key: Number(row.key), id: String(row.id), state: row.state as StateId, cityId: typeof row.city_id === 'string' ? row.city_id : null };
 }

@@ -1,17 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
+import { priceCycle } from '../../domain/cycle.ts';
+import type { FuelId } from '../../domain/fuels.ts';
 import { cityHistory } from '../../domain/history.ts';
 import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
 import { historyPieces } from '../../domain/history-json.ts';
 import { jsonBody } from '../body.ts';
 import { averageEntries, spreadEntries, unavailableEntries } from '../../domain/api-entries.ts';
-import { formatDollars } from '../../domain/rounding.ts';
+import { formatCents, formatDollars } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
-import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
+import { DEFAULT_TIMEFRAME, type Timeframe, formatLocalDay, localDayOf, timeframeWindow } from '../../domain/time.ts';
 import {
   AverageResponse, CityListResponse, CityResponse, HistoryResponse, IdParams, ListQuerySchema, SpreadResponse,
   TimeframeQuerySchema, UnavailableResponse,
 } from '../../schemas/api.ts';
+import { CycleQuerySchema, CycleResponse, DEFAULT_CYCLE_FUEL } from '../../schemas/cycle.ts';
 import { notFound } from '../errors.ts';
 import type { HistoryBlocks } from '../history-blocks.ts';
 import { envelope, pageWindow } from '../pagination.ts';
@@ -60,6 +63,35 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
       .send(jsonBody(historyPieces(city.id, city.name, live, sealed, city.state, formatDollars)));
   });
 
+  app.get('/v1/cities/:id/cycle', {
+    schema: {
+      summary: 'City price cycle',
+      description: 'The price cycle of one fuel (default ulp91), read from the city\'s daily means over the last 365 local days '
+        + '(the history\'s). A restoration is a run of consecutive days each rising at least 1.0 c/L on the day before, '
+        + 'rising at least 5.0 c/L in all; its date is its first day, its rise the sum. The city cycles with at least 3 '
+        + 'restorations whose intervals have a median absolute deviation of at most 35% of their median; period_days is '
+        + 'that median, rounded. Phase: rising while the last restoration still runs or began today or yesterday; trough '
+        + 'once 0.75 x period days have passed and the latest mean is within 1.0 c/L of the lowest since the rise ended; '
+        + 'falling otherwise; none without a cycle. Advice: fill-up in the trough, wait when rising or falling, no-cycle.',
+      tags, security, params: IdParams, querystring: CycleQuerySchema, response: { 200: CycleResponse, ...errorResponses(404) },
+    },
+  }, async (request) => {
+    const city = await findCity(request.params.id);
+    const fuel = (request.query.fuel ?? DEFAULT_CYCLE_FUEL) as FuelId;
+    const now = clock.now();
+    const today = localDayOf(city.state, now);
+    // The history's own path: a year of daily city means, one day more for the first day-on-day change.
+    const range = { from: today - 365, to: today };
+    const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
+    const cycle = priceCycle(series.get(fuel) ?? [], today);
+    const last = cycle.lastRestoration;
+    return { data: {
+      id: city.id, name: city.name, fuel, cycles: cycle.cycles, period_days: cycle.periodDays ?? false as const,
+      last_restoration: last ? { date: formatLocalDay(last.day), rise: formatCents(last.riseTenths) } : false as const,
+      days_since_restoration: cycle.daysSinceRestoration ?? false as const, phase: cycle.phase, advice: cycle.advice,
+    } };
+  });
+
   app.get('/v1/cities/:id/unavailable', {
     schema: {
       summary: 'Stations out of stock', description: 'Per fuel, the ids of the city\'s stations whose latest report says out of stock.',
@@ -94,7 +126,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     return { data: { id: city.id, name: city.name, averages: averageEntries(averages) } };
   });
 
-  for (const url of ['/v1/cities', '/v1/cities/:id', '/v1/cities/:id/history', '/v1/cities/:id/unavailable', '/v1/cities/:id/spread', '/v1/cities/:id/average']) {
+  for (const url of ['/v1/cities', '/v1/cities/:id', '/v1/cities/:id/history', '/v1/cities/:id/cycle', '/v1/cities/:id/unavailable', '/v1/cities/:id/spread', '/v1/cities/:id/average']) {
     methodNotAllowed(app, url);
   }
 };

@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+import { FUELS } from '../domain/fuels.ts';
+import { FuelIdSchema } from './api.ts';
+
+/** GET /v1/cities/{id}/cycle: its query and its answer (the method is in domain/cycle.ts). */
+
+export const DEFAULT_CYCLE_FUEL = 'ulp91';
+
+export const CycleQuerySchema = Type.Object({
+  fuel: Type.Optional(Type.String({
+    enum: [...FUELS],
+    description: 'The fuel whose daily city means are read; default ulp91.',
+    'x-accepts': `must be one of ${FUELS.join(', ')}`,
+  })),
+});
+
+const NoCycle = Type.Literal(false, { description: 'Not known: no cycle, or no restoration in the last year.' });
+
+export const CycleResponse = Type.Object({
+  data: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    fuel: FuelIdSchema,
+    cycles: Type.Boolean({ description: 'At least 3 restorations in the last 365 days, at regular intervals.' }),
+    period_days: Type.Union([Type.Integer({ minimum: 1, description: 'Median days between restorations.' }), NoCycle]),
+    last_restoration: Type.Union([Type.Object({
+      date: Type.String({ description: 'Its first day, DD-MM-YYYY.', examples: ['03-11-2026'] }),
+      rise: Type.String({ description: 'Cents per litre, ddd.d: the rise of the daily mean over it.', examples: ['32.1'] }),
+    }), NoCycle]),
+    days_since_restoration: Type.Union([Type.Integer({ minimum: 0 }), NoCycle]),
+    phase: Type.Union([Type.Literal('rising'), Type.Literal('falling'), Type.Literal('trough'), Type.Literal('none')]),
+    advice: Type.Union([Type.Literal('fill-up'), Type.Literal('wait'), Type.Literal('no-cycle')]),
+  }),
+}, {
+  examples: [{ data: {
+    id: 'sydney', name: 'Sydney', fuel: 'ulp91', cycles: true, period_days: 41,
+    last_restoration: { date: '03-03-2026', rise: '25.8' }, days_since_restoration: 9, phase: 'falling', advice: 'wait',
+  } }],
+});

@@ -1,0 +1,153 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { type PriceCycle, median, priceCycle, restorations } from '../../src/domain/cycle.ts';
+import type { DailyMean } from '../../src/domain/history.ts';
+import { type LocalDay, formatLocalDay, localDayFromYmd } from '../../src/domain/time.ts';
+
+// "Today" for every case: Wednesday 25-11-2026.
+const TODAY = localDayFromYmd(2026, 11, 25);
+
+/** Daily means for today − 365 .. today (the days the route reads), newest first. */
+function series(price: (day: LocalDay) => number, today = TODAY): DailyMean[] {
+  const out: DailyMean[] = [];
+  for (let day = today; day >= today - 365; day--) out.push({ day, meanTenths: price(day) });
+  return out;
+}
+
+const mod = (a: number, n: number): number => ((a % n) + n) % n;
+
+/**
+ * A sawtooth of period p: on the cycle's day k (0 on the restoration day) the mean is
+ * base + fall × (p − 1 − k), so each restoration rises fall × (p − 1) in one day and the
+ * fall is `fall` a day. `kToday` is today's k, hence the days since the last restoration.
+ */
+const sawtooth = (p: number, fall: number, kToday: number) => (day: LocalDay): number => 1700 + fall * (p - 1 - mod(day - (TODAY - kToday), p));
+
+/** What the route answers, minus id, name and fuel. */
+function shown(c: PriceCycle): Record<string, unknown> {
+  return {
+    cycles: c.cycles, period: c.periodDays,
+    last: c.lastRestoration && { date: formatLocalDay(c.lastRestoration.day), rise: c.lastRestoration.riseTenths },
+    since: c.daysSinceRestoration, phase: c.phase, advice: c.advice,
+  };
+}
+
+describe('priceCycle on known cycles', () => {
+  test('one week (Perth-like): 18.0 c/L up in a day, 3.0 down a day; three days after the rise it is falling', () => {
+    // k on today is 3: the last restoration was today − 3 = 22-11-2026, from 1700 (k = 6) to 1880 (k = 0),
+    // a rise of 30 × 6 = 180 tenths. Restorations on today − 3 − 7n for 7n ≤ 361 (n = 0..51): 52 of them,
+    // every interval 7, median 7, deviation 0. 3 days since is under 0.75 × 7 = 5.25: falling, wait.
+    const days = series(sawtooth(7, 30, 3));
+    assert.equal(restorations(days, TODAY).length, 52);
+    assert.deepEqual(shown(priceCycle(days, TODAY)), {
+      cycles: true, period: 7, last: { date: '22-11-2026', rise: 180 }, since: 3, phase: 'falling', advice: 'wait',
+    });
+  });
+
+  test('two weeks, the rise over two days: rising the day after it began', () => {
+    // k = 0 is 1800 (up 3.0 c/L from 1770 at k = 13), k = 1 is 1950 (up 15.0), then 1.5 c/L down a day
+    // (k = 2..13: 1950 − 15 × (k − 1), down to 1770). The two rising days are one restoration of 30 + 150 = 180
+    // dated its first day. Today is k = 1: the restoration began yesterday, 24-11-2026, and still runs today:
+    // rising, wait. Intervals 14 (the first one, at the year's edge, 13: today − 364 is k = 1, seen rising
+    // 15.0 c/L without its first day), median 14, deviation 0.
+    const price = (day: LocalDay): number => {
+      const k = mod(day - (TODAY - 1), 14);
+      return k === 0 ? 1800 : 1950 - 15 * (k - 1);
+    };
+    const days = series(price);
+    const found = restorations(days, TODAY);
+    // Starts today − 1 − 14n for n = 0..25 (26), plus today − 364 at the edge.
+    assert.equal(found.length, 27);
+    assert.deepEqual(found.slice(-2).map((r) => [TODAY - r.day, TODAY - r.lastDay, r.riseTenths]), [[15, 14, 180], [1, 0, 180]]);
+    assert.deepEqual(shown(priceCycle(days, TODAY)), {
+      cycles: true, period: 14, last: { date: '24-11-2026', rise: 180 }, since: 1, phase: 'rising', advice: 'wait',
+    });
+  });
+
+  test('six weeks: 32.8 c/L up, 0.8 down a day; 40 days on, at the lowest: trough, fill up', () => {
+    // Today is k = 40: the last restoration was today − 40 = 16-10-2026, 8 × 41 = 328 tenths. Starts on
+    // today − 40 − 42n for 42n ≤ 324 (n = 0..7): 8, intervals 42. 40 ≥ 0.75 × 42 = 31.5 and today's 1708 is the
+    // lowest since the rise: trough.
+    const days = series(sawtooth(42, 8, 40));
+    assert.equal(restorations(days, TODAY).length, 8);
+    assert.deepEqual(shown(priceCycle(days, TODAY)), {
+      cycles: true, period: 42, last: { date: '16-10-2026', rise: 328 }, since: 40, phase: 'trough', advice: 'fill-up',
+    });
+  });
+
+  test('six weeks, late in the cycle but 1.1 c/L above the low: still falling', () => {
+    // As above, but today (k = 40) is 11 tenths above yesterday's 1716 → 1727 is not within 1.0 c/L of the low (1716):
+    // a rise of 1.1 c/L is a rising day but, alone, no restoration (under 5.0).
+    const base = sawtooth(42, 8, 40);
+    const days = series((day) => (day === TODAY ? 1727 : base(day)));
+    assert.deepEqual(shown(priceCycle(days, TODAY)), {
+      cycles: true, period: 42, last: { date: '16-10-2026', rise: 328 }, since: 40, phase: 'falling', advice: 'wait',
+    });
+  });
+});
+
+describe('priceCycle without a cycle', () => {
+  const nothing = { cycles: false, period: null, last: null, since: null, phase: 'none', advice: 'no-cycle' };
+
+  test('no history', () => {
+    assert.deepEqual(shown(priceCycle([], TODAY)), nothing);
+  });
+
+  test('flat', () => {
+    assert.deepEqual(shown(priceCycle(series(() => 1800), TODAY)), nothing);
+  });
+
+  test('noisy small moves: up 2.0 c/L every other day is a rising day each time, never 5.0 in a run', () => {
+    assert.deepEqual(shown(priceCycle(series((day) => 1800 + 20 * mod(day, 2)), TODAY)), nothing);
+    // Up 0.9 c/L a day for the whole year: no rising day at all (under 1.0).
+    assert.deepEqual(shown(priceCycle(series((day) => 1800 + 9 * (day - TODAY)), TODAY)), nothing);
+  });
+
+  test('three restorations at irregular intervals: reported, but no cycle', () => {
+    // One-day spikes of 6.0 c/L on today − 60, today − 50 and today − 10 (15-11-2026): intervals 10 and 40,
+    // median 25, deviations 15 and 15, median 15 > 0.35 × 25 = 8.75.
+    const spikes = new Set([TODAY - 60, TODAY - 50, TODAY - 10]);
+    const c = priceCycle(series((day) => (spikes.has(day) ? 1860 : 1800)), TODAY);
+    assert.deepEqual(shown(c), { ...nothing, last: { date: '15-11-2026', rise: 60 }, since: 10 });
+  });
+
+  test('two regular restorations are not enough', () => {
+    const spikes = new Set([TODAY - 20, TODAY - 6]);
+    const c = priceCycle(series((day) => (spikes.has(day) ? 1860 : 1800)), TODAY);
+    assert.deepEqual(shown(c), { ...nothing, last: { date: '19-11-2026', rise: 60 }, since: 6 });
+  });
+
+  test('days after today and before the year are left out; a missing day breaks a change', () => {
+    // The sawtooth of the one-week case with today's day missing and a spike tomorrow: the same answer.
+    const days = series(sawtooth(7, 30, 3)).filter((d) => d.day !== TODAY - 1);
+    days.unshift({ day: TODAY + 1, meanTenths: 9999 });
+    days.push({ day: TODAY - 400, meanTenths: 1 });
+    assert.deepEqual(shown(priceCycle(days, TODAY)), {
+      cycles: true, period: 7, last: { date: '22-11-2026', rise: 180 }, since: 3, phase: 'falling', advice: 'wait',
+    });
+  });
+});
+
+describe('median', () => {
+  test('odd and even counts', () => {
+    assert.equal(median([7, 1, 3]), 3);
+    assert.equal(median([14, 13, 12, 16]), 13.5);
+  });
+});
+
+test('property: any sawtooth of period 5 to 60 and depth ≥ 5.0 c/L is found with its period and last restoration', () => {
+  fc.assert(fc.property(fc.integer({ min: 5, max: 60 }), fc.integer({ min: 1, max: 30 }), fc.nat(), (p, fall, k) => {
+    const kToday = k % p;
+    // fall × (p − 1) ≥ 5.0 c/L for the rise to count.
+    fc.pre(fall * (p - 1) >= 50);
+    const c = priceCycle(series(sawtooth(p, fall, kToday)), TODAY);
+    assert.equal(c.cycles, true);
+    assert.equal(c.periodDays, p);
+    assert.equal(c.daysSinceRestoration, kToday);
+    assert.equal(c.lastRestoration?.riseTenths, fall * (p - 1));
+    const phase = kToday <= 1 ? 'rising' : kToday >= 0.75 * p ? 'trough' : 'falling';
+    assert.equal(c.phase, phase);
+    assert.equal(c.advice, phase === 'trough' ? 'fill-up' : 'wait');
+  }));
+});

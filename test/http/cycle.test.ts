@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { FUELS } from '../../src/domain/fuels.ts';
+import { dayStart, localDayOf } from '../../src/domain/time.ts';
+import type { Batch, PriceStore } from '../../src/storage/store.ts';
+import { CITIES, NOW, STATIONS } from '../fixture.ts';
+import { type RunningServer, fixedClock, get, startServer, testBackends } from '../helpers.ts';
+
+// NOW is 23-11-2026 09:00 in Perth (UTC+8, no daylight saving). Gamma Perth (feed code 3), Perth's only
+// station, reports ulp91 at 00:00 every local day from 70 days before today, so each day's city mean is that
+// day's price: a one-week sawtooth, 1700 + 30 × (6 − k) tenths on the cycle's day k, today being k = 3.
+// Changes are read from today − 69 on: restorations on today − 3 − 7n for 7n ≤ 66 (n = 0..9), ten of them,
+// every interval 7. The last, today − 3 = 20-11-2026, rose from 1700 (k = 6) to 1880: 18.0 c/L. Three days
+// since, under 0.75 × 7: falling, wait.
+const PERTH_TODAY = localDayOf('wa', NOW);
+const mod = (a: number, n: number): number => ((a % n) + n) % n;
+const SAWTOOTH: Batch['prices'] = [];
+for (let day = PERTH_TODAY - 70; day <= PERTH_TODAY; day++) {
+  const k = mod(day - (PERTH_TODAY - 3), 7);
+  SAWTOOTH.push({ feed: 'test', feedCode: '3', fuel: 'ulp91', at: dayStart('wa', day), priceTenths: 1700 + 30 * (6 - k), available: true });
+}
+
+const NONE = { cycles: false, period_days: false, last_restoration: false, days_since_restoration: false, phase: 'none', advice: 'no-cycle' };
+
+for (const backend of testBackends()) {
+  for (const sealed of [true, false]) {
+    describe(`GET /v1/cities/{id}/cycle on ${backend.name} (${sealed ? 'days sealed' : 'nothing sealed yet'})`, () => {
+      let store: PriceStore;
+      let drop: () => Promise<void>;
+      let server: RunningServer;
+      before(async () => {
+        ({ store, drop } = await backend.create());
+        await store.upsertCities(CITIES);
+        await store.applyBatch({ stations: STATIONS, prices: SAWTOOTH });
+        if (sealed) await store.seal(NOW);
+        server = await startServer(store, fixedClock(NOW));
+      });
+      after(async () => { await server.close(); await drop(); });
+
+      test('Perth ulp91 (the default fuel): a one-week cycle, falling', async () => {
+        for (const path of ['/v1/cities/perth/cycle', '/v1/cities/perth/cycle?fuel=ulp91']) {
+          const r = await get(server, path);
+          assert.equal(r.status, 200, path);
+          assert.deepEqual(r.body, { data: {
+            id: 'perth', name: 'Perth', fuel: 'ulp91', cycles: true, period_days: 7,
+            last_restoration: { date: '20-11-2026', rise: '18.0' }, days_since_restoration: 3, phase: 'falling', advice: 'wait',
+          } });
+        }
+      });
+
+      test('ulp-combined pools ulp91 (and e10, absent here): the same cycle', async () => {
+        const r = await get(server, '/v1/cities/perth/cycle?fuel=ulp-combined');
+        assert.equal(r.status, 200);
+        assert.deepEqual((r.body as { data: { period_days: unknown; last_restoration: unknown } }).data.period_days, 7);
+        assert.deepEqual((r.body as { data: { last_restoration: unknown } }).data.last_restoration, { date: '20-11-2026', rise: '18.0' });
+      });
+
+      test('a fuel with no history, and a city with none: no cycle, every figure false', async () => {
+        for (const [path, id, name, fuel] of [['/v1/cities/perth/cycle?fuel=diesel', 'perth', 'Perth', 'diesel'], ['/v1/cities/hobart/cycle', 'hobart', 'Hobart', 'ulp91']]) {
+          const r = await get(server, path ?? '');
+          assert.equal(r.status, 200, path);
+          assert.deepEqual(r.body, { data: { id, name, fuel, ...NONE } });
+        }
+      });
+
+      test('every one of the 19 fuel ids is accepted', async () => {
+        for (const fuel of FUELS) assert.equal((await get(server, `/v1/cities/sydney/cycle?fuel=${fuel}`)).status, 200, fuel);
+      });
+
+      test('an unknown fuel answers 400 invalid_parameter naming the parameter', async () => {
+        for (const fuel of ['petrol', 'ulp%2091', 'ulp91,e10', '']) {
+          const r = await get(server, `/v1/cities/perth/cycle?fuel=${fuel}`);
+          assert.equal(r.status, 400, fuel);
+          assert.deepEqual(r.body, { error: {
+            code: 'invalid_parameter', message: `Parameter 'fuel' must be one of ${FUELS.join(', ')}.`, request_id: r.headers.get('x-request-id'),
+          } });
+        }
+      });
+
+      test('an unknown city answers 404 not_found; no token, 401; POST, 405', async () => {
+        const r = await get(server, '/v1/cities/atlantis/cycle');
+        assert.equal(r.status, 404);
+        assert.deepEqual(r.body, { error: { code: 'not_found', message: "No city has the id 'atlantis'.", request_id: r.headers.get('x-request-id') } });
+        assert.equal((await get(server, '/v1/cities/perth/cycle', { token: null })).status, 401);
+        assert.equal((await get(server, '/v1/cities/perth/cycle', { method: 'POST' })).status, 405);
+      });
+    });
+  }
+}

@@ -24,8 +24,8 @@ export const CycleResponse = Type.Object({
     cycles: Type.Boolean({ description: 'At least 3 restorations in the last 365 days, at regular intervals.' }),
     period_days: Type.Union([Type.Integer({ minimum: 1, description: 'Median days between restorations.' }), NoCycle]),
     last_restoration: Type.Union([Type.Object({
-      date: Type.String({ description: 'Its first day, DD-MM-YYYY.', examples: ['03-11-2026'] }),
-      rise: Type.String({ description: 'Cents per litre, ddd.d: the rise of the daily mean over it.', examples: ['32.1'] }),
+      date: Type.String({ description: 'Its first day, DD-MM-YYYY.', examples: ['09-11-2026'] }),
+      rise: Type.String({ description: 'Cents per litre, ddd.d: the rise of the daily mean over it.', examples: ['30.4'] }),
     }), NoCycle]),
     days_since_restoration: Type.Union([Type.Integer({ minimum: 0 }), NoCycle]),
     phase: Type.Union([Type.Literal('rising'), Type.Literal('falling'), Type.Literal('trough'), Type.Literal('none')]),
@@ -33,7 +33,7 @@ export const CycleResponse = Type.Object({
   }),
 }, {
   examples: [{ data: {
-    id: 'sydney', name: 'Sydney', fuel: 'ulp91', cycles: true, period_days: 41,
-    last_restoration: { date: '03-03-2026', rise: '25.8' }, days_since_restoration: 9, phase: 'falling', advice: 'wait',
+    id: 'sydney', name: 'Sydney', fuel: 'ulp91', cycles: true, period_days: 40,
+    last_restoration: { date: '09-11-2026', rise: '30.4' }, days_since_restoration: 14, phase: 'falling', advice: 'wait',
   } }],
 });

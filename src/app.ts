@@ -12,7 +12,9 @@ import { type LoadGauge, shedInFront } from './http/load-shedding.ts';
 import { addOpenApi } from './http/openapi.ts';
 import { strictQuery } from './http/params.ts';
 import { clientAddress, trustFunction } from './http/proxy.ts';
+import { brandRoutes } from './http/routes/brands.ts';
 import { cityRoutes } from './http/routes/cities.ts';
+import { fuelTypeRoutes } from './http/routes/fuel-types.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { stationRoutes } from './http/routes/stations.ts';
 import { lazySerializers } from './http/serializers.ts';
@@ -93,5 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(metaRoutes, { ...deps, limiter });
   await app.register(cityRoutes, { ...deps, historyBlocks: new HistoryBlocks() });
   await app.register(stationRoutes, deps);
+  await app.register(fuelTypeRoutes, deps);
+  await app.register(brandRoutes, deps);
   return app;
 }

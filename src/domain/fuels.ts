@@ -22,6 +22,40 @@ export const COMBINED_FUELS: Readonly<Record<'ulp-combined' | 'pulp-combined' | 
   'diesel-combined': ['diesel', 'pdiesel'],
 };
 
+/** What a fuel's prices are per: litres, kilowatt-hours (EV charging) or kilograms (compressed and liquefied natural gas). */
+export type FuelUnit = 'c/L' | 'c/kWh' | 'c/kg';
+
+/** Each fuel's human name and price unit (/v1/fuel-types), beside FUELS and in its order. */
+export const FUEL_INFO: Readonly<Record<FuelId, { name: string; unit: FuelUnit }>> = {
+  'e10': { name: 'E10', unit: 'c/L' },
+  'ulp91': { name: 'Unleaded 91', unit: 'c/L' },
+  'ulp95': { name: 'Premium unleaded 95', unit: 'c/L' },
+  'ulp98': { name: 'Premium unleaded 98', unit: 'c/L' },
+  'diesel': { name: 'Diesel', unit: 'c/L' },
+  'pdiesel': { name: 'Premium diesel', unit: 'c/L' },
+  'lpg': { name: 'LPG', unit: 'c/L' },
+  'e85': { name: 'E85', unit: 'c/L' },
+  'e5': { name: 'E5', unit: 'c/L' },
+  'ev': { name: 'Electric vehicle charging', unit: 'c/kWh' },
+  'b20': { name: 'Biodiesel B20', unit: 'c/L' },
+  'cng': { name: 'Compressed natural gas', unit: 'c/kg' },
+  'lng': { name: 'Liquefied natural gas', unit: 'c/kg' },
+  'opal': { name: 'Opal (low aromatic unleaded)', unit: 'c/L' },
+  'lrp': { name: 'Lead replacement petrol', unit: 'c/L' },
+  'ulsd': { name: 'Ultra-low sulphur diesel', unit: 'c/L' },
+  'ulp-combined': { name: 'Unleaded 91 and E10', unit: 'c/L' },
+  'pulp-combined': { name: 'Premium unleaded (95 and 98)', unit: 'c/L' },
+  'diesel-combined': { name: 'Diesel and premium diesel', unit: 'c/L' },
+};
+
+/** The fuel types as /v1/fuel-types lists them: FUELS' order, a combined fuel's members, else false. */
+export function fuelTypes(): Array<{ id: FuelId; name: string; unit: FuelUnit; combined_of: FuelId[] | false }> {
+  return FUELS.map((id) => {
+    const members = (COMBINED_FUELS as Partial<Record<FuelId, readonly FuelId[]>>)[id];
+    return { id, ...FUEL_INFO[id], combined_of: members ? [...members] : false };
+  });
+}
+
 /** Answer one entry per fuel id, in order, from a lookup that may have no value. */
 export function perFuel<T>(lookup: (fuel: FuelId) => T): Array<{ fuel: FuelId } & T> {
   return FUELS.map((fuel) => ({ fuel, ...lookup(fuel) }));

@@ -5,9 +5,12 @@ interface QueryProperty { type?: string; 'x-accepts'?: string }
 
 const PLAIN_DECIMAL = /^[0-9]{1,10}$/;
 
+/** Parameters whose values are ids written in lowercase, accepted in any case. */
+const CASE_INSENSITIVE: ReadonlySet<string> = new Set(['state', 'city', 'city_id', 'brand', 'fuel']);
+
 /**
  * Runs before schema validation: Ajv would coerce '1e3', ' 10' or '0x10' into integers, so
- * integer query parameters must first be plain decimal digits. `state` is case-insensitive.
+ * integer query parameters must first be plain decimal digits. Ids (`state`, `city`, `brand`, `fuel`) are case-insensitive.
  */
 export async function strictQuery(request: FastifyRequest): Promise<void> {
   const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, QueryProperty> } | undefined;
@@ -21,6 +24,6 @@ export async function strictQuery(request: FastifyRequest): Promise<void> {
     if (property.type === 'integer' && !PLAIN_DECIMAL.test(value)) {
       apiError('invalid_parameter', `Parameter '${name}' ${property['x-accepts'] ?? 'must be a whole number'}.`);
     }
-    if (name === 'state') query[name] = value.toLowerCase();
+    if (CASE_INSENSITIVE.has(name)) query[name] = value.toLowerCase();
   }
 }

@@ -125,6 +125,55 @@ export const ListQuerySchema = Type.Object({
 });
 export type ListQueryInput = Static<typeof ListQuerySchema>;
 
+/** A lowercase slug, as city and brand ids are (storage/places.ts). */
+const SLUG = '^[a-z0-9]+(-[a-z0-9]+)*$';
+const slugParameter = (what: string, description: string) => Type.String({
+  pattern: SLUG, maxLength: 80, description,
+  'x-accepts': `must be a ${what} id: lowercase letters and digits in hyphen-separated words, at most 80 characters`,
+});
+
+/** /v1/stations: the list's parameters and its filters, all of them combined. */
+export const StationListQuerySchema = Type.Object({
+  ...ListQuerySchema.properties,
+  city: Type.Optional(slugParameter('city', 'Only stations of this city (a city id, case-insensitive; an unknown id matches none).')),
+  city_id: Type.Optional(slugParameter('city', 'The same as city; given with city, both must be the same.')),
+  suburb: Type.Optional(Type.String({
+    pattern: "^[A-Za-z0-9][A-Za-z0-9 .'()-]*$", maxLength: 64,
+    description: 'Only stations of this suburb: the whole name, case-insensitive.',
+    'x-accepts': "must be a suburb name: letters, digits, spaces and . ' ( ) -, starting with a letter or digit, at most 64 characters",
+  })),
+  postcode: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'Only stations with this postcode.', 'x-accepts': 'must be 4 digits' })),
+  brand: Type.Optional(slugParameter('brand', 'Only stations of this brand (a brand id from /v1/brands, case-insensitive; an unknown id matches none).')),
+  fuel: Type.Optional(Type.String({
+    enum: [...FUELS],
+    description: 'Only stations selling this fuel now: an available current price (a combined id: of any of its members). Case-insensitive.',
+    'x-accepts': `must be one of ${FUELS.join(', ')}`,
+  })),
+});
+
+export const FuelTypeSchema = Type.Object({
+  id: FuelIdSchema,
+  name: Type.String({ examples: ['Unleaded 91'] }),
+  unit: Type.Union([Type.Literal('c/L'), Type.Literal('c/kWh'), Type.Literal('c/kg')], { description: 'What prices of this fuel are per: cents a litre, kilowatt-hour or kilogram.' }),
+  combined_of: Type.Union([Type.Array(FuelIdSchema), Type.Literal(false)], { description: 'The fuels a combined fuel groups, else false.' }),
+});
+export const FuelTypesResponse = Type.Object({ data: Type.Array(FuelTypeSchema) }, {
+  description: 'The 19 fuel ids, in the order of every per-fuel array (abridged here).',
+  examples: [{ data: [
+    { id: 'e10', name: 'E10', unit: 'c/L', combined_of: false },
+    { id: 'ulp-combined', name: 'Unleaded 91 and E10', unit: 'c/L', combined_of: ['ulp91', 'e10'] },
+  ] }],
+});
+
+export const BrandSchema = Type.Object({
+  id: Type.String({ description: 'The slug of the brand name; the brand parameter of /v1/stations.', examples: ['7-eleven'] }),
+  name: Type.String({ description: 'As most of its stations spell it.', examples: ['7-Eleven'] }),
+  station_count: Type.Integer({ minimum: 1, description: 'Its stations (in the state asked for).' }),
+});
+export const BrandListResponse = pageEnvelope(BrandSchema, {
+  data: [{ id: '7-eleven', name: '7-Eleven', station_count: 14 }], total_items: 9, total_pages: 9, current_page: 1,
+});
+
 export const TimeframeQuerySchema = Type.Object({
   timeframe: Type.Optional(Type.String({
     enum: [...TIMEFRAMES],

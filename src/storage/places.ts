@@ -2,9 +2,20 @@
 
 /** Lowercase ASCII slug, hyphen-separated words: "Ampol Foodary Bathurst" -> "ampol-foodary-bathurst". */
 export function slugify(name: string): string {
-  const slug = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+  return slugOf(name) || 'station';
+}
+
+/**
+ * A brand's id: the slug of its name ("7-Eleven" -> "7-eleven"), names that slug alike being one
+ * brand. A name with nothing to slug (empty, or only punctuation) is no brand: undefined.
+ */
+export function brandId(name: string): string | undefined {
+  return slugOf(name) || undefined;
+}
+
+function slugOf(name: string): string {
+  return name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
     .replace(/&/g, ' and ').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80).replace(/-+$/, '');
-  return slug || 'station';
 }
 
 /** The wanted slug, or the first of slug-2, slug-3, ... that is free. */

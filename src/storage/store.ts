@@ -39,6 +39,26 @@ export interface ListQuery {
   offset: number;
 }
 
+/** The station list's filters besides state (/v1/stations), each optional, all of them combined. */
+export interface StationListQuery extends ListQuery {
+  /** A city id: the station's city (stations in no city match none). */
+  city?: string | undefined;
+  /** Matched case-insensitively (ASCII), whole. */
+  suburb?: string | undefined;
+  postcode?: string | undefined;
+  /** A brand id (storage/places.ts brandId): every station whose brand name slugs to it. */
+  brand?: string | undefined;
+  /** The station has an available current price of this fuel (a combined id: of any member). */
+  fuel?: FuelId | undefined;
+}
+
+/** A brand as /v1/brands lists it (storage/brands.ts). */
+export interface Brand {
+  id: string;
+  name: string;
+  stationCount: number;
+}
+
 export interface ListResult<T> {
   items: T[];
   total: number;
@@ -187,7 +207,9 @@ export interface StoreBase {
 export interface ReadStore extends StoreBase {
   listCities(query: ListQuery): Promise<ListResult<City>>;
   city(id: string): Promise<City | undefined>;
-  listStations(query: ListQuery): Promise<ListResult<Station>>;
+  listStations(query: StationListQuery): Promise<ListResult<Station>>;
+  /** Brands of the stations (of one state when given), ordered by id, paginated. */
+  listBrands(query: ListQuery): Promise<ListResult<Brand>>;
   station(id: string): Promise<Station | undefined>;
   stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]>;
   currentForStation(stationId: string): Promise<CurrentPrice[]>;

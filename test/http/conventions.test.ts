@@ -102,7 +102,7 @@ for (const backend of testBackends()) {
       assert.deepEqual((await get(server, '/ready', { token: null })).body, { status: 'ready', backend: backend.name });
     });
 
-    test('the OpenAPI document describes the nine routes with bearer auth and every error', async () => {
+    test('the OpenAPI document describes the routes with bearer auth and every error', async () => {
       const r = await get(server, '/v1/openapi.json', { token: null });
       assert.equal(r.status, 200);
       const doc = r.body as {
@@ -114,8 +114,8 @@ for (const backend of testBackends()) {
       assert.deepEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: 'A token from `fuelprice tokens create`.' });
       const v1 = Object.keys(doc.paths).filter((p) => p.startsWith('/v1/') && p !== '/v1/openapi.json').sort();
       assert.deepEqual(v1, [
-        '/v1/cities', '/v1/cities/{id}', '/v1/cities/{id}/average', '/v1/cities/{id}/history', '/v1/cities/{id}/spread',
-        '/v1/cities/{id}/unavailable', '/v1/stations', '/v1/stations/{id}', '/v1/stations/{id}/history',
+        '/v1/brands', '/v1/cities', '/v1/cities/{id}', '/v1/cities/{id}/average', '/v1/cities/{id}/cycle', '/v1/cities/{id}/history', '/v1/cities/{id}/spread',
+        '/v1/cities/{id}/unavailable', '/v1/fuel-types', '/v1/stations', '/v1/stations/{id}', '/v1/stations/{id}/history',
       ]);
       for (const path of v1) {
         const operation = doc.paths[path]?.get;
@@ -125,6 +125,9 @@ for (const backend of testBackends()) {
         assert.deepEqual(Object.keys(doc.paths[path] ?? {}), ['get'], `${path} shows only GET`);
       }
       assert.deepEqual(doc.paths['/v1/cities']?.get?.parameters?.map((p) => p.name).sort(), ['limit', 'offset', 'page', 'state']);
+      assert.deepEqual(doc.paths['/v1/brands']?.get?.parameters?.map((p) => p.name).sort(), ['limit', 'offset', 'page', 'state']);
+      assert.deepEqual(doc.paths['/v1/stations']?.get?.parameters?.map((p) => p.name).sort(),
+        ['brand', 'city', 'city_id', 'fuel', 'limit', 'offset', 'page', 'postcode', 'state', 'suburb']);
       assert.ok(doc.components.schemas.Error);
       assert.ok(r.text.includes(FUELS[18]));
     });

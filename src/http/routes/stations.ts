@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
+import type { FuelId } from '../../domain/fuels.ts';
 import { stationHistory } from '../../domain/history.ts';
 import { historyPieces } from '../../domain/history-json.ts';
 import { jsonBody } from '../body.ts';
 import { formatCents } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
-import { HistoryResponse, IdParams, ListQuerySchema, StationListResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
-import { notFound } from '../errors.ts';
+import { HistoryResponse, IdParams, StationListQuerySchema, StationListResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
+import { apiError, notFound } from '../errors.ts';
 import { envelope, pageWindow } from '../pagination.ts';
 import { type RouteDeps, errorResponses, methodNotAllowed } from './responses.ts';
 
@@ -19,12 +20,20 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
 
   app.get('/v1/stations', {
     schema: {
-      summary: 'List stations', description: 'Stations ordered by id, paginated.', tags, security,
-      querystring: ListQuerySchema, response: { 200: StationListResponse, ...errorResponses() },
+      summary: 'List stations',
+      description: 'Stations ordered by id, paginated; the filters combine (an unknown city or brand id matches no station).',
+      tags, security, querystring: StationListQuerySchema, response: { 200: StationListResponse, ...errorResponses() },
     },
   }, async (request) => {
     const window = pageWindow(request.query);
-    const page = await store.listStations({ state: request.query.state as StateId | undefined, limit: window.limit, offset: window.offset });
+    const { state, city, city_id: cityId, suburb, postcode, brand, fuel } = request.query;
+    if (city !== undefined && cityId !== undefined && city !== cityId) {
+      apiError('invalid_parameter', "Parameters 'city' and 'city_id' are the same filter; give one of them, or the same id in both.");
+    }
+    const page = await store.listStations({
+      state: state as StateId | undefined, city: city ?? cityId, suburb, postcode, brand, fuel: fuel as FuelId | undefined,
+      limit: window.limit, offset: window.offset,
+    });
     return envelope(page.items, page.total, window);
   });
 

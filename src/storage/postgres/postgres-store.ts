@@ -7,13 +7,14 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import { POSTGRES_DIALECT, type Row } from '../sql/dialect.ts';
 import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toOutOfStock, toPending, toStation, toStationDay, toToken,
+  toBrandCount, toOutOfStock, toPending, toStation, toStationDay, toToken,
 } from '../sql/row-mappers.ts';
-import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, tokenStatements } from '../sql/statements.ts';
+import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
+import { brandNames, brandsFrom } from '../brands.ts';
 import type {
-  Batch, BatchResult, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
+  Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
   FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, OutOfStock,
-  PriceStore, Station, StationDayRow, TableChunk, TokenRecord,
+  PriceStore, Station, StationDayRow, StationListQuery, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
@@ -116,11 +117,18 @@ export class PostgresStore implements PriceStore {
     return row ? toCity(row) : undefined;
   }
 
-  async listStations(query: ListQuery): Promise<ListResult<Station>> {
-    const [count, page, filter] = query.state
-      ? [READ.countStationsInState, READ.stationsPageInState, [query.state]] : [READ.countStations, READ.stationsPage, []];
-    const total = await this.firstRow(count, filter);
-    return { items: (await this.rows(page, [...filter, query.limit, query.offset])).map(toStation), total: Number(total?.n) };
+  async listStations(query: StationListQuery): Promise<ListResult<Station>> {
+    const names = query.brand === undefined ? undefined : brandNames((await this.rows(READ.brandCounts, [])).map(toBrandCount), query.brand);
+    if (names?.length === 0) return { items: [], total: 0 };
+    const { count, page, params } = READ.stationList(stationFilter(query, names));
+    const total = await this.firstRow(count, params);
+    return { items: (await this.rows(page, [...params, query.limit, query.offset])).map(toStation), total: Number(total?.n) };
+  }
+
+  async listBrands(query: ListQuery): Promise<ListResult<Brand>> {
+    const found = query.state ? await this.rows(READ.brandCountsInState, [query.state]) : await this.rows(READ.brandCounts, []);
+    const brands = brandsFrom(found.map(toBrandCount));
+    return { items: brands.slice(query.offset, query.offset + query.limit), total: brands.length };
   }
 
   async station(id: string): Promise<Station | undefined> {

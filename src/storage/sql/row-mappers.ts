@@ -3,6 +3,7 @@ import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import type { City, CurrentPrice, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, Station, StationDayRow, TokenRecord } from '../store.ts';
 import type { OpenState, Report } from '../writer/day-totals.ts';
+import type { BrandCount } from '../brands.ts';
 import type { Row } from './dialect.ts';
 
 /* Rows as the backends return them (dialect.ts, Row) turned into the store's objects. */
@@ -22,6 +23,11 @@ export function toCity(r: Row): City {
     id: String(r.id), name: String(r.name), state: r.state as StateId,
     latitude: formatCoordinate(Number(r.latitude)), longitude: formatCoordinate(Number(r.longitude)),
   };
+}
+
+/** A brand name and its station count (brandCounts). */
+export function toBrandCount(r: Row): BrandCount {
+  return { brand: String(r.brand), count: Number(r.n) };
 }
 
 export function toStation(r: Row): Station {

@@ -1,4 +1,6 @@
-import type { BulkInsert, Dialect } from './dialect.ts';
+import { fuelIndex } from '../../domain/fuels.ts';
+import type { StationListQuery } from '../store.ts';
+import type { BulkInsert, Dialect, Params } from './dialect.ts';
 
 /**
  * Every statement both backends run, written once (see dialect.ts for what differs). A backend
@@ -15,6 +17,74 @@ const CURRENT_COLUMNS = 's.id AS station_id, c.fuel, c.price_tenths, c.available
 export const VERSIONS = `SELECT (SELECT value FROM meta WHERE key = 'data_version') AS data,
   (SELECT value FROM meta WHERE key = 'tokens_version') AS tokens`;
 
+/**
+ * What /v1/stations may be narrowed by, as storage binds it: every value a parameter, never
+ * text. `brandNames` are the stored brand names a brand id stands for (one or a few).
+ */
+export interface StationFilter {
+  state?: string | undefined;
+  city?: string | undefined;
+  /** Lowercase; compared with lower(suburb). */
+  suburb?: string | undefined;
+  postcode?: string | undefined;
+  brandNames?: readonly string[] | undefined;
+  /** The fuel's index (fuelIndex): a station with an available current price of a fuel counting towards it. */
+  fuel?: number | undefined;
+}
+
+/** A station list query as filters to bind, given the brand names its brand id stands for (brands.ts). */
+export function stationFilter(query: StationListQuery, brandNames: readonly string[] | undefined): StationFilter {
+  return {
+    state: query.state, city: query.city, suburb: query.suburb?.toLowerCase(), postcode: query.postcode, brandNames,
+    fuel: query.fuel === undefined ? undefined : fuelIndex(query.fuel),
+  };
+}
+
+export interface StationListSql {
+  count: string;
+  page: string;
+  /** The filters' parameters; the page appends limit and offset. */
+  params: Params;
+}
+
+/**
+ * The station list's statements, built from which filters are present (and how many brand names),
+ * never from their values: a handful of shapes, each built once and kept, so that SQLite's
+ * statement cache sees the same texts. Without filters they are the plain list's statements.
+ */
+function stationListStatements(d: Dialect): (filter: StationFilter) => StationListSql {
+  const shapes = new Map<string, { count: string; page: string }>();
+  return (filter) => {
+    const terms: Array<[string, (n: number) => string, unknown]> = [];
+    if (filter.state !== undefined) terms.push(['s', (n) => `state = $${n}`, filter.state]);
+    if (filter.city !== undefined) terms.push(['c', (n) => `city_id = $${n}`, filter.city]);
+    if (filter.suburb !== undefined) terms.push(['u', (n) => `lower(suburb) = $${n}`, filter.suburb]);
+    if (filter.postcode !== undefined) terms.push(['p', (n) => `postcode = $${n}`, filter.postcode]);
+    const brands = filter.brandNames ?? [];
+    brands.forEach((name, i) => terms.push([`b${i}`, (n) => `${i === 0 ? '(' : ''}brand = $${n}${i === brands.length - 1 ? ')' : ''}`, name]));
+    if (filter.fuel !== undefined) {
+      terms.push(['f', (n) => `EXISTS (SELECT 1 FROM current_prices c JOIN fuel_groups g ON g.fuel = c.fuel
+      WHERE c.station_key = stations.key AND c.available = TRUE AND g.output = $${n})`, filter.fuel]);
+    }
+    const key = terms.map(([k]) => k).join(',');
+    let shape = shapes.get(key);
+    if (!shape) {
+      let where = '';
+      terms.forEach(([k, sql], i) => {
+        const joiner = i === 0 ? ' WHERE ' : k.startsWith('b') && k !== 'b0' ? ' OR ' : ' AND ';
+        where += joiner + sql(i + 1);
+      });
+      const n = terms.length;
+      shape = {
+        count: `SELECT count(*) AS n FROM stations${where}`,
+        page: `SELECT ${STATION_COLUMNS} FROM stations${where} ORDER BY ${d.byteOrder('id')} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      };
+      shapes.set(key, shape);
+    }
+    return { ...shape, params: terms.map(([, , value]) => value) };
+  };
+}
+
 export function readStatements(d: Dialect) {
   return {
     ping: 'SELECT 1',
@@ -25,10 +95,11 @@ export function readStatements(d: Dialect) {
     citiesPage: `SELECT ${CITY_COLUMNS} FROM cities ORDER BY ${d.byteOrder('id')} LIMIT $1 OFFSET $2`,
     citiesPageInState: `SELECT ${CITY_COLUMNS} FROM cities WHERE state = $1 ORDER BY ${d.byteOrder('id')} LIMIT $2 OFFSET $3`,
     city: `SELECT ${CITY_COLUMNS} FROM cities WHERE id = $1`,
-    countStations: 'SELECT count(*) AS n FROM stations',
-    countStationsInState: 'SELECT count(*) AS n FROM stations WHERE state = $1',
-    stationsPage: `SELECT ${STATION_COLUMNS} FROM stations ORDER BY ${d.byteOrder('id')} LIMIT $1 OFFSET $2`,
-    stationsPageInState: `SELECT ${STATION_COLUMNS} FROM stations WHERE state = $1 ORDER BY ${d.byteOrder('id')} LIMIT $2 OFFSET $3`,
+    /** The station list's count and page for the filters given (stationList below). */
+    stationList: stationListStatements(d),
+    /** Stations per brand name (/v1/brands, and the names a brand id stands for: storage/brands.ts). */
+    brandCounts: 'SELECT brand, count(*) AS n FROM stations GROUP BY brand',
+    brandCountsInState: 'SELECT brand, count(*) AS n FROM stations WHERE state = $1 GROUP BY brand',
     station: `SELECT ${STATION_COLUMNS} FROM stations WHERE id = $1`,
     stationKey: 'SELECT key, state FROM stations WHERE id = $1',
     /** One station's daily sums and runs within [$2, $3], as stationDays merges them (run-days.ts). */

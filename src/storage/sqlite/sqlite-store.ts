@@ -6,13 +6,14 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import { SQLITE_DIALECT } from '../sql/dialect.ts';
 import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toOutOfStock, toPending, toStation, toStationDay, toToken,
+  toBrandCount, toOutOfStock, toPending, toStation, toStationDay, toToken,
 } from '../sql/row-mappers.ts';
-import { BULK, INGEST_STATEMENTS, RUN_LOG_DAYS, copyStatements, readStatements, tokenStatements } from '../sql/statements.ts';
+import { BULK, INGEST_STATEMENTS, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
+import { brandNames, brandsFrom } from '../brands.ts';
 import type {
-  Batch, BatchResult, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
+  Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
   FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, OutOfStock,
-  PriceStore, Station, StationDayRow, TableChunk, TokenRecord,
+  PriceStore, Station, StationDayRow, StationListQuery, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
@@ -108,11 +109,20 @@ export class SqliteStore implements PriceStore {
     return row ? toCity(row) : undefined;
   }
 
-  async listStations(query: ListQuery): Promise<ListResult<Station>> {
-    const [count, page, filter] = query.state
-      ? [READ.countStationsInState, READ.stationsPageInState, [query.state]] : [READ.countStations, READ.stationsPage, []];
-    const total = Number(this.db.get(count, filter)?.n);
-    return { items: this.db.all(page, [...filter, query.limit, query.offset]).map(toStation), total };
+  async listStations(query: StationListQuery): Promise<ListResult<Station>> {
+    return this.snapshot(() => {
+      const names = query.brand === undefined ? undefined : brandNames(this.db.all(READ.brandCounts).map(toBrandCount), query.brand);
+      if (names?.length === 0) return { items: [], total: 0 };
+      const { count, page, params } = READ.stationList(stationFilter(query, names));
+      const total = Number(this.db.get(count, params)?.n);
+      return { items: this.db.all(page, [...params, query.limit, query.offset]).map(toStation), total };
+    })();
+  }
+
+  async listBrands(query: ListQuery): Promise<ListResult<Brand>> {
+    const found = query.state ? this.db.all(READ.brandCountsInState, [query.state]) : this.db.all(READ.brandCounts);
+    const brands = brandsFrom(found.map(toBrandCount));
+    return { items: brands.slice(query.offset, query.offset + query.limit), total: brands.length };
   }
 
   async station(id: string): Promise<Station | undefined> {

@@ -197,6 +197,7 @@ export async function snapshot(store: PriceStore): Promise<string> {
 export const FIXTURE_PATHS = [
   '/v1/cities/sydney/history?timeframe=all-time', '/v1/cities/sydney/spread', '/v1/cities/sydney/unavailable',
   '/v1/stations/alpha-sydney/history?timeframe=all-time', '/v1/stations/beta-sydney/history?timeframe=all-time', '/v1/stations',
+  '/v1/stations/alpha-sydney/prices', '/v1/stations/beta-sydney/prices',
 ];
 
 /** The bodies the app answers for these paths on this store at this clock, for comparing two stores. */

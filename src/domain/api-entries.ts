@@ -1,5 +1,6 @@
 import { type FuelId, perFuel } from './fuels.ts';
 import type { FuelSeries } from './history.ts';
+import type { CurrentPrice } from './price-rows.ts';
 import type { Spread } from './today.ts';
 import { formatCents, formatDollars } from './rounding.ts';
 import type { StateId } from './states.ts';
@@ -44,5 +45,22 @@ export function unavailableEntries(unavailable: Map<FuelId, string[]>): Array<{ 
   return perFuel((fuel) => {
     const ids = unavailable.get(fuel);
     return ids && ids.length > 0 ? { stations: ids, count: ids.length } : { stations: false as const, count: 0 };
+  });
+}
+
+export interface StationPriceOut { price: string | false; available: boolean; updated_at: number | false; source: string | false }
+
+/**
+ * A station's current prices, one entry per fuel: its report for the fuel as stored (price in
+ * cents, ddd.d, kept when out of stock), else false. Nothing is derived: a combined id shows only
+ * a report a feed made under that id, never one of its members' prices.
+ */
+export function stationPriceEntries(prices: readonly CurrentPrice[], source: string): Array<{ fuel: FuelId } & StationPriceOut> {
+  const byFuel = new Map(prices.map((p) => [p.fuel, p]));
+  return perFuel((fuel): StationPriceOut => {
+    const report = byFuel.get(fuel);
+    return report
+      ? { price: formatCents(report.priceTenths), available: report.available, updated_at: report.reportedAt, source }
+      : { price: false, available: false, updated_at: false, source: false };
   });
 }

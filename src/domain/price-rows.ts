@@ -25,6 +25,15 @@ export interface CurrentPrice {
   openFrom: number;
 }
 
+/** A station's current reports (none, when it has never reported) and the feed that reports them. */
+export interface StationPrices {
+  id: string;
+  name: string;
+  /** The feed the station belongs to (stations are keyed by feed and feed code): `demo` for demo data. */
+  feed: string;
+  prices: CurrentPrice[];
+}
+
 /** A final city mean for an output fuel (combined ids included) on a sealed day. */
 export interface CityDayRow {
   fuel: FuelId;

@@ -45,6 +45,12 @@ export const HistoryRecordSchema = Type.Object({
 
 const FuelRecords = Type.Object({ fuel: FuelIdSchema, records: orFalse(Type.Array(HistoryRecordSchema)) });
 
+const EXAMPLE_STATION_PRICES = { data: { id: 'ampol-foodary-kingsford', name: 'Ampol Foodary Kingsford', prices: [
+  { fuel: 'e10', price: '177.9', available: true, updated_at: 1795381200, source: 'nsw' },
+  { fuel: 'ulp91', price: '185.9', available: false, updated_at: 1795244400, source: 'nsw' },
+  { fuel: 'ulp95', price: false, available: false, updated_at: false, source: false },
+] } };
+
 const named = <T extends Record<string, TSchema>>(extra: T) => Type.Object({ id: Type.String(), name: Type.String(), ...extra });
 
 export const HistoryResponse = Type.Object({ data: named({ history: Type.Array(FuelRecords) }) }, {
@@ -86,6 +92,21 @@ export const AverageResponse = Type.Object({
     averages: Type.Array(Type.Object({ fuel: FuelIdSchema, average: orFalse(Type.String({ description: 'Dollars, d.dd.' })) })),
   }),
 }, { examples: [{ data: { id: 'perth', name: 'Perth', averages: [{ fuel: 'e10', average: '1.78' }, { fuel: 'e85', average: false }] } }] });
+
+export const StationPricesResponse = Type.Object({
+  data: named({
+    prices: Type.Array(Type.Object({
+      fuel: FuelIdSchema,
+      price: orFalse(Type.String({ description: 'Cents, ddd.d: the last reported price, kept when out of stock.', examples: ['185.9'] })),
+      available: Type.Boolean({ description: 'In stock at the last report; false too when there is no report.' }),
+      updated_at: orFalse(Type.Integer({ description: 'Unix second of the last report.' })),
+      source: orFalse(Type.String({ description: 'The feed that reported it (the station\'s feed; demo for demo data).', examples: ['nsw'] })),
+    })),
+  }),
+}, {
+  description: 'One entry per fuel id, in the order of the spec (abridged here). A combined id has a price only when a feed reports that id itself.',
+  examples: [EXAMPLE_STATION_PRICES],
+});
 
 const pageEnvelope = <T extends TSchema>(item: T, example: unknown) => Type.Object({
   data: Type.Array(item),

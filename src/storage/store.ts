@@ -1,9 +1,9 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
-import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow } from '../domain/price-rows.ts';
+import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
 
-export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow };
+export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices };
 
 /**
  * The doors to data, named for what their callers need, not for tables: ReadStore for the API,
@@ -213,6 +213,8 @@ export interface ReadStore extends StoreBase {
   station(id: string): Promise<Station | undefined>;
   stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]>;
   currentForStation(stationId: string): Promise<CurrentPrice[]>;
+  /** The station's name, feed and current prices in one read; undefined for an unknown id. */
+  stationPrices(stationId: string): Promise<StationPrices | undefined>;
   /**
    * What cityHistory needs, read in one snapshot. Given `nowSec`, when today is the only live day
    * of the range, storage totals it itself (parts.liveDay) instead of handing over every station's

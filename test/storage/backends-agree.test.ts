@@ -17,8 +17,8 @@ async function fixtureUrls(store: PriceStore): Promise<string[]> {
   const history = (base: string): string[] => [`${base}/history`, ...TIMEFRAMES.map((t) => `${base}/history?timeframe=${t}`)];
   const cities = CITIES.flatMap(({ id }) => [`/v1/cities/${id}`, ...history(`/v1/cities/${id}`),
     `/v1/cities/${id}/spread`, `/v1/cities/${id}/average`, `/v1/cities/${id}/unavailable`]);
-  const stations = stationIds.flatMap((id) => [`/v1/stations/${id}`, ...history(`/v1/stations/${id}`)]);
-  return [...lists, ...cities, ...stations, '/v1/cities/atlantis', '/v1/stations/nowhere/history'];
+  const stations = stationIds.flatMap((id) => [`/v1/stations/${id}`, ...history(`/v1/stations/${id}`), `/v1/stations/${id}/prices`]);
+  return [...lists, ...cities, ...stations, '/v1/cities/atlantis', '/v1/stations/nowhere/history', '/v1/stations/nowhere/prices'];
 }
 
 /** Status, ETag and body of every URL, answered by the app on this store. */

@@ -3,11 +3,12 @@ import type { FastifyReply } from 'fastify';
 import type { FuelId } from '../../domain/fuels.ts';
 import { stationHistory } from '../../domain/history.ts';
 import { historyPieces } from '../../domain/history-json.ts';
+import { stationPriceEntries } from '../../domain/api-entries.ts';
 import { jsonBody } from '../body.ts';
 import { formatCents } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
-import { HistoryResponse, IdParams, StationListQuerySchema, StationListResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
+import { HistoryResponse, IdParams, StationListQuerySchema, StationListResponse, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
 import { apiError, notFound } from '../errors.ts';
 import { envelope, pageWindow } from '../pagination.ts';
 import { type RouteDeps, errorResponses, methodNotAllowed } from './responses.ts';
@@ -58,5 +59,16 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       .send(jsonBody(historyPieces(station.id, station.name, series, [], station.state, formatCents)));
   });
 
-  for (const url of ['/v1/stations', '/v1/stations/:id', '/v1/stations/:id/history']) methodNotAllowed(app, url);
+  app.get('/v1/stations/:id/prices', {
+    schema: {
+      summary: 'Station current prices',
+      description: 'The station\'s last report per fuel, one entry per fuel id: price in cents (ddd.d), in stock or not, when and by which feed; false when it has no report. A combined id has a price only when a feed reports that id itself.',
+      tags, security, params: IdParams, response: { 200: StationPricesResponse, ...errorResponses(404) },
+    },
+  }, async (request) => {
+    const station = (await store.stationPrices(request.params.id)) ?? notFound('station', request.params.id);
+    return { data: { id: station.id, name: station.name, prices: stationPriceEntries(station.prices, station.feed) } };
+  });
+
+  for (const url of ['/v1/stations', '/v1/stations/:id', '/v1/stations/:id/history', '/v1/stations/:id/prices']) methodNotAllowed(app, url);
 };

@@ -7,14 +7,14 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import { POSTGRES_DIALECT, type Row } from '../sql/dialect.ts';
 import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toBrandCount, toOutOfStock, toPending, toStation, toStationDay, toToken,
+  toBrandCount, toOutOfStock, toPending, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
 import { brandNames, brandsFrom } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
   FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, OutOfStock,
-  PriceStore, Station, StationDayRow, StationListQuery, TableChunk, TokenRecord,
+  PriceStore, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
@@ -152,6 +152,11 @@ export class PostgresStore implements PriceStore {
   async currentForStation(stationId: string): Promise<CurrentPrice[]> {
     if (!storable(stationId)) return [];
     return (await this.rows(READ.currentForStation, [stationId])).map(toCurrent);
+  }
+
+  async stationPrices(stationId: string): Promise<StationPrices | undefined> {
+    if (!storable(stationId)) return undefined;
+    return toStationPrices(await this.rows(READ.stationPrices, [stationId]));
   }
 
   async currentForCity(cityId: string): Promise<CurrentPrice[]> {

@@ -1,7 +1,7 @@
 import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
-import type { City, CurrentPrice, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, Station, StationDayRow, TokenRecord } from '../store.ts';
+import type { City, CurrentPrice, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, Station, StationDayRow, StationPrices, TokenRecord } from '../store.ts';
 import type { OpenState, Report } from '../writer/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
 import type { Row } from './dialect.ts';
@@ -48,6 +48,14 @@ export function toCurrent(r: Row): CurrentPrice {
     stationId: String(r.station_id), fuel: fuelAt(r.fuel), priceTenths: Number(r.price_tenths), available: flag(r.available),
     reportedAt: Number(r.reported_at), openFrom: Number(r.open_from),
   };
+}
+
+/** The rows of READ.stationPrices: the station from any of them, a price from each with a fuel. */
+export function toStationPrices(rows: readonly Row[]): StationPrices | undefined {
+  const first = rows[0];
+  if (!first) return undefined;
+  const prices = rows.filter((r) => r.fuel !== null && r.fuel !== undefined).map(toCurrent);
+  return { id: String(first.station_id), name: String(first.name), feed: String(first.feed), prices };
 }
 
 export function toReport(r: Row): Report {

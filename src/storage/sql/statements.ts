@@ -108,6 +108,9 @@ export function readStatements(d: Dialect) {
       WHERE station_key = $1 AND to_day >= $2 AND from_day <= $3 ORDER BY fuel, to_day`,
     currentForStation: `SELECT ${CURRENT_COLUMNS} FROM stations s JOIN current_prices c ON c.station_key = s.key
       WHERE s.id = $1 ORDER BY c.fuel`,
+    /** The station with its current prices: one row with NULL price columns when it has none, no row when unknown (toStationPrices). */
+    stationPrices: `SELECT s.name, s.feed, ${CURRENT_COLUMNS} FROM stations s LEFT JOIN current_prices c ON c.station_key = s.key
+      WHERE s.id = $1 ORDER BY c.fuel`,
     currentForCity: `SELECT ${CURRENT_COLUMNS} FROM stations s JOIN current_prices c ON c.station_key = s.key
       WHERE s.city_id = $1 ORDER BY ${d.byteOrder('s.id')}, c.fuel`,
     /** Today's count and sum per reported fuel with an available price, kept on write (city_current). */

@@ -6,14 +6,14 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import { SQLITE_DIALECT } from '../sql/dialect.ts';
 import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toBrandCount, toOutOfStock, toPending, toStation, toStationDay, toToken,
+  toBrandCount, toOutOfStock, toPending, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
 import { BULK, INGEST_STATEMENTS, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
 import { brandNames, brandsFrom } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
   FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, OutOfStock,
-  PriceStore, Station, StationDayRow, StationListQuery, TableChunk, TokenRecord,
+  PriceStore, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
@@ -147,6 +147,10 @@ export class SqliteStore implements PriceStore {
 
   async currentForStation(stationId: string): Promise<CurrentPrice[]> {
     return this.db.all(READ.currentForStation, [stationId]).map(toCurrent);
+  }
+
+  async stationPrices(stationId: string): Promise<StationPrices | undefined> {
+    return toStationPrices(this.db.all(READ.stationPrices, [stationId]));
   }
 
   async currentForCity(cityId: string): Promise<CurrentPrice[]> {

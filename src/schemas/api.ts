@@ -45,10 +45,11 @@ export const HistoryRecordSchema = Type.Object({
 
 const FuelRecords = Type.Object({ fuel: FuelIdSchema, records: orFalse(Type.Array(HistoryRecordSchema)) });
 
-const EXAMPLE_STATION_PRICES = { data: { id: 'ampol-foodary-kingsford', name: 'Ampol Foodary Kingsford', prices: [
-  { fuel: 'e10', price: '177.9', available: true, updated_at: 1795381200, source: 'nsw' },
-  { fuel: 'ulp91', price: '185.9', available: false, updated_at: 1795244400, source: 'nsw' },
-  { fuel: 'ulp95', price: false, available: false, updated_at: false, source: false },
+/** From the demo dataset, as in the README (abridged). */
+const EXAMPLE_STATION_PRICES = { data: { id: 'metro-fuel-black-gardens', name: 'Metro Fuel Black Gardens', prices: [
+  { fuel: 'e10', price: '179.9', available: false, updated_at: 1795513286, source: 'demo' },
+  { fuel: 'ulp91', price: '179.9', available: true, updated_at: 1795551689, source: 'demo' },
+  { fuel: 'ulp98', price: false, available: false, updated_at: false, source: false },
 ] } };
 
 const named = <T extends Record<string, TSchema>>(extra: T) => Type.Object({ id: Type.String(), name: Type.String(), ...extra });
@@ -100,7 +101,7 @@ export const StationPricesResponse = Type.Object({
       price: orFalse(Type.String({ description: 'Cents, ddd.d: the last reported price, kept when out of stock.', examples: ['185.9'] })),
       available: Type.Boolean({ description: 'In stock at the last report; false too when there is no report.' }),
       updated_at: orFalse(Type.Integer({ description: 'Unix second of the last report.' })),
-      source: orFalse(Type.String({ description: 'The feed that reported it (the station\'s feed; demo for demo data).', examples: ['nsw'] })),
+      source: orFalse(Type.String({ description: 'The feed that reported it (the station\'s feed; demo for demo data).', examples: ['demo'] })),
     })),
   }),
 }, {

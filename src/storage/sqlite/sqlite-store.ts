@@ -8,7 +8,7 @@ import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
   toBrandCount, toOutOfStock, toPending, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
-import { BULK, INGEST_STATEMENTS, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
+import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
 import { brandNames, brandsFrom } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
@@ -22,7 +22,6 @@ import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
 import { SqliteWriter } from './sqlite-writer.ts';
 
 const READ = readStatements(SQLITE_DIALECT);
-const INGEST = INGEST_STATEMENTS;
 const TOKENS = tokenStatements(SQLITE_DIALECT);
 const COPY = copyStatements(SQLITE_DIALECT);
 

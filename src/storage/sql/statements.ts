@@ -55,33 +55,34 @@ export interface StationListSql {
 function stationListStatements(d: Dialect): (filter: StationFilter) => StationListSql {
   const shapes = new Map<string, { count: string; page: string }>();
   return (filter) => {
-    const terms: Array<[string, (n: number) => string, unknown]> = [];
-    if (filter.state !== undefined) terms.push(['s', (n) => `state = $${n}`, filter.state]);
-    if (filter.city !== undefined) terms.push(['c', (n) => `city_id = $${n}`, filter.city]);
-    if (filter.suburb !== undefined) terms.push(['u', (n) => `lower(suburb) = $${n}`, filter.suburb]);
-    if (filter.postcode !== undefined) terms.push(['p', (n) => `postcode = $${n}`, filter.postcode]);
+    // Each term: a key for its shape, its SQL given its first parameter's number, and its values.
+    const terms: Array<{ key: string; sql: (n: number) => string; values: readonly unknown[] }> = [];
+    if (filter.state !== undefined) terms.push({ key: 's', sql: (n) => `state = $${n}`, values: [filter.state] });
+    if (filter.city !== undefined) terms.push({ key: 'c', sql: (n) => `city_id = $${n}`, values: [filter.city] });
+    if (filter.suburb !== undefined) terms.push({ key: 'u', sql: (n) => `lower(suburb) = $${n}`, values: [filter.suburb] });
+    if (filter.postcode !== undefined) terms.push({ key: 'p', sql: (n) => `postcode = $${n}`, values: [filter.postcode] });
     const brands = filter.brandNames ?? [];
-    brands.forEach((name, i) => terms.push([`b${i}`, (n) => `${i === 0 ? '(' : ''}brand = $${n}${i === brands.length - 1 ? ')' : ''}`, name]));
-    if (filter.fuel !== undefined) {
-      terms.push(['f', (n) => `EXISTS (SELECT 1 FROM current_prices c JOIN fuel_groups g ON g.fuel = c.fuel
-      WHERE c.station_key = stations.key AND c.available = TRUE AND g.output = $${n})`, filter.fuel]);
+    if (brands.length > 0) {
+      terms.push({ key: `b${brands.length}`, sql: (n) => `brand IN (${brands.map((_, i) => `$${n + i}`).join(', ')})`, values: brands });
     }
-    const key = terms.map(([k]) => k).join(',');
+    if (filter.fuel !== undefined) {
+      terms.push({ key: 'f', sql: (n) => `EXISTS (SELECT 1 FROM current_prices c JOIN fuel_groups g ON g.fuel = c.fuel
+      WHERE c.station_key = stations.key AND c.available = TRUE AND g.output = $${n})`, values: [filter.fuel] });
+    }
+    const params = terms.flatMap((t) => t.values);
+    const key = terms.map((t) => t.key).join(',');
     let shape = shapes.get(key);
     if (!shape) {
-      let where = '';
-      terms.forEach(([k, sql], i) => {
-        const joiner = i === 0 ? ' WHERE ' : k.startsWith('b') && k !== 'b0' ? ' OR ' : ' AND ';
-        where += joiner + sql(i + 1);
-      });
-      const n = terms.length;
+      let next = 1;
+      const where = terms.map((t) => { const sql = t.sql(next); next += t.values.length; return sql; }).join(' AND ');
+      const from = where === '' ? 'FROM stations' : `FROM stations WHERE ${where}`;
       shape = {
-        count: `SELECT count(*) AS n FROM stations${where}`,
-        page: `SELECT ${STATION_COLUMNS} FROM stations${where} ORDER BY ${d.byteOrder('id')} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        count: `SELECT count(*) AS n ${from}`,
+        page: `SELECT ${STATION_COLUMNS} ${from} ORDER BY ${d.byteOrder('id')} LIMIT $${next} OFFSET $${next + 1}`,
       };
       shapes.set(key, shape);
     }
-    return { ...shape, params: terms.map(([, , value]) => value) };
+    return { ...shape, params };
   };
 }
 

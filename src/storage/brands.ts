@@ -1,5 +1,5 @@
 import { brandId } from './places.ts';
-import type { Brand } from './store.ts';
+import type { Brand, ListQuery, ListResult } from './store.ts';
 
 /** A stored brand name and how many stations carry it, as both backends read them (brandCounts). */
 export interface BrandCount {
@@ -34,4 +34,10 @@ export function brandsFrom(counts: readonly BrandCount[]): Brand[] {
 /** The stored brand names a brand id stands for, in byte order (none when no station has it). */
 export function brandNames(counts: readonly BrandCount[], id: string): string[] {
   return counts.map((c) => c.brand).filter((name) => brandId(name) === id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** One page of brandsFrom, as /v1/brands lists them. */
+export function brandPage(counts: readonly BrandCount[], query: Pick<ListQuery, 'limit' | 'offset'>): ListResult<Brand> {
+  const brands = brandsFrom(counts);
+  return { items: brands.slice(query.offset, query.offset + query.limit), total: brands.length };
 }

@@ -10,7 +10,7 @@ import {
   toBrandCount, toOutOfStock, toPending, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
-import { brandNames, brandsFrom } from '../brands.ts';
+import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
   FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, OutOfStock,
@@ -127,8 +127,7 @@ export class PostgresStore implements PriceStore {
 
   async listBrands(query: ListQuery): Promise<ListResult<Brand>> {
     const found = query.state ? await this.rows(READ.brandCountsInState, [query.state]) : await this.rows(READ.brandCounts, []);
-    const brands = brandsFrom(found.map(toBrandCount));
-    return { items: brands.slice(query.offset, query.offset + query.limit), total: brands.length };
+    return brandPage(found.map(toBrandCount), query);
   }
 
   async station(id: string): Promise<Station | undefined> {

@@ -17,6 +17,7 @@ import { cityRoutes } from './http/routes/cities.ts';
 import { fuelTypeRoutes } from './http/routes/fuel-types.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { stationRoutes } from './http/routes/stations.ts';
+import { priceRoutes } from './http/routes/prices.ts';
 import { lazySerializers } from './http/serializers.ts';
 import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer, requestIdOf } from './http/server-limits.ts';
 import type { Logger } from './logger.ts';
@@ -95,6 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(metaRoutes, { ...deps, limiter });
   await app.register(cityRoutes, { ...deps, historyBlocks: new HistoryBlocks() });
   await app.register(stationRoutes, deps);
+  await app.register(priceRoutes, deps);
   await app.register(fuelTypeRoutes, deps);
   await app.register(brandRoutes, deps);
   return app;

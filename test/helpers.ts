@@ -11,10 +11,10 @@ import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import type { Clock } from '../src/config.ts';
 import { cityHistory } from '../src/domain/history.ts';
-import type { CurrentPrice, FuelSums } from '../src/domain/price-rows.ts';
+import type { CurrentPrice, FuelSums, FuelTotals } from '../src/domain/price-rows.ts';
 import { cityUnavailable, fuelTotals } from '../src/domain/today.ts';
 import { type FuelId, outputsOf } from '../src/domain/fuels.ts';
-import type { StateId } from '../src/domain/states.ts';
+import { STATES, type StateId } from '../src/domain/states.ts';
 import { localDayOf, splitByLocalDay, timeframeWindow } from '../src/domain/time.ts';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
@@ -198,6 +198,8 @@ export const FIXTURE_PATHS = [
   '/v1/cities/sydney/history?timeframe=all-time', '/v1/cities/sydney/spread', '/v1/cities/sydney/unavailable',
   '/v1/stations/alpha-sydney/history?timeframe=all-time', '/v1/stations/beta-sydney/history?timeframe=all-time', '/v1/stations',
   '/v1/stations/alpha-sydney/prices', '/v1/stations/beta-sydney/prices',
+  '/v1/prices', '/v1/prices?state=nsw', '/v1/prices?city=sydney', '/v1/stations?near=-33.87,151.2&radius=20',
+  '/v1/prices/cheapest?fuel=ulp-combined&state=nsw', '/v1/prices/cheapest?fuel=ulp91&near=-33.87,151.2&order=desc',
 ];
 
 /** The bodies the app answers for these paths on this store at this clock, for comparing two stores. */
@@ -376,6 +378,26 @@ export function unavailableOf(current: readonly CurrentPrice[]): Map<FuelId, str
     if (ids.length > 0) out.set(fuel, ids);
   }
   return out;
+}
+
+/**
+ * What storage keeps per state on write (count, sum, min and max of available prices per fuel:
+ * state_current and the state index) equals what the current prices of the state's stations say,
+ * for every state; the nation's rows are the states' rows.
+ */
+export async function assertStateTotalsMatchPrices(store: PriceStore, step = ''): Promise<void> {
+  const byFuel = <T extends FuelSums>(t: T[]): T[] => [...t].sort((a, b) => a.fuel.localeCompare(b.fuel));
+  const nation: FuelTotals[] = [];
+  for (const state of STATES) {
+    const stations = await store.listStations({ state, limit: 100, offset: 0 });
+    assert.ok(stations.total <= 100, 'a test dataset of at most 100 stations a state');
+    const current = (await Promise.all(stations.items.map((s) => store.currentForStation(s.id)))).flat();
+    const stored = await store.stateTotals(state);
+    assert.deepEqual(byFuel(stored), byFuel(fuelTotals(current)), `${step}: ${state}`);
+    nation.push(...stored);
+  }
+  const key = (t: FuelTotals) => JSON.stringify(t);
+  assert.deepEqual((await store.stateTotals(undefined)).map(key).sort(), nation.map(key).sort(), `${step}: the nation`);
 }
 
 /**

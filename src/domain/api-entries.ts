@@ -1,7 +1,9 @@
 import { type FuelId, perFuel } from './fuels.ts';
+import type { RankedPrice } from './cheapest.ts';
+import { formatKm } from './nearby.ts';
 import type { FuelSeries } from './history.ts';
 import type { CurrentPrice } from './price-rows.ts';
-import type { Spread } from './today.ts';
+import type { Spread, Summary } from './today.ts';
 import { formatCents, formatDollars } from './rounding.ts';
 import type { StateId } from './states.ts';
 import { dayStart, formatLocalDay } from './time.ts';
@@ -34,6 +36,16 @@ export function spreadEntries(spread: Map<FuelId, Spread>): Array<{ fuel: FuelId
   });
 }
 
+/** /v1/prices: the spread's figures and the count of prices behind them; a fuel with none is false, false, false and 0. */
+export function summaryEntries(summary: Map<FuelId, Summary>): Array<{ fuel: FuelId; average: string | false; min: string | false; max: string | false; stations: number }> {
+  return perFuel((fuel) => {
+    const s = summary.get(fuel);
+    return s
+      ? { average: formatDollars(s.meanTenths), min: formatCents(s.minTenths), max: formatCents(s.maxTenths), stations: s.count }
+      : { average: false as const, min: false as const, max: false as const, stations: 0 };
+  });
+}
+
 export function averageEntries(averages: Map<FuelId, number>): Array<{ fuel: FuelId; average: string | false }> {
   return perFuel((fuel) => {
     const meanTenths = averages.get(fuel);
@@ -63,4 +75,29 @@ export function stationPriceEntries(prices: readonly CurrentPrice[], source: str
       ? { price: formatCents(report.priceTenths), available: report.available, updated_at: report.reportedAt, source }
       : { price: false, available: false, updated_at: false, source: false };
   });
+}
+
+export interface CheapestOut {
+  station_id: string; name: string; brand: string; address: string; latitude: string; longitude: string;
+  price: string; updated_at: number; distance_km?: string;
+}
+
+/** A page of ranked prices as /v1/prices/cheapest lists them, with their stations' details (a station not found is left out). */
+/** What an item shows of its station (a store's Station has it). */
+interface StationShown { id: string; name: string; brand: string; address: string; latitude: string; longitude: string }
+
+export function cheapestEntries(page: readonly RankedPrice[], stations: readonly StationShown[]): CheapestOut[] {
+  const byId = new Map(stations.map((s) => [s.id, s]));
+  const out: CheapestOut[] = [];
+  for (const p of page) {
+    const s = byId.get(p.stationId);
+    if (!s) continue;
+    const item: CheapestOut = {
+      station_id: s.id, name: s.name, brand: s.brand, address: s.address, latitude: s.latitude, longitude: s.longitude,
+      price: formatCents(p.priceTenths), updated_at: p.reportedAt,
+    };
+    if (p.metres !== undefined) item.distance_km = formatKm(p.metres);
+    out.push(item);
+  }
+  return out;
 }

@@ -19,3 +19,15 @@ const STATE_SET: ReadonlySet<string> = new Set(STATES);
 export function isStateId(s: string): s is StateId {
   return STATE_SET.has(s);
 }
+
+/** Each state's and territory's name, as /v1/prices names its scope. */
+export const STATE_NAMES: Record<StateId, string> = {
+  nsw: 'New South Wales',
+  vic: 'Victoria',
+  qld: 'Queensland',
+  wa: 'Western Australia',
+  sa: 'South Australia',
+  tas: 'Tasmania',
+  nt: 'Northern Territory',
+  act: 'Australian Capital Territory',
+};

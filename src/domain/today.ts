@@ -40,6 +40,22 @@ export function citySpread(totals: readonly FuelTotals[]): Map<FuelId, Spread> {
   return out;
 }
 
+/** A summary's figures per output fuel (/v1/prices): the spread and how many prices it is over. */
+export interface Summary extends Spread {
+  /** Available prices pooled: a combined fuel adds its members' (a station selling both counts in each). */
+  count: number;
+}
+
+/**
+ * The summary of a scope from its totals per reported fuel: rows for the same fuel (one per state,
+ * for the nation) add up as a combined fuel's members do.
+ */
+export function scopeSummary(totals: readonly FuelTotals[]): Map<FuelId, Summary> {
+  const out = new Map<FuelId, Summary>();
+  for (const [fuel, pool] of pooled(totals)) out.set(fuel, { meanTenths: pool.sum / pool.count, minTenths: pool.min, maxTenths: pool.max, count: pool.count });
+  return out;
+}
+
 /** Per output fuel, the reported fuels' counts and sums added up in their order, and their extremes when given (NaN otherwise). */
 function pooled(rows: ReadonlyArray<FuelSums & Partial<FuelTotals>>): Map<FuelId, { sum: number; count: number; min: number; max: number }> {
   const acc = new Map<FuelId, { sum: number; count: number; min: number; max: number }>();

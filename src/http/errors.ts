@@ -109,6 +109,11 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
 /** Fastify's schema failures become one message naming the parameter and what it accepts. */
 function validationError(error: FastifyError, request: FastifyRequest): ApiError {
   const first = error.validation?.[0];
+  const missing = first?.keyword === 'required' ? (first.params as { missingProperty?: unknown }).missingProperty : undefined;
+  if (typeof missing === 'string') {
+    const accepts = describeParameter(request, missing)?.replace(`Parameter '${missing}' `, '');
+    return new ApiError('invalid_parameter', `Parameter '${missing}' is required${accepts ? `; it ${accepts}` : '.'}`);
+  }
   const path = first?.instancePath ?? '';
   const name = path.replace(/^\//, '').split('/')[0] ?? '';
   const described = name ? describeParameter(request, name) : undefined;

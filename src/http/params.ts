@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { apiError } from './errors.ts';
+import { type Near, parseNear, parseRadius } from '../domain/nearby.ts';
+import { NEAR_MESSAGES } from '../schemas/api.ts';
 
 interface QueryProperty { type?: string; 'x-accepts'?: string }
 
@@ -26,4 +28,15 @@ export async function strictQuery(request: FastifyRequest): Promise<void> {
     }
     if (CASE_INSENSITIVE.has(name)) query[name] = value.toLowerCase();
   }
+}
+
+/** `near` and `radius` as a Near (undefined without near); out-of-range values and a radius without near are 400s. */
+export function nearQuery(query: { near?: string | undefined; radius?: string | undefined }): Near | undefined {
+  if (query.near === undefined) {
+    if (query.radius !== undefined) apiError('invalid_parameter', "Parameter 'radius' needs near=LAT,LNG: it is the radius around that point.");
+    return undefined;
+  }
+  const centre = parseNear(query.near) ?? apiError('invalid_parameter', `Parameter 'near' ${NEAR_MESSAGES.near}.`);
+  const radiusKm = parseRadius(query.radius) ?? apiError('invalid_parameter', `Parameter 'radius' ${NEAR_MESSAGES.radius}.`);
+  return { centre, radiusKm };
 }

@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { FUELS } from '../domain/fuels.ts';
 import { STATES } from '../domain/states.ts';
 import { TIMEFRAMES } from '../domain/time.ts';
+import { DEFAULT_RADIUS_KM, MAX_RADIUS_KM, MIN_RADIUS_KM, NEAR_PATTERN, RADIUS_PATTERN } from '../domain/nearby.ts';
 
 /**
  * Response and parameter schemas: the one source for validation, serialisation, types and
@@ -118,7 +119,11 @@ const pageEnvelope = <T extends TSchema>(item: T, example: unknown) => Type.Obje
 export const CityListResponse = pageEnvelope(Type.Ref(CitySchema), {
   data: [{ id: 'burnie', name: 'Burnie', state: 'tas', latitude: '-41.0558', longitude: '145.9038' }], total_items: 15, total_pages: 15, current_page: 1,
 });
-export const StationListResponse = pageEnvelope(Type.Ref(StationSchema), {
+/** A station in a list: with its distance when the list is near a point. */
+const ListedStationSchema = Type.Intersect([Type.Ref(StationSchema), Type.Object({
+  distance_km: Type.Optional(Type.String({ description: 'Only with near: great-circle km from the point, one decimal.', examples: ['1.4'] })),
+})]);
+export const StationListResponse = pageEnvelope(ListedStationSchema, {
   data: [{
     id: '7-eleven-craigwell', name: '7-Eleven Craigwell', brand: '7-Eleven', address: '265 Monaro Highway, Craigwell ACT 2616',
     street: '265 Monaro Highway', suburb: 'Craigwell', postcode: '2616', state: 'act', phone: '(02) 7010 6342', website: '',
@@ -154,6 +159,21 @@ const slugParameter = (what: string, description: string) => Type.String({
   'x-accepts': `must be a ${what} id: lowercase letters and digits in hyphen-separated words, at most 80 characters`,
 });
 
+const NEAR_ACCEPTS = 'must be LAT,LNG in decimal degrees (latitude -90 to 90, longitude -180 to 180), e.g. -33.8688,151.2093';
+const RADIUS_ACCEPTS = `must be a distance in km from ${MIN_RADIUS_KM} to ${MAX_RADIUS_KM}, at most 3 decimals, e.g. 2.5`;
+/** `near` and `radius`: their patterns check the syntax; parseNear and parseRadius the ranges, with the same messages. */
+const nearParameters = (what: string) => ({
+  near: Type.Optional(Type.String({
+    pattern: NEAR_PATTERN, maxLength: 32, 'x-accepts': NEAR_ACCEPTS,
+    description: `${what} within the radius of this point (LAT,LNG), nearest first (then by id), each with distance_km.`,
+  })),
+  radius: Type.Optional(Type.String({
+    pattern: RADIUS_PATTERN, 'x-accepts': RADIUS_ACCEPTS,
+    description: `With near: the radius in km, ${MIN_RADIUS_KM} to ${MAX_RADIUS_KM}; default ${DEFAULT_RADIUS_KM}. A station at exactly the radius (to the metre) is in.`,
+  })),
+});
+export const NEAR_MESSAGES = { near: NEAR_ACCEPTS, radius: RADIUS_ACCEPTS } as const;
+
 /** /v1/stations: the list's parameters and its filters, all of them combined. */
 export const StationListQuerySchema = Type.Object({
   ...ListQuerySchema.properties,
@@ -171,6 +191,71 @@ export const StationListQuerySchema = Type.Object({
     description: 'Only stations selling this fuel now: an available current price (a combined id: of any of its members). Case-insensitive.',
     'x-accepts': `must be one of ${FUELS.join(', ')}`,
   })),
+  ...nearParameters('Only stations'),
+});
+
+const fuelParameter = (description: string) => Type.String({ enum: [...FUELS], description, 'x-accepts': `must be one of ${FUELS.join(', ')}` });
+
+/** /v1/prices/cheapest: the fuel, exactly one scope, the order, and the list's pages. */
+export const CheapestQuerySchema = Type.Object({
+  fuel: fuelParameter('The fuel to rank by (required; case-insensitive). A combined id ranks each station by its lowest member price.'),
+  city: Type.Optional(slugParameter('city', 'Scope: the stations of this city (404 for an unknown id).')),
+  state: ListQuerySchema.properties.state,
+  ...nearParameters('Scope: the stations'),
+  order: Type.Optional(Type.String({
+    enum: ['asc', 'desc'], description: 'asc (default): cheapest first; desc: dearest first.', 'x-accepts': 'must be asc or desc',
+  })),
+  limit: ListQuerySchema.properties.limit,
+  page: ListQuerySchema.properties.page,
+  offset: ListQuerySchema.properties.offset,
+});
+
+export const CheapestItemSchema = Type.Object({
+  station_id: Type.String({ examples: ['ampol-foodary-kingsford'] }),
+  name: Type.String(),
+  brand: Type.String(),
+  address: Type.String({ description: 'May be empty.' }),
+  latitude: Type.String(),
+  longitude: Type.String(),
+  price: Type.String({ description: 'Cents, ddd.d: the station\'s available price (for a combined id, its lowest member price).', examples: ['172.9'] }),
+  updated_at: Type.Integer({ description: 'Unix second of that price\'s report.' }),
+  distance_km: Type.Optional(Type.String({ description: 'Only with near: great-circle km from the point, one decimal.', examples: ['1.4'] })),
+});
+export const CheapestResponse = pageEnvelope(CheapestItemSchema, {
+  data: [{
+    station_id: 'united-petroleum-caversham', name: 'United Petroleum Caversham', brand: 'United Petroleum', address: '12 Great Northern Highway, Caversham WA 6055',
+    latitude: '-31.8872', longitude: '115.9731', price: '164.9', updated_at: 1763857800,
+  }],
+  total_items: 112, total_pages: 12, current_page: 1,
+});
+
+/** /v1/prices: the nation (no parameter), a state, or a city. */
+export const SummaryQuerySchema = Type.Object({
+  state: ListQuerySchema.properties.state,
+  city: Type.Optional(slugParameter('city', 'A city\'s summary (404 for an unknown id). Not with state.')),
+});
+
+export const SummaryResponse = Type.Object({
+  data: Type.Object({
+    scope: Type.Object({
+      type: Type.Union([Type.Literal('national'), Type.Literal('state'), Type.Literal('city')]),
+      id: Type.String({ description: 'au for the nation, else the state or city id.', examples: ['nsw'] }),
+      name: Type.String({ examples: ['New South Wales'] }),
+    }),
+    prices: Type.Array(Type.Object({
+      fuel: FuelIdSchema,
+      average: orFalse(Type.String({ description: 'Dollars, d.dd: the mean of the available prices.', examples: ['1.79'] })),
+      min: orFalse(Type.String({ description: 'Cents, ddd.d.', examples: ['169.9'] })),
+      max: orFalse(Type.String({ description: 'Cents, ddd.d.', examples: ['199.9'] })),
+      stations: Type.Integer({ minimum: 0, description: 'Available prices behind the figures: for a plain fuel, the stations selling it; a combined id adds up its members\' (a station selling both counts in each).' }),
+    })),
+  }),
+}, {
+  description: 'One entry per fuel id, in the order of the spec (abridged here).',
+  examples: [{ data: { scope: { type: 'state', id: 'wa', name: 'Western Australia' }, prices: [
+    { fuel: 'e10', average: false, min: false, max: false, stations: 0 },
+    { fuel: 'ulp91', average: '1.76', min: '159.9', max: '199.9', stations: 880 },
+  ] } }],
 });
 
 export const FuelTypeSchema = Type.Object({

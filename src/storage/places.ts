@@ -1,4 +1,7 @@
 /** Rules for naming and placing stations, shared by every backend (DESIGN.md, "Cities and stations"). */
+import { distanceKm } from '../domain/nearby.ts';
+
+export { distanceKm };
 
 /** Lowercase ASCII slug, hyphen-separated words: "Ampol Foodary Bathurst" -> "ampol-foodary-bathurst". */
 export function slugify(name: string): string {
@@ -29,15 +32,6 @@ export function uniqueSlug(wanted: string, isTaken: (candidate: string) => boole
 }
 
 export const CITY_RADIUS_KM = 25;
-
-/** Great-circle distance in km (haversine on a 6,371 km sphere: ample for a 25 km rule). */
-export function distanceKm(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const rad = Math.PI / 180;
-  const dLat = (lat2 - lat1) * rad;
-  const dLon = (lon2 - lon1) * rad;
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
-  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(a)));
-}
 
 /** The nearest city of the station's own state within 25 km (ties to the smaller id), or null. */
 export function assignCity(cities: ReadonlyArray<{ id: string; latitude: number; longitude: number }>, latitude: number, longitude: number): string | null {

@@ -1,8 +1,11 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
+import type { PricedStation } from '../domain/cheapest.ts';
+import type { Box, Near } from '../domain/nearby.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
 
+export type { PricedStation };
 export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices };
 
 /**
@@ -50,7 +53,17 @@ export interface StationListQuery extends ListQuery {
   brand?: string | undefined;
   /** The station has an available current price of this fuel (a combined id: of any member). */
   fuel?: FuelId | undefined;
+  /** Only stations within the radius, nearest first (then by id), each with its distance. */
+  near?: Near | undefined;
 }
+
+/** A station as a list gives it: with its distance in whole metres when the list was near a point. */
+export interface ListedStation extends Station {
+  metres?: number;
+}
+
+/** Where /v1/prices/cheapest looks: a city, a state, or a box around a point (which the caller narrows to the radius). */
+export type PriceArea = { city: string } | { state: StateId } | { box: Box };
 
 /** A brand as /v1/brands lists it (storage/brands.ts). */
 export interface Brand {
@@ -207,7 +220,16 @@ export interface StoreBase {
 export interface ReadStore extends StoreBase {
   listCities(query: ListQuery): Promise<ListResult<City>>;
   city(id: string): Promise<City | undefined>;
-  listStations(query: StationListQuery): Promise<ListResult<Station>>;
+  listStations(query: StationListQuery): Promise<ListResult<ListedStation>>;
+  /** Stations by id, in no order; unknown ids are left out. */
+  stationsByIds(ids: readonly string[]): Promise<Station[]>;
+  /** The available current prices counting towards an output fuel in an area (with their stations' positions). */
+  fuelPrices(fuel: FuelId, area: PriceArea): Promise<PricedStation[]>;
+  /**
+   * Count, sum, min and max of available current prices per reported fuel, from the totals kept
+   * on write: of one state, or (undefined) one row per state and fuel, for the nation.
+   */
+  stateTotals(state: StateId | undefined): Promise<FuelTotals[]>;
   /** Brands of the stations (of one state when given), ordered by id, paginated. */
   listBrands(query: ListQuery): Promise<ListResult<Brand>>;
   station(id: string): Promise<Station | undefined>;

@@ -225,7 +225,8 @@ for (const backend of testBackends()) {
 
       test('unknown ids answer 404 not_found in the error shape', async () => {
         for (const path of ['/v1/cities/atlantis', '/v1/cities/atlantis/history', '/v1/cities/atlantis/spread', '/v1/cities/atlantis/average',
-          '/v1/cities/atlantis/unavailable', '/v1/stations/nowhere', '/v1/stations/nowhere/history', '/v1/stations/nowhere/prices']) {
+          '/v1/cities/atlantis/unavailable', '/v1/stations/nowhere', '/v1/stations/nowhere/history', '/v1/stations/nowhere/prices',
+          '/v1/prices?city=atlantis', '/v1/prices/cheapest?fuel=e10&city=atlantis']) {
           const r = await get(server, path);
           assert.equal(r.status, 404, path);
           const error = (r.body as { error: { code: string; message: string; request_id: string } }).error;

@@ -12,7 +12,7 @@ import type { PriceStore } from '../../src/storage/store.ts';
 import type { StateId } from '../../src/domain/states.ts';
 import { eachDayLength } from '../../src/domain/time.ts';
 import { CITIES, NOW, loadFixture } from '../fixture.ts';
-import { answers, assertCityTotalsMatchPrices, createPostgresDatabase, postgresAdmin, postgresServerUrl } from '../helpers.ts';
+import { answers, assertCityTotalsMatchPrices, assertStateTotalsMatchPrices, createPostgresDatabase, postgresAdmin, postgresServerUrl } from '../helpers.ts';
 
 /**
  * Before migration 8 every whole day was a station_daily row of its own: the runs the fixture
@@ -35,8 +35,9 @@ const RUNS = 'SELECT r.station_key, r.fuel, r.from_day, r.to_day, r.price_tenths
  * new column and table from what is stored, so that an upgraded installation answers exactly as
  * before and as a new one would; migration 6 then widens the city index, 7 marks every block
  * of sealed city days that holds rows, 8 adds station_runs beside the day rows written before
- * it, and 9 gives today's changed prices an index of their own. Each test loads the fixture,
- * takes the schema back to version 4 by hand (the exact inverse of migrations 5 to 9, the runs
+ * it, 9 gives today's changed prices an index of their own, and 10 fills the state totals and
+ * indexes positions. Each test loads the fixture,
+ * takes the schema back to version 4 by hand (the exact inverse of migrations 5 to 10, the runs
  * written back as the day rows they were before 8), then opens the store, which migrates it
  * again.
  */
@@ -51,14 +52,16 @@ async function assertUpgraded(upgraded: PriceStore, before: string[]): Promise<v
   await upgraded.migrate();
   assert.ok((await upgraded.cityTotals('sydney')).length > 0);
   await assertCityTotalsMatchPrices(upgraded, cities, 'upgraded');
+  await assertStateTotalsMatchPrices(upgraded, 'upgraded');
   assert.deepEqual(await answers(upgraded, NOW), before);
   await upgraded.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: NOW - 60, priceTenths: 1444, available: true }] });
   await assertCityTotalsMatchPrices(upgraded, cities, 'after a write');
+  await assertStateTotalsMatchPrices(upgraded, 'after a write');
 }
 
 describe('upgrading a populated database to the city totals (migration 5)', () => {
   test('on SQLite: the totals are filled from the stored prices, answers unchanged, and kept from then on', async () => {
-    assert.equal(SQLITE_MIGRATIONS.length, 9, 'this test takes the schema back from version 9 to 4');
+    assert.equal(SQLITE_MIGRATIONS.length, 10, 'this test takes the schema back from version 10 to 4');
     const dir = mkdtempSync(join(tmpdir(), 'fuelprice-upgrade-'));
     const path = join(dir, 'old.db');
     try {
@@ -72,6 +75,9 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       const insert = db.prepare('INSERT INTO station_daily (station_key, day, fuel, weighted_tenths, seconds) VALUES (?, ?, ?, ?, ?)');
       for (const row of runsAsRows(db.prepare(RUNS).all() as Array<Record<string, unknown>>)) insert.run(...row);
       db.exec(`
+        DROP TRIGGER state_current_on_insert; DROP TRIGGER state_current_on_update; DROP TRIGGER state_current_on_delete;
+        DROP TABLE state_current; DROP INDEX current_prices_by_state; DROP INDEX stations_by_position;
+        ALTER TABLE current_prices DROP COLUMN state;
         DROP TABLE station_runs;
         DROP TRIGGER city_daily_marks_on_insert; DROP TRIGGER city_daily_marks_on_update; DROP TRIGGER city_daily_marks_on_delete;
         DROP TABLE city_daily_marks;
@@ -95,7 +101,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
 
   const server = postgresServerUrl();
   test('on PostgreSQL: the same', { skip: server ? false : 'set FUELPRICE_TEST_POSTGRES to a server URL to run this' }, async () => {
-    assert.equal(POSTGRES_MIGRATIONS.length, 9, 'this test takes the schema back from version 9 to 4');
+    assert.equal(POSTGRES_MIGRATIONS.length, 10, 'this test takes the schema back from version 10 to 4');
     const database = await createPostgresDatabase(server ?? '');
     after(() => database.drop());
     const first = new PostgresStore({ connectionString: database.url, max: 2 });
@@ -110,6 +116,11 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       }
     });
     await postgresAdmin(database.url, (client) => client.query(`
+      DROP TRIGGER state_current_on_insert ON current_prices; DROP TRIGGER state_current_on_update ON current_prices;
+      DROP TRIGGER state_current_on_delete ON current_prices;
+      DROP FUNCTION state_current_inserted(); DROP FUNCTION state_current_updated(); DROP FUNCTION state_current_deleted();
+      DROP FUNCTION state_current_add(text[], smallint[], bigint[], bigint[]);
+      DROP TABLE state_current; DROP INDEX stations_by_position; ALTER TABLE current_prices DROP COLUMN state;
       DROP TABLE station_runs;
       DROP TRIGGER city_daily_marks_on_insert ON city_daily; DROP TRIGGER city_daily_marks_on_update ON city_daily;
       DROP TRIGGER city_daily_marks_on_delete ON city_daily;
@@ -120,7 +131,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       DROP FUNCTION city_current_inserted(); DROP FUNCTION city_current_updated(); DROP FUNCTION city_current_deleted();
       DROP FUNCTION city_current_add(text[], smallint[], bigint[], bigint[]);
       DROP TABLE city_current; ALTER TABLE current_prices DROP COLUMN city_id;
-      DELETE FROM schema_migrations WHERE version IN (5, 6, 7, 8, 9);`));
+      DELETE FROM schema_migrations WHERE version IN (5, 6, 7, 8, 9, 10);`));
 
     const upgraded = new PostgresStore({ connectionString: database.url, max: 2 });
     try {

@@ -4,7 +4,7 @@ import { CITIES, NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
 import { type FuelSeries, cityHistory } from '../../src/domain/history.ts';
 import { dayStart, localDayOf, localTimeToUnix } from '../../src/domain/time.ts';
 import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
-import { answers, assertCityTotalsMatchPrices, assertDaysMatchReports, assertLiveDayMatchesRows, itemAt, snapshot, testBackends } from '../helpers.ts';
+import { answers, assertCityTotalsMatchPrices, assertDaysMatchReports, assertStateTotalsMatchPrices, assertLiveDayMatchesRows, itemAt, snapshot, testBackends } from '../helpers.ts';
 
 for (const backend of testBackends()) {
   describe(`the writer on ${backend.name}`, () => {
@@ -96,10 +96,11 @@ for (const backend of testBackends()) {
       } finally { await drop(); }
     });
 
-    test("a city's stored totals (count, sum, min, max per fuel) and today's means totalled in storage equal those worked out from its rows through every kind of write", async () => {
+    test("a city's and a state's stored totals (count, sum, min, max per fuel) and today's means totalled in storage equal those worked out from its rows through every kind of write", async () => {
       const { store, drop } = await backend.create();
       const agree = async (step: string): Promise<number> => {
         await assertCityTotalsMatchPrices(store, CITIES.map((c) => c.id), step);
+        await assertStateTotalsMatchPrices(store, step);
         await assertDaysMatchReports(store, step);
         return assertLiveDayMatchesRows(store, CITIES.map((c) => c.id), NOW, step);
       };
@@ -131,6 +132,13 @@ for (const backend of testBackends()) {
         assert.ok(!(await store.currentForCity('sydney')).some((c) => c.stationId === 'alpha-sydney'));
         await store.applyBatch({ stations: [alpha], prices: [] });
         await agree('moved back');
+        // Gamma Perth (feed code 3) said to be in SA, then back in WA: its prices move between the state totals.
+        const gamma = itemAt(STATIONS, 2);
+        await store.applyBatch({ stations: [{ ...gamma, state: 'sa' }], prices: [] });
+        await agree('moved to another state');
+        assert.deepEqual([(await store.stateTotals('wa')).length, (await store.stateTotals('sa')).map((t) => [t.fuel, t.count])], [0, [['ulp91', 1]]]);
+        await store.applyBatch({ stations: [gamma], prices: [] });
+        await agree('moved back to its state');
         // A late report (replayed history) and the day's seal leave today's prices where they were.
         await store.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '1', fuel: 'ulp91', at: NOW - 3 * 86_400, priceTenths: 1700, available: true }] });
         await store.seal(NOW + 86_400);

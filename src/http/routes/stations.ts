@@ -5,6 +5,8 @@ import { stationHistory } from '../../domain/history.ts';
 import { historyPieces } from '../../domain/history-json.ts';
 import { stationPriceEntries } from '../../domain/api-entries.ts';
 import { jsonBody } from '../body.ts';
+import { formatKm } from '../../domain/nearby.ts';
+import { nearQuery } from '../params.ts';
 import { formatCents } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
@@ -22,20 +24,22 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.get('/v1/stations', {
     schema: {
       summary: 'List stations',
-      description: 'Stations ordered by id, paginated; the filters combine (an unknown city or brand id matches no station).',
+      description: 'Stations ordered by id, paginated; the filters combine (an unknown city or brand id matches no station). With near, only those within the radius, nearest first, each with distance_km.',
       tags, security, querystring: StationListQuerySchema, response: { 200: StationListResponse, ...errorResponses() },
     },
   }, async (request) => {
     const window = pageWindow(request.query);
     const { state, city, city_id: cityId, suburb, postcode, brand, fuel } = request.query;
+    const near = nearQuery(request.query);
     if (city !== undefined && cityId !== undefined && city !== cityId) {
       apiError('invalid_parameter', "Parameters 'city' and 'city_id' are the same filter; give one of them, or the same id in both.");
     }
     const page = await store.listStations({
-      state: state as StateId | undefined, city: city ?? cityId, suburb, postcode, brand, fuel: fuel as FuelId | undefined,
+      state: state as StateId | undefined, city: city ?? cityId, suburb, postcode, brand, fuel: fuel as FuelId | undefined, near,
       limit: window.limit, offset: window.offset,
     });
-    return envelope(page.items, page.total, window);
+    const items = page.items.map(({ metres, ...station }) => (metres === undefined ? station : { ...station, distance_km: formatKm(metres) }));
+    return envelope(items, page.total, window);
   });
 
   app.get('/v1/stations/:id', {

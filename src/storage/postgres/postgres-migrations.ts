@@ -263,4 +263,54 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX current_prices_by_city ON current_prices (city_id, available, fuel, price_tenths);
   CREATE INDEX current_prices_changed ON current_prices (city_id, open_from) INCLUDE (fuel, station_key, available, price_tenths);
   `,
+  `
+  -- /v1/prices for a state and the nation, and stations near a point (see the SQLite migration of
+  -- the same number): current prices carry their station's state, state_current is kept exact by
+  -- statement triggers as city_current is.
+  ALTER TABLE current_prices ADD COLUMN state text COLLATE "C";
+  UPDATE current_prices c SET state = s.state FROM stations s WHERE s.key = c.station_key;
+  CREATE INDEX current_prices_by_state ON current_prices (state, available, fuel, price_tenths);
+  CREATE TABLE state_current (
+    state text COLLATE "C" NOT NULL,
+    fuel smallint NOT NULL,
+    available_count integer NOT NULL,
+    sum_tenths bigint NOT NULL,
+    PRIMARY KEY (state, fuel)
+  );
+  INSERT INTO state_current (state, fuel, available_count, sum_tenths)
+    SELECT state, fuel, count(*), sum(price_tenths) FROM current_prices
+    WHERE available AND state IS NOT NULL GROUP BY state, fuel;
+  CREATE FUNCTION state_current_add(delta_state text[], delta_fuel smallint[], delta_count bigint[], delta_sum bigint[]) RETURNS void
+  LANGUAGE sql AS 'INSERT INTO state_current AS t (state, fuel, available_count, sum_tenths)
+    SELECT state, fuel, sum(n), sum(s) FROM unnest(delta_state, delta_fuel, delta_count, delta_sum) AS d (state, fuel, n, s)
+    WHERE state IS NOT NULL GROUP BY state, fuel HAVING sum(n) <> 0 OR sum(s) <> 0
+    ON CONFLICT (state, fuel) DO UPDATE SET available_count = t.available_count + excluded.available_count,
+      sum_tenths = t.sum_tenths + excluded.sum_tenths';
+  CREATE FUNCTION state_current_inserted() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM state_current_add(array_agg(state), array_agg(fuel), array_agg(1::bigint), array_agg(price_tenths::bigint))
+    FROM new_rows WHERE available;
+    RETURN NULL;
+  END';
+  CREATE FUNCTION state_current_updated() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM state_current_add(array_agg(state), array_agg(fuel), array_agg(n), array_agg(s)) FROM (
+      SELECT state, fuel, 1::bigint AS n, price_tenths::bigint AS s FROM new_rows WHERE available
+      UNION ALL SELECT state, fuel, -1, -price_tenths::bigint FROM old_rows WHERE available) d;
+    RETURN NULL;
+  END';
+  CREATE FUNCTION state_current_deleted() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM state_current_add(array_agg(state), array_agg(fuel), array_agg(-1::bigint), array_agg(-price_tenths::bigint))
+    FROM old_rows WHERE available;
+    RETURN NULL;
+  END';
+  CREATE TRIGGER state_current_on_insert AFTER INSERT ON current_prices
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION state_current_inserted();
+  CREATE TRIGGER state_current_on_update AFTER UPDATE ON current_prices
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION state_current_updated();
+  CREATE TRIGGER state_current_on_delete AFTER DELETE ON current_prices
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION state_current_deleted();
+  CREATE INDEX stations_by_position ON stations (latitude, longitude) INCLUDE (id);
+  `,
 ];

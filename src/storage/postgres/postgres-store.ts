@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
+import { FUELS, type FuelId, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
 import { toRunRow, withRunDays, withRunDaysByStation } from '../run-days.ts';
@@ -7,14 +7,15 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import { POSTGRES_DIALECT, type Row } from '../sql/dialect.ts';
 import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toBrandCount, toOutOfStock, toPending, toStation, toStationDay, toStationPrices, toToken,
+  toBrandCount, toOutOfStock, toPending, toPoint, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
+import { nearestPage, nearestResult } from '../nearest.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
 import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
-  FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, OutOfStock,
-  PriceStore, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
+  FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, OutOfStock,
+  PriceArea, PricedStation, PriceStore, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
@@ -117,12 +118,33 @@ export class PostgresStore implements PriceStore {
     return row ? toCity(row) : undefined;
   }
 
-  async listStations(query: StationListQuery): Promise<ListResult<Station>> {
+  async listStations(query: StationListQuery): Promise<ListResult<ListedStation>> {
     const names = query.brand === undefined ? undefined : brandNames((await this.rows(READ.brandCounts, [])).map(toBrandCount), query.brand);
     if (names?.length === 0) return { items: [], total: 0 };
-    const { count, page, params } = READ.stationList(stationFilter(query, names));
+    const { count, page, points, params } = READ.stationList(stationFilter(query, names));
+    if (query.near) {
+      const nearest = nearestPage((await this.rows(points, params)).map(toPoint), query.near, query.limit, query.offset);
+      return nearestResult(nearest, await this.stationsByIds(nearest.ids));
+    }
     const total = await this.firstRow(count, params);
     return { items: (await this.rows(page, [...params, query.limit, query.offset])).map(toStation), total: Number(total?.n) };
+  }
+
+  async stationsByIds(ids: readonly string[]): Promise<Station[]> {
+    const known = ids.filter(storable);
+    return known.length === 0 ? [] : (await this.rows(READ.stationsByIds(known.length), known)).map(toStation);
+  }
+
+  async fuelPrices(fuel: FuelId, area: PriceArea): Promise<PricedStation[]> {
+    const output = fuelIndex(fuel);
+    if ('city' in area) return storable(area.city) ? (await this.rows(READ.cityFuelPrices, [output, area.city])).map(toPricedStation) : [];
+    if ('state' in area) return (await this.rows(READ.stateFuelPrices, [output, area.state])).map(toPricedStation);
+    const { south, north, west, east } = area.box;
+    return (await this.rows(READ.boxFuelPrices, [output, south, north, west, east])).map(toPricedStation);
+  }
+
+  async stateTotals(state: StateId | undefined): Promise<FuelTotals[]> {
+    return (state === undefined ? await this.rows(READ.nationTotals, []) : await this.rows(READ.stateTotals, [state])).map(toFuelTotals);
   }
 
   async listBrands(query: ListQuery): Promise<ListResult<Brand>> {

@@ -48,7 +48,7 @@ export async function applyBatchIn(client: Client, batch: Batch): Promise<BatchR
   const current = await currentStates(client, groups.map((g) => [g.station.key, g.fuel]));
   const stored = await insertEvents(client, groups.flatMap((g) => distinctInstants(g.reports).map((r) => ({ stationKey: g.station.key, fuel: g.fuel, report: r }))));
 
-  const opens: Array<{ stationKey: number; fuel: number; cityId: string | null; open: OpenState }> = [];
+  const opens: Array<{ stationKey: number; fuel: number; cityId: string | null; state: StateId; open: OpenState }> = [];
   for (const { station, fuel, reports } of groups) {
     const fresh = distinctInstants(reports).filter((r) => stored.has(eventKey(station.key, fuel, r.at)));
     if (fresh.length === 0) { tally.group(station, fuel, reports.length, 0, new DayTotals()); continue; }
@@ -56,7 +56,7 @@ export async function applyBatchIn(client: Client, batch: Batch): Promise<BatchR
     const plan = planReports(station.state, before, fresh);
     const outcome = plan.kind === 'advance' ? advance(station.state, before, fresh) : await replayFrom(client, station, fuel, plan);
     closeSealedPart(station.state, outcome.totals, outcome.open, sealedBefore(station.state));
-    if (outcome.open) opens.push({ stationKey: station.key, fuel, cityId: station.cityId, open: outcome.open });
+    if (outcome.open) opens.push({ stationKey: station.key, fuel, cityId: station.cityId, state: station.state, open: outcome.open });
     tally.group(station, fuel, reports.length, fresh.length, outcome.totals);
   }
   await upsertCurrent(client, opens);
@@ -107,7 +107,7 @@ async function upsertStation(client: Client, input: StationInput, known: Map<str
     input.phone, input.website, wanted.latitude, wanted.longitude, cityId];
   if (existing) {
     await execute(client, SQL.updateStation, [...fields, existing.key]);
-    if (existing.cityId !== cityId) await execute(client, SQL.moveCurrentPrices, [cityId, existing.key]);
+    if (existing.cityId !== cityId || existing.state !== input.state) await execute(client, SQL.moveCurrentPrices, [cityId, input.state, existing.key]);
     known.set(fk, { ...existing, ...wanted, cityId, key: existing.key, id: existing.id });
     return 'updated';
   }
@@ -153,9 +153,9 @@ async function replayFrom(client: Client, station: StoredStation, fuel: number, 
   return replay(station.state, plan.dayStartSec, inForce ? toReport(inForce) : undefined, reports, plan.closeUntil);
 }
 
-async function upsertCurrent(client: Client, opens: ReadonlyArray<{ stationKey: number; fuel: number; cityId: string | null; open: OpenState }>): Promise<void> {
+async function upsertCurrent(client: Client, opens: ReadonlyArray<{ stationKey: number; fuel: number; cityId: string | null; state: StateId; open: OpenState }>): Promise<void> {
   await bulkInsert(client, BULK.currentPrices, [opens.map((o) => o.stationKey), opens.map((o) => o.fuel), opens.map((o) => o.open.priceTenths), opens.map((o) => o.open.available),
-    opens.map((o) => o.open.at), opens.map((o) => o.open.openFrom), opens.map((o) => o.cityId)]);
+    opens.map((o) => o.open.at), opens.map((o) => o.open.openFrom), opens.map((o) => o.cityId), opens.map((o) => o.state)]);
 }
 
 /** Adds closed intervals to the daily sums (one row per station, fuel and day: ON CONFLICT may touch a row once). */

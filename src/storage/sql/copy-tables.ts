@@ -15,7 +15,7 @@ export const COPY_TABLES = {
   },
   price_events: { columns: ['station_key', 'fuel', 'at', 'price_tenths', 'available'], key: ['station_key', 'fuel', 'at'] },
   current_prices: {
-    columns: ['station_key', 'fuel', 'price_tenths', 'available', 'reported_at', 'open_from', 'city_id'], key: ['station_key', 'fuel'],
+    columns: ['station_key', 'fuel', 'price_tenths', 'available', 'reported_at', 'open_from', 'city_id', 'state'], key: ['station_key', 'fuel'],
   },
   station_daily: { columns: ['station_key', 'day', 'fuel', 'weighted_tenths', 'seconds'], key: ['station_key', 'day', 'fuel'] },
   station_runs: { columns: ['station_key', 'to_day', 'fuel', 'from_day', 'price_tenths'], key: ['station_key', 'to_day', 'fuel'] },

@@ -1,7 +1,7 @@
 import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
-import type { City, CurrentPrice, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, Station, StationDayRow, StationPrices, TokenRecord } from '../store.ts';
+import type { City, CurrentPrice, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, Station, StationDayRow, StationPrices, TokenRecord } from '../store.ts';
 import type { OpenState, Report } from '../writer/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
 import type { Row } from './dialect.ts';
@@ -134,3 +134,16 @@ export function toFuelTotals(r: Row): FuelTotals {
   };
 }
 
+
+/** A station's id and position (a near search's candidates). */
+export function toPoint(r: Row): { id: string; latitude: number; longitude: number } {
+  return { id: String(r.id), latitude: Number(r.latitude), longitude: Number(r.longitude) };
+}
+
+/** An available price of a fuel with its station's position (fuelPrices). */
+export function toPricedStation(r: Row): PricedStation {
+  return {
+    stationId: String(r.station_id), latitude: Number(r.latitude), longitude: Number(r.longitude),
+    priceTenths: Number(r.price_tenths), reportedAt: Number(r.reported_at),
+  };
+}

@@ -1,4 +1,5 @@
 import { fuelIndex } from '../../domain/fuels.ts';
+import { type Box, boxAround } from '../../domain/nearby.ts';
 import type { StationListQuery } from '../store.ts';
 import type { BulkInsert, Dialect, Params } from './dialect.ts';
 
@@ -12,6 +13,16 @@ import type { BulkInsert, Dialect, Params } from './dialect.ts';
 const CITY_COLUMNS = 'id, name, state, latitude, longitude';
 export const STATION_COLUMNS = 'id, name, brand, address, street, suburb, postcode, state, phone, website, latitude, longitude';
 const CURRENT_COLUMNS = 's.id AS station_id, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from';
+
+const PRICED = 's.id AS station_id, s.latitude, s.longitude, c.price_tenths, c.reported_at';
+const OF_OUTPUT = 'c.available = TRUE AND c.fuel IN (SELECT fuel FROM fuel_groups WHERE output = $1)';
+
+function stateTotalsSql(where: string): string {
+  return `SELECT t.fuel, t.available_count, t.sum_tenths,
+    (SELECT min(c.price_tenths) FROM current_prices c WHERE c.state = t.state AND c.available = TRUE AND c.fuel = t.fuel) AS min_tenths,
+    (SELECT max(c.price_tenths) FROM current_prices c WHERE c.state = t.state AND c.available = TRUE AND c.fuel = t.fuel) AS max_tenths
+    FROM state_current t ${where} ORDER BY t.fuel, t.state`;
+}
 
 /** Both versions in one statement: the one read every /v1 request makes before its answer (or its cached copy). */
 export const VERSIONS = `SELECT (SELECT value FROM meta WHERE key = 'data_version') AS data,
@@ -30,6 +41,8 @@ export interface StationFilter {
   brandNames?: readonly string[] | undefined;
   /** The fuel's index (fuelIndex): a station with an available current price of a fuel counting towards it. */
   fuel?: number | undefined;
+  /** Only stations inside this box of latitude and longitude (a near search's first cut: domain/nearby.ts). */
+  box?: Box | undefined;
 }
 
 /** A station list query as filters to bind, given the brand names its brand id stands for (brands.ts). */
@@ -37,12 +50,15 @@ export function stationFilter(query: StationListQuery, brandNames: readonly stri
   return {
     state: query.state, city: query.city, suburb: query.suburb?.toLowerCase(), postcode: query.postcode, brandNames,
     fuel: query.fuel === undefined ? undefined : fuelIndex(query.fuel),
+    box: query.near === undefined ? undefined : boxAround(query.near.centre, query.near.radiusKm),
   };
 }
 
 export interface StationListSql {
   count: string;
   page: string;
+  /** Every matching station's id and position, unordered (a near search ranks them: storage/nearest.ts). */
+  points: string;
   /** The filters' parameters; the page appends limit and offset. */
   params: Params;
 }
@@ -53,7 +69,7 @@ export interface StationListSql {
  * statement cache sees the same texts. Without filters they are the plain list's statements.
  */
 function stationListStatements(d: Dialect): (filter: StationFilter) => StationListSql {
-  const shapes = new Map<string, { count: string; page: string }>();
+  const shapes = new Map<string, { count: string; page: string; points: string }>();
   return (filter) => {
     // Each term: a key for its shape, its SQL given its first parameter's number, and its values.
     const terms: Array<{ key: string; sql: (n: number) => string; values: readonly unknown[] }> = [];
@@ -69,6 +85,10 @@ function stationListStatements(d: Dialect): (filter: StationFilter) => StationLi
       terms.push({ key: 'f', sql: (n) => `EXISTS (SELECT 1 FROM current_prices c JOIN fuel_groups g ON g.fuel = c.fuel
       WHERE c.station_key = stations.key AND c.available = TRUE AND g.output = $${n})`, values: [filter.fuel] });
     }
+    const box = filter.box;
+    if (box) {
+      terms.push({ key: 'x', sql: (n) => `latitude BETWEEN $${n} AND $${n + 1} AND longitude BETWEEN $${n + 2} AND $${n + 3}`, values: [box.south, box.north, box.west, box.east] });
+    }
     const params = terms.flatMap((t) => t.values);
     const key = terms.map((t) => t.key).join(',');
     let shape = shapes.get(key);
@@ -79,6 +99,7 @@ function stationListStatements(d: Dialect): (filter: StationFilter) => StationLi
       shape = {
         count: `SELECT count(*) AS n ${from}`,
         page: `SELECT ${STATION_COLUMNS} ${from} ORDER BY ${d.byteOrder('id')} LIMIT $${next} OFFSET $${next + 1}`,
+        points: `SELECT id, latitude, longitude ${from}`,
       };
       shapes.set(key, shape);
     }
@@ -102,6 +123,8 @@ export function readStatements(d: Dialect) {
     brandCounts: 'SELECT brand, count(*) AS n FROM stations GROUP BY brand',
     brandCountsInState: 'SELECT brand, count(*) AS n FROM stations WHERE state = $1 GROUP BY brand',
     station: `SELECT ${STATION_COLUMNS} FROM stations WHERE id = $1`,
+    /** A page of stations by id, in no order (`IN` with n placeholders: one shape per page size). */
+    stationsByIds: (n: number) => `SELECT ${STATION_COLUMNS} FROM stations WHERE id IN (${Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ')})`,
     stationKey: 'SELECT key, state FROM stations WHERE id = $1',
     /** One station's daily sums and runs within [$2, $3], as stationDays merges them (run-days.ts). */
     stationDaily: 'SELECT fuel, day, weighted_tenths, seconds FROM station_daily WHERE station_key = $1 AND day BETWEEN $2 AND $3 ORDER BY day, fuel',
@@ -116,6 +139,15 @@ export function readStatements(d: Dialect) {
       WHERE s.city_id = $1 ORDER BY ${d.byteOrder('s.id')}, c.fuel`,
     /** Today's count and sum per reported fuel with an available price, kept on write (city_current). */
     citySums: 'SELECT fuel, available_count, sum_tenths FROM city_current WHERE city_id = $1 AND available_count > 0 ORDER BY fuel',
+    /** Per state, its totals kept on write (state_current) with min and max by two index steps each (current_prices_by_state): /v1/prices. */
+    stateTotals: stateTotalsSql('WHERE t.state = $1 AND t.available_count > 0'),
+    /** The nation's: every state's rows, which the caller adds up (domain/today.ts). */
+    nationTotals: stateTotalsSql('WHERE t.available_count > 0'),
+    /** The available current prices counting towards output fuel $1 (its members, for a combined fuel) in a city, a state, or a box: /v1/prices/cheapest. */
+    cityFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.city_id = $2 AND ${OF_OUTPUT}`,
+    stateFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.state = $2 AND ${OF_OUTPUT}`,
+    boxFuelPrices: `SELECT ${PRICED} FROM stations s JOIN current_prices c ON c.station_key = s.key
+      WHERE s.latitude BETWEEN $2 AND $3 AND s.longitude BETWEEN $4 AND $5 AND ${OF_OUTPUT}`,
     /** citySums with min and max, by two index steps each (current_prices_by_city). */
     cityTotals: `SELECT t.fuel, t.available_count, t.sum_tenths,
       (SELECT min(c.price_tenths) FROM current_prices c WHERE c.city_id = t.city_id AND c.available = TRUE AND c.fuel = t.fuel) AS min_tenths,
@@ -206,8 +238,8 @@ export const INGEST_STATEMENTS = {
     max(interval_sec) AS interval_sec FROM feed_runs GROUP BY feed ORDER BY feed`,
   updateStation: `UPDATE stations SET name = $1, brand = $2, address = $3, street = $4, suburb = $5, postcode = $6, state = $7,
     phone = $8, website = $9, latitude = $10, longitude = $11, city_id = $12 WHERE key = $13`,
-  /** A station that moved to another city takes its current prices along (triggers move the city totals). */
-  moveCurrentPrices: 'UPDATE current_prices SET city_id = $1 WHERE station_key = $2',
+  /** A station that moved to another city or state takes its current prices along (triggers move the totals). */
+  moveCurrentPrices: 'UPDATE current_prices SET city_id = $1, state = $2 WHERE station_key = $3',
   insertStation: `INSERT INTO stations (name, brand, address, street, suburb, postcode, state, phone, website,
     latitude, longitude, city_id, id, feed, feed_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING key`,
   /** Out of order: the report in force at the start of the replayed day, and every one after it. */
@@ -252,10 +284,10 @@ export const BULK = {
     tail: '',
   },
   currentPrices: {
-    into: 'current_prices (station_key, fuel, price_tenths, available, reported_at, open_from, city_id)',
-    types: ['integer', 'smallint', 'integer', 'boolean', 'bigint', 'bigint', 'text'],
+    into: 'current_prices (station_key, fuel, price_tenths, available, reported_at, open_from, city_id, state)',
+    types: ['integer', 'smallint', 'integer', 'boolean', 'bigint', 'bigint', 'text', 'text'],
     tail: `ON CONFLICT (station_key, fuel) DO UPDATE SET price_tenths = excluded.price_tenths, available = excluded.available,
-      reported_at = excluded.reported_at, open_from = excluded.open_from, city_id = excluded.city_id`,
+      reported_at = excluded.reported_at, open_from = excluded.open_from, city_id = excluded.city_id, state = excluded.state`,
   },
   /** Daily sums add up: a day may get seconds from several batches and from the seal. */
   stationDaily: {

@@ -239,4 +239,43 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX current_prices_by_city ON current_prices (city_id, available, fuel, price_tenths);
   CREATE INDEX current_prices_changed ON current_prices (city_id, open_from, available, price_tenths);
   `,
+  `
+  -- /v1/prices for a state and the nation without reading every price: each current price carries
+  -- its station's state too (the writer keeps it in step, as the city), an index gives min and max
+  -- per state and fuel in a few steps, and state_current holds the count and sum of available
+  -- prices per state and fuel, kept exact by triggers as city_current is (the nation adds up the
+  -- eight states). Stations near a point: an index on position finds those within a box of
+  -- latitude and longitude, which the distance then narrows (domain/nearby.ts).
+  ALTER TABLE current_prices ADD COLUMN state TEXT;
+  UPDATE current_prices SET state = (SELECT state FROM stations WHERE key = current_prices.station_key);
+  CREATE INDEX current_prices_by_state ON current_prices (state, available, fuel, price_tenths);
+  CREATE TABLE state_current (
+    state TEXT NOT NULL,
+    fuel INTEGER NOT NULL,
+    available_count INTEGER NOT NULL,
+    sum_tenths INTEGER NOT NULL,
+    PRIMARY KEY (state, fuel)
+  ) WITHOUT ROWID;
+  INSERT INTO state_current (state, fuel, available_count, sum_tenths)
+    SELECT state, fuel, count(*), sum(price_tenths) FROM current_prices
+    WHERE available = 1 AND state IS NOT NULL GROUP BY state, fuel;
+  CREATE TRIGGER state_current_on_insert AFTER INSERT ON current_prices
+  WHEN NEW.available = 1 AND NEW.state IS NOT NULL BEGIN
+    INSERT INTO state_current (state, fuel, available_count, sum_tenths) VALUES (NEW.state, NEW.fuel, 1, NEW.price_tenths)
+    ON CONFLICT (state, fuel) DO UPDATE SET available_count = available_count + 1, sum_tenths = sum_tenths + excluded.sum_tenths;
+  END;
+  CREATE TRIGGER state_current_on_update AFTER UPDATE OF price_tenths, available, state ON current_prices BEGIN
+    UPDATE state_current SET available_count = available_count - 1, sum_tenths = sum_tenths - OLD.price_tenths
+    WHERE OLD.available = 1 AND state = OLD.state AND fuel = OLD.fuel;
+    INSERT INTO state_current (state, fuel, available_count, sum_tenths)
+    SELECT NEW.state, NEW.fuel, 1, NEW.price_tenths WHERE NEW.available = 1 AND NEW.state IS NOT NULL
+    ON CONFLICT (state, fuel) DO UPDATE SET available_count = available_count + 1, sum_tenths = sum_tenths + excluded.sum_tenths;
+  END;
+  CREATE TRIGGER state_current_on_delete AFTER DELETE ON current_prices
+  WHEN OLD.available = 1 AND OLD.state IS NOT NULL BEGIN
+    UPDATE state_current SET available_count = available_count - 1, sum_tenths = sum_tenths - OLD.price_tenths
+    WHERE state = OLD.state AND fuel = OLD.fuel;
+  END;
+  CREATE INDEX stations_by_position ON stations (latitude, longitude, id);
+  `,
 ];

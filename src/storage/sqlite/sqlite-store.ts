@@ -1,4 +1,4 @@
-import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
+import { FUELS, type FuelId, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
 import { type RunRow, toRunRow, withRunDays, withRunDaysByStation } from '../run-days.ts';
@@ -6,14 +6,15 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import { SQLITE_DIALECT } from '../sql/dialect.ts';
 import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toBrandCount, toOutOfStock, toPending, toStation, toStationDay, toStationPrices, toToken,
+  toBrandCount, toOutOfStock, toPending, toPoint, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
+import { nearestPage, nearestResult } from '../nearest.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
 import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
-  FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, OutOfStock,
-  PriceStore, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
+  FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, OutOfStock,
+  PriceArea, PricedStation, PriceStore, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
@@ -108,14 +109,38 @@ export class SqliteStore implements PriceStore {
     return row ? toCity(row) : undefined;
   }
 
-  async listStations(query: StationListQuery): Promise<ListResult<Station>> {
-    return this.snapshot(() => {
+  async listStations(query: StationListQuery): Promise<ListResult<ListedStation>> {
+    return this.snapshot((): ListResult<ListedStation> => {
       const names = query.brand === undefined ? undefined : brandNames(this.db.all(READ.brandCounts).map(toBrandCount), query.brand);
       if (names?.length === 0) return { items: [], total: 0 };
-      const { count, page, params } = READ.stationList(stationFilter(query, names));
+      const { count, page, points, params } = READ.stationList(stationFilter(query, names));
+      if (query.near) {
+        const nearest = nearestPage(this.db.all(points, params).map(toPoint), query.near, query.limit, query.offset);
+        return nearestResult(nearest, this.byIds(nearest.ids));
+      }
       const total = Number(this.db.get(count, params)?.n);
       return { items: this.db.all(page, [...params, query.limit, query.offset]).map(toStation), total };
     })();
+  }
+
+  async stationsByIds(ids: readonly string[]): Promise<Station[]> {
+    return this.byIds(ids);
+  }
+
+  private byIds(ids: readonly string[]): Station[] {
+    return ids.length === 0 ? [] : this.db.all(READ.stationsByIds(ids.length), ids).map(toStation);
+  }
+
+  async fuelPrices(fuel: FuelId, area: PriceArea): Promise<PricedStation[]> {
+    const output = fuelIndex(fuel);
+    if ('city' in area) return this.db.all(READ.cityFuelPrices, [output, area.city]).map(toPricedStation);
+    if ('state' in area) return this.db.all(READ.stateFuelPrices, [output, area.state]).map(toPricedStation);
+    const { south, north, west, east } = area.box;
+    return this.db.all(READ.boxFuelPrices, [output, south, north, west, east]).map(toPricedStation);
+  }
+
+  async stateTotals(state: StateId | undefined): Promise<FuelTotals[]> {
+    return (state === undefined ? this.db.all(READ.nationTotals) : this.db.all(READ.stateTotals, [state])).map(toFuelTotals);
   }
 
   async listBrands(query: ListQuery): Promise<ListResult<Brand>> {

@@ -146,7 +146,7 @@ export class SqliteWriter {
     }
     closeSealedPart(station.state, outcome.totals, outcome.open, sealedBefore);
     const open = outcome.open;
-    if (open) this.db.insertRow(BULK.currentPrices, [station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId]);
+    if (open) this.db.insertRow(BULK.currentPrices, [station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId, station.state]);
     return { accepted: fresh.length, totals: outcome.totals };
   }
 
@@ -171,7 +171,7 @@ export class SqliteWriter {
     if (existing) {
       const key = Number(existing.key);
       this.db.run(SQL.updateStation, [...fields, key]);
-      if (existing.city_id !== cityId) this.db.run(SQL.moveCurrentPrices, [cityId, key]);
+      if (existing.city_id !== cityId || existing.state !== input.state) this.db.run(SQL.moveCurrentPrices, [cityId, input.state, key]);
       return { station: { key, id: String(existing.id), state: input.state, cityId }, change: 'updated' };
     }
     const id = uniqueSlug(input.slug, (candidate) => this.db.get('SELECT 1 FROM stations WHERE id = $1', [candidate]) !== undefined);

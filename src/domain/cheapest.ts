@@ -1,0 +1,46 @@
+/**
+ * /v1/prices/cheapest: the stations of a scope ranked by their available price of one fuel.
+ *
+ * One item per station. For a combined fuel a station's price is the lowest of its members'
+ * (what a driver asking for "any unleaded" pays there), whichever the order; for a plain fuel it
+ * is its one price. Ranked by price (ascending or descending), then by distance when a point was
+ * given, then by station id; so with `asc` the first item's price is the scope's `min` in the
+ * spread. Only available prices count.
+ */
+import { type Near, type Point, metresBetween } from './nearby.ts';
+import { compareIds } from './today.ts';
+
+export type PriceOrder = 'asc' | 'desc';
+export const PRICE_ORDERS: readonly PriceOrder[] = ['asc', 'desc'];
+
+/** An available current price of the fuel asked for (of a member, for a combined fuel), with its station's position. */
+export interface PricedStation extends Point {
+  stationId: string;
+  priceTenths: number;
+  /** Unix seconds of the report. */
+  reportedAt: number;
+}
+
+export interface RankedPrice extends PricedStation {
+  /** Whole metres from the point, when one was given. */
+  metres: number | undefined;
+}
+
+/** The ranked list (one item per station, within the radius when `near` is given), whole: the route pages it. */
+export function rankPrices(prices: readonly PricedStation[], order: PriceOrder, near?: Near): RankedPrice[] {
+  const best = new Map<string, PricedStation>();
+  for (const p of prices) {
+    const seen = best.get(p.stationId);
+    // The lowest member price; of equal ones, the later report.
+    if (!seen || p.priceTenths < seen.priceTenths || (p.priceTenths === seen.priceTenths && p.reportedAt > seen.reportedAt)) best.set(p.stationId, p);
+  }
+  const limit = near ? Math.round(near.radiusKm * 1000) : 0;
+  const ranked: RankedPrice[] = [];
+  for (const p of best.values()) {
+    const metres = near ? metresBetween(near.centre, p) : undefined;
+    if (metres !== undefined && metres > limit) continue;
+    ranked.push({ ...p, metres });
+  }
+  const sign = order === 'asc' ? 1 : -1;
+  return ranked.sort((a, b) => sign * (a.priceTenths - b.priceTenths) || (a.metres ?? 0) - (b.metres ?? 0) || compareIds(a.stationId, b.stationId));
+}

@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type PriceOrder, rankPrices } from '../../domain/cheapest.ts';
+import { cheapestEntries, summaryEntries } from '../../domain/api-entries.ts';
+import type { FuelId } from '../../domain/fuels.ts';
+import { STATE_NAMES, type StateId } from '../../domain/states.ts';
+import { scopeSummary } from '../../domain/today.ts';
+import { CheapestQuerySchema, CheapestResponse, SummaryQuerySchema, SummaryResponse } from '../../schemas/api.ts';
+import type { FuelTotals, PriceArea } from '../../storage/store.ts';
+import { boxAround } from '../../domain/nearby.ts';
+import { apiError, notFound } from '../errors.ts';
+import { envelope, pageWindow } from '../pagination.ts';
+import { nearQuery } from '../params.ts';
+import { type RouteDeps, errorResponses, methodNotAllowed } from './responses.ts';
+
+const tags = ['Prices'];
+const security = [{ bearerAuth: [] }];
+
+export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store }) => {
+  const knownCity = async (id: string) => (await store.city(id)) ?? notFound('city', id);
+
+  app.get('/v1/prices', {
+    schema: {
+      summary: 'Price summary',
+      description: 'Today\'s figures per fuel over the nation (no parameter), a state or a city: the average of the available prices in dollars, the min and max in cents, and how many prices they are over. From totals kept on write.',
+      tags, security, querystring: SummaryQuerySchema, response: { 200: SummaryResponse, ...errorResponses(404) },
+    },
+  }, async (request) => {
+    const { city, state } = request.query;
+    if (city !== undefined && state !== undefined) {
+      apiError('invalid_parameter', "Parameters 'city' and 'state' are two scopes; give one of them, or neither for the nation.");
+    }
+    let scope: { type: 'national' | 'state' | 'city'; id: string; name: string };
+    let totals: FuelTotals[];
+    if (city !== undefined) {
+      const found = await knownCity(city);
+      scope = { type: 'city', id: found.id, name: found.name };
+      totals = await store.cityTotals(found.id);
+    } else if (state !== undefined) {
+      scope = { type: 'state', id: state, name: STATE_NAMES[state as StateId] };
+      totals = await store.stateTotals(state as StateId);
+    } else {
+      scope = { type: 'national', id: 'au', name: 'Australia' };
+      totals = await store.stateTotals(undefined);
+    }
+    return { data: { scope, prices: summaryEntries(scopeSummary(totals)) } };
+  });
+
+  app.get('/v1/prices/cheapest', {
+    schema: {
+      summary: 'Cheapest (or dearest) stations for a fuel',
+      description: 'The stations of one scope (near a point, a city or a state) with an available price of the fuel, cheapest first (order=desc: dearest first), then nearest (with near), then by id; paginated. One item per station: for a combined id, its lowest member price.',
+      tags, security, querystring: CheapestQuerySchema, response: { 200: CheapestResponse, ...errorResponses(404) },
+    },
+  }, async (request) => {
+    const query = request.query;
+    const near = nearQuery(query);
+    if ([near, query.city, query.state].filter((scope) => scope !== undefined).length !== 1) {
+      apiError('invalid_parameter', 'Give exactly one of near=LAT,LNG, city or state: the stations to rank.');
+    }
+    const window = pageWindow(query);
+    let area: PriceArea;
+    if (near) area = { box: boxAround(near.centre, near.radiusKm) };
+    else if (query.city !== undefined) area = { city: (await knownCity(query.city)).id };
+    else area = { state: query.state as StateId };
+    const ranked = rankPrices(await store.fuelPrices(query.fuel as FuelId, area), (query.order ?? 'asc') as PriceOrder, near);
+    const page = ranked.slice(window.offset, window.offset + window.limit);
+    const stations = await store.stationsByIds(page.map((p) => p.stationId));
+    return envelope(cheapestEntries(page, stations), ranked.length, window);
+  });
+
+  for (const url of ['/v1/prices', '/v1/prices/cheapest']) methodNotAllowed(app, url);
+};

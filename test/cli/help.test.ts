@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DEFAULT_DEMO } from '../../src/cli/demo.ts';
+import { usageLine } from '../../src/cli/help.ts';
 import { COMMANDS, ENV } from '../../src/cli/spec.ts';
 import { loadConfig } from '../../src/config.ts';
 import { DEFAULT_RATE_LIMIT } from '../../src/http/limits.ts';
@@ -114,6 +115,15 @@ describe('fuelprice --help and --version', () => {
     for (const args of [['teleport'], ['help', 'teleport'], ['teleport', '--help']]) {
       assert.deepEqual(await runCli(args), { code: 2, stdout: '', stderr: 'fuelprice: unknown command \'teleport\'\nRun \'fuelprice --help\' for the commands.\n' }, args.join(' '));
     }
+  });
+
+  test('docs/CLI.md shows every command\'s usage line and every variable', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'CLI.md'), 'utf8');
+    for (const spec of Object.values(COMMANDS)) {
+      if ('commands' in spec) continue;
+      assert.ok(doc.includes(`| \`${usageLine(spec).replaceAll('|', '\\|')}\` |`), spec.name);
+    }
+    for (const variable of Object.keys(ENV)) assert.ok(doc.includes(`\`${variable}\``), variable);
   });
 
   test('the defaults help shows are the ones the code applies', () => {

@@ -19,7 +19,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
-  if (command === '--help' || command === '-h' || (command === 'help' && rest.length === 0)) {
+  if (command === '--help' || command === '-h' || (command === 'help' && (rest.length === 0 || asksForHelp(rest.slice(0, 1))))) {
     process.stdout.write(overview());
     return 0;
   }

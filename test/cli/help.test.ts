@@ -86,6 +86,7 @@ describe('fuelprice --help and --version', () => {
     }
     assert.deepEqual(await runCli(['-h']), r);
     assert.deepEqual(await runCli(['help']), r);
+    assert.deepEqual(await runCli(['help', '--help']), r);
     const none = await runCli([]);
     assert.equal(none.code, 2);
     assert.equal(none.stdout, '');

@@ -26,7 +26,7 @@ export async function main(argv: string[]): Promise<number> {
   const helpFor = command === 'help' ? rest : undefined;
   const spec: CommandSpec | undefined = helpFor ? specFor(helpFor[0] ?? '', helpFor.slice(1)) : specFor(command, rest);
   try {
-    const named = helpFor ? helpFor.join(' ') : command;
+    const named = helpFor ? (helpFor[0] ?? '') : command;
     if (spec === undefined) throw new UsageError(`unknown command '${named.slice(0, 40)}'`);
     if (helpFor || asksForHelp(rest)) {
       process.stdout.write(commandHelp(spec));

@@ -1,28 +1,36 @@
 import { ConfigError, loadConfig } from './config.ts';
-import { UsageError } from './cli/args.ts';
+import { UsageError, asksForHelp } from './cli/args.ts';
+import { CommandError } from './cli/errors.ts';
+import { commandHelp, overview, usageHint } from './cli/help.ts';
+import { type CommandSpec, specFor } from './cli/spec.ts';
+import { packageVersion } from './cli/version.ts';
 
-export const USAGE = `Usage: fuelprice <command> [options]
-
-  serve [--port N] [--host H] [--workers N] [--demo]   serve the API (--demo: fill an empty database with sample data)
-  demo [--seed N] [--years N] [--scale small|au]       write the deterministic demo dataset into an empty database
-  tokens create --name NAME [--expires-in 90d] [--rate-limit N]
-  tokens list | tokens revoke ID
-  ingest FEED... [--watch]                             pull live feeds: nsw qld sa wa vic nt, or all (--watch: keep polling)
-  ingest status [--feed F] [--limit N]                 each feed's health and its recent runs
-  import FORMAT FILE... [--restart]                    load history files: nsw-history, wa-history, qld-history (resumable)
-  migrate                                              create or upgrade the schema
-  copy --from URL --to URL [--chunk-rows N]            move a whole installation to another database (resumable, verified)
-
-Environment: DATABASE_URL (sqlite:./data/fuelprice.db), PORT (8080), HOST (127.0.0.1), LOG_LEVEL (info),
-FUELPRICE_NOW (fixed clock, ISO instant), REDIS_URL, and per-feed URLs and credentials (see README).`;
-
-/** Runs one subcommand and returns its exit code: 0 done, 1 failed, 2 bad usage or configuration. */
+/**
+ * Runs one subcommand and returns its exit code: 0 done, 1 failed, 2 bad usage or configuration.
+ * Help and the version need no configuration: they answer even when the environment is wrong.
+ */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === undefined) {
+    process.stderr.write(overview());
+    return 2;
+  }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  if (command === '--help' || command === '-h' || (command === 'help' && (rest.length === 0 || asksForHelp(rest.slice(0, 1))))) {
+    process.stdout.write(overview());
+    return 0;
+  }
+  const helpFor = command === 'help' ? rest : undefined;
+  const spec: CommandSpec | undefined = helpFor ? specFor(helpFor[0] ?? '', helpFor.slice(1)) : specFor(command, rest);
   try {
-    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-      process.stdout.write(`${USAGE}\n`);
-      return command === undefined ? 2 : 0;
+    const named = helpFor ? (helpFor[0] ?? '') : command;
+    if (spec === undefined) throw new UsageError(`unknown command '${named.slice(0, 40)}'`);
+    if (helpFor || asksForHelp(rest)) {
+      process.stdout.write(commandHelp(spec));
+      return 0;
     }
     const config = loadConfig();
     // Each command's modules are loaded when it runs: a server start does not load the demo
@@ -39,13 +47,19 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command '${command.slice(0, 40)}'`);
     }
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof UsageError) {
-      process.stderr.write(`fuelprice: ${error.message}\n`);
-      if (error instanceof UsageError) process.stderr.write(`${USAGE}\n`);
+    if (error instanceof UsageError) {
+      process.stderr.write(`fuelprice: ${error.message}\n${usageHint(spec)}`);
       return 2;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`fuelprice: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      process.stderr.write(`fuelprice: ${error.message}\n`);
+      return error.exitCode;
     }
     process.stderr.write(`fuelprice: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 }
-

@@ -2,16 +2,17 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import { CopyRefused, DEFAULT_CHUNK_ROWS, copyInstallation } from '../storage/copy.ts';
-import { openStore } from '../storage/open.ts';
 import type { PriceStore } from '../storage/store.ts';
-import { UsageError, intOption, parseOptions } from './args.ts';
+import { UsageError, intOption, parseCommand } from './args.ts';
+import { openDatabase } from './database.ts';
+import { COMMANDS } from './spec.ts';
 
 /**
  * `fuelprice copy --from URL --to URL`: moves a whole installation between databases (either
  * backend to either), resumable by running it again, verified by counts and checksums.
  */
 export async function copyCommand(_config: Config, args: string[]): Promise<number> {
-  const { values } = parseOptions(args, { from: { type: 'string' }, to: { type: 'string' }, 'chunk-rows': { type: 'string' } });
+  const { values } = parseCommand(COMMANDS.copy, args);
   if (values.from === undefined || values.to === undefined) throw new UsageError('copy needs --from URL and --to URL (sqlite:PATH or postgres://...)');
   const chunkRows = intOption(values['chunk-rows'], 'chunk-rows', 1, 100_000, DEFAULT_CHUNK_ROWS);
   const from = databaseName(values.from, '--from');
@@ -21,10 +22,10 @@ export async function copyCommand(_config: Config, args: string[]): Promise<numb
     throw new UsageError(`--from: there is no database file at ${from.slice('sqlite:'.length)}`);
   }
 
-  const source = await openStore(values.from);
+  const source = await openDatabase(values.from, { from: '--from' });
   let target: PriceStore | undefined;
   try {
-    target = await openStore(values.to);
+    target = await openDatabase(values.to, { from: '--to', createFolder: true });
     const tty = process.stderr.isTTY === true;
     let lastTable = '';
     let lastShown = -1;

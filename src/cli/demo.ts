@@ -1,13 +1,14 @@
 import { type Config, clockFor } from '../config.ts';
 import type { DemoOptions } from '../ingest/demo.ts';
-import { openStore } from '../storage/open.ts';
 import type { IngestStore } from '../storage/store.ts';
-import { UsageError, intOption, parseOptions } from './args.ts';
+import { UsageError, intOption, parseCommand } from './args.ts';
+import { openDatabase } from './database.ts';
+import { COMMANDS } from './spec.ts';
 
 export const DEFAULT_DEMO: Omit<DemoOptions, 'nowSec'> = { seed: 1, years: 2, scale: 'small' };
 
 export async function demoCommand(config: Config, args: string[]): Promise<number> {
-  const { values } = parseOptions(args, { seed: { type: 'string' }, years: { type: 'string' }, scale: { type: 'string' } });
+  const { values } = parseCommand(COMMANDS.demo, args);
   const scale = values.scale ?? 'small';
   if (scale !== 'small' && scale !== 'au') throw new UsageError(`--scale must be small or au, got '${scale.slice(0, 20)}'`);
   const options: DemoOptions = {
@@ -16,7 +17,7 @@ export async function demoCommand(config: Config, args: string[]): Promise<numbe
     scale,
     nowSec: clockFor(config).now(),
   };
-  const store = await openStore(config.databaseUrl);
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', createFolder: true });
   try {
     if ((await store.counts()).stations > 0) {
       process.stderr.write('fuelprice: the database already has stations; the demo writes only into an empty one (use a new DATABASE_URL or remove ./data).\n');

@@ -4,9 +4,10 @@ import { IMPORT_FORMAT_IDS, isImportFormatId } from '../ingest/import/format.ts'
 import { ImportProgress } from '../ingest/import/progress.ts';
 import { IMPORT_FORMATS, importFile } from '../ingest/import/run.ts';
 import { ensureCities } from '../ingest/cities.ts';
-import { openStore } from '../storage/open.ts';
 import { holdsDemo } from './guards.ts';
-import { UsageError, parseOptions } from './args.ts';
+import { UsageError, parseCommand } from './args.ts';
+import { openDatabase } from './database.ts';
+import { COMMANDS } from './spec.ts';
 
 /**
  * `fuelprice import FORMAT FILE... [--restart]`: the states' published historical price files,
@@ -15,7 +16,7 @@ import { UsageError, parseOptions } from './args.ts';
  * if any failed. --restart reads files from their first row whatever their cursor says.
  */
 export async function importCommand(config: Config, args: string[]): Promise<number> {
-  const { values, positionals } = parseOptions(args, { restart: { type: 'boolean' } }, true);
+  const { values, positionals } = parseCommand(COMMANDS.import, args);
   const [formatName, ...files] = positionals;
   if (formatName === undefined) throw new UsageError(`name a format: ${IMPORT_FORMAT_IDS.join(', ')}`);
   if (!isImportFormatId(formatName)) throw new UsageError(`unknown import format '${formatName.slice(0, 30)}': use ${IMPORT_FORMAT_IDS.join(', ')}`);
@@ -32,7 +33,7 @@ export async function importCommand(config: Config, args: string[]): Promise<num
 
   const format = IMPORT_FORMATS[formatName];
   const clock = clockFor(config);
-  const store = await openStore(config.databaseUrl);
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL' });
   let failed = 0;
   try {
     if (await holdsDemo(store)) return 2;

@@ -7,9 +7,10 @@ import { ADAPTERS } from '../ingest/feeds/index.ts';
 import { feedStatus } from '../ingest/health.ts';
 import { disabledLine, missingCredentials, runFeed } from '../ingest/runner.ts';
 import { releaseAndSeal, watch } from '../ingest/scheduler.ts';
-import { openStore } from '../storage/open.ts';
 import type { FeedRun, PriceStore } from '../storage/store.ts';
-import { UsageError, intOption, parseOptions } from './args.ts';
+import { UsageError, intOption, parseCommand } from './args.ts';
+import { openDatabase } from './database.ts';
+import { COMMANDS } from './spec.ts';
 import { holdsDemo } from './guards.ts';
 
 /**
@@ -20,7 +21,7 @@ import { holdsDemo } from './guards.ts';
  */
 export async function ingestCommand(config: Config, args: string[]): Promise<number> {
   if (args[0] === 'status') return statusCommand(config, args.slice(1));
-  const { values, positionals } = parseOptions(args, { watch: { type: 'boolean' } }, true);
+  const { values, positionals } = parseCommand(COMMANDS.ingest, args);
   const names: string[] = [...positionals];
   if (names.length === 0) throw new UsageError(`name the feeds to ingest: ${FEED_IDS.join(', ')}, or all`);
   const named = new Set<FeedId>();
@@ -48,7 +49,7 @@ export async function ingestCommand(config: Config, args: string[]): Promise<num
 
   const clock = clockFor(config);
   const log = pino({ level: config.logLevel }, process.stderr);
-  const store = await openStore(config.databaseUrl);
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL' });
   try {
     if (await holdsDemo(store)) return 2;
     if (await ensureCities(store)) log.info({}, 'first run: wrote the 304 towns every station is placed in');
@@ -78,12 +79,12 @@ export async function ingestCommand(config: Config, args: string[]): Promise<num
 }
 
 async function statusCommand(config: Config, args: string[]): Promise<number> {
-  const { values } = parseOptions(args, { feed: { type: 'string' }, limit: { type: 'string' } });
+  const { values } = parseCommand(COMMANDS['ingest status'], args);
   const limit = intOption(values.limit, 'limit', 1, 1000, 20);
   if (values.feed !== undefined && !isFeedId(values.feed) && values.feed !== 'demo') {
     throw new UsageError(`unknown feed '${values.feed.slice(0, 20)}': use ${FEED_IDS.join(', ')}`);
   }
-  const store: PriceStore = await openStore(config.databaseUrl);
+  const store: PriceStore = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL' });
   try {
     const health = await store.feedHealth();
     const now = clockFor(config).now();

@@ -1,10 +1,11 @@
 import type { Config } from '../config.ts';
-import { openStore } from '../storage/open.ts';
-import { parseOptions } from './args.ts';
+import { parseCommand } from './args.ts';
+import { openDatabase } from './database.ts';
+import { COMMANDS } from './spec.ts';
 
 export async function migrateCommand(config: Config, args: string[]): Promise<number> {
-  parseOptions(args, {});
-  const store = await openStore(config.databaseUrl);
+  parseCommand(COMMANDS.migrate, args);
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', createFolder: true });
   await store.close();
   process.stderr.write(`Schema is up to date (${config.databaseUrl}).\n`);
   return 0;

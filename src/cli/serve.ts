@@ -5,10 +5,12 @@ import { loggerOptions } from '../http/request-log.ts';
 import { type Clock, type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
 import { eventLoopGauge } from '../http/load-shedding.ts';
-import { openStore } from '../storage/open.ts';
 import type { PriceStore } from '../storage/store.ts';
 import { newToken } from '../tokens.ts';
-import { UsageError, intOption, parseOptions } from './args.ts';
+import { UsageError, intOption, parseCommand } from './args.ts';
+import { openDatabase } from './database.ts';
+import { type ListenSettings, listenError } from './errors.ts';
+import { COMMANDS } from './spec.ts';
 import { runPrimary, workerChannel } from './cluster.ts';
 import { DEMO_LIVE_INTERVAL_SEC, demoLiveAdapter } from '../ingest/demo/live.ts';
 import { attributionNote } from '../ingest/attribution.ts';
@@ -18,19 +20,17 @@ import { releaseAndSeal, watch } from '../ingest/scheduler.ts';
 
 const SEAL_EVERY_MS = 60_000;
 
-interface ServeOptions {
-  port: number;
-  host: string;
+interface ServeOptions extends ListenSettings {
   demo: boolean;
 }
 
 export async function serveCommand(config: Config, args: string[]): Promise<number> {
-  const { values } = parseOptions(args, {
-    port: { type: 'string' }, host: { type: 'string' }, workers: { type: 'string' }, demo: { type: 'boolean' },
-  });
+  const { values } = parseCommand(COMMANDS.serve, args);
   const options: ServeOptions = {
     port: values.port === undefined ? config.port : parsePort(values.port, '--port'),
+    portFrom: values.port === undefined ? 'PORT' : '--port',
     host: values.host ?? config.host,
+    hostFrom: values.host === undefined ? 'HOST' : '--host',
     demo: values.demo ?? false,
   };
   const workers = intOption(values.workers, 'workers', 1, 64, 1);
@@ -52,7 +52,7 @@ export async function serveCommand(config: Config, args: string[]): Promise<numb
  */
 async function servePrimary(config: Config, options: ServeOptions, workers: number): Promise<number> {
   const clock = clockFor(config);
-  const store = await openStore(config.databaseUrl);
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', createFolder: options.demo });
   let sealer: NodeJS.Timeout | undefined;
   try {
     const demoToken = options.demo ? await prepareDemo(store, clock.now()) : undefined;
@@ -84,7 +84,7 @@ async function servePrimary(config: Config, options: ServeOptions, workers: numb
  */
 async function serveProcess(config: Config, options: ServeOptions, role: 'single' | 'worker'): Promise<number> {
   const clock = clockFor(config);
-  const store = await openStore(config.databaseUrl, { migrate: role === 'single' });
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', createFolder: options.demo, migrate: role === 'single' });
 
   const demoToken = role === 'single' && options.demo ? await prepareDemo(store, clock.now()) : undefined;
   if (role === 'single') await store.seal(clock.now());
@@ -147,7 +147,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
     address = await app.listen({ port: options.port, host: options.host });
   } catch (error) {
     await closeAll().catch(() => undefined);
-    throw error;
+    throw listenError(error, options) ?? error;
   }
   if (role === 'worker') workerChannel.listening(address);
   else announce(address, demoToken);

@@ -282,7 +282,7 @@ describe('import: progress output', () => {
   });
 
   test('summaries of a skipped, a resumed and a failed file', () => {
-    assert.equal(summaryLine(outcome({ status: 'already imported', rows: 31 })), 'import nsw-history may.csv: already imported (31 rows), skipped');
+    assert.equal(summaryLine(outcome({ status: 'already imported', rows: 31 })), 'import nsw-history may.csv: already imported (31 rows), skipped (--restart reads it again)');
     assert.equal(summaryLine(outcome({ rows: 30, resumedAfter: 10, pricesAccepted: 20, pricesIgnored: 0, rejected: [] })),
       'import nsw-history may.csv: 30 rows, resumed after 10, 20 accepted, 0 ignored as already known, 0 rejected');
     assert.equal(summaryLine(outcome({ status: 'failed', error: 'Quote Not Closed', rows: 5000, pricesAccepted: 4990, pricesIgnored: 0, rejected: [{ reason: 'x', count: 10, example: '' }] })),
@@ -561,7 +561,7 @@ describe('fuelprice import (command)', () => {
     const second = await captured(() => importCommand(config(dir), ['qld-history', QLD_FILE, bad]));
     assert.equal(second.code, 1);
     const lines = second.text.trim().split('\n');
-    assert.equal(lines[0], `import qld-history ${QLD_FILE}: already imported (26 rows), skipped`);
+    assert.equal(lines[0], `import qld-history ${QLD_FILE}: already imported (26 rows), skipped (--restart reads it again)`);
     assert.match(lines[1] ?? '', /^import qld-history .*bad\.csv: FAILED: not a QLD Fuel Price Reporting file: the header lacks Site_Name, /);
   });
 });

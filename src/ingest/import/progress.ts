@@ -57,7 +57,7 @@ function count(n: number, one: string, many = `${one}s`): string {
 /** The one line that closes a file: rows, accepted, already known, rejected by reason (most first). */
 export function summaryLine(outcome: FileOutcome): string {
   const label = `import ${outcome.format} ${outcome.file}`;
-  if (outcome.status === 'already imported') return `${label}: already imported (${count(outcome.rows, 'row')}), skipped`;
+  if (outcome.status === 'already imported') return `${label}: already imported (${count(outcome.rows, 'row')}), skipped (--restart reads it again)`;
   const parts = [count(outcome.rows, 'row')];
   if (outcome.resumedAfter > 0) parts.push(`resumed after ${outcome.resumedAfter}`);
   if (outcome.stationsAdded > 0) parts.push(`${count(outcome.stationsAdded, 'station')} added`);

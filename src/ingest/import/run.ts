@@ -29,6 +29,7 @@ export const IDENTITY_BYTES = 1024 * 1024;
 /** Title lines some spreadsheet exports put above the header row. */
 export const MAX_PREAMBLE_ROWS = 5;
 export const WRONG_FIELD_COUNT = 'row with the wrong number of fields';
+export const ALL_REJECTED = 'every row was rejected, so the file is not marked imported: fix what the rejections name, then import it again';
 /** Progress is offered to the display every this many rows (it decides whether to show it). */
 const PROGRESS_EVERY_ROWS = 500;
 
@@ -117,7 +118,8 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
   let rows = 0;
   try {
     const key = importCursorKey(format.id, await fileIdentity(path));
-    const cursor = options.restart ? { rows: 0, done: false } : parseImportCursor(await store.feedCursor(key));
+    const storedCursor = await store.feedCursor(key);
+    const cursor = options.restart ? { rows: 0, done: false } : parseImportCursor(storedCursor);
     if (cursor.done) {
       outcome.status = 'already imported';
       outcome.rows = cursor.rows;
@@ -135,12 +137,21 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
       let normaliser = new Normaliser(format.feed, format.fuels, now, unknown);
       let inBatch = 0;
       let batches = 0;
+      // A file none of whose rows this run could use (accepted, held or already known) is not
+      // marked imported: its cursor is put back as it was, so the same command reads those rows
+      // again once the cause is fixed. Until a price is used, a batch whose every row was
+      // rejected while reading is applied without the cursor.
+      let usable = false;
+      let cursorSaved = false;
       const state = (): ProgressState => ({
         bytesRead, totalBytes, rows,
         rejected: [...outcome.rejected, ...normaliser.rejected()].reduce((sum, r) => sum + r.count, 0),
       });
       const apply = async (cursorValue: string): Promise<void> => {
-        const applied = await applyNormalised(store, normaliser, { now, cursor: { key, value: cursorValue } });
+        const withCursor = usable || normaliser.batch().prices.length > 0 || normaliser.rejected().length === 0;
+        const applied = await applyNormalised(store, normaliser, { now, ...(withCursor ? { cursor: { key, value: cursorValue } } : {}) });
+        cursorSaved ||= withCursor;
+        usable ||= applied.pricesAccepted + applied.pricesIgnored + applied.pricesHeld > 0;
         outcome.stationsAdded += applied.stationsAdded;
         outcome.pricesAccepted += applied.pricesAccepted;
         outcome.pricesIgnored += applied.pricesIgnored;
@@ -169,6 +180,10 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
       }
       await apply(`done:${rows}`);
       progress?.update(state());
+      if (!usable && outcome.rejected.length > 0) {
+        if (cursorSaved) await store.applyFeedBatch({ stations: [], prices: [] }, { now, cursor: { key, value: storedCursor ?? '0' } });
+        throw new ImportError(ALL_REJECTED);
+      }
     } finally {
       await records.return(undefined);
     }

@@ -1,0 +1,184 @@
+/**
+ * Every command's options, defaults and environment, in one table: parsing (args.ts), --help
+ * and the usage lines of errors (help.ts) all read it, so they cannot disagree.
+ */
+
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  /** What the value looks like in usage lines: N, URL, NAME. String options only. */
+  readonly arg?: string;
+  readonly about: string;
+  /** The default, as shown (not applied: each command resolves its own, some from the environment). */
+  readonly shown?: string;
+  readonly required?: true;
+}
+
+export interface CommandSpec {
+  /** As typed after `fuelprice`: `serve`, `tokens create`. */
+  readonly name: string;
+  /** Positional arguments as usage shows them (`FORMAT FILE...`); none are accepted without it. */
+  readonly args?: string;
+  readonly summary: string;
+  /** Lines printed under the summary in --help. */
+  readonly details?: readonly string[];
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  readonly env: readonly EnvName[];
+  /** A group (`tokens`): its help lists these commands instead of options. */
+  readonly commands?: readonly string[];
+}
+
+export const ENV = {
+  DATABASE_URL: { shown: 'sqlite:./data/fuelprice.db', about: 'the database: sqlite:PATH or postgres://USER@HOST:PORT/DB' },
+  PORT: { shown: '8080', about: 'the port serve listens on' },
+  HOST: { shown: '127.0.0.1', about: 'the address serve listens on (0.0.0.0: every interface)' },
+  LOG_LEVEL: { shown: 'info', about: 'fatal, error, warn, info, debug, trace or silent' },
+  FUELPRICE_NOW: { shown: 'the real clock', about: 'a fixed clock, an ISO instant such as 2026-11-23T08:00:00+11:00' },
+  REDIS_URL: { shown: 'none: limits per process', about: 'redis:// or rediss://: rate limits shared by every process' },
+  FUELPRICE_REDIS_PREFIX: { shown: 'fuelprice:', about: 'prefix of every Redis key' },
+  TRUST_PROXY: { shown: 'false', about: 'X-Forwarded-For hops to believe: a count, or proxy addresses and CIDR ranges' },
+  MAX_EVENT_LOOP_DELAY_MS: { shown: '100', about: 'event-loop delay past which requests are shed with 503 (0: never)' },
+  MAX_CONNECTIONS: { shown: '4096', about: 'open connections per process past which new ones are closed' },
+  KEEP_ALIVE_TIMEOUT_MS: { shown: '72000', about: 'idle keep-alive connections are closed after this' },
+  NSW_FUELCHECK_API_KEY: { about: 'nsw: FuelCheck API key (with the secret)' },
+  NSW_FUELCHECK_API_SECRET: { about: 'nsw: FuelCheck API secret' },
+  QLD_FPD_TOKEN: { about: 'qld: Fuel Price Reporting subscriber token' },
+  SA_FPD_TOKEN: { about: 'sa: Fuel Pricing Information subscriber token' },
+  VIC_FAIRFUEL_CONSUMER_ID: { about: 'vic: Fair Fuel Open Data consumer id' },
+  NSW_FUELCHECK_URL: { shown: 'https://api.onegov.nsw.gov.au', about: 'nsw feed address' },
+  QLD_FPD_URL: { shown: 'https://fppdirectapi-prod.fuelpricesqld.com.au', about: 'qld feed address' },
+  SA_FPD_URL: { shown: 'https://fppdirectapi-prod.safuelpricinginformation.com.au', about: 'sa feed address' },
+  WA_FUELWATCH_URL: { shown: 'https://www.fuelwatch.wa.gov.au', about: 'wa feed address (no credentials)' },
+  VIC_FAIRFUEL_URL: { shown: 'https://api.fuel.service.vic.gov.au', about: 'vic feed address' },
+  NT_MYFUEL_URL: { shown: 'https://myfuelnt.nt.gov.au', about: 'nt feed address (no credentials)' },
+} as const satisfies Record<string, { shown?: string; about: string }>;
+
+export type EnvName = keyof typeof ENV;
+
+const FEED_ENV = [
+  'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET', 'QLD_FPD_TOKEN', 'SA_FPD_TOKEN', 'VIC_FAIRFUEL_CONSUMER_ID',
+  'NSW_FUELCHECK_URL', 'QLD_FPD_URL', 'SA_FPD_URL', 'WA_FUELWATCH_URL', 'VIC_FAIRFUEL_URL', 'NT_MYFUEL_URL',
+] as const satisfies readonly EnvName[];
+
+export const COMMANDS = {
+  serve: {
+    name: 'serve',
+    summary: 'serve the API over HTTP',
+    details: ['Migrates the database first. Stops on SIGTERM or SIGINT after the requests in flight.'],
+    options: {
+      port: { type: 'string', arg: 'N', about: 'port to listen on, 0 to 65535', shown: 'PORT, 8080' },
+      host: { type: 'string', arg: 'H', about: 'address to listen on', shown: 'HOST, 127.0.0.1' },
+      workers: { type: 'string', arg: 'N', about: 'processes serving the one port, 1 to 64 (a shared database: not sqlite::memory:)', shown: '1' },
+      demo: { type: 'boolean', about: 'fill an empty database with the demo dataset, print a token when none exists, keep its prices moving' },
+    },
+    env: ['DATABASE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'FUELPRICE_NOW', 'REDIS_URL', 'FUELPRICE_REDIS_PREFIX', 'TRUST_PROXY',
+      'MAX_EVENT_LOOP_DELAY_MS', 'MAX_CONNECTIONS', 'KEEP_ALIVE_TIMEOUT_MS'],
+  },
+  demo: {
+    name: 'demo',
+    summary: 'write the deterministic demo dataset into an empty database',
+    options: {
+      seed: { type: 'string', arg: 'N', about: 'random seed, 0 to 2147483647', shown: '1' },
+      years: { type: 'string', arg: 'N', about: 'years of history, 1 to 20', shown: '2' },
+      scale: { type: 'string', arg: 'small|au', about: 'small (1,600 stations) or au (about 8,000)', shown: 'small' },
+    },
+    env: ['DATABASE_URL', 'FUELPRICE_NOW'],
+  },
+  tokens: {
+    name: 'tokens',
+    args: 'create|list|revoke',
+    summary: 'manage API tokens',
+    options: {},
+    env: ['DATABASE_URL'],
+    commands: ['tokens create', 'tokens list', 'tokens revoke'],
+  },
+  'tokens create': {
+    name: 'tokens create',
+    summary: 'make an API token; its secret is the only line on stdout, shown this once',
+    options: {
+      name: { type: 'string', arg: 'NAME', about: 'who the token is for, 1 to 100 characters', required: true },
+      'expires-in': { type: 'string', arg: 'DURATION', about: 'lifetime: 90d, 12h, 30m or 3600s', shown: 'never expires' },
+      'rate-limit': { type: 'string', arg: 'N', about: 'requests a minute, 1 to 1000000', shown: '600' },
+    },
+    env: ['DATABASE_URL', 'FUELPRICE_NOW'],
+  },
+  'tokens list': {
+    name: 'tokens list',
+    summary: 'every token: id, name, created, expiry, revocation, rate limit (never a secret)',
+    options: {},
+    env: ['DATABASE_URL'],
+  },
+  'tokens revoke': {
+    name: 'tokens revoke',
+    args: 'ID',
+    summary: 'revoke a token (ID as tokens list shows it); effective on its next request',
+    options: {},
+    env: ['DATABASE_URL', 'FUELPRICE_NOW'],
+  },
+  ingest: {
+    name: 'ingest',
+    args: 'FEED...',
+    summary: 'poll live feeds: nsw qld sa wa vic nt, or all',
+    details: [
+      'Without --watch each feed is polled once: exit 1 if a poll failed. A feed named outright',
+      'without its credentials is exit 2; under all it is left out with one line.',
+      'See also: fuelprice ingest status --help.',
+    ],
+    options: {
+      watch: { type: 'boolean', about: 'keep polling, each feed on its own interval, until SIGTERM or SIGINT' },
+    },
+    env: ['DATABASE_URL', 'LOG_LEVEL', 'FUELPRICE_NOW', ...FEED_ENV],
+  },
+  'ingest status': {
+    name: 'ingest status',
+    summary: 'each feed\'s last run and last success, then its recent runs',
+    options: {
+      feed: { type: 'string', arg: 'F', about: 'only this feed\'s runs: nsw qld sa wa vic nt demo', shown: 'every feed' },
+      limit: { type: 'string', arg: 'N', about: 'recent runs shown, 1 to 1000', shown: '20' },
+    },
+    env: ['DATABASE_URL', 'FUELPRICE_NOW'],
+  },
+  import: {
+    name: 'import',
+    args: 'FORMAT FILE...',
+    summary: 'load published history files: nsw-history, wa-history, qld-history',
+    details: [
+      'Streamed, idempotent and resumable: a file interrupted half-way continues where it stopped,',
+      'a finished one is skipped. A file whose every row was rejected is not marked imported.',
+      'Exit 1 if any file failed.',
+    ],
+    options: {
+      restart: { type: 'boolean', about: 'read every file from its first row again, even one marked imported' },
+    },
+    env: ['DATABASE_URL', 'FUELPRICE_NOW'],
+  },
+  migrate: {
+    name: 'migrate',
+    summary: 'create or upgrade the schema (creates a SQLite database\'s folder)',
+    options: {},
+    env: ['DATABASE_URL'],
+  },
+  copy: {
+    name: 'copy',
+    summary: 'move a whole installation to another database, either backend to either (resumable, verified)',
+    details: ['Exit 1 if the copy does not match its source; 2 if the target holds other data.'],
+    options: {
+      from: { type: 'string', arg: 'URL', about: 'the source: sqlite:PATH or postgres://...', required: true },
+      to: { type: 'string', arg: 'URL', about: 'the target, empty or a copy under way from the same source', required: true },
+      'chunk-rows': { type: 'string', arg: 'N', about: 'rows a transaction, 1 to 100000', shown: '10000' },
+    },
+    env: [],
+  },
+} as const satisfies Record<string, CommandSpec>;
+
+export type CommandName = keyof typeof COMMANDS;
+
+/** The spec `fuelprice COMMAND ARGS...` runs: `tokens create` and `ingest status` are commands of their own. */
+export function specFor(command: string, args: readonly string[]): CommandSpec | undefined {
+  const two = `${command} ${args[0] ?? ''}`;
+  if (isCommandName(two)) return COMMANDS[two];
+  return isCommandName(command) ? COMMANDS[command] : undefined;
+}
+
+export function isCommandName(name: string): name is CommandName {
+  return Object.hasOwn(COMMANDS, name);
+}

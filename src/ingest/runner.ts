@@ -9,6 +9,7 @@ import type { FeedRun, IngestStore } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
 import type { FeedAdapter } from './feed.ts';
 import { FeedHttp } from './feed-fetch.ts';
+import { lastRunFailed } from './health.ts';
 import { Normaliser, type Rejection, UnknownFuels } from './normalise.ts';
 
 export interface ApplyOutcome {
@@ -74,10 +75,10 @@ export async function runFeed(options: RunFeedOptions): Promise<FeedRun> {
   const outcomes: ApplyOutcome[] = [];
   try {
     const cursor = await store.feedCursor(adapter.id);
-    const last = (await store.feedHealth()).find((h) => h.feed === adapter.id);
+    const previousRunFailed = await lastRunFailed(store, adapter.id);
     const unknown = new UnknownFuels(adapter.id, log);
     const pulled = await adapter.pull({
-      http, config, cursor, now: startedAt, log, previousRunFailed: last !== undefined && last.lastRun !== last.lastSuccess,
+      http, config, cursor, now: startedAt, log, previousRunFailed,
       normaliser: () => new Normaliser(adapter.id, adapter.fuels, startedAt, unknown),
     });
     for (const { normaliser, cursor: next } of pulled) {

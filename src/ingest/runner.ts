@@ -8,6 +8,7 @@ import type { Clock, FeedConfig } from '../config.ts';
 import type { FeedRun, IngestStore } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
 import type { FeedAdapter } from './feed.ts';
+import { oneLine } from './feed-error.ts';
 import { FeedHttp } from './feed-fetch.ts';
 import { lastRunFailed } from './health.ts';
 import { Normaliser, type Rejection, UnknownFuels } from './normalise.ts';
@@ -22,6 +23,8 @@ export interface ApplyOutcome {
 }
 
 export const UNKNOWN_STATION = 'unknown station';
+/** The longest error a run records. */
+export const RUN_ERROR_CHARS = 500;
 
 /**
  * Applies one normaliser's batch and the cursor in one transaction. Prices of stations neither
@@ -87,7 +90,8 @@ export async function runFeed(options: RunFeedOptions): Promise<FeedRun> {
       }));
     }
   } catch (error) {
-    run.error = error instanceof Error ? error.message : String(error);
+    // One line, bounded: it is printed under the run's line and kept in the run log.
+    run.error = oneLine(error instanceof Error ? error.message : String(error), RUN_ERROR_CHARS) || 'failed without a message';
   }
   for (const o of outcomes) {
     run.stationsAdded += o.stationsAdded;

@@ -261,7 +261,7 @@ for (const backend of e2eBackends()) {
       const wrong = await ingest('nsw', db.url, R2 + 60, env('not-the-secret'));
       assert.equal(wrong.code, 1);
       // The token call answers 401: an auth error, not retried, and no data call.
-      assert.equal(wrong.stdout, failedLine(R2 + 60, `${host()}/oauth/client_credential/accesstoken: HTTP 401: check the feed's credentials`));
+      assert.equal(wrong.stdout, failedLine(R2 + 60, `${host()}/oauth/client_credential/accesstoken: HTTP 401, credentials refused (check the feed's credentials): {"ErrorCode":"invalid_client","Error":"ClientId is Invalid"}`));
       assert.deepEqual(paths(from), ['/oauth/client_credential/accesstoken']);
       await unchanged();
 
@@ -272,7 +272,7 @@ for (const backend of e2eBackends()) {
       const cut = await ingest('nsw', db.url, R2 + 120, env());
       assert.equal(cut.code, 1);
       // Each attempt dies with the socket (undici's UND_ERR_SOCKET): a network error, retried, then given up.
-      assert.equal(cut.stdout, failedLine(R2 + 120, `${host()}/FuelPriceCheck/v2/fuel/prices: UND_ERR_SOCKET`));
+      assert.equal(cut.stdout, failedLine(R2 + 120, `${host()}/FuelPriceCheck/v2/fuel/prices: UND_ERR_SOCKET (connection closed before the answer was complete)`));
       assert.deepEqual(paths(from), ['/oauth/client_credential/accesstoken', ...Array<string>(4).fill('/FuelPriceCheck/v2/fuel/prices')]);
       await unchanged();
 

@@ -3,7 +3,7 @@
  * values or a FeedError: a feed's bad answer stops the poll, never the process.
  */
 
-export type FeedErrorKind = 'network' | 'timeout' | 'http' | 'auth' | 'malformed' | 'too_large';
+export type FeedErrorKind = 'network' | 'timeout' | 'http' | 'auth' | 'malformed' | 'too_large' | 'config';
 
 /** A failed poll: the run is recorded with this message and nothing of the poll is applied. */
 export class FeedError extends Error {

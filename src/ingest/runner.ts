@@ -7,7 +7,7 @@
 import type { Clock, FeedConfig } from '../config.ts';
 import type { FeedRun, IngestStore } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
-import type { FeedAdapter } from './feed.ts';
+import type { FeedAdapter, KeptValues } from './feed.ts';
 import { oneLine } from './feed-error.ts';
 import { FeedHttp } from './feed-fetch.ts';
 import { lastRunFailed } from './health.ts';
@@ -56,6 +56,16 @@ export function disabledLine(adapter: FeedAdapter, missing: readonly string[]): 
   return `feed ${adapter.id} (${adapter.name}) disabled: set ${missing.join(' and ')} (README, "Real data")`;
 }
 
+/** The feed's kept values in the feed-cursor table; a write stores only the cursor (an empty batch). */
+export function keptValues(store: IngestStore, feed: string, now: number): KeptValues {
+  return {
+    read: (name) => store.feedCursor(`${name}:${feed}`),
+    write: async (name, value) => {
+      await store.applyFeedBatch({ stations: [], prices: [] }, { now, cursor: { key: `${name}:${feed}`, value } });
+    },
+  };
+}
+
 export interface RunFeedOptions {
   store: IngestStore;
   adapter: FeedAdapter;
@@ -81,7 +91,7 @@ export async function runFeed(options: RunFeedOptions): Promise<FeedRun> {
     const previousRunFailed = await lastRunFailed(store, adapter.id);
     const unknown = new UnknownFuels(adapter.id, log);
     const pulled = await adapter.pull({
-      http, config, cursor, now: startedAt, log, previousRunFailed,
+      http, config, cursor, now: startedAt, log, previousRunFailed, kept: keptValues(store, adapter.id, startedAt),
       normaliser: () => new Normaliser(adapter.id, adapter.fuels, startedAt, unknown),
     });
     for (const { normaliser, cursor: next } of pulled) {

@@ -53,7 +53,7 @@ export function missingCredentials(adapter: FeedAdapter, config: FeedConfig): st
 
 /** The one line said when a feed is left out for want of credentials. */
 export function disabledLine(adapter: FeedAdapter, missing: readonly string[]): string {
-  return `feed ${adapter.id} (${adapter.name}) disabled: set ${missing.join(' and ')} (README, "Real data")`;
+  return `feed ${adapter.id} (${adapter.name}) disabled: set ${missing.join(' and ')} (how to get them: docs/FEEDS-SETUP.md)`;
 }
 
 /** The feed's kept values in the feed-cursor table; a write stores only the cursor (an empty batch). */

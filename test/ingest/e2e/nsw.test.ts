@@ -340,7 +340,7 @@ for (const backend of e2eBackends()) {
       });
       assert.deepEqual(run, {
         code: 2, stdout: '',
-        stderr: 'fuelprice: feed nsw (NSW FuelCheck (NSW, ACT, TAS)) disabled: set NSW_FUELCHECK_API_SECRET (README, "Real data")\n',
+        stderr: 'fuelprice: feed nsw (NSW FuelCheck (NSW, ACT, TAS)) disabled: set NSW_FUELCHECK_API_SECRET (how to get them: docs/FEEDS-SETUP.md)\n',
       });
       assert.equal(fake.server.requests.length, from);
       assert.deepEqual(await runCli(['ingest', 'status'], { DATABASE_URL: db.url }), before);

@@ -2,9 +2,11 @@
  * The one way adapters call a feed: a timeout on every attempt, retries with exponential
  * backoff and full jitter on 429, 5xx, timeouts and network errors (honouring Retry-After up
  * to a cap), a ceiling on body size, and a FeedError when it gives up. Sleep and randomness
- * are injected so tests run the whole retry path without waiting.
+ * are injected so tests run the whole retry path without waiting. A failure's message is one line:
+ * what was called, the status and what the feed said (the request's secrets blanked), or the
+ * network error's code and what it usually means.
  */
-import { FeedError } from './feed-error.ts';
+import { FeedError, oneLine, stripBom } from './feed-error.ts';
 
 export interface FeedRequest {
   method?: 'GET' | 'POST';
@@ -57,7 +59,7 @@ export class FeedHttp {
     this.options = { ...DEFAULT_HTTP_OPTIONS, ...options };
   }
 
-  /** A 2xx answer, or FeedError: 'auth' on 401/403, 'http' on other statuses once retries are spent. */
+  /** A 2xx answer, or FeedError: 'auth' on 401/403 to a request with credentials, 'http' on other statuses once retries are spent. */
   async request(url: string, init: FeedRequest = {}): Promise<FeedResponse> {
     const target = withQuery(url, init.query);
     const { attempts, sleep } = this.options;
@@ -66,12 +68,12 @@ export class FeedHttp {
       try {
         const response = await this.once(target, init);
         if (response.status >= 200 && response.status < 300) return response;
-        const error = statusError(target, response.status);
+        const error = statusError(target, response, secretsOf(init.headers));
         if (!retryable(response.status)) throw error;
         failure = { reason: `HTTP ${response.status}`, retryAfterMs: retryAfter(response.headers.get('retry-after')), error };
       } catch (caught) {
         if (caught instanceof FeedError && (caught.kind === 'auth' || caught.kind === 'too_large' || (caught.kind === 'http' && !retryable(caught.status ?? 0)))) throw caught;
-        const error = caught instanceof FeedError ? caught : new FeedError('network', `${hostOf(target)}: ${describe(caught)}`);
+        const error = caught instanceof FeedError ? caught : new FeedError('network', `${hostOf(target)}: ${describeNetworkError(caught)}`);
         failure = { reason: error.message, error };
       }
       if (attempt >= attempts) throw failure.error;
@@ -112,9 +114,57 @@ function retryable(status: number): boolean {
   return status === 429 || status === 408 || status >= 500;
 }
 
-function statusError(url: string, status: number): FeedError {
-  if (status === 401 || status === 403) return new FeedError('auth', `${hostOf(url)}: HTTP ${status}: check the feed's credentials`, status);
-  return new FeedError('http', `${hostOf(url)}: HTTP ${status}`, status);
+/** How much of an error answer a message quotes. */
+export const ERROR_BODY_CHARS = 200;
+
+/**
+ * A non-2xx answer as a FeedError quoting what the feed said. 401 and 403 point at the
+ * credentials only when the request carried some; a feed without credentials that refuses is
+ * blocking the caller, and no credential would help.
+ */
+function statusError(url: string, response: FeedResponse, secrets: readonly string[]): FeedError {
+  const said = errorBodyLine(response.text, secrets);
+  const tail = said === '' ? '' : `: ${said}`;
+  const { status } = response;
+  if (status === 401 || status === 403) {
+    return secrets.length > 0
+      ? new FeedError('auth', `${hostOf(url)}: HTTP ${status}, credentials refused (check the feed's credentials)${tail}`, status)
+      : new FeedError('http', `${hostOf(url)}: HTTP ${status}, refused (the site may block this address or client)${tail}`, status);
+  }
+  return new FeedError('http', `${hostOf(url)}: HTTP ${status}${tail}`, status);
+}
+
+/** What an error answer said, as one short line: an HTML page's tags, scripts and styles dropped, the request's secrets blanked. */
+export function errorBodyLine(body: string, secrets: readonly string[]): string {
+  let text = stripBom(body.slice(0, 65_536));
+  if (/^\s*</.test(text)) text = text.replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ').replace(/<[^>]*>/g, ' ');
+  for (const secret of secrets) text = text.split(secret).join('[redacted]');
+  return oneLine(text, ERROR_BODY_CHARS);
+}
+
+/** Request headers that carry credentials. */
+const SECRET_HEADER = /auth|key|token|secret|consumer|cookie|password/i;
+
+/**
+ * The secrets a request carries, longest first, to blank wherever an answer echoes them: each
+ * credential header's value, its words (the value of a `name=value` one), and HTTP Basic's `key:secret`.
+ */
+export function secretsOf(headers: Readonly<Record<string, string>> | undefined): string[] {
+  const found = new Set<string>();
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!SECRET_HEADER.test(name)) continue;
+    found.add(value);
+    for (const word of value.split(/\s+/)) {
+      // `SubscriberToken=<token>`: the value is the secret, not its name.
+      const part = /^[A-Za-z][\w-]*=([^=].*)$/.exec(word)?.[1] ?? word;
+      found.add(part);
+      if (!/^[A-Za-z0-9+/]{8,}={0,2}$/.test(part)) continue;
+      const decoded = Buffer.from(part, 'base64').toString('utf8');
+      if (/^[\x20-\x7e]+:[\x20-\x7e]+$/.test(decoded)) [decoded, ...decoded.split(':')].forEach((piece) => found.add(piece));
+    }
+  }
+  // Short words ("Bearer", "FPDAPI") are not secrets, and blanking them would blank ordinary text.
+  return [...found].filter((s) => s.length >= 8 && !/^(Bearer|Basic)$/i.test(s)).sort((a, b) => b.length - a.length);
 }
 
 /** Retry-After in seconds or as an HTTP date, in ms; undefined when absent or unreadable. */
@@ -158,10 +208,37 @@ function hostOf(url: string): string {
   }
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return cause?.code ?? cause?.message ?? error.message;
-  }
-  return String(error);
+/** What the usual network error codes mean, for someone setting a feed up. */
+const NETWORK_CODES: Readonly<Record<string, string>> = {
+  ENOTFOUND: 'host not found: offline, or a wrong URL?',
+  EAI_AGAIN: 'name lookup failed: offline?',
+  ECONNREFUSED: 'connection refused: nothing listens there',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+  ENETUNREACH: 'network unreachable: offline?',
+  EHOSTUNREACH: 'host unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed before the answer was complete',
+};
+
+/**
+ * A network failure in one line: the code and what it means, never a stack or a chain of causes
+ * (fetch wraps the real error as `cause`, and a failed connection to several addresses as an
+ * AggregateError of them).
+ */
+export function describeNetworkError(error: unknown): string {
+  if (!(error instanceof Error)) return oneLine(String(error), ERROR_BODY_CHARS);
+  const cause: unknown = (error as { cause?: unknown }).cause;
+  const inner = cause instanceof Error ? cause : error;
+  const nested = (inner as { errors?: unknown }).errors;
+  const tried: unknown[] = Array.isArray(nested) ? nested : [];
+  const code = [inner, ...tried].map(codeOf).find((c) => c !== undefined);
+  const message = oneLine(inner.message || error.message, ERROR_BODY_CHARS);
+  if (code === undefined) return message || 'network error';
+  return `${code} (${NETWORK_CODES[code] ?? message})`;
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(code) ? code : undefined;
 }

@@ -29,8 +29,19 @@ export interface PullContext {
    */
   readonly previousRunFailed: boolean;
   readonly log: Logger;
+  /** Values the adapter keeps between runs and processes beside its cursor (FuelCheck's access token); never logged. */
+  readonly kept: KeptValues;
   /** A fresh normaliser per pulled batch: it collects the batch, its rejections and the unknown fuel codes. */
   normaliser(): Normaliser;
+}
+
+/**
+ * Small values stored for one feed under `<name>:<feed id>` (`oauth:nsw`), in the feed-cursor
+ * table, written at once rather than with a batch: a token bought before a failed poll is kept.
+ */
+export interface KeptValues {
+  read(name: string): Promise<string | undefined>;
+  write(name: string, value: string): Promise<void>;
 }
 
 /** One batch to apply, and the cursor to store with it in the same transaction. */

@@ -7,8 +7,10 @@
 import type { Clock, FeedConfig } from '../config.ts';
 import type { FeedRun, IngestStore } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
-import type { FeedAdapter } from './feed.ts';
+import type { FeedAdapter, KeptValues } from './feed.ts';
+import { oneLine } from './feed-error.ts';
 import { FeedHttp } from './feed-fetch.ts';
+import { lastRunFailed } from './health.ts';
 import { Normaliser, type Rejection, UnknownFuels } from './normalise.ts';
 
 export interface ApplyOutcome {
@@ -21,6 +23,8 @@ export interface ApplyOutcome {
 }
 
 export const UNKNOWN_STATION = 'unknown station';
+/** The longest error a run records. */
+export const RUN_ERROR_CHARS = 500;
 
 /**
  * Applies one normaliser's batch and the cursor in one transaction. Prices of stations neither
@@ -49,7 +53,17 @@ export function missingCredentials(adapter: FeedAdapter, config: FeedConfig): st
 
 /** The one line said when a feed is left out for want of credentials. */
 export function disabledLine(adapter: FeedAdapter, missing: readonly string[]): string {
-  return `feed ${adapter.id} (${adapter.name}) disabled: set ${missing.join(' and ')} (README, "Real data")`;
+  return `feed ${adapter.id} (${adapter.name}) disabled: set ${missing.join(' and ')} (how to get them: docs/FEEDS-SETUP.md)`;
+}
+
+/** The feed's kept values in the feed-cursor table; a write stores only the cursor (an empty batch). */
+export function keptValues(store: IngestStore, feed: string, now: number): KeptValues {
+  return {
+    read: (name) => store.feedCursor(`${name}:${feed}`),
+    write: async (name, value) => {
+      await store.applyFeedBatch({ stations: [], prices: [] }, { now, cursor: { key: `${name}:${feed}`, value } });
+    },
+  };
 }
 
 export interface RunFeedOptions {
@@ -74,10 +88,10 @@ export async function runFeed(options: RunFeedOptions): Promise<FeedRun> {
   const outcomes: ApplyOutcome[] = [];
   try {
     const cursor = await store.feedCursor(adapter.id);
-    const last = (await store.feedHealth()).find((h) => h.feed === adapter.id);
+    const previousRunFailed = await lastRunFailed(store, adapter.id);
     const unknown = new UnknownFuels(adapter.id, log);
     const pulled = await adapter.pull({
-      http, config, cursor, now: startedAt, log, previousRunFailed: last !== undefined && last.lastRun !== last.lastSuccess,
+      http, config, cursor, now: startedAt, log, previousRunFailed, kept: keptValues(store, adapter.id, startedAt),
       normaliser: () => new Normaliser(adapter.id, adapter.fuels, startedAt, unknown),
     });
     for (const { normaliser, cursor: next } of pulled) {
@@ -86,7 +100,8 @@ export async function runFeed(options: RunFeedOptions): Promise<FeedRun> {
       }));
     }
   } catch (error) {
-    run.error = error instanceof Error ? error.message : String(error);
+    // One line, bounded: it is printed under the run's line and kept in the run log.
+    run.error = oneLine(error instanceof Error ? error.message : String(error), RUN_ERROR_CHARS) || 'failed without a message';
   }
   for (const o of outcomes) {
     run.stationsAdded += o.stationsAdded;

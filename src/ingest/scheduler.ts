@@ -3,7 +3,8 @@
  * others (one slow or broken feed never holds the rest back). A failed poll is retried sooner,
  * with exponential backoff and jitter, but never more often than the feed's quota allows over
  * time; a restart waits out the interval since the feed's last recorded run instead of
- * spending quota again. Once a minute it releases held prices that are now due and seals days.
+ * spending quota again. At start, and then once a minute, it releases held prices that are now
+ * due and seals days: a start after 06:00 WA serves that day's prices at once, not a minute late.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock, FeedConfig } from '../config.ts';
@@ -43,6 +44,7 @@ export interface WatchOptions {
 export async function watch(options: WatchOptions, signal: AbortSignal): Promise<void> {
   const { store, clock, log } = options;
   const random = options.random ?? Math.random;
+  if (!signal.aborted) await housekeep(store, clock, log);
   const health = new Map((await store.feedHealth()).map((h) => [h.feed, h.lastRun]));
   const loops = options.feeds.map(async ({ adapter, config }) => {
     let wait = firstPollDelay(adapter.intervalSec, health.get(adapter.id), clock.now());
@@ -58,21 +60,26 @@ export async function watch(options: WatchOptions, signal: AbortSignal): Promise
     }
   });
   const housekeeping = (async () => {
-    while (await sleep(HOUSEKEEPING_SEC, signal)) {
-      try {
-        await releaseAndSeal(store, clock.now());
-      } catch (error) {
-        log.error({ error: error instanceof Error ? error.message : String(error) }, 'releasing held prices or sealing days failed');
-      }
-    }
+    while (await sleep(HOUSEKEEPING_SEC, signal)) await housekeep(store, clock, log);
   })();
   await Promise.all([...loops, housekeeping]);
 }
 
-/** Applies held prices that are now due and seals finished days. */
-export async function releaseAndSeal(store: IngestStore, now: number): Promise<void> {
-  await store.applyFeedBatch({ stations: [], prices: [] }, { now });
+/** releaseAndSeal, logged: a failure is said and left for the next minute. */
+async function housekeep(store: IngestStore, clock: Clock, log: Logger): Promise<void> {
+  try {
+    const released = await releaseAndSeal(store, clock.now());
+    if (released > 0) log.info({ released }, 'held prices now due applied');
+  } catch (error) {
+    log.error({ error: error instanceof Error ? error.message : String(error) }, 'releasing held prices or sealing days failed');
+  }
+}
+
+/** Applies held prices that are now due and seals finished days; answers how many held prices were applied. */
+export async function releaseAndSeal(store: IngestStore, now: number): Promise<number> {
+  const { pricesReleased } = await store.applyFeedBatch({ stations: [], prices: [] }, { now });
   await store.seal(now);
+  return pricesReleased;
 }
 
 /** False once the signal has aborted. */

@@ -1,5 +1,5 @@
 import type { FeedConfig } from '../../src/config.ts';
-import type { FeedAdapter, PullContext } from '../../src/ingest/feed.ts';
+import type { FeedAdapter, KeptValues, PullContext } from '../../src/ingest/feed.ts';
 import type { Logger } from '../../src/logger.ts';
 import { FeedHttp, type HttpOptions } from '../../src/ingest/feed-fetch.ts';
 import { Normaliser, UnknownFuels } from '../../src/ingest/normalise.ts';
@@ -12,6 +12,13 @@ export class MemoryLog implements Logger {
   error(obj: object, msg?: string): void { this.lines.push({ level: 'error', msg, obj }); }
 }
 
+/** Kept values in memory, as the runner keeps them in the store: tests share one between pulls to play one database. */
+export class MemoryKept implements KeptValues {
+  readonly values = new Map<string, string>();
+  async read(name: string): Promise<string | undefined> { return this.values.get(name); }
+  async write(name: string, value: string): Promise<void> { this.values.set(name, value); }
+}
+
 export interface TestContextOptions {
   url: string;
   credentials?: Record<string, string | undefined>;
@@ -20,6 +27,7 @@ export interface TestContextOptions {
   previousRunFailed?: boolean;
   http?: Partial<HttpOptions>;
   log?: MemoryLog;
+  kept?: KeptValues;
 }
 
 /** A PullContext for calling an adapter's pull() directly against a fake: no retries waited for. */
@@ -30,6 +38,7 @@ export function testPullContext(adapter: FeedAdapter, options: TestContextOption
   const http = new FeedHttp({ sleep: async () => {}, random: () => 0.5, timeoutMs: 2_000, ...options.http });
   return {
     http, config, cursor: options.cursor, now: options.now, log, previousRunFailed: options.previousRunFailed ?? false,
+    kept: options.kept ?? new MemoryKept(),
     normaliser: () => new Normaliser(adapter.id, adapter.fuels, options.now, unknown),
   };
 }

@@ -15,11 +15,16 @@
  * "TAS"), isAdBlueAvailable }], prices: [{ stationcode, state, fueltype, price (cents a litre),
  * lastupdated ("12/05/2026 07:45:10", Sydney wall-clock time) }] }.
  *
+ * NSW_FUELCHECK_URL may be the host alone or carry the API's path as API.NSW's pages show it
+ * (https://api.onegov.nsw.gov.au/FuelPriceCheck/v2): the calls are the same. The access token
+ * (about 12 hours) is kept in the store under `oauth:nsw`, so one-shot runs within its life do not
+ * each spend a call of the quota on a new one.
+ *
  * Station codes repeat across states, so a station is keyed by the record's state and its code
  * ("NSW-1021", "TAS-17"). ACT stations come through the NSW feed (FuelCheck has covered the ACT
  * since November 2022) under the NSW key; the station itself is placed in the ACT from its address.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { localDayOf, localTimeToUnix } from '../../domain/time.ts';
 import type { StateId } from '../../domain/states.ts';
 import { FeedError, isObject, parseJsonBody } from '../feed-error.ts';
@@ -29,6 +34,9 @@ import { type FuelMap, type Normaliser, type RawPrice, type RawStation, centsToT
 
 export const NSW_KEY_VAR = 'NSW_FUELCHECK_API_KEY';
 export const NSW_SECRET_VAR = 'NSW_FUELCHECK_API_SECRET';
+export const NSW_URL_VAR = 'NSW_FUELCHECK_URL';
+/** The version of the API this adapter speaks (v1 answers NSW alone, without the state of each record). */
+export const NSW_API_VERSION = 'v2';
 export const NSW_TOKEN_PATH = '/oauth/client_credential/accesstoken';
 export const NSW_PRICES_PATH = '/FuelPriceCheck/v2/fuel/prices';
 export const NSW_NEW_PRICES_PATH = '/FuelPriceCheck/v2/fuel/prices/new';
@@ -56,11 +64,13 @@ function parseJson(body: string, what: string): unknown {
   return parseJsonBody(body, `FuelCheck: ${what}`);
 }
 
+const MAX_TOKEN_CHARS = 4_096;
+
 /** The token of an access-token answer and its lifetime in seconds (a number or, as Apigee sends it, a numeric string). */
 export function parseNswToken(body: string): { accessToken: string; expiresInSec: number | undefined } {
   const doc = parseJson(body, 'the access-token answer');
-  if (!isObject(doc) || typeof doc['access_token'] !== 'string' || doc['access_token'] === '') {
-    throw malformed('the access-token answer has no access_token');
+  if (!isObject(doc) || typeof doc['access_token'] !== 'string' || doc['access_token'] === '' || doc['access_token'].length > MAX_TOKEN_CHARS) {
+    throw malformed('the access-token answer has no usable access_token');
   }
   const raw = doc['expires_in'];
   const seconds = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,9}$/.test(raw.trim()) ? Number(raw) : NaN;
@@ -266,48 +276,108 @@ export function nswPollKind(cursor: NswCursor | undefined, now: number, lastFetc
   return 'new';
 }
 
-/** Per base URL and API key, in memory only: the access token, and when this process last received an answer. */
-interface Session {
-  token?: { value: string; expiresAt: number };
-  lastFetchAt?: number;
+/** Where the feed's calls go. */
+export interface NswApi {
+  /** Scheme, host and any path before the API's own (a proxy's), without a trailing slash. */
+  base: string;
+  tokenUrl: string;
+  pricesUrl: string;
+  newPricesUrl: string;
 }
-const sessions = new Map<string, Session>();
+
+/**
+ * The API's URLs from NSW_FUELCHECK_URL: the host alone (https://api.onegov.nsw.gov.au) or with the
+ * API's path (…/FuelPriceCheck/v2, or a whole endpoint's URL), any case. Another version of the
+ * API is a configuration error, said in one line.
+ */
+export function nswApi(url: string): NswApi {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new FeedError('config', `${NSW_URL_VAR} is not a URL`);
+  }
+  const api = /^(.*?)\/fuelpricecheck(?:\/([^/]*))?(?:\/.*)?$/i.exec(parsed.pathname);
+  const version = api?.[2]?.toLowerCase() ?? '';
+  if (version !== '' && version !== NSW_API_VERSION) {
+    throw new FeedError('config', `${NSW_URL_VAR} names FuelPriceCheck/${version.slice(0, 12)}: this feed speaks ${NSW_API_VERSION} `
+      + `(NSW, ACT and TAS); give the host alone, e.g. https://api.onegov.nsw.gov.au`);
+  }
+  const base = `${parsed.origin}${(api?.[1] ?? parsed.pathname).replace(/\/+$/, '')}`;
+  return { base, tokenUrl: `${base}${NSW_TOKEN_PATH}`, pricesUrl: `${base}${NSW_PRICES_PATH}`, newPricesUrl: `${base}${NSW_NEW_PRICES_PATH}` };
+}
+
+/** Per base URL and API key, in memory only: when this process last received an answer. */
+const lastFetches = new Map<string, number>();
 /** Renew a token this long before the API says it expires. */
 const TOKEN_MARGIN_SEC = 300;
 const DEFAULT_TOKEN_LIFE_SEC = 3_600;
+/** The kept value's name: stored as `oauth:nsw`. */
+export const NSW_TOKEN_KEPT = 'oauth';
 
-/** Forgets every cached token and fetch time (tests; a process never needs it). */
+/** Forgets every fetch time (tests: as a new process would). */
 export function forgetNswSessions(): void {
-  sessions.clear();
+  lastFetches.clear();
 }
 
-async function fetchToken(ctx: PullContext, base: string, key: string, secret: string, session: Session): Promise<string> {
-  const response = await ctx.http.request(`${base}${NSW_TOKEN_PATH}`, {
+/**
+ * Whose token a kept one is: a digest of the base URL, key and secret (never them), so a token
+ * is not used with other settings, and changed credentials are tried at once.
+ */
+export function nswTokenOwner(base: string, key: string, secret: string): string {
+  return createHash('sha256').update(`${base}\n${key}\n${secret}`).digest('hex').slice(0, 16);
+}
+
+/** The kept token when it is this owner's, readable and not yet expired; undefined otherwise. */
+export function keptNswToken(kept: string | undefined, owner: string, now: number): string | undefined {
+  if (kept === undefined || kept.length > 2 * MAX_TOKEN_CHARS) return undefined;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(kept);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(doc) || doc['for'] !== owner || typeof doc['token'] !== 'string' || doc['token'] === '') return undefined;
+  const expiresAt = doc['expiresAt'];
+  return typeof expiresAt === 'number' && Number.isInteger(expiresAt) && expiresAt > now ? doc['token'] : undefined;
+}
+
+/** A new access token (one call of the quota), kept for later runs; failing to keep it only costs a call next time. */
+async function newToken(ctx: PullContext, api: NswApi, key: string, secret: string, owner: string): Promise<string> {
+  const response = await ctx.http.request(api.tokenUrl, {
     query: { grant_type: 'client_credentials' },
     headers: { authorization: `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`, accept: 'application/json' },
   });
   const { accessToken, expiresInSec } = parseNswToken(response.text);
-  session.token = { value: accessToken, expiresAt: ctx.now + (expiresInSec ?? DEFAULT_TOKEN_LIFE_SEC) - TOKEN_MARGIN_SEC };
+  const expiresAt = ctx.now + (expiresInSec ?? DEFAULT_TOKEN_LIFE_SEC) - TOKEN_MARGIN_SEC;
+  try {
+    await ctx.kept.write(NSW_TOKEN_KEPT, JSON.stringify({ token: accessToken, expiresAt, for: owner }));
+  } catch (error) {
+    ctx.log.warn({ feed: 'nsw', error: error instanceof Error ? error.message : String(error) }, 'could not keep the access token: the next run asks for another');
+  }
   return accessToken;
 }
 
-/** A data call with a valid token; a cached token the API refuses is dropped and a fresh one tried once. */
-async function authorisedGet(ctx: PullContext, base: string, key: string, secret: string, session: Session, path: string): Promise<FeedResponse> {
-  const cached = session.token !== undefined && session.token.expiresAt > ctx.now ? session.token.value : undefined;
-  const call = (token: string) => ctx.http.request(`${base}${path}`, {
+/**
+ * A data call with a valid token: the kept one while it lasts, else a new one. A kept token the
+ * API refuses is replaced once and the call made again.
+ */
+async function authorisedGet(ctx: PullContext, api: NswApi, key: string, secret: string, url: string): Promise<{ response: FeedResponse; token: 'kept' | 'new' }> {
+  const owner = nswTokenOwner(api.base, key, secret);
+  const kept = keptNswToken(await ctx.kept.read(NSW_TOKEN_KEPT), owner, ctx.now);
+  const call = (token: string) => ctx.http.request(url, {
     query: { states: NSW_STATES_PARAM },
     headers: {
       authorization: `Bearer ${token}`, apikey: key, transactionid: randomUUID(),
       requesttimestamp: formatRequestTimestamp(ctx.now), 'content-type': 'application/json; charset=utf-8', accept: 'application/json',
     },
   });
-  if (cached === undefined) return call(await fetchToken(ctx, base, key, secret, session));
+  if (kept === undefined) return { response: await call(await newToken(ctx, api, key, secret, owner)), token: 'new' };
   try {
-    return await call(cached);
+    return { response: await call(kept), token: 'kept' };
   } catch (error) {
     if (!(error instanceof FeedError && error.kind === 'auth')) throw error;
-    delete session.token;
-    return call(await fetchToken(ctx, base, key, secret, session));
+    return { response: await call(await newToken(ctx, api, key, secret, owner)), token: 'new' };
   }
 }
 
@@ -317,8 +387,8 @@ export const nswAdapter: FeedAdapter = {
   states: ['nsw', 'act', 'tas'],
   // The free tier allows 2,500 calls a month (about 82 a day), and the token call is counted too.
   // Every 30 minutes is 48 data calls a day (one of them the daily snapshot) plus 2 or 3 tokens
-  // (they last about 12 hours): about 1,550 a month, leaving room for FeedHttp's retries, early
-  // re-polls after failures and restarts that must fetch a new token.
+  // (they last about 12 hours, and are kept in the store, so restarts and one-shot runs reuse them):
+  // about 1,550 a month, leaving room for FeedHttp's retries and early re-polls after failures.
   intervalSec: 1_800,
   requires: [NSW_KEY_VAR, NSW_SECRET_VAR],
   fuels: NSW_FUELS,
@@ -326,20 +396,21 @@ export const nswAdapter: FeedAdapter = {
     const key = ctx.config.credentials[NSW_KEY_VAR];
     const secret = ctx.config.credentials[NSW_SECRET_VAR];
     if (!key || !secret) throw new FeedError('auth', `${NSW_KEY_VAR} and ${NSW_SECRET_VAR} must both be set`);
-    const base = ctx.config.url.replace(/\/+$/, '');
-    const sessionKey = `${base}\n${key}`;
-    const session = sessions.get(sessionKey) ?? {};
-    sessions.set(sessionKey, session);
+    const api = nswApi(ctx.config.url);
+    const session = `${api.base}\n${key}`;
     const cursor = parseNswCursor(ctx.cursor);
-    const kind = nswPollKind(cursor, ctx.now, session.lastFetchAt, ctx.previousRunFailed);
-    const response = await authorisedGet(ctx, base, key, secret, session, kind === 'snapshot' ? NSW_PRICES_PATH : NSW_NEW_PRICES_PATH);
+    const kind = nswPollKind(cursor, ctx.now, lastFetches.get(session), ctx.previousRunFailed);
+    const url = kind === 'snapshot' ? api.pricesUrl : api.newPricesUrl;
+    const { response, token } = await authorisedGet(ctx, api, key, secret, url);
     // From here the API counts this call as made: /new will not repeat what it just answered.
-    session.lastFetchAt = ctx.now;
+    lastFetches.set(session, ctx.now);
     const answer = parseNswAnswer(response.text, kind);
     const normaliser = ctx.normaliser();
     addNswAnswer(normaliser, answer);
     const next: NswCursor = { snapshotAt: kind === 'snapshot' || cursor === undefined ? ctx.now : cursor.snapshotAt, lastAt: ctx.now };
-    ctx.log.info({ feed: 'nsw', kind, stations: answer.stations.length, prices: answer.prices.length }, 'FuelCheck answer read');
+    ctx.log.info({
+      feed: 'nsw', api: `FuelCheck ${NSW_API_VERSION}`, url, kind, token, stations: answer.stations.length, prices: answer.prices.length,
+    }, 'FuelCheck answer read');
     return [{ normaliser, cursor: JSON.stringify(next) }];
   },
 };

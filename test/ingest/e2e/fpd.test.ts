@@ -209,7 +209,7 @@ for (const c of CASES) {
       let afterRound2: Record<string, unknown>;
       /** 127.0.0.1:<port>, as FeedHttp's errors name the feed. */
       let host = '';
-      const cutError = (): string => `${host}${PRICES}: UND_ERR_SOCKET`;
+      const cutError = (): string => `${host}${PRICES}: UND_ERR_SOCKET (connection closed before the answer was complete)`;
       before(async () => {
         db = await backend.create();
         fake = await startFpdFake({ state: c.state });
@@ -268,7 +268,8 @@ for (const c of CASES) {
         const wrong = 'FFFFFFFF-0000-4000-8000-000000000000';
         const denied = await ingest(c.state, db.url, R2 + 1800, c.env(fake, wrong));
         assert.equal(denied.code, 1, denied.stderr);
-        const authError = `${host}/Subscriber/GetCountryBrands: HTTP 401: check the feed's credentials`;
+        // What the API said follows the hint.
+        const authError = `${host}/Subscriber/GetCountryBrands: HTTP 401, credentials refused (check the feed's credentials): {"Message":"Authorization has been denied for this request."}`;
         assert.equal(denied.stdout, `${runLine(R2 + 1800, c.state, NOTHING, authError)}\n`);
         assert.equal(fake.server.requests.length - sent, 1);
         assert.equal(fake.server.requests.at(-1)?.headers['authorization'], `FPDAPI SubscriberToken=${wrong}`);

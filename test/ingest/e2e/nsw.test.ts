@@ -125,6 +125,7 @@ for (const backend of e2eBackends()) {
       assert.deepEqual(fake.server.requests.map((r) => [r.path, r.query.get('states') ?? r.query.get('grant_type')]), [
         ['/oauth/client_credential/accesstoken', 'client_credentials'], ['/FuelPriceCheck/v2/fuel/prices', 'NSW|TAS'],
       ]);
+      assert.equal(fake.server.requests[0]?.headers['authorization'], basic);
 
       const answers = await api(db.url, R1);
       // Sydney (tenths): Surry Hills e10 1869 ulp91 1899 ulp98 2139 diesel 1929; Pyrmont e10 1877 ulp95 2037
@@ -193,12 +194,13 @@ for (const backend of e2eBackends()) {
       // /new answers only what changed since round 1: Surry Hills E10 and U91, Braddon PDL (0: out),
       // Marrickville E10 U91 DL, Moonah DL = 7 prices, with their 4 stations (only Marrickville new).
       assert.equal(run.stdout, runLine(R2, 'stations +1 ~0, prices 7 accepted, 0 already known, 0 held, 0 rejected'));
-      // A new process: a new token (Basic key:secret), then /new (the cursor is today's), never the snapshot.
+      // A new process reuses the token round 1 bought and kept in the store (it lasts 12 hours): no token
+      // call, only /new (the cursor is today's), never the snapshot.
       const sent = fake.server.requests.slice(from);
-      assert.deepEqual(sent.map((r) => r.path), ['/oauth/client_credential/accesstoken', '/FuelPriceCheck/v2/fuel/prices/new']);
-      assert.equal(sent[0]?.headers['authorization'], basic);
-      assert.equal(sent[1]?.headers['authorization'], `Bearer ${fake.tokens[fake.tokens.length - 1]}`);
-      assert.equal(sent[1]?.headers['apikey'], NSW_TEST_KEY);
+      assert.deepEqual(sent.map((r) => r.path), ['/FuelPriceCheck/v2/fuel/prices/new']);
+      assert.equal(fake.tokens.length, 1);
+      assert.equal(sent[0]?.headers['authorization'], `Bearer ${fake.tokens[0]}`);
+      assert.equal(sent[0]?.headers['apikey'], NSW_TEST_KEY);
 
       const answers = await api(db.url, R2);
       // Sydney: e10 Surry Hills 1839, Pyrmont 1877, Marrickville 1809 -> 5525 / 3 = 1841.67 -> "1.84".
@@ -260,8 +262,8 @@ for (const backend of e2eBackends()) {
       let from = fake.server.requests.length;
       const wrong = await ingest('nsw', db.url, R2 + 60, env('not-the-secret'));
       assert.equal(wrong.code, 1);
-      // The token call answers 401: an auth error, not retried, and no data call.
-      assert.equal(wrong.stdout, failedLine(R2 + 60, `${host()}/oauth/client_credential/accesstoken: HTTP 401: check the feed's credentials`));
+      // Other credentials do not use the kept token: the token call answers 401, an auth error, not retried, and no data call.
+      assert.equal(wrong.stdout, failedLine(R2 + 60, `${host()}/oauth/client_credential/accesstoken: HTTP 401, credentials refused (check the feed's credentials): {"ErrorCode":"invalid_client","Error":"ClientId is Invalid"}`));
       assert.deepEqual(paths(from), ['/oauth/client_credential/accesstoken']);
       await unchanged();
 
@@ -272,8 +274,9 @@ for (const backend of e2eBackends()) {
       const cut = await ingest('nsw', db.url, R2 + 120, env());
       assert.equal(cut.code, 1);
       // Each attempt dies with the socket (undici's UND_ERR_SOCKET): a network error, retried, then given up.
-      assert.equal(cut.stdout, failedLine(R2 + 120, `${host()}/FuelPriceCheck/v2/fuel/prices: UND_ERR_SOCKET`));
-      assert.deepEqual(paths(from), ['/oauth/client_credential/accesstoken', ...Array<string>(4).fill('/FuelPriceCheck/v2/fuel/prices')]);
+      assert.equal(cut.stdout, failedLine(R2 + 120, `${host()}/FuelPriceCheck/v2/fuel/prices: UND_ERR_SOCKET (connection closed before the answer was complete)`));
+      // The right credentials again: the kept token, no token call.
+      assert.deepEqual(paths(from), Array<string>(4).fill('/FuelPriceCheck/v2/fuel/prices'));
       await unchanged();
 
       const listed = await runCli(['ingest', 'status'], { DATABASE_URL: db.url });
@@ -281,12 +284,12 @@ for (const backend of e2eBackends()) {
       assert.ok(listed.stdout.includes(`\nRecent runs, newest first:\n${cut.stdout}${wrong.stdout}`), listed.stdout);
 
       // The next run, a new process the same day: the last run failed, so it takes a full snapshot
-      // again. Round 2 is stored already: nothing new.
+      // again, with the kept token. Round 2 is stored already: nothing new.
       from = fake.server.requests.length;
       const again = await ingest('nsw', db.url, R2 + 180, env());
       assert.equal(again.code, 0, again.stderr);
       assert.equal(again.stdout, runLine(R2 + 180, 'stations +0 ~0, prices 0 accepted, 25 already known, 0 held, 6 rejected'));
-      assert.deepEqual(paths(from), ['/oauth/client_credential/accesstoken', '/FuelPriceCheck/v2/fuel/prices']);
+      assert.deepEqual(paths(from), ['/FuelPriceCheck/v2/fuel/prices']);
       await unchanged();
 
       // The next Sydney day (NEXT = the 13th, 09:00) the cursor asks for a full snapshot: round 2's 30
@@ -298,6 +301,7 @@ for (const backend of e2eBackends()) {
       const nextDay = await ingest('nsw', db.url, NEXT, env());
       assert.equal(nextDay.code, 0, nextDay.stderr);
       assert.equal(nextDay.stdout, runLine(NEXT, 'stations +0 ~0, prices 0 accepted, 25 already known, 0 held, 6 rejected'));
+      // The kept token, bought at R1 for 43,199 s (less 5 minutes' margin), has expired: a new one.
       assert.deepEqual(paths(from), ['/oauth/client_credential/accesstoken', '/FuelPriceCheck/v2/fuel/prices']);
       afterNext = texts(await api(db.url, NEXT));
       assert.deepEqual(afterNext, beforeNext);
@@ -320,7 +324,7 @@ for (const backend of e2eBackends()) {
         const next = await ingest('nsw', fresh.url, R2 + 60, envOf);
         assert.equal(next.code, 0, next.stderr);
         assert.equal(next.stdout, runLine(R2 + 60, 'stations +1 ~0, prices 7 accepted, 18 already known, 0 held, 6 rejected'));
-        assert.deepEqual(other.server.requests.slice(from).map((r) => r.path), ['/oauth/client_credential/accesstoken', '/FuelPriceCheck/v2/fuel/prices']);
+        assert.deepEqual(other.server.requests.slice(from).map((r) => r.path), ['/FuelPriceCheck/v2/fuel/prices']);
         assert.deepEqual(texts(await api(fresh.url, R2)), texts(afterRound2));
       } finally {
         await other.close();
@@ -336,7 +340,7 @@ for (const backend of e2eBackends()) {
       });
       assert.deepEqual(run, {
         code: 2, stdout: '',
-        stderr: 'fuelprice: feed nsw (NSW FuelCheck (NSW, ACT, TAS)) disabled: set NSW_FUELCHECK_API_SECRET (README, "Real data")\n',
+        stderr: 'fuelprice: feed nsw (NSW FuelCheck (NSW, ACT, TAS)) disabled: set NSW_FUELCHECK_API_SECRET (how to get them: docs/FEEDS-SETUP.md)\n',
       });
       assert.equal(fake.server.requests.length, from);
       assert.deepEqual(await runCli(['ingest', 'status'], { DATABASE_URL: db.url }), before);

@@ -198,10 +198,10 @@ const UNREACHABLE = {
   VIC_FAIRFUEL_URL: 'http://127.0.0.1:1', WA_FUELWATCH_URL: 'http://127.0.0.1:1', NT_MYFUEL_URL: 'http://127.0.0.1:1',
 };
 const DISABLED = {
-  nsw: 'fuelprice: feed nsw (NSW FuelCheck (NSW, ACT, TAS)) disabled: set NSW_FUELCHECK_API_KEY and NSW_FUELCHECK_API_SECRET (README, "Real data")\n',
-  qld: 'fuelprice: feed qld (Fuel Prices QLD (FPD API)) disabled: set QLD_FPD_TOKEN (README, "Real data")\n',
-  sa: 'fuelprice: feed sa (SA Fuel Pricing Information Scheme (FPD API)) disabled: set SA_FPD_TOKEN (README, "Real data")\n',
-  vic: 'fuelprice: feed vic (VIC Fair Fuel open data) disabled: set VIC_FAIRFUEL_CONSUMER_ID (README, "Real data")\n',
+  nsw: 'fuelprice: feed nsw (NSW FuelCheck (NSW, ACT, TAS)) disabled: set NSW_FUELCHECK_API_KEY and NSW_FUELCHECK_API_SECRET (how to get them: docs/FEEDS-SETUP.md)\n',
+  qld: 'fuelprice: feed qld (Fuel Prices QLD (FPD API)) disabled: set QLD_FPD_TOKEN (how to get them: docs/FEEDS-SETUP.md)\n',
+  sa: 'fuelprice: feed sa (SA Fuel Pricing Information Scheme (FPD API)) disabled: set SA_FPD_TOKEN (how to get them: docs/FEEDS-SETUP.md)\n',
+  vic: 'fuelprice: feed vic (VIC Fair Fuel open data) disabled: set VIC_FAIRFUEL_CONSUMER_ID (how to get them: docs/FEEDS-SETUP.md)\n',
 };
 
 describe('feeds without credentials', () => {

@@ -199,7 +199,7 @@ for (const backend of e2eBackends()) {
       const dropped = await ingest('wa', db.url, SIX_14, env());
       assert.equal(dropped.code, 1, dropped.stderr);
       assert.equal(dropped.stdout, '2026-05-13T22:00:00Z  wa    FAILED 0s  stations +0 ~0, prices 0 accepted, 0 already known, 0 held, 0 rejected\n'
-        + `    error: ${fake.url.replace('http://', '')}/fuelwatch/fuelWatchRSS: UND_ERR_SOCKET\n`);
+        + `    error: ${fake.url.replace('http://', '')}/fuelwatch/fuelWatchRSS: UND_ERR_SOCKET (connection closed before the answer was complete)\n`);
       assert.equal(fake.server.requests.length, requestsBefore + 4);
       assert.deepEqual(await api(SIX_14), before);
       const status = await runCli(['ingest', 'status'], { DATABASE_URL: db.url });

@@ -2,12 +2,12 @@ import { beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FeedError } from '../../../src/ingest/feed-error.ts';
 import {
-  addNswAnswer, formatRequestTimestamp, forgetNswSessions, nswAdapter, nswPollKind, nswStationKey, nswStationState,
+  addNswAnswer, formatRequestTimestamp, forgetNswSessions, keptNswToken, nswAdapter, nswApi, nswPollKind, nswStationKey, nswStationState, nswTokenOwner,
   parseLastUpdated, parseNswAnswer, parseNswCursor, parseNswToken, readNswPrice, readNswStation, splitNswAddress,
 } from '../../../src/ingest/feeds/nsw.ts';
 import { Normaliser } from '../../../src/ingest/normalise.ts';
 import type { PriceEvent, StationInput } from '../../../src/storage/store.ts';
-import { testPullContext } from '../../fakes/context.ts';
+import { MemoryKept, testPullContext } from '../../fakes/context.ts';
 import {
   type NswFake, NSW_ROUND_1_NOW, NSW_ROUND_2_NOW, NSW_TEST_KEY, NSW_TEST_SECRET, nswFixture, startNswFake,
 } from '../../fakes/nsw.ts';
@@ -97,9 +97,12 @@ async function withFake(run: (fake: NswFake) => Promise<void>): Promise<void> {
   }
 }
 
-function pull(fake: NswFake, now: number, options: { cursor?: string; credentials?: Record<string, string>; http?: object } = {}) {
+/** What the store keeps between runs (the access token): one per test, as one database. */
+let kept = new MemoryKept();
+
+function pull(fake: NswFake, now: number, options: { cursor?: string; credentials?: Record<string, string>; http?: object; url?: string } = {}) {
   const ctx = testPullContext(nswAdapter, {
-    url: fake.url, now, credentials: options.credentials ?? CREDENTIALS, http: options.http ?? {},
+    url: options.url ?? fake.url, now, credentials: options.credentials ?? CREDENTIALS, http: options.http ?? {}, kept,
     ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
   });
   return { ctx, pulled: nswAdapter.pull(ctx) };
@@ -108,7 +111,10 @@ function pull(fake: NswFake, now: number, options: { cursor?: string; credential
 const requestLine = (r: { method: string; path: string; query: URLSearchParams }): string => `${r.method} ${r.path}?${decodeURIComponent(r.query.toString())}`;
 
 describe('NSW FuelCheck adapter', () => {
-  beforeEach(() => forgetNswSessions());
+  beforeEach(() => {
+    forgetNswSessions();
+    kept = new MemoryKept();
+  });
 
   test('declares the feed: three states, both credentials, a poll every 30 minutes, the fuel table', () => {
     assert.equal(nswAdapter.id, 'nsw');
@@ -254,6 +260,71 @@ describe('NSW FuelCheck adapter', () => {
     const batches = await pull(fake, R1).pulled;
     assert.deepEqual(batches[0]?.normaliser.batch().prices, ROUND_1_PRICES);
   }));
+
+  test('NSW_FUELCHECK_URL with or without the API path, any case, a trailing slash or a whole endpoint: the same calls, and the log names version and URL', () => withFake(async (fake) => {
+    for (const url of [fake.url, `${fake.url}/`, `${fake.url}/FuelPriceCheck/v2`, `${fake.url}/fuelpricecheck/V2/`, `${fake.url}/FuelPriceCheck/v2/fuel/prices/new`]) {
+      forgetNswSessions();
+      kept = new MemoryKept();
+      fake.server.requests.length = 0;
+      const { ctx, pulled } = pull(fake, R1, { url });
+      assert.equal((await pulled)[0]?.normaliser.batch().prices.length, ROUND_1_PRICES.length, url);
+      assert.deepEqual(fake.server.requests.map((r) => r.path), ['/oauth/client_credential/accesstoken', '/FuelPriceCheck/v2/fuel/prices'], url);
+      assert.deepEqual(ctx.log.lines.filter((l) => l.msg === 'FuelCheck answer read').map((l) => l.obj), [{
+        feed: 'nsw', api: 'FuelCheck v2', url: `${fake.url}/FuelPriceCheck/v2/fuel/prices`, kind: 'snapshot', token: 'new', stations: 7, prices: 27,
+      }], url);
+    }
+  }));
+
+  test('the API\'s URLs: a path before the API\'s is kept (a proxy); another version of the API is a configuration error in one line', () => {
+    assert.deepEqual(nswApi('https://api.onegov.nsw.gov.au'), {
+      base: 'https://api.onegov.nsw.gov.au', tokenUrl: 'https://api.onegov.nsw.gov.au/oauth/client_credential/accesstoken',
+      pricesUrl: 'https://api.onegov.nsw.gov.au/FuelPriceCheck/v2/fuel/prices', newPricesUrl: 'https://api.onegov.nsw.gov.au/FuelPriceCheck/v2/fuel/prices/new',
+    });
+    assert.equal(nswApi('https://proxy.example/nsw/FuelPriceCheck/v2?x=1').pricesUrl, 'https://proxy.example/nsw/FuelPriceCheck/v2/fuel/prices');
+    assert.equal(nswApi('https://proxy.example/nsw/').tokenUrl, 'https://proxy.example/nsw/oauth/client_credential/accesstoken');
+    assert.throws(() => nswApi('https://api.onegov.nsw.gov.au/FuelPriceCheck/v1'), {
+      name: 'FeedError', kind: 'config',
+      message: 'NSW_FUELCHECK_URL names FuelPriceCheck/v1: this feed speaks v2 (NSW, ACT and TAS); give the host alone, e.g. https://api.onegov.nsw.gov.au',
+    });
+    assert.throws(() => nswApi('not a url'), { kind: 'config', message: 'NSW_FUELCHECK_URL is not a URL' });
+  });
+
+  test('the access token is kept (never logged) and reused by a later run of another process until it expires', () => withFake(async (fake) => {
+    const first = pull(fake, R1);
+    const batches = await first.pulled;
+    const owner = nswTokenOwner(fake.url, NSW_TEST_KEY, NSW_TEST_SECRET);
+    // 43,199 s as the fake announces, less 5 minutes' margin.
+    assert.deepEqual(JSON.parse(kept.values.get('oauth') ?? ''), { token: fake.tokens[0], expiresAt: R1 + 43_199 - 300, for: owner });
+    assert.ok(!JSON.stringify(first.ctx.log.lines).includes(fake.tokens[0] ?? '?'));
+
+    forgetNswSessions(); // a new process, the same database
+    fake.server.requests.length = 0;
+    const second = pull(fake, R1 + 60, { cursor: batches[0]?.cursor });
+    await second.pulled;
+    assert.deepEqual(fake.server.requests.map((r) => [r.path, r.headers['authorization']]), [['/FuelPriceCheck/v2/fuel/prices/new', `Bearer ${fake.tokens[0]}`]]);
+    assert.equal((second.ctx.log.lines.find((l) => l.msg === 'FuelCheck answer read')?.obj as { token?: string }).token, 'kept');
+
+    forgetNswSessions();
+    fake.server.requests.length = 0;
+    await pull(fake, R1 + 43_199 - 300, { cursor: batches[0]?.cursor }).pulled; // 20:55 the same Sydney day: /new
+    assert.deepEqual(fake.server.requests.map((r) => r.path), ['/oauth/client_credential/accesstoken', '/FuelPriceCheck/v2/fuel/prices/new']);
+    assert.equal(fake.tokens.length, 2);
+    assert.equal((JSON.parse(kept.values.get('oauth') ?? '') as { token: string }).token, fake.tokens[1]);
+  }));
+
+  test('a kept token is used only by its owner (base URL, key and secret), before it expires, when it reads back whole', () => {
+    const owner = nswTokenOwner('https://api.onegov.nsw.gov.au', 'key', 'secret');
+    const value = JSON.stringify({ token: 'tok', expiresAt: 1_000, for: owner });
+    assert.equal(keptNswToken(value, owner, 999), 'tok');
+    assert.equal(keptNswToken(value, owner, 1_000), undefined);
+    assert.equal(keptNswToken(value, nswTokenOwner('https://api.onegov.nsw.gov.au', 'key', 'another'), 999), undefined);
+    assert.equal(keptNswToken(value, nswTokenOwner('https://proxy.example', 'key', 'secret'), 999), undefined);
+    assert.equal(keptNswToken(undefined, owner, 0), undefined);
+    assert.equal(keptNswToken('{"token":', owner, 0), undefined);
+    assert.equal(keptNswToken(JSON.stringify({ token: '', expiresAt: 1_000, for: owner }), owner, 0), undefined);
+    assert.equal(keptNswToken(JSON.stringify({ token: 'tok', expiresAt: '1000', for: owner }), owner, 0), undefined);
+    assert.equal(owner.length, 16);
+  });
 
   test('the fake itself refuses a bad bearer or apikey (401) and bad transaction or time headers (400)', () => withFake(async (fake) => {
     const tokenAnswer = await fetch(`${fake.url}/oauth/client_credential/accesstoken?grant_type=client_credentials`, { headers: { authorization: BASIC } });

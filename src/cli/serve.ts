@@ -56,7 +56,7 @@ async function servePrimary(config: Config, options: ServeOptions, workers: numb
   let sealer: NodeJS.Timeout | undefined;
   try {
     const demoToken = options.demo ? await prepareDemo(store, clock.now()) : undefined;
-    await store.seal(clock.now());
+    await releaseAndSeal(store, clock.now()); // WA prices already due are applied now, not at the first tick
     const logger = pino({ level: config.logLevel, base: { pid: process.pid, role: 'primary' } });
     sealer = startSealer(store, clock, (error) => logger.error({ err: error }, 'sealing days failed'));
     const live = options.demo ? await startDemoFeed(store, config, logger) : undefined;
@@ -87,7 +87,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
   const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', createFolder: options.demo, migrate: role === 'single' });
 
   const demoToken = role === 'single' && options.demo ? await prepareDemo(store, clock.now()) : undefined;
-  if (role === 'single') await store.seal(clock.now());
+  if (role === 'single') await releaseAndSeal(store, clock.now()); // as the primary does
 
   // With REDIS_URL, rate limits are shared by every process; without it (or while Redis is out of reach), per process.
   // ioredis is loaded when asked for: loading it would slow down every start that does not use it.

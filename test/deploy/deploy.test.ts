@@ -284,7 +284,7 @@ describe('variables, routes and commands the deployment files name', () => {
     assert.ok(COMMANDS.has('serve') && COMMANDS.has('tokens') && COMMANDS.has('migrate'), `usage lists ${[...COMMANDS].join(' ')}`);
     // `fuelprice WORD` is the CLI and its subcommand, or a container, service or image named fuelprice followed by the CLI.
     const runs = [...DEPLOY_SHELL.matchAll(/\bfuelprice(?:\.js)? (?=([a-z]+)\b)/g)].map((m) => m[1] ?? '').filter((word) => word !== 'fuelprice');
-    assert.deepEqual(new Set(runs), new Set(['serve', 'tokens', 'ingest', 'migrate', 'copy']));
+    for (const taught of ['serve', 'tokens', 'migrate', 'copy']) assert.ok(runs.includes(taught), `DEPLOY.md shows fuelprice ${taught}`);
     for (const command of runs) assert.ok(COMMANDS.has(command), `DEPLOY.md runs fuelprice ${command}`);
   });
 

@@ -1,0 +1,66 @@
+# fuelprice: the API server and its command line in one image (docs/DEPLOY.md).
+#
+#   docker build -t fuelprice .
+#   docker run -d --name fuelprice -p 8080:8080 -v fuelprice-data:/data fuelprice
+#   docker exec fuelprice fuelprice tokens create --name me
+#
+# Three stages on the same Debian (bookworm) and the same Node major as package.json's engines:
+# `deps` installs the production dependencies and compiles better-sqlite3's native addon,
+# `build` compiles the TypeScript, and the runtime stage takes both without the compilers.
+
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+# better-sqlite3 fetches a prebuilt addon when one exists for this Node and platform, and
+# builds it from source with node-gyp otherwise: python3, make and g++ for that case.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+# --ignore-scripts: the package's own `prepare` (tsc) cannot run without the dev dependencies;
+# then only the two dependencies that need their install scripts run them.
+RUN npm ci --omit=dev --ignore-scripts \
+ && npm rebuild better-sqlite3 esbuild \
+ && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()" \
+ && npm cache clean --force
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+# dist/ is written after src/ was copied, so bin/fuelprice.js finds it newer than every
+# source file and runs it (COPY --from keeps modification times) instead of the sources.
+RUN npm run build
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+# /data is the volume the SQLite database lives in, owned by the unprivileged `node` user
+# (uid 1000) of the base image; `fuelprice` on the PATH for `docker exec`.
+RUN mkdir /data && chown node:node /data \
+ && ln -s /app/bin/fuelprice.js /usr/local/bin/fuelprice
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json ./
+COPY bin ./bin
+COPY --from=build /app/src ./src
+COPY --from=build /app/dist ./dist
+
+# HOST: every interface of the container; DATABASE_URL: SQLite on the volume (set a
+# postgres:// URL to use PostgreSQL). The rest of the configuration: README, Configuration.
+ENV HOST=0.0.0.0 \
+    PORT=8080 \
+    DATABASE_URL=sqlite:/data/fuelprice.db \
+    LOG_LEVEL=info
+
+USER node
+VOLUME ["/data"]
+EXPOSE 8080
+
+# Liveness only (GET /health needs no token and stays 200 under load); /ready is for load balancers.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+# `docker stop` sends SIGTERM: requests in flight finish and the process exits within 10 s,
+# which is docker's default wait; give it `--stop-timeout 15` for room.
+ENTRYPOINT ["fuelprice"]
+CMD ["serve"]

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parsePort } from '../../src/config.ts';
-import { USAGE } from '../../src/main.ts';
+import { usageLine } from '../../src/cli/help.ts';
+import { COMMANDS as CLI_COMMANDS } from '../../src/cli/spec.ts';
 import { BIN, type CliRun, type ServeProcess, freePort, startServe } from '../helpers.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -104,8 +105,8 @@ function unitEnv(unit: ReadonlyArray<[string, string]>): Record<string, string> 
   }));
 }
 
-/** The CLI's subcommands: the first word of each line of its usage text. */
-const COMMANDS = new Set([...USAGE.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]));
+/** The CLI's subcommands: the first word of each command in its table (src/cli/spec.ts). */
+const COMMANDS = new Set(Object.values(CLI_COMMANDS).map((spec) => spec.name.split(' ')[0]));
 
 /** The variables src/config.ts reads: `env.NAME` and the names it passes as strings ('NAME'). */
 const CONFIG_SOURCE = read('src/config.ts');
@@ -216,7 +217,8 @@ describe('compose.yaml', () => {
   test('ingest runs a subcommand the CLI has, after fuelprice has migrated; neither service runs as root', () => {
     const command = composeList(ingest, 'command');
     assert.deepEqual(command, ['ingest', 'all', '--watch']);
-    assert.match(USAGE, /^ {2}ingest FEED\.\.\. \[--watch\] .*or all/m);
+    assert.equal(usageLine(CLI_COMMANDS.ingest), 'fuelprice ingest FEED... [--watch]');
+    assert.match(CLI_COMMANDS.ingest.summary, /or all$/);
     assert.match(ingest.join('\n'), /\n {6}fuelprice:\n {8}condition: service_healthy/);
     assert.ok(ingest.includes('      disable: true'), 'no HTTP health check for a process without a port');
     for (const service of [fuelprice, ingest]) assert.ok(!service.some((l) => /^ {4}user:/.test(l)), 'the image\'s own user');

@@ -19,6 +19,8 @@ export interface PricedStation extends Point {
   priceTenths: number;
   /** Unix seconds of the report. */
   reportedAt: number;
+  /** Whole metres from the point, when already measured (storage's position index); else worked out from the position. */
+  metres?: number;
 }
 
 export interface RankedPrice extends PricedStation {
@@ -37,7 +39,7 @@ export function rankPrices(prices: readonly PricedStation[], order: PriceOrder, 
   const limit = near ? Math.round(near.radiusKm * 1000) : 0;
   const ranked: RankedPrice[] = [];
   for (const p of best.values()) {
-    const metres = near ? metresBetween(near.centre, p) : undefined;
+    const metres = near ? (p.metres ?? metresBetween(near.centre, p)) : undefined;
     if (metres !== undefined && metres > limit) continue;
     ranked.push({ ...p, metres });
   }

@@ -1,10 +1,24 @@
 /**
- * A page of the station list near a point, the same on both backends: storage finds the stations
- * in the box (by index), domain/nearby.ts keeps those within the radius and ranks them, and this
- * cuts the page and puts the page's full rows (read by id) in that order with their distances.
+ * Near a point, the same on both backends.
+ *
+ * Every station's position is held in each process as a small index (`Positions`: typed arrays
+ * sorted by latitude, some 25 bytes a station), read once per data version: a near search walks
+ * only the latitude band of its box, measures the stations in the box (domain/nearby.ts, whole
+ * metres) and ranks them, with no row read from storage but the page's own stations. Cheapest
+ * near a point adds, per output fuel and data version, each station's lowest available price
+ * (`FuelPrices`). A near search with other filters (state, brand, fuel, ...) goes to storage
+ * instead: the stations of the box that pass them, measured and ranked by the same rule.
  */
-import { type Near, type Point, withinRadius } from '../domain/nearby.ts';
-import type { ListResult, ListedStation, Station } from './store.ts';
+import type { PricedStation } from '../domain/cheapest.ts';
+import { type Near, type Point, boxAround, withinRadius } from '../domain/nearby.ts';
+import { compareIds } from '../domain/today.ts';
+import type { ListResult, ListedStation, Station, StationListQuery } from './store.ts';
+
+/** A near search with no other filter: answered from the position index. */
+export function onlyNear(query: StationListQuery): boolean {
+  return query.state === undefined && query.city === undefined && query.suburb === undefined && query.postcode === undefined
+    && query.brand === undefined && query.fuel === undefined;
+}
 
 export interface NearestPage {
   /** The page's ids, nearest first. */
@@ -13,6 +27,7 @@ export interface NearestPage {
   total: number;
 }
 
+/** A page of the stations within the radius from candidates storage found in the box (a search with other filters). */
 export function nearestPage(points: ReadonlyArray<Point & { id: string }>, near: Near, limit: number, offset: number): NearestPage {
   const ranked = withinRadius(points, near);
   const page = ranked.slice(offset, offset + limit);
@@ -28,4 +43,192 @@ export function nearestResult(page: NearestPage, stations: readonly Station[]): 
     if (station) items.push({ ...station, metres: page.metres.get(id) ?? 0 });
   }
   return { items, total: page.total };
+}
+
+/** A station as the position index is built from it. */
+export interface PositionRow {
+  key: number;
+  id: string;
+  latitude: number;
+  longitude: number;
+}
+
+/** Tie-breaking by id as a number: a station's rank in byte order of ids, below 2^RANK_BITS. */
+const RANK_BITS = 21;
+const RANK_SPAN = 2 ** RANK_BITS;
+
+/** Every station's position, sorted by latitude, for near searches in memory. */
+export class Positions {
+  private readonly latitude: Float64Array;
+  private readonly longitude: Float64Array;
+  private readonly ids: string[];
+  private readonly rank: Float64Array;
+  private readonly slotOfKey = new Map<number, number>();
+  private readonly slotOfRank: Int32Array;
+
+  constructor(rows: readonly PositionRow[]) {
+    if (rows.length >= RANK_SPAN) throw new Error(`too many stations for the position index: ${rows.length}`);
+    const sorted = [...rows].sort((a, b) => a.latitude - b.latitude);
+    this.latitude = Float64Array.from(sorted, (r) => r.latitude);
+    this.longitude = Float64Array.from(sorted, (r) => r.longitude);
+    this.ids = sorted.map((r) => r.id);
+    sorted.forEach((r, slot) => this.slotOfKey.set(r.key, slot));
+    const byId = sorted.map((_, slot) => slot).sort((a, b) => compareIds(this.ids[a] ?? '', this.ids[b] ?? ''));
+    this.rank = new Float64Array(sorted.length);
+    this.slotOfRank = new Int32Array(sorted.length);
+    byId.forEach((slot, rank) => { this.rank[slot] = rank; this.slotOfRank[rank] = slot; });
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  slotOf(stationKey: number): number | undefined {
+    return this.slotOfKey.get(stationKey);
+  }
+
+  idAt(slot: number): string {
+    return this.ids[slot] ?? '';
+  }
+
+  /**
+   * The stations within the radius, nearest first then by id: each as metres * 2^21 + rank,
+   * sorted as numbers (exact below 2^53: metres stay under 2^31). `slotOfEntry` reads one back.
+   */
+  within(near: Near): Float64Array {
+    const box = boxAround(near.centre, near.radiusKm);
+    const limit = Math.round(near.radiusKm * 1000);
+    const found: number[] = [];
+    for (let slot = this.firstAtOrAbove(box.south); slot < this.latitude.length; slot++) {
+      const latitude = this.latitude[slot] ?? 0;
+      if (latitude > box.north) break;
+      const longitude = this.longitude[slot] ?? 0;
+      if (longitude < box.west || longitude > box.east) continue;
+      const metres = metresFrom(near.centre, latitude, longitude);
+      if (metres <= limit) found.push(metres * RANK_SPAN + (this.rank[slot] ?? 0));
+    }
+    return Float64Array.from(found).sort();
+  }
+
+  slotOfEntry(entry: number): number {
+    return this.slotOfRank[entry % RANK_SPAN] ?? 0;
+  }
+
+  metresOfEntry(entry: number): number {
+    return Math.floor(entry / RANK_SPAN);
+  }
+
+  rankOf(slot: number): number {
+    return this.rank[slot] ?? 0;
+  }
+
+  private firstAtOrAbove(latitude: number): number {
+    let lo = 0;
+    let hi = this.latitude.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.latitude[mid] ?? 0) < latitude) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** domain/nearby.ts's metresBetween, without making a point of each station. */
+function metresFrom(centre: Point, latitude: number, longitude: number): number {
+  const rad = Math.PI / 180;
+  const dLat = (latitude - centre.latitude) * rad;
+  const dLon = (longitude - centre.longitude) * rad;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(centre.latitude * rad) * Math.cos(latitude * rad) * Math.sin(dLon / 2) ** 2;
+  return Math.round(2 * 6371 * Math.asin(Math.min(1, Math.sqrt(a))) * 1000);
+}
+
+/** A page of the near list from the index: ids, metres and the total. */
+export function indexedNearestPage(positions: Positions, near: Near, limit: number, offset: number): NearestPage {
+  const entries = positions.within(near);
+  const ids: string[] = [];
+  const metres = new Map<string, number>();
+  for (const entry of entries.subarray(offset, offset + limit)) {
+    const id = positions.idAt(positions.slotOfEntry(entry));
+    ids.push(id);
+    metres.set(id, positions.metresOfEntry(entry));
+  }
+  return { ids, metres, total: entries.length };
+}
+
+/** An available price of an output fuel (of a member, for a combined one), by station key. */
+export interface FuelPriceRow {
+  stationKey: number;
+  priceTenths: number;
+  reportedAt: number;
+}
+
+/** Each station's lowest available price of one output fuel (of equal ones, the later report), by slot of a Positions. */
+export class FuelPrices {
+  private readonly price: Int32Array;
+  private readonly at: Float64Array;
+
+  constructor(positions: Positions, rows: readonly FuelPriceRow[]) {
+    this.price = new Int32Array(positions.size).fill(-1);
+    this.at = new Float64Array(positions.size);
+    for (const row of rows) {
+      const slot = positions.slotOf(row.stationKey);
+      if (slot === undefined) continue;
+      const seen = this.price[slot] ?? -1;
+      if (seen < 0 || row.priceTenths < seen || (row.priceTenths === seen && row.reportedAt > (this.at[slot] ?? 0))) {
+        this.price[slot] = row.priceTenths;
+        this.at[slot] = row.reportedAt;
+      }
+    }
+  }
+
+  /** The priced stations within the radius, each once, as rankPrices takes them (their positions are the index's). */
+  near(positions: Positions, near: Near): PricedStation[] {
+    const out: PricedStation[] = [];
+    for (const entry of positions.within(near)) {
+      const slot = positions.slotOfEntry(entry);
+      const priceTenths = this.price[slot] ?? -1;
+      if (priceTenths < 0) continue;
+      out.push({ stationId: positions.idAt(slot), latitude: Number.NaN, longitude: Number.NaN, priceTenths, reportedAt: this.at[slot] ?? 0, metres: positions.metresOfEntry(entry) });
+    }
+    return out;
+  }
+}
+
+/**
+ * The position index and the fuel prices of the data version last read, per process. A process
+ * that sees a newer data version builds them again on its next near search (a few milliseconds:
+ * one read of every station's position, and of every available price of the fuel asked for).
+ */
+export class NearbyCache {
+  private positions: { version: number; value: Positions } | undefined;
+  /** Per output fuel; built over one Positions, and kept only while that is the one in use. */
+  private readonly prices = new Map<number, { version: number; positions: Positions; value: FuelPrices }>();
+
+  positionsAt(version: number, load: () => PositionRow[]): Positions {
+    if (this.positions?.version !== version) this.positions = { version, value: new Positions(load()) };
+    return this.positions.value;
+  }
+
+  /** As positionsAt, loading through a promise (PostgreSQL). */
+  async positionsAtAsync(version: number, load: () => Promise<PositionRow[]>): Promise<Positions> {
+    if (this.positions?.version !== version) this.positions = { version, value: new Positions(await load()) };
+    return this.positions.value;
+  }
+
+  pricesAt(version: number, fuel: number, positions: Positions, load: () => FuelPriceRow[]): FuelPrices {
+    const kept = this.prices.get(fuel);
+    if (kept?.version === version && kept.positions === positions) return kept.value;
+    const value = new FuelPrices(positions, load());
+    this.prices.set(fuel, { version, positions, value });
+    return value;
+  }
+
+  async pricesAtAsync(version: number, fuel: number, positions: Positions, load: () => Promise<FuelPriceRow[]>): Promise<FuelPrices> {
+    const kept = this.prices.get(fuel);
+    if (kept?.version === version && kept.positions === positions) return kept.value;
+    const value = new FuelPrices(positions, await load());
+    this.prices.set(fuel, { version, positions, value });
+    return value;
+  }
 }

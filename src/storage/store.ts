@@ -1,7 +1,7 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
 import type { PricedStation } from '../domain/cheapest.ts';
-import type { Box, Near } from '../domain/nearby.ts';
+import type { Near } from '../domain/nearby.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
 
@@ -62,8 +62,8 @@ export interface ListedStation extends Station {
   metres?: number;
 }
 
-/** Where /v1/prices/cheapest looks: a city, a state, or a box around a point (which the caller narrows to the radius). */
-export type PriceArea = { city: string } | { state: StateId } | { box: Box };
+/** Where /v1/prices/cheapest looks: a city, a state, or within a radius (prices then come measured). */
+export type PriceArea = { city: string } | { state: StateId } | { near: Near };
 
 /** A brand as /v1/brands lists it (storage/brands.ts). */
 export interface Brand {

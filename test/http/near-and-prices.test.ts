@@ -133,6 +133,10 @@ for (const backend of testBackends()) {
       assert.equal((await near(`/v1/stations?near=${P}&radius=5.004`)).total_items, 6);
       assert.equal((await near(`/v1/stations?near=${P}&radius=5.003`)).total_items, 5);
       assert.deepEqual(await near(`/v1/stations?near=${P}&radius=0.1`), page(['dry-station 0.0']));
+      // With another filter the search goes through storage's box rather than the position index: the same rule.
+      assert.equal((await near(`/v1/stations?near=${P}&radius=5.004&state=nsw`)).found.at(-1), 'edge-north 5.0');
+      assert.equal((await near(`/v1/stations?near=${P}&radius=5.003&state=nsw`)).total_items, 5);
+      assert.deepEqual(await near(`/v1/stations?near=${P}&radius=100&state=nsw`), await near(`/v1/stations?near=${P}&radius=100`));
       assert.deepEqual(await near(`/v1/stations?near=${P}&radius=100`),
         page(['dry-station 0.0', 'north-one 1.0', 'twin-a 2.0', 'twin-b 2.0', 'east 3.7', 'edge-north 5.0', 'far-south 31.1']));
       // The same point written otherwise, and a point where nothing is.
@@ -216,6 +220,12 @@ for (const backend of testBackends()) {
     });
 
     test('the summaries follow a write', async () => {
+      // Near a point too: twin-a down to 169.0 leads, and back to 175.0 it does not.
+      const twinA = (tenths: number, at: number) => store.applyBatch({ stations: [], prices: [{ feed: 'near', feedCode: '2', fuel: 'ulp91', at, priceTenths: tenths, available: true }] });
+      await twinA(1690, T + 30);
+      assert.deepEqual((await ok(`/v1/prices/cheapest?fuel=ulp91&near=${P}&limit=1`) as { data: unknown[] }).data, [{ ...item('twin-a', '169.0', '2.0'), updated_at: T + 30 }]);
+      await twinA(1750, T + 40);
+      assert.deepEqual((await ok(`/v1/prices/cheapest?fuel=ulp91&near=${P}&limit=1`) as { data: unknown[] }).data, [{ ...item('twin-a', '175.0', '2.0'), updated_at: T + 40 }]);
       const moved = { ...STATIONS[6] ?? assert.fail('vic-one'), state: 'nsw' as const };
       const twice = await store.applyBatch({ stations: [], prices: [{ feed: 'near', feedCode: '7', fuel: 'ulp91', at: T + 60, priceTenths: 1520, available: true }] });
       assert.equal(twice.pricesAccepted, 1);

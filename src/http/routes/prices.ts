@@ -6,7 +6,6 @@ import { STATE_NAMES, type StateId } from '../../domain/states.ts';
 import { scopeSummary } from '../../domain/today.ts';
 import { CheapestQuerySchema, CheapestResponse, SummaryQuerySchema, SummaryResponse } from '../../schemas/api.ts';
 import type { FuelTotals, PriceArea } from '../../storage/store.ts';
-import { boxAround } from '../../domain/nearby.ts';
 import { apiError, notFound } from '../errors.ts';
 import { envelope, pageWindow } from '../pagination.ts';
 import { nearQuery } from '../params.ts';
@@ -59,7 +58,7 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     }
     const window = pageWindow(query);
     let area: PriceArea;
-    if (near) area = { box: boxAround(near.centre, near.radiusKm) };
+    if (near) area = { near };
     else if (query.city !== undefined) area = { city: (await knownCity(query.city)).id };
     else area = { state: query.state as StateId };
     const ranked = rankPrices(await store.fuelPrices(query.fuel as FuelId, area), (query.order ?? 'asc') as PriceOrder, near);

@@ -7,9 +7,9 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import { POSTGRES_DIALECT, type Row } from '../sql/dialect.ts';
 import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toBrandCount, toOutOfStock, toPending, toPoint, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
+  toBrandCount, toOutOfStock, toPending, toFuelPriceRow, toPoint, toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
-import { nearestPage, nearestResult } from '../nearest.ts';
+import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
 import { brandNames, brandPage } from '../brands.ts';
 import type {
@@ -38,6 +38,8 @@ export class PostgresStore implements PriceStore {
   private readonly pool: pg.Pool;
   private closed = false;
   private readonly reuse = new VersionReuse();
+  /** Positions and fuel prices for near searches, per data version (storage/nearest.ts). */
+  private readonly nearby = new NearbyCache();
 
   constructor(options: PoolOptions) {
     this.pool = createPool(options);
@@ -121,6 +123,10 @@ export class PostgresStore implements PriceStore {
   async listStations(query: StationListQuery): Promise<ListResult<ListedStation>> {
     const names = query.brand === undefined ? undefined : brandNames((await this.rows(READ.brandCounts, [])).map(toBrandCount), query.brand);
     if (names?.length === 0) return { items: [], total: 0 };
+    if (query.near && onlyNear(query)) {
+      const nearest = indexedNearestPage(await this.positions(), query.near, query.limit, query.offset);
+      return nearestResult(nearest, await this.stationsByIds(nearest.ids));
+    }
     const { count, page, points, params } = READ.stationList(stationFilter(query, names));
     if (query.near) {
       const nearest = nearestPage((await this.rows(points, params)).map(toPoint), query.near, query.limit, query.offset);
@@ -139,8 +145,16 @@ export class PostgresStore implements PriceStore {
     const output = fuelIndex(fuel);
     if ('city' in area) return storable(area.city) ? (await this.rows(READ.cityFuelPrices, [output, area.city])).map(toPricedStation) : [];
     if ('state' in area) return (await this.rows(READ.stateFuelPrices, [output, area.state])).map(toPricedStation);
-    const { south, north, west, east } = area.box;
-    return (await this.rows(READ.boxFuelPrices, [output, south, north, west, east])).map(toPricedStation);
+    const version = (await this.versions()).data;
+    const positions = await this.positions(version);
+    const prices = await this.nearby.pricesAtAsync(version, output, positions, async () => (await this.rows(READ.fuelPricesByKey, [output])).map(toFuelPriceRow));
+    return prices.near(positions, area.near);
+  }
+
+  /** The position index of the data version now (storage/nearest.ts). */
+  private async positions(version?: number): Promise<Positions> {
+    const at = version ?? (await this.versions()).data;
+    return this.nearby.positionsAtAsync(at, async () => (await this.rows(READ.positions, [])).map(toPositionRow));
   }
 
   async stateTotals(state: StateId | undefined): Promise<FuelTotals[]> {

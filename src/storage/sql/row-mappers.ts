@@ -4,6 +4,7 @@ import type { StateId } from '../../domain/states.ts';
 import type { City, CurrentPrice, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, Station, StationDayRow, StationPrices, TokenRecord } from '../store.ts';
 import type { OpenState, Report } from '../writer/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
+import type { FuelPriceRow, PositionRow } from '../nearest.ts';
 import type { Row } from './dialect.ts';
 
 /* Rows as the backends return them (dialect.ts, Row) turned into the store's objects. */
@@ -146,4 +147,13 @@ export function toPricedStation(r: Row): PricedStation {
     stationId: String(r.station_id), latitude: Number(r.latitude), longitude: Number(r.longitude),
     priceTenths: Number(r.price_tenths), reportedAt: Number(r.reported_at),
   };
+}
+
+/** A station's key, id and position (the position index: storage/nearest.ts). */
+export function toPositionRow(r: Row): PositionRow {
+  return { key: Number(r.key), id: String(r.id), latitude: Number(r.latitude), longitude: Number(r.longitude) };
+}
+
+export function toFuelPriceRow(r: Row): FuelPriceRow {
+  return { stationKey: Number(r.station_key), priceTenths: Number(r.price_tenths), reportedAt: Number(r.reported_at) };
 }

@@ -143,11 +143,12 @@ export function readStatements(d: Dialect) {
     stateTotals: stateTotalsSql('WHERE t.state = $1 AND t.available_count > 0'),
     /** The nation's: every state's rows, which the caller adds up (domain/today.ts). */
     nationTotals: stateTotalsSql('WHERE t.available_count > 0'),
-    /** The available current prices counting towards output fuel $1 (its members, for a combined fuel) in a city, a state, or a box: /v1/prices/cheapest. */
+    /** The available current prices counting towards output fuel $1 (its members, for a combined fuel) in a city or a state: /v1/prices/cheapest. */
     cityFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.city_id = $2 AND ${OF_OUTPUT}`,
     stateFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.state = $2 AND ${OF_OUTPUT}`,
-    boxFuelPrices: `SELECT ${PRICED} FROM stations s JOIN current_prices c ON c.station_key = s.key
-      WHERE s.latitude BETWEEN $2 AND $3 AND s.longitude BETWEEN $4 AND $5 AND ${OF_OUTPUT}`,
+    /** For the position index (storage/nearest.ts): every station's position, and every available price of output fuel $1. */
+    positions: 'SELECT key, id, latitude, longitude FROM stations',
+    fuelPricesByKey: `SELECT c.station_key, c.price_tenths, c.reported_at FROM current_prices c WHERE ${OF_OUTPUT}`,
     /** citySums with min and max, by two index steps each (current_prices_by_city). */
     cityTotals: `SELECT t.fuel, t.available_count, t.sum_tenths,
       (SELECT min(c.price_tenths) FROM current_prices c WHERE c.city_id = t.city_id AND c.available = TRUE AND c.fuel = t.fuel) AS min_tenths,

@@ -6,9 +6,9 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import { SQLITE_DIALECT } from '../sql/dialect.ts';
 import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toBrandCount, toOutOfStock, toPending, toPoint, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
+  toBrandCount, toOutOfStock, toPending, toFuelPriceRow, toPoint, toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
-import { nearestPage, nearestResult } from '../nearest.ts';
+import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
 import { brandNames, brandPage } from '../brands.ts';
 import type {
@@ -32,6 +32,8 @@ export class SqliteStore implements PriceStore {
   private readonly db: SqliteConnection;
   private readonly writer: SqliteWriter;
   private readonly reuse = new VersionReuse();
+  /** Positions and fuel prices for near searches, per data version (storage/nearest.ts). */
+  private readonly nearby = new NearbyCache();
 
   constructor(path: string) {
     this.db = new SqliteConnection(path);
@@ -113,6 +115,10 @@ export class SqliteStore implements PriceStore {
     return this.snapshot((): ListResult<ListedStation> => {
       const names = query.brand === undefined ? undefined : brandNames(this.db.all(READ.brandCounts).map(toBrandCount), query.brand);
       if (names?.length === 0) return { items: [], total: 0 };
+      if (query.near && onlyNear(query)) {
+        const nearest = indexedNearestPage(this.positions(), query.near, query.limit, query.offset);
+        return nearestResult(nearest, this.byIds(nearest.ids));
+      }
       const { count, page, points, params } = READ.stationList(stationFilter(query, names));
       if (query.near) {
         const nearest = nearestPage(this.db.all(points, params).map(toPoint), query.near, query.limit, query.offset);
@@ -135,8 +141,20 @@ export class SqliteStore implements PriceStore {
     const output = fuelIndex(fuel);
     if ('city' in area) return this.db.all(READ.cityFuelPrices, [output, area.city]).map(toPricedStation);
     if ('state' in area) return this.db.all(READ.stateFuelPrices, [output, area.state]).map(toPricedStation);
-    const { south, north, west, east } = area.box;
-    return this.db.all(READ.boxFuelPrices, [output, south, north, west, east]).map(toPricedStation);
+    return this.snapshot(() => {
+      const positions = this.positions();
+      const prices = this.nearby.pricesAt(this.currentVersion(), output, positions, () => this.db.all(READ.fuelPricesByKey, [output]).map(toFuelPriceRow));
+      return prices.near(positions, area.near);
+    })();
+  }
+
+  /** The position index of the data version now (storage/nearest.ts). */
+  private positions(): Positions {
+    return this.nearby.positionsAt(this.currentVersion(), () => this.db.all(READ.positions).map(toPositionRow));
+  }
+
+  private currentVersion(): number {
+    return Number(this.db.get(READ.dataVersion)?.value);
   }
 
   async stateTotals(state: StateId | undefined): Promise<FuelTotals[]> {

@@ -19,8 +19,6 @@ export interface PricedStation extends Point {
   priceTenths: number;
   /** Unix seconds of the report. */
   reportedAt: number;
-  /** Whole metres from the point, when already measured (storage's position index); else worked out from the position. */
-  metres?: number;
 }
 
 export interface RankedPrice extends PricedStation {
@@ -39,9 +37,10 @@ export function rankPrices(prices: readonly PricedStation[], order: PriceOrder, 
   const limit = near ? Math.round(near.radiusKm * 1000) : 0;
   const ranked: RankedPrice[] = [];
   for (const p of best.values()) {
-    const metres = near ? (p.metres ?? metresBetween(near.centre, p)) : undefined;
+    const metres = near ? metresBetween(near.centre, p) : undefined;
     if (metres !== undefined && metres > limit) continue;
-    ranked.push({ ...p, metres });
+    // Written out: a spread is far slower than a literal in Node 20.
+    ranked.push({ stationId: p.stationId, latitude: p.latitude, longitude: p.longitude, priceTenths: p.priceTenths, reportedAt: p.reportedAt, metres });
   }
   const sign = order === 'asc' ? 1 : -1;
   return ranked.sort((a, b) => sign * (a.priceTenths - b.priceTenths) || (a.metres ?? 0) - (b.metres ?? 0) || compareIds(a.stationId, b.stationId));

@@ -120,9 +120,10 @@ export const CityListResponse = pageEnvelope(Type.Ref(CitySchema), {
   data: [{ id: 'burnie', name: 'Burnie', state: 'tas', latitude: '-41.0558', longitude: '145.9038' }], total_items: 15, total_pages: 15, current_page: 1,
 });
 /** A station in a list: with its distance when the list is near a point. */
-const ListedStationSchema = Type.Intersect([Type.Ref(StationSchema), Type.Object({
+const ListedStationSchema = Type.Object({
+  ...StationSchema.properties,
   distance_km: Type.Optional(Type.String({ description: 'Only with near: great-circle km from the point, one decimal.', examples: ['1.4'] })),
-})]);
+});
 export const StationListResponse = pageEnvelope(ListedStationSchema, {
   data: [{
     id: '7-eleven-craigwell', name: '7-Eleven Craigwell', brand: '7-Eleven', address: '265 Monaro Highway, Craigwell ACT 2616',

@@ -9,7 +9,7 @@
  * (`FuelPrices`). A near search with other filters (state, brand, fuel, ...) goes to storage
  * instead: the stations of the box that pass them, measured and ranked by the same rule.
  */
-import type { PricedStation } from '../domain/cheapest.ts';
+import { type PriceOrder, type PricedStation, type RankedPrice, rankPrices } from '../domain/cheapest.ts';
 import { type Near, type Point, boxAround, withinRadius } from '../domain/nearby.ts';
 import { compareIds } from '../domain/today.ts';
 import type { ListResult, ListedStation, Station, StationListQuery } from './store.ts';
@@ -39,8 +39,13 @@ export function nearestResult(page: NearestPage, stations: readonly Station[]): 
   const byId = new Map(stations.map((s) => [s.id, s]));
   const items: ListedStation[] = [];
   for (const id of page.ids) {
-    const station = byId.get(id);
-    if (station) items.push({ ...station, metres: page.metres.get(id) ?? 0 });
+    const s = byId.get(id);
+    if (!s) continue;
+    // Written out, not spread (slow in Node 20); a new object, as the rows may be kept ones (NearbyCache).
+    items.push({
+      id: s.id, name: s.name, brand: s.brand, address: s.address, street: s.street, suburb: s.suburb, postcode: s.postcode, state: s.state,
+      phone: s.phone, website: s.website, latitude: s.latitude, longitude: s.longitude, metres: page.metres.get(id) ?? 0,
+    });
   }
   return { items, total: page.total };
 }
@@ -65,6 +70,8 @@ export class Positions {
   private readonly rank: Float64Array;
   private readonly slotOfKey = new Map<number, number>();
   private readonly slotOfRank: Int32Array;
+  /** Room for one search's keys, reused: a search runs to its end before another starts. */
+  private readonly scratch: Float64Array;
 
   constructor(rows: readonly PositionRow[]) {
     if (rows.length >= RANK_SPAN) throw new Error(`too many stations for the position index: ${rows.length}`);
@@ -76,6 +83,7 @@ export class Positions {
     const byId = sorted.map((_, slot) => slot).sort((a, b) => compareIds(this.ids[a] ?? '', this.ids[b] ?? ''));
     this.rank = new Float64Array(sorted.length);
     this.slotOfRank = new Int32Array(sorted.length);
+    this.scratch = new Float64Array(sorted.length);
     byId.forEach((slot, rank) => { this.rank[slot] = rank; this.slotOfRank[rank] = slot; });
   }
 
@@ -91,35 +99,43 @@ export class Positions {
     return this.ids[slot] ?? '';
   }
 
+  latitudeAt(slot: number): number {
+    return this.latitude[slot] ?? 0;
+  }
+
+  longitudeAt(slot: number): number {
+    return this.longitude[slot] ?? 0;
+  }
+
   /**
-   * The stations within the radius, nearest first then by id: each as metres * 2^21 + rank,
-   * sorted as numbers (exact below 2^53: metres stay under 2^31). `slotOfEntry` reads one back.
+   * The stations within the radius (those with a price in `pricedIn`, when given), nearest first
+   * then by id: their slots and metres. Ranked as
+   * one number each, metres * 2^21 + rank, sorted as numbers (exact: metres stay under 2^31).
    */
-  within(near: Near): Float64Array {
+  within(near: Near, pricedIn?: Int32Array): { slots: Int32Array; metres: Float64Array } {
     const box = boxAround(near.centre, near.radiusKm);
     const limit = Math.round(near.radiusKm * 1000);
-    const found: number[] = [];
+    const scratch = this.scratch;
+    let n = 0;
     for (let slot = this.firstAtOrAbove(box.south); slot < this.latitude.length; slot++) {
       const latitude = this.latitude[slot] ?? 0;
       if (latitude > box.north) break;
       const longitude = this.longitude[slot] ?? 0;
       if (longitude < box.west || longitude > box.east) continue;
+      if (pricedIn && (pricedIn[slot] ?? -1) < 0) continue;
       const metres = metresFrom(near.centre, latitude, longitude);
-      if (metres <= limit) found.push(metres * RANK_SPAN + (this.rank[slot] ?? 0));
+      if (metres <= limit) scratch[n++] = metres * RANK_SPAN + (this.rank[slot] ?? 0);
     }
-    return Float64Array.from(found).sort();
-  }
-
-  slotOfEntry(entry: number): number {
-    return this.slotOfRank[entry % RANK_SPAN] ?? 0;
-  }
-
-  metresOfEntry(entry: number): number {
-    return Math.floor(entry / RANK_SPAN);
-  }
-
-  rankOf(slot: number): number {
-    return this.rank[slot] ?? 0;
+    const keys = scratch.subarray(0, n).sort();
+    const slots = new Int32Array(keys.length);
+    const metres = new Float64Array(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] ?? 0;
+      const m = Math.floor(key / RANK_SPAN);
+      metres[i] = m;
+      slots[i] = this.slotOfRank[key - m * RANK_SPAN] ?? 0;
+    }
+    return { slots, metres };
   }
 
   private firstAtOrAbove(latitude: number): number {
@@ -145,15 +161,15 @@ function metresFrom(centre: Point, latitude: number, longitude: number): number 
 
 /** A page of the near list from the index: ids, metres and the total. */
 export function indexedNearestPage(positions: Positions, near: Near, limit: number, offset: number): NearestPage {
-  const entries = positions.within(near);
+  const found = positions.within(near);
   const ids: string[] = [];
   const metres = new Map<string, number>();
-  for (const entry of entries.subarray(offset, offset + limit)) {
-    const id = positions.idAt(positions.slotOfEntry(entry));
+  for (let i = offset; i < Math.min(found.slots.length, offset + limit); i++) {
+    const id = positions.idAt(found.slots[i] ?? 0);
     ids.push(id);
-    metres.set(id, positions.metresOfEntry(entry));
+    metres.set(id, found.metres[i] ?? 0);
   }
-  return { ids, metres, total: entries.length };
+  return { ids, metres, total: found.slots.length };
 }
 
 /** An available price of an output fuel (of a member, for a combined one), by station key. */
@@ -162,6 +178,9 @@ export interface FuelPriceRow {
   priceTenths: number;
   reportedAt: number;
 }
+
+const PRICE_SPAN = 2 ** 28;
+const PLACE_SPAN = 2 ** 22;
 
 /** Each station's lowest available price of one output fuel (of equal ones, the later report), by slot of a Positions. */
 export class FuelPrices {
@@ -182,16 +201,34 @@ export class FuelPrices {
     }
   }
 
-  /** The priced stations within the radius, each once, as rankPrices takes them (their positions are the index's). */
-  near(positions: Positions, near: Near): PricedStation[] {
-    const out: PricedStation[] = [];
-    for (const entry of positions.within(near)) {
-      const slot = positions.slotOfEntry(entry);
-      const priceTenths = this.price[slot] ?? -1;
-      if (priceTenths < 0) continue;
-      out.push({ stationId: positions.idAt(slot), latitude: Number.NaN, longitude: Number.NaN, priceTenths, reportedAt: this.at[slot] ?? 0, metres: positions.metresOfEntry(entry) });
+  /**
+   * The priced stations within the radius in domain/cheapest.ts's order (price, then metres, then
+   * id), and the page asked for made into items. The stations come nearest first then by id from
+   * the index, and a stable sort by price alone keeps that order among equal prices.
+   */
+  rankNear(positions: Positions, near: Near, order: PriceOrder, limit: number, offset: number): ListResult<RankedPrice> {
+    const found = positions.within(near, this.price);
+    // Each priced station as one number, its price (or the price's complement, for desc) then its
+    // place in the near order, sorted as numbers: a stable sort by price. Exact: prices below 2^28
+    // tenths (no price comes near), places below 2^22.
+    const keys = new Float64Array(found.slots.length);
+    let n = 0;
+    for (let place = 0; place < found.slots.length; place++) {
+      const price = this.price[found.slots[place] ?? 0] ?? -1;
+      if (price >= PRICE_SPAN) continue;
+      keys[n++] = (order === 'asc' ? price : PRICE_SPAN - 1 - price) * PLACE_SPAN + place;
     }
-    return out;
+    const sorted = keys.subarray(0, n).sort();
+    const items: RankedPrice[] = [];
+    for (const key of sorted.subarray(offset, offset + limit)) {
+      const place = key - Math.floor(key / PLACE_SPAN) * PLACE_SPAN;
+      const slot = found.slots[place] ?? 0;
+      items.push({
+        stationId: positions.idAt(slot), latitude: positions.latitudeAt(slot), longitude: positions.longitudeAt(slot),
+        priceTenths: this.price[slot] ?? 0, reportedAt: this.at[slot] ?? 0, metres: found.metres[place] ?? 0,
+      });
+    }
+    return { items, total: sorted.length };
   }
 }
 
@@ -202,6 +239,26 @@ export class FuelPrices {
  */
 export class NearbyCache {
   private positions: { version: number; value: Positions } | undefined;
+  /** Station rows read for near searches and cheapest lists, for the data version last read: a page's rows, read once. */
+  private stations: { version: number; byId: Map<string, Station> } = { version: Number.NaN, byId: new Map() };
+
+  /** The kept rows of these ids at this version, and the ids to read. */
+  keptStations(version: number, ids: readonly string[]): { kept: Station[]; missing: string[] } {
+    if (this.stations.version !== version) this.stations = { version, byId: new Map() };
+    const kept: Station[] = [];
+    const missing: string[] = [];
+    for (const id of ids) {
+      const row = this.stations.byId.get(id);
+      if (row) kept.push(row);
+      else missing.push(id);
+    }
+    return { kept, missing };
+  }
+
+  keepStations(version: number, rows: readonly Station[]): void {
+    if (this.stations.version !== version) return;
+    for (const row of rows) this.stations.byId.set(row.id, row);
+  }
   /** Per output fuel; built over one Positions, and kept only while that is the one in use. */
   private readonly prices = new Map<number, { version: number; positions: Positions; value: FuelPrices }>();
 
@@ -231,4 +288,10 @@ export class NearbyCache {
     this.prices.set(fuel, { version, positions, value });
     return value;
   }
+}
+
+/** A page of a city's or a state's prices of a fuel, ranked (domain/cheapest.ts). */
+export function rankedPage(prices: readonly PricedStation[], order: PriceOrder, limit: number, offset: number): ListResult<RankedPrice> {
+  const ranked = rankPrices(prices, order);
+  return { items: ranked.slice(offset, offset + limit), total: ranked.length };
 }

@@ -1,11 +1,11 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
-import type { PricedStation } from '../domain/cheapest.ts';
+import type { PriceOrder, PricedStation, RankedPrice } from '../domain/cheapest.ts';
 import type { Near } from '../domain/nearby.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
 
-export type { PricedStation };
+export type { PricedStation, RankedPrice };
 export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices };
 
 /**
@@ -62,7 +62,12 @@ export interface ListedStation extends Station {
   metres?: number;
 }
 
-/** Where /v1/prices/cheapest looks: a city, a state, or within a radius (prices then come measured). */
+export interface CheapestPage extends ListResult<RankedPrice> {
+  /** The stations of the page's items (in no order). */
+  stations: Station[];
+}
+
+/** Where /v1/prices/cheapest looks: a city, a state, or within a radius of a point. */
 export type PriceArea = { city: string } | { state: StateId } | { near: Near };
 
 /** A brand as /v1/brands lists it (storage/brands.ts). */
@@ -221,13 +226,11 @@ export interface ReadStore extends StoreBase {
   listCities(query: ListQuery): Promise<ListResult<City>>;
   city(id: string): Promise<City | undefined>;
   listStations(query: StationListQuery): Promise<ListResult<ListedStation>>;
-  /** Stations by id, in no order; unknown ids are left out. */
-  stationsByIds(ids: readonly string[]): Promise<Station[]>;
-  /** The available current prices counting towards an output fuel in an area (with their stations' positions). */
-  fuelPrices(fuel: FuelId, area: PriceArea): Promise<PricedStation[]>;
+  /** A page of the stations of an area ranked by their available price of an output fuel (domain/cheapest.ts), how many there are, and the page's stations. */
+  cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number): Promise<CheapestPage>;
   /**
    * Count, sum, min and max of available current prices per reported fuel, from the totals kept
-   * on write: of one state, or (undefined) one row per state and fuel, for the nation.
+   * on write: of one state, or (undefined) of the nation.
    */
   stateTotals(state: StateId | undefined): Promise<FuelTotals[]>;
   /** Brands of the stations (of one state when given), ordered by id, paginated. */

@@ -76,7 +76,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       for (const row of runsAsRows(db.prepare(RUNS).all() as Array<Record<string, unknown>>)) insert.run(...row);
       db.exec(`
         DROP TRIGGER state_current_on_insert; DROP TRIGGER state_current_on_update; DROP TRIGGER state_current_on_delete;
-        DROP TABLE state_current; DROP INDEX current_prices_by_state; DROP INDEX stations_by_position;
+        DROP TABLE state_current; DROP INDEX current_prices_by_state; DROP INDEX current_prices_by_fuel; DROP INDEX stations_by_position;
         ALTER TABLE current_prices DROP COLUMN state;
         DROP TABLE station_runs;
         DROP TRIGGER city_daily_marks_on_insert; DROP TRIGGER city_daily_marks_on_update; DROP TRIGGER city_daily_marks_on_delete;
@@ -120,7 +120,8 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       DROP TRIGGER state_current_on_delete ON current_prices;
       DROP FUNCTION state_current_inserted(); DROP FUNCTION state_current_updated(); DROP FUNCTION state_current_deleted();
       DROP FUNCTION state_current_add(text[], smallint[], bigint[], bigint[]);
-      DROP TABLE state_current; DROP INDEX stations_by_position; ALTER TABLE current_prices DROP COLUMN state;
+      DROP TABLE state_current; DROP INDEX stations_by_position; DROP INDEX current_prices_by_fuel;
+      ALTER TABLE current_prices DROP COLUMN state;
       DROP TABLE station_runs;
       DROP TRIGGER city_daily_marks_on_insert ON city_daily; DROP TRIGGER city_daily_marks_on_update ON city_daily;
       DROP TRIGGER city_daily_marks_on_delete ON city_daily;

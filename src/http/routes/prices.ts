@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type PriceOrder, rankPrices } from '../../domain/cheapest.ts';
+import type { PriceOrder } from '../../domain/cheapest.ts';
 import { cheapestEntries, summaryEntries } from '../../domain/api-entries.ts';
 import type { FuelId } from '../../domain/fuels.ts';
 import { STATE_NAMES, type StateId } from '../../domain/states.ts';
@@ -61,10 +61,8 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     if (near) area = { near };
     else if (query.city !== undefined) area = { city: (await knownCity(query.city)).id };
     else area = { state: query.state as StateId };
-    const ranked = rankPrices(await store.fuelPrices(query.fuel as FuelId, area), (query.order ?? 'asc') as PriceOrder, near);
-    const page = ranked.slice(window.offset, window.offset + window.limit);
-    const stations = await store.stationsByIds(page.map((p) => p.stationId));
-    return envelope(cheapestEntries(page, stations), ranked.length, window);
+    const page = await store.cheapest(query.fuel as FuelId, area, (query.order ?? 'asc') as PriceOrder, window.limit, window.offset);
+    return envelope(cheapestEntries(page.items, page.stations), page.total, window);
   });
 
   for (const url of ['/v1/prices', '/v1/prices/cheapest']) methodNotAllowed(app, url);

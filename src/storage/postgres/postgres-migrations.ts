@@ -270,6 +270,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE current_prices ADD COLUMN state text COLLATE "C";
   UPDATE current_prices c SET state = s.state FROM stations s WHERE s.key = c.station_key;
   CREATE INDEX current_prices_by_state ON current_prices (state, available, fuel, price_tenths);
+  CREATE INDEX current_prices_by_fuel ON current_prices (fuel, available, price_tenths);
   CREATE TABLE state_current (
     state text COLLATE "C" NOT NULL,
     fuel smallint NOT NULL,

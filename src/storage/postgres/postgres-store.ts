@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { PriceOrder } from '../../domain/cheapest.ts';
 import { FUELS, type FuelId, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
@@ -9,13 +10,13 @@ import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
   toBrandCount, toOutOfStock, toPending, toFuelPriceRow, toPoint, toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
-import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
+import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear, rankedPage } from '../nearest.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
 import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
   FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, OutOfStock,
-  PriceArea, PricedStation, PriceStore, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
+  CheapestPage, PriceArea, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
@@ -125,30 +126,44 @@ export class PostgresStore implements PriceStore {
     if (names?.length === 0) return { items: [], total: 0 };
     if (query.near && onlyNear(query)) {
       const nearest = indexedNearestPage(await this.positions(), query.near, query.limit, query.offset);
-      return nearestResult(nearest, await this.stationsByIds(nearest.ids));
+      return nearestResult(nearest, await this.byIds(nearest.ids));
     }
     const { count, page, points, params } = READ.stationList(stationFilter(query, names));
     if (query.near) {
       const nearest = nearestPage((await this.rows(points, params)).map(toPoint), query.near, query.limit, query.offset);
-      return nearestResult(nearest, await this.stationsByIds(nearest.ids));
+      return nearestResult(nearest, await this.byIds(nearest.ids));
     }
     const total = await this.firstRow(count, params);
     return { items: (await this.rows(page, [...params, query.limit, query.offset])).map(toStation), total: Number(total?.n) };
   }
 
-  async stationsByIds(ids: readonly string[]): Promise<Station[]> {
+  /** Kept for the data version (NearbyCache): a near page's stations are read once, not on every request. */
+  private async byIds(ids: readonly string[]): Promise<Station[]> {
     const known = ids.filter(storable);
-    return known.length === 0 ? [] : (await this.rows(READ.stationsByIds(known.length), known)).map(toStation);
+    if (known.length === 0) return [];
+    const version = (await this.versions()).data;
+    const { kept, missing } = this.nearby.keptStations(version, known);
+    if (missing.length === 0) return kept;
+    const read = (await this.rows(READ.stationsByIds(missing.length), missing)).map(toStation);
+    this.nearby.keepStations(version, read);
+    return kept.concat(read);
   }
 
-  async fuelPrices(fuel: FuelId, area: PriceArea): Promise<PricedStation[]> {
+  async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number): Promise<CheapestPage> {
     const output = fuelIndex(fuel);
-    if ('city' in area) return storable(area.city) ? (await this.rows(READ.cityFuelPrices, [output, area.city])).map(toPricedStation) : [];
-    if ('state' in area) return (await this.rows(READ.stateFuelPrices, [output, area.state])).map(toPricedStation);
-    const version = (await this.versions()).data;
-    const positions = await this.positions(version);
-    const prices = await this.nearby.pricesAtAsync(version, output, positions, async () => (await this.rows(READ.fuelPricesByKey, [output])).map(toFuelPriceRow));
-    return prices.near(positions, area.near);
+    let page: ListResult<RankedPrice>;
+    if ('city' in area) {
+      const rows = storable(area.city) ? await this.rows(READ.cityFuelPrices, [output, area.city]) : [];
+      page = rankedPage(rows.map(toPricedStation), order, limit, offset);
+    } else if ('state' in area) {
+      page = rankedPage((await this.rows(READ.stateFuelPrices, [output, area.state])).map(toPricedStation), order, limit, offset);
+    } else {
+      const version = (await this.versions()).data;
+      const positions = await this.positions(version);
+      const prices = await this.nearby.pricesAtAsync(version, output, positions, async () => (await this.rows(READ.fuelPricesByKey, [output])).map(toFuelPriceRow));
+      page = prices.rankNear(positions, area.near, order, limit, offset);
+    }
+    return { ...page, stations: await this.byIds(page.items.map((p) => p.stationId)) };
   }
 
   /** The position index of the data version now (storage/nearest.ts). */

@@ -17,12 +17,6 @@ const CURRENT_COLUMNS = 's.id AS station_id, c.fuel, c.price_tenths, c.available
 const PRICED = 's.id AS station_id, s.latitude, s.longitude, c.price_tenths, c.reported_at';
 const OF_OUTPUT = 'c.available = TRUE AND c.fuel IN (SELECT fuel FROM fuel_groups WHERE output = $1)';
 
-function stateTotalsSql(where: string): string {
-  return `SELECT t.fuel, t.available_count, t.sum_tenths,
-    (SELECT min(c.price_tenths) FROM current_prices c WHERE c.state = t.state AND c.available = TRUE AND c.fuel = t.fuel) AS min_tenths,
-    (SELECT max(c.price_tenths) FROM current_prices c WHERE c.state = t.state AND c.available = TRUE AND c.fuel = t.fuel) AS max_tenths
-    FROM state_current t ${where} ORDER BY t.fuel, t.state`;
-}
 
 /** Both versions in one statement: the one read every /v1 request makes before its answer (or its cached copy). */
 export const VERSIONS = `SELECT (SELECT value FROM meta WHERE key = 'data_version') AS data,
@@ -140,9 +134,16 @@ export function readStatements(d: Dialect) {
     /** Today's count and sum per reported fuel with an available price, kept on write (city_current). */
     citySums: 'SELECT fuel, available_count, sum_tenths FROM city_current WHERE city_id = $1 AND available_count > 0 ORDER BY fuel',
     /** Per state, its totals kept on write (state_current) with min and max by two index steps each (current_prices_by_state): /v1/prices. */
-    stateTotals: stateTotalsSql('WHERE t.state = $1 AND t.available_count > 0'),
-    /** The nation's: every state's rows, which the caller adds up (domain/today.ts). */
-    nationTotals: stateTotalsSql('WHERE t.available_count > 0'),
+    stateTotals: `SELECT t.fuel, t.available_count, t.sum_tenths,
+      (SELECT min(c.price_tenths) FROM current_prices c WHERE c.state = t.state AND c.available = TRUE AND c.fuel = t.fuel) AS min_tenths,
+      (SELECT max(c.price_tenths) FROM current_prices c WHERE c.state = t.state AND c.available = TRUE AND c.fuel = t.fuel) AS max_tenths
+      FROM state_current t WHERE t.state = $1 AND t.available_count > 0 ORDER BY t.fuel`,
+    /** The nation's: the states' counts and sums added up, min and max by two steps each in current_prices_by_fuel. */
+    nationTotals: `SELECT t.fuel, t.n AS available_count, t.s AS sum_tenths,
+      (SELECT min(c.price_tenths) FROM current_prices c WHERE c.fuel = t.fuel AND c.available = TRUE) AS min_tenths,
+      (SELECT max(c.price_tenths) FROM current_prices c WHERE c.fuel = t.fuel AND c.available = TRUE) AS max_tenths
+      FROM (SELECT fuel, sum(available_count) AS n, sum(sum_tenths) AS s FROM state_current GROUP BY fuel) t
+      WHERE t.n > 0 ORDER BY t.fuel`,
     /** The available current prices counting towards output fuel $1 (its members, for a combined fuel) in a city or a state: /v1/prices/cheapest. */
     cityFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.city_id = $2 AND ${OF_OUTPUT}`,
     stateFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.state = $2 AND ${OF_OUTPUT}`,

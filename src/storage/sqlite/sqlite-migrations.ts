@@ -244,11 +244,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   -- its station's state too (the writer keeps it in step, as the city), an index gives min and max
   -- per state and fuel in a few steps, and state_current holds the count and sum of available
   -- prices per state and fuel, kept exact by triggers as city_current is (the nation adds up the
-  -- eight states). Stations near a point: an index on position finds those within a box of
+  -- eight states' counts and sums; its min and max come from an index by fuel). Stations near a point: an index on position finds those within a box of
   -- latitude and longitude, which the distance then narrows (domain/nearby.ts).
   ALTER TABLE current_prices ADD COLUMN state TEXT;
   UPDATE current_prices SET state = (SELECT state FROM stations WHERE key = current_prices.station_key);
   CREATE INDEX current_prices_by_state ON current_prices (state, available, fuel, price_tenths);
+  -- The nation's min and max per fuel in two steps, and every available price of a fuel (the
+  -- cheapest near a point, storage/nearest.ts) without reading the others.
+  CREATE INDEX current_prices_by_fuel ON current_prices (fuel, available, price_tenths);
   CREATE TABLE state_current (
     state TEXT NOT NULL,
     fuel INTEGER NOT NULL,

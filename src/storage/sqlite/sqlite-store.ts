@@ -1,3 +1,4 @@
+import type { PriceOrder } from '../../domain/cheapest.ts';
 import { FUELS, type FuelId, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
@@ -8,13 +9,13 @@ import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
   toBrandCount, toOutOfStock, toPending, toFuelPriceRow, toPoint, toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
-import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
+import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear, rankedPage } from '../nearest.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
 import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
   FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, OutOfStock,
-  PriceArea, PricedStation, PriceStore, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
+  CheapestPage, PriceArea, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
@@ -116,41 +117,49 @@ export class SqliteStore implements PriceStore {
       const names = query.brand === undefined ? undefined : brandNames(this.db.all(READ.brandCounts).map(toBrandCount), query.brand);
       if (names?.length === 0) return { items: [], total: 0 };
       if (query.near && onlyNear(query)) {
-        const nearest = indexedNearestPage(this.positions(), query.near, query.limit, query.offset);
-        return nearestResult(nearest, this.byIds(nearest.ids));
+        const version = this.currentVersion();
+        const nearest = indexedNearestPage(this.positions(version), query.near, query.limit, query.offset);
+        return nearestResult(nearest, this.byIds(nearest.ids, version));
       }
       const { count, page, points, params } = READ.stationList(stationFilter(query, names));
       if (query.near) {
         const nearest = nearestPage(this.db.all(points, params).map(toPoint), query.near, query.limit, query.offset);
-        return nearestResult(nearest, this.byIds(nearest.ids));
+        return nearestResult(nearest, this.byIds(nearest.ids, this.currentVersion()));
       }
       const total = Number(this.db.get(count, params)?.n);
       return { items: this.db.all(page, [...params, query.limit, query.offset]).map(toStation), total };
     })();
   }
 
-  async stationsByIds(ids: readonly string[]): Promise<Station[]> {
-    return this.byIds(ids);
+  /** Kept for the data version (NearbyCache): a near page's stations are read once, not on every request. */
+  private byIds(ids: readonly string[], version: number): Station[] {
+    if (ids.length === 0) return [];
+    const { kept, missing } = this.nearby.keptStations(version, ids);
+    if (missing.length === 0) return kept;
+    const read = this.db.all(READ.stationsByIds(missing.length), missing).map(toStation);
+    this.nearby.keepStations(version, read);
+    return kept.concat(read);
   }
 
-  private byIds(ids: readonly string[]): Station[] {
-    return ids.length === 0 ? [] : this.db.all(READ.stationsByIds(ids.length), ids).map(toStation);
-  }
-
-  async fuelPrices(fuel: FuelId, area: PriceArea): Promise<PricedStation[]> {
+  async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number): Promise<CheapestPage> {
     const output = fuelIndex(fuel);
-    if ('city' in area) return this.db.all(READ.cityFuelPrices, [output, area.city]).map(toPricedStation);
-    if ('state' in area) return this.db.all(READ.stateFuelPrices, [output, area.state]).map(toPricedStation);
-    return this.snapshot(() => {
-      const positions = this.positions();
-      const prices = this.nearby.pricesAt(this.currentVersion(), output, positions, () => this.db.all(READ.fuelPricesByKey, [output]).map(toFuelPriceRow));
-      return prices.near(positions, area.near);
+    return this.snapshot((): CheapestPage => {
+      const version = this.currentVersion();
+      let page: ListResult<RankedPrice>;
+      if ('city' in area) page = rankedPage(this.db.all(READ.cityFuelPrices, [output, area.city]).map(toPricedStation), order, limit, offset);
+      else if ('state' in area) page = rankedPage(this.db.all(READ.stateFuelPrices, [output, area.state]).map(toPricedStation), order, limit, offset);
+      else {
+        const positions = this.positions(version);
+        const prices = this.nearby.pricesAt(version, output, positions, () => this.db.all(READ.fuelPricesByKey, [output]).map(toFuelPriceRow));
+        page = prices.rankNear(positions, area.near, order, limit, offset);
+      }
+      return { ...page, stations: this.byIds(page.items.map((p) => p.stationId), version) };
     })();
   }
 
-  /** The position index of the data version now (storage/nearest.ts). */
-  private positions(): Positions {
-    return this.nearby.positionsAt(this.currentVersion(), () => this.db.all(READ.positions).map(toPositionRow));
+  /** The position index of this data version (storage/nearest.ts). */
+  private positions(version: number): Positions {
+    return this.nearby.positionsAt(version, () => this.db.all(READ.positions).map(toPositionRow));
   }
 
   private currentVersion(): number {

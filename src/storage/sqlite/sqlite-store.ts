@@ -113,14 +113,16 @@ export class SqliteStore implements PriceStore {
   }
 
   async listStations(query: StationListQuery): Promise<ListResult<ListedStation>> {
+    if (query.near && onlyNear(query)) {
+      // No snapshot needed: what is kept is keyed by the data version read first, and a read that
+      // sees a later write only fills the keep early (the next request reads the new version).
+      const version = this.currentVersion();
+      const nearest = indexedNearestPage(this.positions(version), query.near, query.limit, query.offset);
+      return nearestResult(nearest, this.byIds(nearest.ids, version));
+    }
     return this.snapshot((): ListResult<ListedStation> => {
       const names = query.brand === undefined ? undefined : brandNames(this.db.all(READ.brandCounts).map(toBrandCount), query.brand);
       if (names?.length === 0) return { items: [], total: 0 };
-      if (query.near && onlyNear(query)) {
-        const version = this.currentVersion();
-        const nearest = indexedNearestPage(this.positions(version), query.near, query.limit, query.offset);
-        return nearestResult(nearest, this.byIds(nearest.ids, version));
-      }
       const { count, page, points, params } = READ.stationList(stationFilter(query, names));
       if (query.near) {
         const nearest = nearestPage(this.db.all(points, params).map(toPoint), query.near, query.limit, query.offset);
@@ -143,7 +145,8 @@ export class SqliteStore implements PriceStore {
 
   async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number): Promise<CheapestPage> {
     const output = fuelIndex(fuel);
-    return this.snapshot((): CheapestPage => {
+    // Near a point: from what is kept per data version, without a snapshot (as listStations).
+    const read = (): CheapestPage => {
       const version = this.currentVersion();
       let page: ListResult<RankedPrice>;
       if ('city' in area) page = rankedPage(this.db.all(READ.cityFuelPrices, [output, area.city]).map(toPricedStation), order, limit, offset);
@@ -153,8 +156,9 @@ export class SqliteStore implements PriceStore {
         const prices = this.nearby.pricesAt(version, output, positions, () => this.db.all(READ.fuelPricesByKey, [output]).map(toFuelPriceRow));
         page = prices.rankNear(positions, area.near, order, limit, offset);
       }
-      return { ...page, stations: this.byIds(page.items.map((p) => p.stationId), version) };
-    })();
+      return { items: page.items, total: page.total, stations: this.byIds(page.items.map((p) => p.stationId), version) };
+    };
+    return 'near' in area ? read() : this.snapshot(read)();
   }
 
   /** The position index of this data version (storage/nearest.ts). */

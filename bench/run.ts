@@ -3,7 +3,7 @@
  * (this machine is shared and noisy; absolute figures do not carry from one run to the next).
  *
  *   npm run bench -- [--scale small|au] [--rounds 3] [--seconds 3] [--connections 10]
- *                    [--only cached,uncached,floor,offset,windows,ingest,startup,memory]
+ *                    [--only cached,uncached,find,floor,offset,windows,ingest,startup,memory]
  *                    [--max-requests 200000] [--ingest-batches N] [--write-results]
  *
  * Datasets are built once into bench/out/ (datasets.ts); servers run in their own processes
@@ -107,13 +107,16 @@ async function measure(group: Group, name: string, a: Side, b: Side, target: { t
   return comparison;
 }
 
-/** The nine endpoints, then city history over all time. */
+/** Finding fuel near Sydney's centre (radius 5 km, the default), and the nation's summary. */
+const FIND_PATHS = ['/v1/stations?near=-33.8688,151.2093', '/v1/prices/cheapest?fuel=ulp91&near=-33.8688,151.2093', '/v1/prices'];
+
+/** The nine endpoints, then city history over all time, then the find-fuel routes. */
 function endpointPaths(dataset: Dataset): string[] {
   const station = dataset.sydneyStation;
   return [
     '/v1/cities', '/v1/cities/sydney', '/v1/cities/sydney/history', '/v1/cities/sydney/unavailable', '/v1/cities/sydney/spread',
     '/v1/cities/sydney/average', '/v1/stations', `/v1/stations/${station}`, `/v1/stations/${station}/history`,
-    '/v1/cities/sydney/history?timeframe=all-time',
+    '/v1/cities/sydney/history?timeframe=all-time', ...FIND_PATHS,
   ];
 }
 
@@ -165,10 +168,10 @@ async function timeToFirst200(launch: () => Promise<Started>, token: string): Pr
 
 try {
   const main = datasets.get(mainName);
-  if (main && (only.has('cached') || only.has('uncached') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory'))) {
+  if (main && (only.has('cached') || only.has('uncached') || only.has('find') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory'))) {
     const paths = endpointPaths(main);
     const wantCached = only.has('cached') || only.has('memory');
-    const wantUncached = only.has('uncached') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory');
+    const wantUncached = only.has('uncached') || only.has('find') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory');
     const cachedServer = wantCached ? await start(startBenchServer(main.path, true)) : undefined;
     const uncachedServer = wantUncached ? await start(startBenchServer(main.path, false)) : undefined;
     const cachedSide = cachedServer && { label: `server, cache on, ${main.name}`, url: '', token: main.token };
@@ -224,6 +227,20 @@ try {
         await stopProcess(bare);
       }
       await stopProcess(ceiling);
+    }
+
+    if (only.has('find')) {
+      // The bar: a near search (and cheapest near a point) at least half as fast as one station by
+      // id, both uncached, on the same server in the same run. The national summary is shown
+      // beside them, without a target: its bar is reading totals kept on write, not every price.
+      const byId = `/v1/stations/${main.sydneyStation}`;
+      console.log(`find fuel vs ${display(byId, main)}, both uncached, on ${main.name}...`);
+      for (const path of FIND_PATHS) {
+        const a = { ...at(uncachedSide, uncachedServer, path), label: `cache off, ${main.name}` };
+        const b = { ...at(uncachedSide, uncachedServer, byId), label: `${display(byId, main)}, cache off` };
+        const judged = path.includes('near=');
+        await measure('find', `${path} vs ${display(byId, main)}`, a, b, judged ? { text: 'req ≥0.50', met: (c) => c.median.requestsRatio >= 0.5 } : undefined);
+      }
     }
 
     if (only.has('offset')) {

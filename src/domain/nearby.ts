@@ -30,7 +30,12 @@ export function distanceKm(lat1: number, lon1: number, lat2: number, lon2: numbe
 
 /** The distance in whole metres, the unit every near rule and order uses. */
 export function metresBetween(a: Point, b: Point): number {
-  return Math.round(distanceKm(a.latitude, a.longitude, b.latitude, b.longitude) * 1000);
+  return metresTo(a, b.latitude, b.longitude);
+}
+
+/** metresBetween, for a position given as two numbers (storage's position index measures thousands). */
+export function metresTo(centre: Point, latitude: number, longitude: number): number {
+  return Math.round(distanceKm(centre.latitude, centre.longitude, latitude, longitude) * 1000);
 }
 
 /** `distance_km`: metres as km with one decimal, half up (4,950 m is "5.0"). */

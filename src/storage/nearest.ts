@@ -10,7 +10,7 @@
  * instead: the stations of the box that pass them, measured and ranked by the same rule.
  */
 import { type PriceOrder, type PricedStation, type RankedPrice, rankPrices } from '../domain/cheapest.ts';
-import { type Near, type Point, boxAround, withinRadius } from '../domain/nearby.ts';
+import { type Near, type Point, boxAround, metresTo, withinRadius } from '../domain/nearby.ts';
 import { compareIds } from '../domain/today.ts';
 import type { ListResult, ListedStation, Station, StationListQuery } from './store.ts';
 
@@ -123,7 +123,7 @@ export class Positions {
       const longitude = this.longitude[slot] ?? 0;
       if (longitude < box.west || longitude > box.east) continue;
       if (pricedIn && (pricedIn[slot] ?? -1) < 0) continue;
-      const metres = metresFrom(near.centre, latitude, longitude);
+      const metres = metresTo(near.centre, latitude, longitude);
       if (metres <= limit) scratch[n++] = metres * RANK_SPAN + (this.rank[slot] ?? 0);
     }
     const keys = scratch.subarray(0, n).sort();
@@ -148,15 +148,6 @@ export class Positions {
     }
     return lo;
   }
-}
-
-/** domain/nearby.ts's metresBetween, without making a point of each station. */
-function metresFrom(centre: Point, latitude: number, longitude: number): number {
-  const rad = Math.PI / 180;
-  const dLat = (latitude - centre.latitude) * rad;
-  const dLon = (longitude - centre.longitude) * rad;
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(centre.latitude * rad) * Math.cos(latitude * rad) * Math.sin(dLon / 2) ** 2;
-  return Math.round(2 * 6371 * Math.asin(Math.min(1, Math.sqrt(a))) * 1000);
 }
 
 /** A page of the near list from the index: ids, metres and the total. */

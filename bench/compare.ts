@@ -3,7 +3,7 @@
  * process (autocannon over loopback, bounded as the bench's runs are; each round starts with the
  * next side), with the CPU time each server process spent per answer (user + system,
  * /proc/PID/stat, Linux only). For measuring a change against the commit before it in the same
- * run, as the README's Performance section does:
+ * run, as docs/PERFORMANCE.md does:
  *
  *   git worktree add /tmp/before HEAD~1 && ln -s "$PWD/node_modules" /tmp/before/
  *   (cd /tmp/before && npx tsc -p tsconfig.build.json) && npm run build

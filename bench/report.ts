@@ -156,7 +156,7 @@ export function whyNotMet(rows: readonly Row[], ingest?: IngestSplit): string[] 
     lines.push(`**cached**: ${of(cached, 'cached')} short of it: ${listed(cached)}. `
       + `Per answer (medians over the group's rows), the server spent ${us(server)} of CPU and the ceiling ${us(ceiling)}: `
       + `${us(server - ceiling)} more. What the server does beyond the ceiling is the fast path in front of Fastify (token, rate limit, versions, request id, headers), `
-      + 'in a process that also holds the app, the data and the cache (its profile: the README\'s Performance section). '
+      + 'in a process that also holds the app, the data and the cache (its profile: docs/PERFORMANCE.md). '
       + 'The load generator shares the two cores, so the ceiling\'s rate is largely the load generator\'s own limit, and whatever the server spends is taken from it.');
   }
 
@@ -197,7 +197,7 @@ export function whyNotMet(rows: readonly Row[], ingest?: IngestSplit): string[] 
     const short = missed(group);
     if (short.length > 0) {
       lines.push(`**${group}**: ${short.map((r) => `\`${r.name}\` ${r.ratio !== undefined ? formatNumber(r.ratio) : withUnit(r, r.aValue)} against ${r.target}`).join(', ')}. `
-        + 'This run has no measurement of why; what was measured about it is in the README\'s Performance section.');
+        + 'This run has no measurement of why; what was measured about it is in docs/PERFORMANCE.md.');
     }
   }
   return lines;
@@ -341,7 +341,7 @@ export function resultsMarkdown(page: ResultsPage): string {
     '',
     `Settings: ${page.settings}.`,
     '',
-    `Targets met: ${met} of ${judged}.${page.reasons.length > 0 ? ' By how much and why the others are not, from the measurements of this same run: below the table (what was tried, and how the figures move from run to run: the README\'s Performance section).' : ''}`,
+    `Targets met: ${met} of ${judged}.${page.reasons.length > 0 ? ' By how much and why the others are not, from the measurements of this same run: below the table (what was tried, and how the figures move from run to run: docs/PERFORMANCE.md).' : ''}`,
     '',
     markdownTable(page.rows),
     '',

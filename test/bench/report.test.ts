@@ -56,7 +56,7 @@ describe('bench report: targets not met, by how much and why', () => {
     assert.ok(line.startsWith('**ingest**: 271,659 events/s, 0.28 of the bare loop\'s 964,908 (targets 0.50 and 200,000). '), line);
     assert.ok(line.includes('The real path took 3.40 s (median): its batches 2.60 s and the seal that works out the city means 0.80 s; the bare loop 0.90 s for the same rows. The batches alone take 2.89 times the loop:'), line);
     // Without the split (an older results file), the row is listed with its figures only.
-    assert.deepEqual(whyNotMet([ingestRow]), ['**ingest**: `903,930 events` 0.28 against ratio ≥0.5, A ≥200,000/s. This run has no measurement of why; what was measured about it is in the README\'s Performance section.']);
+    assert.deepEqual(whyNotMet([ingestRow]), ['**ingest**: `903,930 events` 0.28 against ratio ≥0.5, A ≥200,000/s. This run has no measurement of why; what was measured about it is in docs/PERFORMANCE.md.']);
   });
 
   test('other groups: each short row with its figure and its target', () => {
@@ -65,8 +65,8 @@ describe('bench report: targets not met, by how much and why', () => {
       row({ group: 'memory', name: 'peak RSS', unit: 'MB', aValue: 209.4, bValue: undefined, target: '<200 MB', met: false }),
       row({ group: 'startup', name: 'serve', unit: 'ms', aValue: 700, target: '<1000 ms' }),
     ]), [
-      '**offset**: `deep page` 0.60 against cost ≤1.5×: req ≥0.67, p99 ≤1.5. This run has no measurement of why; what was measured about it is in the README\'s Performance section.',
-      '**memory**: `peak RSS` 209 MB against <200 MB. This run has no measurement of why; what was measured about it is in the README\'s Performance section.',
+      '**offset**: `deep page` 0.60 against cost ≤1.5×: req ≥0.67, p99 ≤1.5. This run has no measurement of why; what was measured about it is in docs/PERFORMANCE.md.',
+      '**memory**: `peak RSS` 209 MB against <200 MB. This run has no measurement of why; what was measured about it is in docs/PERFORMANCE.md.',
     ]);
   });
 });

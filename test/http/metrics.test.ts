@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import type { LoadGauge } from '../../src/http/load-shedding.ts';
+import { loggerOptions } from '../../src/http/request-log.ts';
 import type { FeedRun, PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
 import { NOW, loadFixture } from '../fixture.ts';
@@ -307,5 +308,33 @@ describe('/metrics under load shedding', () => {
     assert.equal(grew('fuelprice_http_requests_total', { route: 'none', status: '503' }), 3);
     assert.equal(grew('fuelprice_http_requests_total', { route: '/ready', status: '503' }), 1);
     assert.equal(grew('fuelprice_http_request_duration_seconds_count', { route: 'none' }), 3);
+  });
+});
+
+describe('/metrics and the request log', () => {
+  test('neither the metrics token nor a wrong one is logged, at trace level, for any answer', async () => {
+    const [sqlite] = testBackends();
+    assert.ok(sqlite);
+    const { store, drop } = await sqlite.create();
+    const lines: string[] = [];
+    const app = await buildApp({
+      store, clock: fixedClock(NOW), metricsToken: METRICS_TOKEN, logger: loggerOptions('trace', { write: (line) => { lines.push(line); } }),
+    });
+    const wrong = `${METRICS_TOKEN.slice(0, 20)}WRONGWRONGWRONG`;
+    try {
+      const base = await app.listen({ port: 0, host: '127.0.0.1' });
+      assert.equal((await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status, 200);
+      assert.equal((await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${wrong}` } })).status, 401);
+      assert.equal((await fetch(`${base}/metrics`, { headers: { authorization: `Basic ${METRICS_TOKEN}` } })).status, 401);
+    } finally {
+      await app.close();
+      await drop();
+    }
+    const log = lines.join('');
+    assert.ok(lines.length >= 6, 'requests were logged');
+    // Every 8-character piece: a log holding any of them holds part of a secret.
+    for (const secret of [METRICS_TOKEN, wrong]) {
+      for (let i = 0; i + 8 <= secret.length; i++) assert.ok(!log.includes(secret.slice(i, i + 8)), `the log holds '${secret.slice(i, i + 8)}'`);
+    }
   });
 });

@@ -36,6 +36,7 @@ export interface AppOptions {
   trustProxy?: TrustProxy; // which X-Forwarded-For hops to believe (TRUST_PROXY); none by default
   loadGauge?: LoadGauge; // load shedding (http/load-shedding.ts), closed with the app; none when absent
   limits?: Partial<ServerLimits>; // the server's timeouts and caps; DEFAULT_LIMITS for any not given
+  metricsToken?: string; // GET /metrics to this bearer token (METRICS_TOKEN, http/metrics.ts); no /metrics without it
 }
 
 /** Builds the whole HTTP app; the server, the tests and the benchmarks all start here. Wiring only. */
@@ -44,17 +45,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limiter = options.rateLimiter ?? new MemoryRateLimiter();
   const defaultLimit = options.defaultRateLimit ?? DEFAULT_RATE_LIMIT;
   const cache = options.responseCache === false ? undefined : new ResponseCache();
-  const answers = new AnswerCache({ cache, clock, dataVersion: () => store.dataVersion(), maxAgeSec: options.maxAgeSec ?? 60 });
+  const gauge = options.loadGauge;
+  // prom-client is loaded only when metrics are on (METRICS_TOKEN).
+  const metricsModule = options.metricsToken ? await import('./http/metrics.ts') : undefined;
+  const metrics = metricsModule && new metricsModule.Metrics({ store, clock, cache, loadGauge: gauge });
+  const answers = new AnswerCache({ cache, clock, dataVersion: () => store.dataVersion(), maxAgeSec: options.maxAgeSec ?? 60, counts: metrics });
   const tokens = new TokenCache(store);
   const trust = trustFunction(options.trustProxy ?? false);
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  const gauge = options.loadGauge;
-  const shed = gauge && shedInFront(gauge, EVERY_ANSWER);
+  const shedding = gauge && shedInFront(gauge, EVERY_ANSWER);
+  const shed = shedding && metrics ? metrics.countShed(shedding) : shedding;
   let requestLog: Logger | undefined;
   // Cached answers to tokens seen before, within a limit counted in this process, are sent in front of Fastify.
   const front = cache && countsInProcess(limiter) ? fastPath({
     store, clock, cache, tokens, limiter, defaultLimit, log: () => requestLog,
     address: (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trust),
+    answered: metrics && ((route, startedMs) => metrics.fastAnswer(route, startedMs)),
   }) : undefined;
 
   const app = Fastify({
@@ -91,6 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   answers.register(app);
   addErrorHandlers(app);
   await addOpenApi(app, options.dataNote ?? '');
+  if (metricsModule && metrics && options.metricsToken) metricsModule.addMetrics(app, metrics, options.metricsToken);
 
   const deps = { store, clock };
   await app.register(metaRoutes, { ...deps, limiter });

@@ -24,6 +24,8 @@ export interface Config {
   readonly keepAliveTimeoutMs: number;
   /** A fixed clock for reproducible demos and tests, in Unix seconds. */
   readonly fixedNow: number | undefined;
+  /** The bearer token that reads GET /metrics (METRICS_TOKEN); unset: no /metrics (404). Never logged. */
+  readonly metricsToken: string | undefined;
   readonly feeds: Readonly<Record<'nsw' | 'qld' | 'sa' | 'wa' | 'vic' | 'nt', FeedConfig>>;
 }
 
@@ -57,12 +59,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const maxEventLoopDelayMs = parseWhole(env, 'MAX_EVENT_LOOP_DELAY_MS', 100, 0, 60_000);
   const maxConnections = parseWhole(env, 'MAX_CONNECTIONS', 4_096, 1, 1_000_000);
   const keepAliveTimeoutMs = parseWhole(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000);
+  const metricsToken = parseMetricsToken(env.METRICS_TOKEN);
   const feed = (urlVar: string, defaultUrl: string, ...credentialVars: string[]): FeedConfig => ({
     url: parseUrl(urlVar, env[urlVar], defaultUrl),
     credentials: Object.fromEntries(credentialVars.map((v) => [v, env[v]?.trim() || undefined])),
   });
   return Object.freeze({
-    databaseUrl, redisUrl, redisPrefix, port, host, logLevel, fixedNow, trustProxy, maxEventLoopDelayMs, maxConnections, keepAliveTimeoutMs,
+    databaseUrl, redisUrl, redisPrefix, port, host, logLevel, fixedNow, trustProxy, maxEventLoopDelayMs, maxConnections, keepAliveTimeoutMs, metricsToken,
     feeds: Object.freeze({
       nsw: feed('NSW_FUELCHECK_URL', 'https://api.onegov.nsw.gov.au', 'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET'),
       qld: feed('QLD_FPD_URL', 'https://fppdirectapi-prod.fuelpricesqld.com.au', 'QLD_FPD_TOKEN'),
@@ -133,6 +136,16 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
     throw new ConfigError('TRUST_PROXY', `must be false, a hop count (1 to 99), or a comma list of proxy addresses and CIDR ranges (or loopback, linklocal, uniquelocal); '${bad.slice(0, 40)}' is none of these`);
   }
   return Object.freeze(entries);
+}
+
+/** 16 to 256 characters a bearer token may carry (base64 padding allowed); the message never repeats the value. */
+function parseMetricsToken(value: string | undefined): string | undefined {
+  const token = value?.trim() ?? '';
+  if (token === '') return undefined;
+  if (!/^[A-Za-z0-9._~+/-]{16,256}={0,2}$/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN', 'must be 16 to 256 letters, digits or . _ ~ + / - (for example: openssl rand -hex 32)');
+  }
+  return token;
 }
 
 function parseNow(value: string | undefined): number | undefined {

@@ -111,6 +111,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
       }),
     } : {}),
     limits: { maxConnections: config.maxConnections, keepAliveTimeoutMs: config.keepAliveTimeoutMs },
+    metricsToken: config.metricsToken, // GET /metrics (docs/METRICS.md); off when unset
     dataNote: options.demo
       ? '**Sample data.** This server runs the demo dataset: real towns and brands, invented stations and prices.'
       : attributionNote((await store.feedHealth()).map((h) => h.feed)),

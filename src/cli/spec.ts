@@ -39,6 +39,7 @@ export const ENV = {
   MAX_EVENT_LOOP_DELAY_MS: { shown: '100', about: 'event-loop delay past which requests are shed with 503 (0: never)' },
   MAX_CONNECTIONS: { shown: '4096', about: 'open connections per process past which new ones are closed' },
   KEEP_ALIVE_TIMEOUT_MS: { shown: '72000', about: 'idle keep-alive connections are closed after this' },
+  METRICS_TOKEN: { shown: 'none: no /metrics', about: 'bearer token that reads /metrics (Prometheus), 16 to 256 characters' },
   NSW_FUELCHECK_API_KEY: { about: 'nsw: FuelCheck API key (with the secret)' },
   NSW_FUELCHECK_API_SECRET: { about: 'nsw: FuelCheck API secret' },
   QLD_FPD_TOKEN: { about: 'qld: Fuel Price Reporting subscriber token' },
@@ -71,7 +72,7 @@ export const COMMANDS = {
       demo: { type: 'boolean', about: 'fill an empty database with the demo dataset, print a token when none exists, keep its prices moving' },
     },
     env: ['DATABASE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'FUELPRICE_NOW', 'REDIS_URL', 'FUELPRICE_REDIS_PREFIX', 'TRUST_PROXY',
-      'MAX_EVENT_LOOP_DELAY_MS', 'MAX_CONNECTIONS', 'KEEP_ALIVE_TIMEOUT_MS'],
+      'MAX_EVENT_LOOP_DELAY_MS', 'MAX_CONNECTIONS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN'],
   },
   demo: {
     name: 'demo',

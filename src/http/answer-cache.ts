@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../config.ts';
 import { PiecedBody, etagOf } from './body.ts';
+import type { CacheCounts } from './metrics.ts';
 
 /**
  * The answer cache, in one place: what the full path (the hooks below) keeps and the fast path
@@ -26,6 +27,8 @@ export interface CachedAnswer {
    */
   head?: readonly string[];
   length: string;
+  /** The route pattern that answered it (metrics.ts labels the fast path's answers with it). */
+  route?: string;
 }
 
 /** What the full path hands over: the body as sent and, for the fast path, its stable headers. */
@@ -33,6 +36,7 @@ export interface AnswerToKeep {
   body: string | Buffer;
   etag: string;
   headers?: Readonly<Record<string, string>>;
+  route?: string;
 }
 
 interface Entry extends CachedAnswer {
@@ -84,6 +88,7 @@ export class ResponseCache {
     this.drop(key);
     const entry: Entry = { body, etag: answer.etag, length: String(size), version, bucket };
     if (answer.headers) entry.head = Object.entries(answer.headers).flat();
+    if (answer.route !== undefined) entry.route = answer.route;
     this.entries.set(key, entry);
     this.newest = entry;
     this.bytes += size;
@@ -178,6 +183,8 @@ export interface AnswerCacheOptions {
   dataVersion: () => Promise<number>;
   /** Seconds a client may cache a /v1 answer (Cache-Control max-age). */
   maxAgeSec: number;
+  /** Told of each answer sent from the cache and each worked out for want of it (metrics.ts), when metrics are on. */
+  counts?: CacheCounts;
 }
 
 /**
@@ -216,9 +223,11 @@ export class AnswerCache {
           if (!hit) {
             if (request.method === 'GET') misses.lead(flight, request);
             slots.set(request, { key: request.url, version, bucket });
+            this.options.counts?.cacheMiss();
             return;
           }
         }
+        this.options.counts?.cacheHit();
         reply.header('etag', hit.etag).type('application/json; charset=utf-8');
         return reply.send(hit.body);
       });
@@ -245,7 +254,7 @@ export class AnswerCache {
         if (cache && slot && request.method === 'GET') {
           // Kept joined: the cache and the fast path send one Buffer.
           if (body instanceof PiecedBody) body = body.joined();
-          cache.set(slot.key, slot.version, slot.bucket, { body, etag, headers: stableHeaders(reply.getHeaders()) });
+          cache.set(slot.key, slot.version, slot.bucket, { body, etag, headers: stableHeaders(reply.getHeaders()), route: request.routeOptions.url });
         }
       }
       misses.land(request);

@@ -33,12 +33,15 @@ export interface FastPathDeps {
   address: (req: IncomingMessage) => string;
   /** Request logging as Fastify's own (when the logger is on), resolved once the app exists. */
   log: () => (Logger & { isLevelEnabled?(level: string): boolean }) | undefined;
+  /** Told of each answer sent here, with its route pattern and when the request reached the fast path (metrics.ts), when metrics are on. */
+  answered?: (route: string | undefined, startedMs: number) => void;
 }
 
 /** A request listener front: true when it answered, false to hand the request to Fastify. */
 export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { store, clock, cache, tokens, limiter, defaultLimit } = deps;
+  const { store, clock, cache, tokens, limiter, defaultLimit, answered } = deps;
   return (req, res) => {
+    const begun = answered ? performance.now() : 0;
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith('/v1/')) return false;
     const headers = scanHeaders(req.rawHeaders);
@@ -70,6 +73,7 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
       'x-request-id', requestId, ...hit.head, 'ratelimit-policy', limits['ratelimit-policy'], 'ratelimit', limits.ratelimit, 'content-length', hit.length,
     ]);
     res.end(hit.body);
+    answered?.(hit.route, begun);
     if (log) log.info({ reqId: requestId, res: { statusCode: 200 }, responseTime: performance.now() - started }, 'request completed');
     return true;
   };

@@ -219,6 +219,15 @@ export interface StoreBase {
   versionsNow(): { data: number; tokens: number } | undefined;
   /** How long a versions reading may be reused (default VERSION_REUSE_MS, 1 ms). Tests lengthen it to exercise the fast path. */
   setVersionReuseMs(ms: number): void;
+  /** PostgreSQL only: the connection pool's open and idle connections, its maximum, and the queries waiting for one (/metrics). */
+  poolStats?(): PoolStats;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 /** What the API reads (http/routes). */

@@ -16,7 +16,7 @@ import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
   FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, OutOfStock,
-  CheapestPage, PriceArea, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
+  CheapestPage, PoolStats, PriceArea, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
@@ -340,6 +340,10 @@ export class PostgresStore implements PriceStore {
 
   setVersionReuseMs(ms: number): void {
     this.reuse.setReuseMs(ms);
+  }
+
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.pool.options.max ?? 10 };
   }
 
   versionsNow(): Versions | undefined {

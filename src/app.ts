@@ -1,11 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Clock, TrustProxy } from './config.ts';
 import { AnswerCache, ResponseCache } from './http/answer-cache.ts';
 import { EVERY_ANSWER, SECURITY_HEADERS, answerHeaders } from './http/answer-headers.ts';
-import { TokenCache, authAndLimits } from './http/auth.ts';
+import { TokenCache, authAndLimits, tokenIdOf } from './http/auth.ts';
 import { ErrorBody, addErrorHandlers, frameworkError } from './http/errors.ts';
 import { fastPath } from './http/fast-path.ts';
+import { type AccessLog, logAccess } from './http/request-log.ts';
 import { HistoryBlocks } from './http/history-blocks.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, type RateLimiter, countsInProcess } from './http/limits.ts';
 import { type LoadGauge, shedInFront } from './http/load-shedding.ts';
@@ -20,7 +21,6 @@ import { stationRoutes } from './http/routes/stations.ts';
 import { priceRoutes } from './http/routes/prices.ts';
 import { lazySerializers } from './http/serializers.ts';
 import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer, requestIdOf } from './http/server-limits.ts';
-import type { Logger } from './logger.ts';
 import { CitySchema, HistoryRecordSchema, StationSchema } from './schemas/api.ts';
 import type { PriceStore } from './storage/store.ts';
 
@@ -55,7 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const shedding = gauge && shedInFront(gauge, EVERY_ANSWER);
   const shed = shedding && metrics ? metrics.countShed(shedding) : shedding;
-  let requestLog: Logger | undefined;
+  let requestLog: AccessLog | undefined;
   // Cached answers to tokens seen before, within a limit counted in this process, are sent in front of Fastify.
   const front = cache && countsInProcess(limiter) ? fastPath({
     store, clock, cache, tokens, limiter, defaultLimit, log: () => requestLog,
@@ -71,6 +71,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // On close, requests still arriving on open connections are answered (with Connection: close), not given Fastify's own 503 body.
     return503OnClosing: false,
     logger: options.logger ?? false,
+    // One access line a request, written by our own hook (both paths alike: http/request-log.ts), not Fastify's pair.
+    logController: new LogController({ disableRequestLogging: true }),
     // One trust function for Fastify's request.ip and the fast path (Fastify itself ignores a bare hop count).
     trustProxy: trust,
     requestIdHeader: false,
@@ -82,7 +84,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  if (options.logger) requestLog = app.log;
+  if (options.logger) {
+    requestLog = app.log;
+    app.addHook('onResponse', (request, reply, done) => {
+      const length = reply.getHeader('content-length');
+      logAccess(app.log, {
+        reqId: request.id, method: request.method, url: request.url, route: request.routeOptions.url, status: reply.statusCode,
+        bytes: length === undefined ? undefined : Number(length), ms: reply.elapsedTime, token: tokenIdOf(request), ip: request.ip,
+      });
+      done();
+    });
+  }
   if (gauge) app.addHook('onListen', async () => gauge.restart?.()).addHook('onClose', async () => gauge.close());
   app.addHook('preClose', async () => { if (app.server.listening) drainIdleConnections(app.server); });
   for (const schema of [ErrorBody, CitySchema, StationSchema, HistoryRecordSchema]) app.addSchema(schema);

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { buildApp } from '../app.ts';
-import { loggerOptions } from '../http/request-log.ts';
+import { logDestination, loggerOptions } from '../http/request-log.ts';
 import { type Clock, type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
 import { eventLoopGauge } from '../http/load-shedding.ts';
@@ -96,9 +96,12 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
     : undefined;
   // The gauge may report before buildApp returns; the app's logger takes its lines from then on.
   let shedLog: Logger | undefined;
+  // Buffered and written asynchronously (pretty lines on a terminal): flushed every second and on exit.
+  const destination = await logDestination();
+  process.once('exit', () => destination.flushSync());
   const app = await buildApp({
     store, clock, rateLimiter, trustProxy: config.trustProxy,
-    logger: loggerOptions(config.logLevel),
+    logger: loggerOptions(config.logLevel, destination.stream),
     // Past capacity, shed load with 503 rather than let every answer wait (MAX_EVENT_LOOP_DELAY_MS; 0 turns it off).
     ...(config.maxEventLoopDelayMs > 0 ? {
       loadGauge: eventLoopGauge({

@@ -128,6 +128,14 @@ export interface AuthAndLimitsOptions {
   onDataVersion: (request: FastifyRequest, dataVersion: number) => void;
 }
 
+/** The id of the token each request passed with, for the access log (a WeakMap: gone with the request). */
+const tokenIds = new WeakMap<FastifyRequest, string>();
+
+/** The id (the public part) of the token the request passed with, if it did. */
+export function tokenIdOf(request: FastifyRequest): string | undefined {
+  return tokenIds.get(request);
+}
+
 /**
  * The bearer check and the rate limit, in one onRequest hook: a request is counted against its
  * token's limit, or its address's when it has no valid token, before its 401 is sent, so that
@@ -159,6 +167,7 @@ export const authAndLimits = fp<AuthAndLimitsOptions>(async (app, options) => {
           tokens.passedWith(versions.tokens, token, header);
         }
         key = `token:${token.id}`;
+        tokenIds.set(request, token.id);
         limit = token.rateLimit ?? defaultLimit;
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import { type AccessLog, logAccess } from './request-log.ts';
 import type { StoreBase } from '../storage/store.ts';
 import type { TokenCache } from './auth.ts';
 import { type ResponseCache, clockBucket } from './answer-cache.ts';
@@ -32,7 +32,7 @@ export interface FastPathDeps {
   /** The client's address as Fastify's request.ip gives it (TRUST_PROXY), for the log line. */
   address: (req: IncomingMessage) => string;
   /** Request logging as Fastify's own (when the logger is on), resolved once the app exists. */
-  log: () => (Logger & { isLevelEnabled?(level: string): boolean }) | undefined;
+  log: () => AccessLog | undefined;
   /** Told of each answer sent here, with its route pattern and when the request reached the fast path (metrics.ts), when metrics are on. */
   answered?: (route: string | undefined, startedMs: number) => void;
 }
@@ -41,7 +41,8 @@ export interface FastPathDeps {
 export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { store, clock, cache, tokens, limiter, defaultLimit, answered } = deps;
   return (req, res) => {
-    const begun = answered ? performance.now() : 0;
+    const log = deps.log();
+    const begun = answered || log ? performance.now() : 0;
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith('/v1/')) return false;
     const headers = scanHeaders(req.rawHeaders);
@@ -63,10 +64,6 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     if (!decision.allowed) return false;
     const given = headers.requestId;
     const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
-    const log = deps.log();
-    const started = log ? performance.now() : 0;
-    // The fields Fastify's request serializer reads, so both paths log the same line.
-    if (log) log.info({ reqId: requestId, req: { method: 'GET', url, headers: req.headers, host: req.headers.host, ip: deps.address(req), socket: req.socket } }, 'incoming request');
     // A flat list: node writes it as given, with no header object built and merged per request.
     const limits = rateLimitHeaders(decision, RATE_WINDOW_SEC);
     res.writeHead(200, [
@@ -74,7 +71,13 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     ]);
     res.end(hit.body);
     answered?.(hit.route, begun);
-    if (log) log.info({ reqId: requestId, res: { statusCode: 200 }, responseTime: performance.now() - started }, 'request completed');
+    // The same access line as the full path's (http/request-log.ts).
+    if (log) {
+      logAccess(log, {
+        reqId: requestId, method: 'GET', url, route: hit.route, status: 200, bytes: hit.body.length, ms: performance.now() - begun,
+        token: record.id, ip: deps.address(req),
+      });
+    }
     return true;
   };
 }

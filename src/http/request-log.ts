@@ -1,7 +1,9 @@
 import type { FastifyServerOptions } from 'fastify';
+import { isatty } from 'node:tty';
+import pino from 'pino';
 import { redactUrl } from '../tokens.ts';
 
-/** A request as the request log line shows it: Fastify's fields, with credentials in the URL blanked. */
+/** A request as an error line shows it (Fastify's `req`), with credentials in the URL blanked. */
 interface LoggedRequest {
   method?: string;
   url?: string;
@@ -11,7 +13,10 @@ interface LoggedRequest {
   socket?: { remotePort?: number };
 }
 
-/** Structured logs (pino); the Authorization header never reaches them. */
+/**
+ * Structured logs (pino); the Authorization header never reaches them. Requests are logged by
+ * the access line below (one a request), not by Fastify's pair of lines.
+ */
 export function loggerOptions(level: string, stream?: { write(line: string): void }): FastifyServerOptions['logger'] {
   return {
     level,
@@ -28,4 +33,82 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** One request as the access line shows it: never a header, never the token, only its id. */
+export interface AccessEntry {
+  reqId: string;
+  method: string;
+  /** As requested; logged with credential-like text blanked (redactUrl). */
+  url: string;
+  /** The route's pattern (`/v1/cities/:id`); undefined when no route matched. */
+  route: string | undefined;
+  status: number;
+  /** Body bytes sent (Content-Length), when known. */
+  bytes: number | undefined;
+  /** From the request's arrival to its answer's end, in milliseconds. */
+  ms: number;
+  /** The id (the public part) of the token the request was made with, once it passed. */
+  token: string | undefined;
+  ip: string;
+}
+
+export const ACCESS_MESSAGE = 'request';
+
+/** Probes are asked every few seconds by orchestrators: logged at debug, not info. */
+const PROBES: ReadonlySet<string> = new Set(['/health', '/ready']);
+
+export interface AccessLog {
+  info(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+/** Writes the access line: one a request, from the full path and the fast path alike. */
+export function logAccess(log: AccessLog, entry: AccessEntry): void {
+  const line = {
+    reqId: entry.reqId, method: entry.method, url: redactUrl(entry.url), route: entry.route, status: entry.status,
+    bytes: entry.bytes, ms: Math.round(entry.ms * 100) / 100, token: entry.token, ip: entry.ip,
+  };
+  if (entry.route !== undefined && PROBES.has(entry.route)) log.debug(line, ACCESS_MESSAGE);
+  else log.info(line, ACCESS_MESSAGE);
+}
+
+/** Where `serve` writes its log, and how to flush it. */
+export interface LogDestination {
+  stream: { write(line: string): void };
+  /** Writes out what is buffered, synchronously (on exit). */
+  flushSync(): void;
+  /** Stops the periodic flush. */
+  close(): void;
+}
+
+/** How often a buffered log is written out when traffic is too light to fill the buffer. */
+export const LOG_FLUSH_MS = 1000;
+
+/**
+ * stdout as `serve` logs to it: on a terminal, human-readable lines (pino-pretty, written as
+ * they come); otherwise JSON lines through a buffered asynchronous destination (sonic-boom, 8
+ * KiB before a write), written out at least every second and at once on exit, so logging costs
+ * the server little under load. `pretty` forces one or the other (tests).
+ */
+export async function logDestination(options: { pretty?: boolean; fd?: number } = {}): Promise<LogDestination> {
+  const fd = options.fd ?? 1;
+  if (options.pretty ?? isatty(fd)) {
+    const { default: pretty } = await import('pino-pretty');
+    const stream = pretty({ destination: fd, sync: true, colorize: isatty(fd), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+    return { stream, flushSync: () => undefined, close: () => undefined };
+  }
+  const destination = pino.destination({ dest: fd, sync: false, minLength: 8 * 1024 });
+  const timer = setInterval(() => {
+    // Between the buffer's own writes: flush() would throw while sonic-boom is still opening the fd or busy writing.
+    try { destination.flush(); } catch { /* the next tick writes it */ }
+  }, LOG_FLUSH_MS);
+  timer.unref();
+  return {
+    stream: destination,
+    flushSync: () => {
+      try { destination.flushSync(); } catch { /* nothing buffered, or not yet open */ }
+    },
+    close: () => clearInterval(timer),
+  };
 }

@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/app.ts';
-import { loggerOptions } from '../../src/http/request-log.ts';
+import pino from 'pino';
+import { logDestination, loggerOptions } from '../../src/http/request-log.ts';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
 import { NOW, loadFixture } from '../fixture.ts';
-import { fixedClock, runCli, testBackends } from '../helpers.ts';
+import { fixedClock, runCli, startServe, testBackends } from '../helpers.ts';
 
 /** Every 8-character piece of a secret: a log holding any of them holds part of it. */
 function pieces(secret: string): string[] {
@@ -22,7 +24,10 @@ function assertNothingOf(secrets: readonly string[], text: string): void {
   }
 }
 
-interface LogLine { msg?: string; reqId?: string; req?: { url?: string; remoteAddress?: string }; res?: { statusCode?: number }; err?: unknown }
+interface LogLine {
+  level?: number; msg?: string; reqId?: string; method?: string; url?: string; route?: string; status?: number; bytes?: number; ms?: number;
+  token?: string; ip?: string; err?: unknown;
+}
 
 /** The app as `serve` builds it (the same loggerOptions), logging at trace level into memory. */
 async function loggingApp(store: PriceStore, options: Partial<AppOptions> = {}): Promise<{ app: FastifyInstance; base: string; lines: string[]; throughFastify: () => number }> {
@@ -86,21 +91,31 @@ describe('logs never hold a credential', () => {
       assert.deepEqual(statuses, [200, 200, 304, 404, 500, 401, 401, 401, 401, 401, 401, 401, 200, 404, 200, 429]);
 
       const text = lines.join('');
-      assertNothingOf([valid.token, limited.token, wrongSecret, unknown, ...malformed.map((h) => h.replace(/^\S+ /, '')), 's3cretvalue'], text);
+      // A token's id (fp_<id>_<secret>) is its public part, and the access line names it; nothing of any secret is logged.
+      const secret = (token: string) => token.slice(12);
+      assertNothingOf([secret(valid.token), secret(limited.token), secret(wrongSecret), unknown, ...malformed.map((h) => h.replace(/^\S+ /, '').replaceAll(valid.token, secret(valid.token))), 's3cretvalue'], text);
+      for (const token of [valid.token, limited.token, wrongSecret]) assert.ok(!text.includes(token));
       assert.doesNotMatch(text, /authorization/i);
 
-      // The log is really there: one pair of lines per request, the fast path's included, with every status.
+      // The log is really there: one line per request, the fast path's included, with every status, in order.
       const entries = parsed(lines);
-      const incoming = entries.filter((e) => e.msg === 'incoming request');
-      assert.equal(incoming.length, statuses.length + 1, 'one per request (and the ETag request)');
-      assert.deepEqual(
-        [...new Set(entries.filter((e) => e.msg === 'request completed').map((e) => e.res?.statusCode))].sort(),
-        [200, 304, 401, 404, 429, 500],
-      );
+      const access = entries.filter((e) => e.msg === 'request');
+      assert.equal(access.length, statuses.length + 1, 'one per request (and the ETag request)');
+      assert.deepEqual(access.map((e) => e.status), [200, 200, 200, ...statuses.slice(2)]);
       assert.equal(entries.filter((e) => e.err !== undefined).length, 1, 'the 500 is logged with its error');
-      assert.ok(incoming.some((e) => e.req?.url === '/v1/cities?access_token=[redacted]'), 'credential-like query parameters are blanked');
-      assert.ok(incoming.some((e) => e.req?.url === '/v1/cities?api_key=[redacted]&limit=2'));
-      assert.ok(incoming.some((e) => e.req?.url === '/v1/cities/[redacted]'), 'token-shaped text in a path is blanked');
+      assert.ok(access.some((e) => e.url === '/v1/cities?access_token=[redacted]'), 'credential-like query parameters are blanked');
+      assert.ok(access.some((e) => e.url === '/v1/cities?api_key=[redacted]&limit=2'));
+      assert.ok(access.some((e) => e.url === '/v1/cities/[redacted]'), 'token-shaped text in a path is blanked');
+      // Each line: the method, the route's pattern, the status, the bytes sent, the time, the token's id (never its secret) and the client.
+      const [first, fast] = access;
+      const id = valid.record.id;
+      const shown = (e: LogLine | undefined) => [e?.level, e?.method, e?.url, e?.route, e?.status, e?.token, e?.ip];
+      assert.deepEqual(shown(first), [30, 'GET', '/v1/cities/sydney/spread', '/v1/cities/:id/spread', 200, id, '127.0.0.1']);
+      assert.match(first?.reqId ?? '', /^[0-9a-f-]{36}$/);
+      assert.ok(typeof first?.bytes === 'number' && first.bytes > 100 && typeof first.ms === 'number' && first.ms >= 0);
+      assert.deepEqual([fast?.route, fast?.status, fast?.bytes, fast?.token], ['/v1/cities/:id/spread', 200, first?.bytes, id], 'the fast path logs the same line');
+      assert.equal(access.find((e) => e.status === 401)?.token, undefined, 'no token id until a token has passed');
+      assert.deepEqual(access.filter((e) => e.status === 429).map((e) => e.token), [limited.record.id]);
     } finally {
       await app.close();
     }
@@ -116,11 +131,76 @@ describe('logs never hold a credential', () => {
         const counted = throughFastify();
         assert.equal((await call()).status, 200);
         assert.equal(throughFastify(), counted, 'the second one came from the fast path');
-        const addresses = parsed(lines).filter((e) => e.msg === 'incoming request').map((e) => e.req?.remoteAddress);
+        const addresses = parsed(lines).filter((e) => e.msg === 'request').map((e) => e.ip);
         assert.deepEqual(addresses, [expected, expected], JSON.stringify(options));
       } finally {
         await app.close();
       }
+    }
+  });
+
+  test('probes (/health, /ready) are logged at debug only; every other request at info', async () => {
+    for (const [level, probesLogged] of [['info', false], ['debug', true]] as const) {
+      const lines: string[] = [];
+      const app = await buildApp({ store, clock: fixedClock(NOW), logger: loggerOptions(level, { write: (line) => { lines.push(line); } }) });
+      try {
+        const base = await app.listen({ port: 0, host: '127.0.0.1' });
+        for (const path of ['/health', '/ready', '/v1/cities']) await (await fetch(`${base}${path}`)).arrayBuffer();
+        const access = parsed(lines).filter((e) => e.msg === 'request');
+        assert.deepEqual(access.map((e) => [e.route, e.status, e.level]),
+          [...(probesLogged ? [['/health', 200, 20], ['/ready', 200, 20]] : []), ['/v1/cities', 401, 30]], level);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+
+  test("serve's log destination: JSON lines kept in a buffer until flushed (every second, and on exit); pretty lines when asked", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fuelprice-logdest-'));
+    try {
+      const jsonPath = join(dir, 'json.log');
+      const fd = openSync(jsonPath, 'w');
+      const json = await logDestination({ fd, pretty: false });
+      pino({ level: 'info' }, json.stream).info({ status: 200 }, 'request');
+      assert.equal(readFileSync(jsonPath, 'utf8'), '', 'under 8 KiB and within the second: still buffered');
+      json.flushSync();
+      assert.deepEqual(readFileSync(jsonPath, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as LogLine).msg), ['request']);
+      json.close();
+      closeSync(fd);
+
+      const prettyPath = join(dir, 'pretty.log');
+      const prettyFd = openSync(prettyPath, 'w');
+      const pretty = await logDestination({ fd: prettyFd, pretty: true });
+      pino({ level: 'info' }, pretty.stream).info({ status: 200, route: '/v1/cities' }, 'request');
+      const text = readFileSync(prettyPath, 'utf8');
+      assert.match(text, /INFO.*request/);
+      assert.match(text, /route: "\/v1\/cities"/);
+      assert.doesNotMatch(text, /^\{/m, 'not JSON');
+      closeSync(prettyFd);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('serve writes its buffered access lines out when stopped by SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fuelprice-logexit-'));
+    const created = newToken('exit', NOW);
+    const path = join(dir, 'exit.db');
+    const seeded = new SqliteStore(path);
+    await seeded.migrate();
+    await loadFixture(seeded);
+    await seeded.createToken(created.record);
+    await seeded.close();
+    const server = await startServe(['--port', '0'], { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'info', FUELPRICE_NOW: new Date(NOW * 1000).toISOString() });
+    try {
+      const r = await fetch(`${server.address}/v1/cities/sydney`, { headers: { authorization: `Bearer ${created.token}` } });
+      assert.equal(r.status, 200);
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0);
+      assert.deepEqual(server.logs('request').map((l) => [l.route, l.status, l.token]), [['/v1/cities/:id', 200, created.record.id]]);
+    } finally {
+      server.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -44,7 +44,7 @@ export const HistoryRecordSchema = Type.Object({
   average: Type.String({ description: 'City history: dollars per litre, d.dd. Station history: cents per litre, ddd.d.' }),
 }, { $id: 'HistoryRecord' });
 
-const FuelRecords = Type.Object({ fuel: FuelIdSchema, records: orFalse(Type.Array(HistoryRecordSchema)) });
+const FuelRecords = Type.Object({ fuel: FuelIdSchema, records: orFalse(Type.Array(Type.Ref(HistoryRecordSchema))) });
 
 /** From the demo dataset, as in the README (abridged). */
 const EXAMPLE_STATION_PRICES = { data: { id: 'metro-fuel-black-gardens', name: 'Metro Fuel Black Gardens', prices: [
@@ -74,6 +74,7 @@ export const UnavailableResponse = Type.Object({
   examples: [{ data: { id: 'sydney', name: 'Sydney', unavailable: [
     { fuel: 'e10', stations: ['bp-lakehaven', 'metro-petroleum-camby'], count: 2 }, { fuel: 'ulp91', stations: false, count: 0 },
   ] } }],
+  description: 'Per fuel, the city\'s stations whose latest report says out of stock.',
 });
 export const SpreadResponse = Type.Object({
   data: named({
@@ -88,12 +89,16 @@ export const SpreadResponse = Type.Object({
   examples: [{ data: { id: 'sydney', name: 'Sydney', spread: [
     { fuel: 'e10', average: '1.80', min: '164.9', max: '186.7' }, { fuel: 'e5', average: false, min: false, max: false },
   ] } }],
+  description: 'Per fuel, today\'s spread of the city\'s current available prices.',
 });
 export const AverageResponse = Type.Object({
   data: named({
     averages: Type.Array(Type.Object({ fuel: FuelIdSchema, average: orFalse(Type.String({ description: 'Dollars, d.dd.' })) })),
   }),
-}, { examples: [{ data: { id: 'perth', name: 'Perth', averages: [{ fuel: 'e10', average: '1.78' }, { fuel: 'e85', average: false }] } }] });
+}, {
+  description: 'Per fuel, today\'s average of the city\'s current available prices.',
+  examples: [{ data: { id: 'perth', name: 'Perth', averages: [{ fuel: 'e10', average: '1.78' }, { fuel: 'e85', average: false }] } }],
+});
 
 export const StationPricesResponse = Type.Object({
   data: named({
@@ -110,13 +115,13 @@ export const StationPricesResponse = Type.Object({
   examples: [EXAMPLE_STATION_PRICES],
 });
 
-const pageEnvelope = <T extends TSchema>(item: T, example: unknown) => Type.Object({
+const pageEnvelope = <T extends TSchema>(item: T, description: string, example: unknown) => Type.Object({
   data: Type.Array(item),
   total_items: Type.Integer({ minimum: 0 }),
   total_pages: Type.Integer({ minimum: 0 }),
   current_page: Type.Integer({ minimum: 1 }),
-}, { examples: [example] });
-export const CityListResponse = pageEnvelope(Type.Ref(CitySchema), {
+}, { description, examples: [example] });
+export const CityListResponse = pageEnvelope(Type.Ref(CitySchema), 'A page of cities, ordered by id.', {
   data: [{ id: 'burnie', name: 'Burnie', state: 'tas', latitude: '-41.0558', longitude: '145.9038' }], total_items: 15, total_pages: 15, current_page: 1,
 });
 /** A station in a list: with its distance when the list is near a point. */
@@ -124,7 +129,7 @@ const ListedStationSchema = Type.Object({
   ...StationSchema.properties,
   distance_km: Type.Optional(Type.String({ description: 'Only with near: great-circle km from the point, one decimal.', examples: ['1.4'] })),
 });
-export const StationListResponse = pageEnvelope(ListedStationSchema, {
+export const StationListResponse = pageEnvelope(ListedStationSchema, 'A page of stations: ordered by id, or nearest first with near.', {
   data: [{
     id: '7-eleven-craigwell', name: '7-Eleven Craigwell', brand: '7-Eleven', address: '265 Monaro Highway, Craigwell ACT 2616',
     street: '265 Monaro Highway', suburb: 'Craigwell', postcode: '2616', state: 'act', phone: '(02) 7010 6342', website: '',
@@ -133,9 +138,10 @@ export const StationListResponse = pageEnvelope(ListedStationSchema, {
   total_items: 14, total_pages: 14, current_page: 1,
 });
 export const CityResponse = Type.Object({ data: Type.Ref(CitySchema) }, {
+  description: 'The city.',
   examples: [{ data: { id: 'sydney', name: 'Sydney', state: 'nsw', latitude: '-33.8679', longitude: '151.2073' } }],
 });
-export const StationResponse = Type.Object({ data: Type.Ref(StationSchema) });
+export const StationResponse = Type.Object({ data: Type.Ref(StationSchema) }, { description: 'The station.' });
 
 /** Query integers arrive as text; their syntax is checked strictly before coercion (see http/params.ts). */
 const queryInteger = (minimum: number, maximum: number | undefined, accepts: string, description: string) =>
@@ -222,7 +228,7 @@ export const CheapestItemSchema = Type.Object({
   updated_at: Type.Integer({ description: 'Unix second of that price\'s report.' }),
   distance_km: Type.Optional(Type.String({ description: 'Only with near: great-circle km from the point, one decimal.', examples: ['1.4'] })),
 });
-export const CheapestResponse = pageEnvelope(CheapestItemSchema, {
+export const CheapestResponse = pageEnvelope(CheapestItemSchema, 'A page of the stations selling the fuel, cheapest first (dearest first with order=desc).', {
   data: [{
     station_id: 'united-petroleum-caversham', name: 'United Petroleum Caversham', brand: 'United Petroleum', address: '12 Great Northern Highway, Caversham WA 6055',
     latitude: '-31.8872', longitude: '115.9731', price: '164.9', updated_at: 1763857800,
@@ -278,7 +284,7 @@ export const BrandSchema = Type.Object({
   name: Type.String({ description: 'As most of its stations spell it.', examples: ['7-Eleven'] }),
   station_count: Type.Integer({ minimum: 1, description: 'Its stations (in the state asked for).' }),
 });
-export const BrandListResponse = pageEnvelope(BrandSchema, {
+export const BrandListResponse = pageEnvelope(BrandSchema, 'A page of brands, ordered by id.', {
   data: [{ id: '7-eleven', name: '7-Eleven', station_count: 14 }], total_items: 9, total_pages: 9, current_page: 1,
 });
 

@@ -32,6 +32,7 @@ export const CycleResponse = Type.Object({
     advice: Type.Union([Type.Literal('fill-up'), Type.Literal('wait'), Type.Literal('no-cycle')]),
   }),
 }, {
+  description: 'The city\'s price cycle for the fuel, and what it advises.',
   examples: [{ data: {
     id: 'sydney', name: 'Sydney', fuel: 'ulp91', cycles: true, period_days: 40,
     last_restoration: { date: '09-11-2026', rise: '30.4' }, days_since_restoration: 14, phase: 'falling', advice: 'wait',

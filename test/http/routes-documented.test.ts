@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.ts';
+import { DOCS_PAGE_FILES } from '../../src/http/routes/docs.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
 import { NOW } from '../fixture.ts';
@@ -13,10 +14,11 @@ import { fixedClock, testBackends } from '../helpers.ts';
  * Nothing undocumented is reachable: the routes the app registers (seen by an onRoute hook
  * attached the moment the Fastify instance is created, through Fastify's
  * `fastify.initialization` diagnostics channel) are exactly the operations of the OpenAPI
- * document it serves. Three kinds of registered route are not operations of their own, and
- * each is checked for what it answers instead: HEAD beside a documented GET (HTTP's GET
- * without the body), the POST/PUT/PATCH/DELETE routes that only answer 405 on a path whose
- * GET documents 405, and the CORS preflight (OPTIONS on any path, 204).
+ * document it serves, with the docs page's own files added (served beside the API, but described
+ * in src/http/routes/docs.ts rather than in its document). Three kinds of registered route are
+ * not operations of their own, and each is checked for what it answers instead: HEAD beside a
+ * documented GET (HTTP's GET without the body), the POST/PUT/PATCH/DELETE routes that only
+ * answer 405 on a path whose GET documents 405, and the CORS preflight (OPTIONS on any path, 204).
  */
 
 interface Served { method: string; path: string; response: Record<string, unknown> | undefined }
@@ -60,6 +62,7 @@ describe('served routes = OpenAPI paths', () => {
     }
     await app.ready();
     doc = JSON.parse((await app.inject({ url: '/v1/openapi.json' })).body) as typeof doc;
+    doc.paths = { ...doc.paths, ...DOCS_PAGE_FILES };
   });
   after(async () => { await app.close(); await drop(); });
 

@@ -1,75 +1,69 @@
 /**
- * The docs page's routes are registered by @fastify/swagger-ui (src/app.ts), which hides them
- * from the API document. Everything the server answers is documented (test/http/
- * routes-documented.test.ts), so @fastify/swagger's `transform` shows them under a `Docs` tag
- * with the answers they really give.
+ * The docs page (/docs), served by @fastify/swagger-ui (src/http/openapi.ts). The API document
+ * shows one operation for it, the page itself. The files the page is made of (/docs/ as the same
+ * page, /docs/json, /docs/yaml, /docs/static/...) are served beside the API but are no part of
+ * it: a client generated from the document has no use for them. They are described here instead,
+ * as OpenAPI paths (DOCS_PAGE_FILES), which the tests add to the served document to check that
+ * everything served is documented and answers as documented (test/http/routes-documented.test.ts,
+ * test/fuzz).
  */
 import type { FastifySchema } from 'fastify';
-import type { SwaggerTransformObject } from '@fastify/swagger';
 import { commonResponses } from './responses.ts';
 
 const tags = ['Docs'];
 const text = { type: 'string' };
 
-/** The answers of the swagger-ui plugin's own routes (not /v1): no 405 route, so another method is a 404. */
-const refusals = (): Record<string, unknown> => {
-  const responses: Record<string, unknown> = commonResponses();
+/** What the swagger-ui plugin's own routes (not /v1) refuse with: no 405 route, so another method is a 404. */
+const refusals = (): Record<string, { description?: string }> => {
+  const responses: Record<string, { description?: string }> = commonResponses();
   delete responses[405];
   return responses;
 };
 
-const ok = (description: string, ...types: string[]) => ({
-  200: { description, content: Object.fromEntries(types.map((type) => [type, { schema: type === 'application/json' ? {} : text }])) },
-});
-
-const DOCS_ROUTES: Record<string, Record<string, unknown>> = {
-  '/docs': { summary: 'The docs page', response: { ...ok('The interactive docs page (HTML).', 'text/html'), ...refusals() } },
-  '/docs/': { summary: 'The docs page', response: { ...ok('The interactive docs page (HTML).', 'text/html'), ...refusals() } },
-  '/docs/json': {
-    summary: 'This API as an OpenAPI document, for the docs page',
-    description: 'The same document as /v1/openapi.json, which is the one to use.',
-    response: { 200: { description: 'The OpenAPI document.', type: 'object', additionalProperties: true }, ...refusals() },
-  },
-  '/docs/yaml': {
-    summary: 'This API as an OpenAPI document in YAML',
-    response: { ...ok('The OpenAPI document, as YAML.', 'application/x-yaml'), ...refusals() },
-  },
-  '/docs/static/index.html': {
-    summary: 'Redirects to the docs page',
-    response: { 302: { description: 'To /docs/ (Location).', type: 'null' }, ...refusals() },
-  },
-  '/docs/static/swagger-initializer.js': {
-    summary: "The docs page's start-up script",
-    response: { ...ok('JavaScript.', 'application/javascript'), ...refusals() },
-  },
-  '/docs/static/*': {
-    summary: "The docs page's scripts, styles and images",
-    description: 'Static files, with ETag, Last-Modified and byte ranges.',
-    response: {
-      ...ok('The file.', 'text/css', 'text/javascript', 'application/javascript', 'application/json', 'image/png', 'image/svg+xml', 'text/html'),
-      206: { description: 'Part of the file (Range).', content: { '*/*': { schema: text } } },
-      304: { description: 'Not modified (If-None-Match, If-Modified-Since).', type: 'null' },
-      404: { $ref: 'Error#', description: 'No such file.' },
-      416: { description: 'Range not satisfiable.', content: { '*/*': { schema: text } } },
-      ...refusals(),
-    },
-  },
-};
-
-/** @fastify/swagger's `transform`: the docs page's routes shown with their answers; every other route as it is. */
-export function documentDocsRoutes({ schema, url }: { schema: FastifySchema; url: string }): { schema: FastifySchema; url: string } {
-  const documented = DOCS_ROUTES[url];
-  return documented ? { schema: { ...schema, ...documented, tags, hide: false }, url } : { schema, url };
+/** @fastify/swagger's `transform`: GET /docs/ (the one of the page's routes the plugin sees) shown as the page, GET /docs. */
+export function documentDocsPage({ schema, url }: { schema: FastifySchema; url: string }): { schema: FastifySchema; url: string } {
+  if (url !== '/docs/') return { schema, url };
+  const page: FastifySchema = {
+    summary: 'The docs page',
+    description: 'This document as an interactive page (swagger-ui), served with its scripts and styles from this server.',
+    tags,
+    response: { 200: { description: 'The page (HTML).', content: { 'text/html': { schema: text } } }, ...refusals() },
+  };
+  return { schema: { ...schema, ...page, hide: false }, url: '/docs' };
 }
 
-/**
- * @fastify/swagger's `transformObject`: the page answers at /docs as at /docs/ (Fastify registers
- * both for the plugin's root route, but shows the plugin only the second).
- */
-export const documentDocsRoot: SwaggerTransformObject = (document) => {
-  if (!('openapiObject' in document)) return document.swaggerObject;
-  const { openapiObject } = document;
-  const page = openapiObject.paths?.['/docs/'];
-  if (page && openapiObject.paths) openapiObject.paths['/docs'] = page;
-  return openapiObject;
+interface OpenApiResponse { description: string; content?: Record<string, { schema: unknown }> }
+
+const error = (description: string): OpenApiResponse => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const ok = (description: string, ...types: string[]): Record<string, OpenApiResponse> => ({
+  200: { description, content: Object.fromEntries(types.map((type) => [type, { schema: type === 'application/json' ? {} : text }])) },
+});
+interface PathParameter { name: string; in: 'path'; required: true; description: string; schema: typeof text }
+
+const file = (summary: string, responses: Record<string, OpenApiResponse>, more: { description?: string; parameters?: PathParameter[] } = {}) => ({
+  get: {
+    summary, ...more, tags, security: [],
+    responses: { ...responses, ...Object.fromEntries(Object.entries(refusals()).map(([status, r]) => [status, error(r.description ?? '')])) },
+  },
+});
+
+/** The docs page's own files, as OpenAPI paths: served, but not in the API document (see above). */
+export const DOCS_PAGE_FILES = {
+  '/docs/': file('The docs page', ok('The page (HTML); the same as /docs.', 'text/html')),
+  '/docs/json': file('This API as an OpenAPI document, for the docs page', {
+    200: { description: 'The same document as /v1/openapi.json, which is the one to use.', content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } },
+  }),
+  '/docs/yaml': file('This API as an OpenAPI document in YAML', ok('The document, as YAML.', 'application/x-yaml')),
+  '/docs/static/index.html': file('Redirects to the docs page', { 302: { description: 'To /docs/ (Location).' } }),
+  '/docs/static/swagger-initializer.js': file("The docs page's start-up script", ok('JavaScript.', 'application/javascript')),
+  '/docs/static/{*}': file("The docs page's scripts, styles and images", {
+    ...ok('The file.', 'text/css', 'text/javascript', 'application/javascript', 'application/json', 'image/png', 'image/svg+xml', 'text/html'),
+    206: { description: 'Part of the file (Range).', content: { '*/*': { schema: text } } },
+    304: { description: 'Not modified (If-None-Match, If-Modified-Since).' },
+    404: error('No such file.'),
+    416: { description: 'Range not satisfiable.', content: { '*/*': { schema: text } } },
+  }, {
+    description: 'Static files, with ETag, Last-Modified and byte ranges.',
+    parameters: [{ name: '*', in: 'path', required: true, description: 'The file, under static/.', schema: text }],
+  }),
 };

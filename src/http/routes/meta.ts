@@ -24,7 +24,7 @@ const ReadyBody = Type.Object({
     }),
     last_success: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   }), { description: 'Only once feeds have run (`fuelprice ingest`): each feed\'s health. A stale feed makes the status `degraded`.' })),
-});
+}, { description: 'The process can serve: storage is reachable (`status` says whether it is degraded).' });
 
 /** Feed health is read at most this often: probes may call /ready every second. */
 const FEED_HEALTH_TTL_SEC = 10;
@@ -32,7 +32,7 @@ const FEED_HEALTH_TTL_SEC = 10;
 /** Probes and the API description: no token needed. */
 export const metaRoutes: FastifyPluginAsyncTypebox<RouteDeps & { store: Pick<IngestStore, 'feedHealth'>; limiter?: RateLimiter }> = async (app, { store, clock, limiter }) => {
   app.get('/health', {
-    schema: { summary: 'Process alive', tags, response: { 200: Type.Object({ status: Type.Literal('ok') }), ...commonResponses({ unavailable: false }) } },
+    schema: { summary: 'Process alive', tags, response: { 200: Type.Object({ status: Type.Literal('ok') }, { description: 'The process is alive.' }), ...commonResponses({ unavailable: false }) } },
   }, async () => ({ status: 'ok' as const }));
 
   app.get('/ready', {
@@ -77,7 +77,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<RouteDeps & { store: Pick<Ing
   }
 
   app.get('/v1/openapi.json', {
-    schema: { summary: 'This API as an OpenAPI 3.1 document', tags, response: { 200: Type.Object({}, { additionalProperties: true }), 304: notModified, ...commonResponses() } },
+    schema: { summary: 'This API as an OpenAPI 3.1 document', tags, response: { 200: Type.Object({}, { additionalProperties: true, description: 'This document.' }), 304: notModified, ...commonResponses() } },
   }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
 
   for (const url of ['/health', '/ready', '/v1/openapi.json']) methodNotAllowed(app, url);

@@ -33,7 +33,7 @@ describe('serve --workers N', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fuelprice-workers-'));
     const path = join(dir, 'workers.db');
-    env = { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'info' };
+    env = { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'debug' }; // debug: the probes' access lines too
     const store = new SqliteStore(path);
     await store.migrate();
     await loadFixture(store);
@@ -62,8 +62,8 @@ describe('serve --workers N', () => {
     // Several hundred requests, each on its own connection: all answered, by both workers.
     const statuses = await Promise.all(Array.from({ length: 300 }, (_, i) => getOnce(`${server.address}${i % 2 ? '/health' : '/v1/cities'}`, token)));
     assert.ok(statuses.every((status) => status === 200), JSON.stringify(statuses.filter((s) => s !== 200)));
-    await waitFor('the request logs', () => server.logs('request completed').length >= 300);
-    const servedBy = pidsOf(server.logs('request completed'), 'pid');
+    await waitFor('the request logs', () => server.logs('request').length >= 300);
+    const servedBy = pidsOf(server.logs('request'), 'pid');
     assert.deepEqual([...servedBy].sort(), [...workerPids].sort(), 'requests landed on both workers');
 
     // A worker killed outright: the other keeps answering, and a new worker takes its place.
@@ -75,11 +75,11 @@ describe('serve --workers N', () => {
     const replacement = server.logs('worker ready')[2]?.workerPid;
     assert.equal(typeof replacement, 'number');
     assert.ok(!workerPids.has(replacement as number), 'a new process');
-    const before = server.logs('request completed').length;
+    const before = server.logs('request').length;
     const again = await Promise.all(Array.from({ length: 100 }, () => getOnce(`${server.address}/v1/stations`, token)));
     assert.ok(again.every((status) => status === 200));
-    await waitFor('the request logs', () => server.logs('request completed').length >= before + 100);
-    const servedAfter = pidsOf(server.logs('request completed').slice(before), 'pid');
+    await waitFor('the request logs', () => server.logs('request').length >= before + 100);
+    const servedAfter = pidsOf(server.logs('request').slice(before), 'pid');
     assert.deepEqual([...servedAfter].sort(), [survivor, replacement].sort(), 'the survivor and the replacement share the work');
     assert.equal(server.stderr().match(/serving on/g)?.length, 1);
 

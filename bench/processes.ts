@@ -4,7 +4,7 @@
  * is remembered so that a bench that fails or is interrupted leaves none running.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NOW_ISO } from './datasets.ts';
 
@@ -41,9 +41,10 @@ export function serverEnv(databasePath: string): NodeJS.ProcessEnv {
  * Spawns `node ARGS` and resolves once `pattern` matches its stdout or stderr (the first
  * group is the address). Fails if the process ends first or says nothing for `timeoutMs`.
  */
-export function startProcess(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, timeoutMs = 120_000): Promise<Started> {
+export function startProcess(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, timeoutMs = 120_000, stdoutFd?: number): Promise<Started> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // stdout to a file (a service manager's log) when given: the address is then looked for on stderr only.
+  const child = spawn(process.execPath, args, { cwd: ROOT_DIR, env, stdio: ['ignore', stdoutFd ?? 'pipe', 'pipe'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
   return new Promise<Started>((resolve, reject) => {
@@ -123,6 +124,22 @@ function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `fuelprice serve` exactly as shipped: the environment a user gives it (DATABASE_URL) and
+ * nothing else of ours, so the default LOG_LEVEL (info: a line a request) and load shedding,
+ * with its log (stdout) going to a file as under a service manager. The fixed clock is the one
+ * addition, so that its answers are the bytes the ceiling replays; `logLevel` overrides the
+ * default for a comparison.
+ */
+export function startShippedServe(databasePath: string, logPath: string, logLevel?: string): Promise<Started> {
+  ensureBuilt();
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: `sqlite:${databasePath}`, FUELPRICE_NOW: NOW_ISO };
+  if (logLevel !== undefined) env.LOG_LEVEL = logLevel;
+  const fd = openSync(logPath, 'w');
+  return startProcess([join(ROOT_DIR, 'bin', 'fuelprice.js'), 'serve', '--port', '0', '--host', '127.0.0.1'], env, /serving on (http:\/\/\S+)/, 120_000, fd)
+    .finally(() => closeSync(fd));
 }
 
 /** bench/ceiling.ts serving the answers recorded in `answersPath`. */

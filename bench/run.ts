@@ -3,7 +3,7 @@
  * (this machine is shared and noisy; absolute figures do not carry from one run to the next).
  *
  *   npm run bench -- [--scale small|au] [--rounds 3] [--seconds 3] [--connections 10]
- *                    [--only cached,uncached,find,floor,offset,windows,ingest,startup,memory]
+ *                    [--only cached,uncached,find,shipped,floor,offset,windows,ingest,startup,memory]
  *                    [--max-requests 200000] [--ingest-batches N] [--write-results]
  *
  * Datasets are built once into bench/out/ (datasets.ts); servers run in their own processes
@@ -21,7 +21,7 @@ import { type IngestResult, compareIngest, ingestSample } from './ingest.ts';
 import { type Comparison, type LoadSettings, type Side, compare, hardLimitSec, loadRun } from './load.ts';
 import { median } from './stats.ts';
 import {
-  BENCH_DIR, type Started, peakRssBytes, startBenchServer, startCeiling, startFuelpriceServe, stopProcess,
+  BENCH_DIR, type Started, peakRssBytes, startBenchServer, startCeiling, startFuelpriceServe, startShippedServe, stopProcess,
 } from './processes.ts';
 import {
   BARE_FASTIFY, type ChartPoint, GROUPS, type Group, type Row, describeMachine, latencySvg, machine, resultsMarkdown, textTable, whyNotMet,
@@ -110,6 +110,9 @@ async function measure(group: Group, name: string, a: Side, b: Side, target: { t
 /** Finding fuel near Sydney's centre (radius 5 km, the default), and the nation's summary. */
 const FIND_PATHS = ['/v1/stations?near=-33.8688,151.2093', '/v1/prices/cheapest?fuel=ulp91&near=-33.8688,151.2093', '/v1/prices'];
 
+/** Cached answers of `fuelprice serve` as shipped (the shipped group): the two routes the logging measurement was made on. */
+const SHIPPED_PATHS = ['/v1/cities/sydney/spread', '/v1/stations?state=vic'];
+
 /** The nine endpoints, then city history over all time, then the find-fuel routes. */
 function endpointPaths(dataset: Dataset): string[] {
   const station = dataset.sydneyStation;
@@ -168,7 +171,7 @@ async function timeToFirst200(launch: () => Promise<Started>, token: string): Pr
 
 try {
   const main = datasets.get(mainName);
-  if (main && (only.has('cached') || only.has('uncached') || only.has('find') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory'))) {
+  if (main && (only.has('cached') || only.has('uncached') || only.has('find') || only.has('shipped') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory'))) {
     const paths = endpointPaths(main);
     const wantCached = only.has('cached') || only.has('memory');
     const wantUncached = only.has('uncached') || only.has('find') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory');
@@ -240,6 +243,29 @@ try {
         const b = { ...at(uncachedSide, uncachedServer, byId), label: `${display(byId, main)}, cache off` };
         const judged = path.includes('near=');
         await measure('find', `${path} vs ${display(byId, main)}`, a, b, judged ? { text: 'req ≥0.50', met: (c) => c.median.requestsRatio >= 0.5 } : undefined);
+      }
+    }
+
+    if (only.has('shipped')) {
+      // What users run: `fuelprice serve` with its defaults (every request logged at info, to a
+      // file), cached answers against the ceiling; and the same with LOG_LEVEL=warn beside it.
+      for (const level of [undefined, 'warn']) {
+        const label = level === undefined ? 'LOG_LEVEL unset (info)' : `LOG_LEVEL=${level}`;
+        const logPath = join(outDir, `shipped-serve-${level ?? 'default'}.log`);
+        const shipped = await start(startShippedServe(main.path, logPath, level));
+        const recorded = await record(shipped.address, main.token, SHIPPED_PATHS); // also fills its answer and token caches
+        const answersPath = join(outDir, `answers-shipped-${level ?? 'default'}.json`);
+        writeFileSync(answersPath, JSON.stringify(recorded));
+        const ceiling = await start(startCeiling(answersPath));
+        console.log(`fuelprice serve as shipped, ${label}, cached, vs ceiling on ${main.name}...`);
+        for (const path of SHIPPED_PATHS) {
+          await measure('shipped', `${path}, fuelprice serve, ${label}`,
+            { label: `fuelprice serve (${label}, log to a file), cache on, ${main.name}`, url: `${shipped.address}${path}`, token: main.token, pid: shipped.pid },
+            { label: 'ceiling (same bytes, bare node:http)', url: `${ceiling.address}${path}`, token: main.token, pid: ceiling.pid },
+            level === undefined ? { text: 'req ≥0.90, p99 ≤1.5', met: (c) => c.median.requestsRatio >= 0.9 && c.median.p99Ratio <= 1.5 } : undefined);
+        }
+        await stopProcess(ceiling);
+        await stopProcess(shipped);
       }
     }
 

@@ -6,7 +6,8 @@ import { EVERY_ANSWER, SECURITY_HEADERS, answerHeaders } from './http/answer-hea
 import { TokenCache, authAndLimits, tokenIdOf } from './http/auth.ts';
 import { ErrorBody, addErrorHandlers, frameworkError } from './http/errors.ts';
 import { fastPath } from './http/fast-path.ts';
-import { type AccessLog, logAccess } from './http/request-log.ts';
+import type pino from 'pino';
+import { type AccessLog, accessLog } from './http/request-log.ts';
 import { HistoryBlocks } from './http/history-blocks.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, type RateLimiter, countsInProcess } from './http/limits.ts';
 import { type LoadGauge, shedInFront } from './http/load-shedding.ts';
@@ -86,10 +87,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (options.logger) {
-    requestLog = app.log;
+    const logAccess = accessLog(app.log as unknown as pino.Logger);
+    requestLog = logAccess;
     app.addHook('onResponse', (request, reply, done) => {
       const length = reply.getHeader('content-length');
-      logAccess(app.log, {
+      logAccess({
         reqId: request.id, method: request.method, url: request.url, route: request.routeOptions.url, status: reply.statusCode,
         bytes: length === undefined ? undefined : Number(length), ms: reply.elapsedTime, token: tokenIdOf(request), ip: request.ip,
       });

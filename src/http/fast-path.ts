@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../config.ts';
-import { type AccessLog, logAccess } from './request-log.ts';
+import type { AccessLog } from './request-log.ts';
 import type { StoreBase } from '../storage/store.ts';
 import type { TokenCache } from './auth.ts';
 import { type ResponseCache, clockBucket } from './answer-cache.ts';
@@ -73,7 +73,7 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     answered?.(hit.route, begun);
     // The same access line as the full path's (http/request-log.ts).
     if (log) {
-      logAccess(log, {
+      log({
         reqId: requestId, method: 'GET', url, route: hit.route, status: 200, bytes: hit.body.length, ms: performance.now() - begun,
         token: record.id, ip: deps.address(req),
       });

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/app.ts';
 import pino from 'pino';
-import { logDestination, loggerOptions } from '../../src/http/request-log.ts';
+import { accessLog, logDestination, loggerOptions } from '../../src/http/request-log.ts';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
@@ -153,6 +153,25 @@ describe('logs never hold a credential', () => {
         await app.close();
       }
     }
+  });
+
+  test('the access line is the line pino itself would write for the same fields, whatever the URL holds', () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => { lines.push(line); } });
+    const entry = {
+      reqId: 'r-1', method: 'GET', url: '/v1/cities/x?q="é\\\n', route: '/v1/cities/:id', status: 404, bytes: 12, ms: 0.123456,
+      token: 'abcdefgh', ip: '::1',
+    };
+    accessLog(log)(entry);
+    log.info({ ...entry, ms: 0.12 }, 'request');
+    accessLog(log)({ ...entry, route: undefined, bytes: undefined, token: undefined });
+    log.info({ ...entry, route: undefined, bytes: undefined, token: undefined, ms: 0.12 }, 'request');
+    const [ours, pinos, bare, pinoBare] = lines.map((l) => { const o = JSON.parse(l) as Record<string, unknown>; delete o.time; return o; });
+    assert.deepEqual(ours, pinos);
+    assert.deepEqual(bare, pinoBare);
+    assert.equal(lines.length, 4);
+    accessLog(log)({ ...entry, route: '/health' });
+    assert.equal(lines.length, 4, 'a probe at info level is not written');
   });
 
   test("serve's log destination: JSON lines kept in a buffer until flushed (every second, and on exit); pretty lines when asked", async () => {

@@ -14,7 +14,7 @@ import { after, describe, test } from 'node:test';
 import { parsePort } from '../../src/config.ts';
 import { usageLine } from '../../src/cli/help.ts';
 import { COMMANDS as CLI_COMMANDS } from '../../src/cli/spec.ts';
-import { BIN, type CliRun, type ServeProcess, freePort, startServe } from '../helpers.ts';
+import { type ServeProcess, freePort, runCli, startServe } from '../helpers.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
@@ -121,19 +121,6 @@ const DEPLOY_MD = read('docs/DEPLOY.md');
 /** The shell blocks of DEPLOY.md: the commands it tells an operator to type. */
 const DEPLOY_SHELL = [...DEPLOY_MD.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').join('\n');
 
-/** Runs the real CLI (bin/fuelprice.js) with only PATH and `env`; killed after 20 s so a mistake cannot hang the run. */
-function cli(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /**
  * Asserts the real CLI accepts `serve args...` without serving: on an in-memory database, more
  * than one worker is refused (exit 2, one line), and that check comes after every option has
@@ -142,7 +129,7 @@ function cli(args: readonly string[], env: Record<string, string>): Promise<CliR
 async function assertServeAccepts(args: readonly string[]): Promise<void> {
   const probe = args.includes('--workers') ? [...args] : [...args, '--workers', '2'];
   assert.notEqual(probe[probe.indexOf('--workers') + 1], '1', 'the probe needs more than one worker');
-  const r = await cli(['serve', ...probe], { DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' });
+  const r = await runCli(['serve', ...probe], { DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' });
   assert.equal(r.stderr.split('\n')[0], 'fuelprice: --workers above 1 needs a database the workers share: a sqlite: file or postgres://, not sqlite::memory:', `serve ${args.join(' ')}`);
   assert.equal(r.code, 2);
 }
@@ -323,7 +310,7 @@ describe('variables, routes and commands the deployment files name', () => {
       assert.ok(creates.length >= 3, 'DEPLOY.md makes a token for each way to run');
       let token = '';
       for (const options of creates) {
-        const created = await cli(['tokens', 'create', ...options], { DATABASE_URL: env.DATABASE_URL });
+        const created = await runCli(['tokens', 'create', ...options], { DATABASE_URL: env.DATABASE_URL });
         assert.equal(created.code, 0, `tokens create ${options.join(' ')}: ${created.stderr}`);
         assert.match(created.stdout, /^fp_[a-z2-7]{8}_[A-Za-z0-9_-]{43}\n$/);
         token = created.stdout.trim();

@@ -11,7 +11,6 @@ import { type Near, type Point, metresBetween } from './nearby.ts';
 import { compareIds } from './today.ts';
 
 export type PriceOrder = 'asc' | 'desc';
-export const PRICE_ORDERS: readonly PriceOrder[] = ['asc', 'desc'];
 
 /** An available current price of the fuel asked for (of a member, for a combined fuel), with its station's position. */
 export interface PricedStation extends Point {

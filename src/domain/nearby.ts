@@ -49,10 +49,12 @@ const DEGREES = '-?[0-9]{1,3}(\\.[0-9]{1,10})?';
 export const NEAR_PATTERN = `^${DEGREES},${DEGREES}$`;
 /** `radius`'s syntax: km as a plain decimal (range checked by parseRadius). */
 export const RADIUS_PATTERN = '^[0-9]{1,3}(\\.[0-9]{1,3})?$';
+const NEAR_SYNTAX = new RegExp(NEAR_PATTERN);
+const RADIUS_SYNTAX = new RegExp(RADIUS_PATTERN);
 
 /** `LAT,LNG` as a point, or undefined when out of range (latitude -90 to 90, longitude -180 to 180). */
 export function parseNear(text: string): Point | undefined {
-  if (!new RegExp(NEAR_PATTERN).test(text)) return undefined;
+  if (!NEAR_SYNTAX.test(text)) return undefined;
   const [latitude, longitude] = text.split(',').map(Number) as [number, number];
   if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return undefined;
   return { latitude, longitude };
@@ -61,7 +63,7 @@ export function parseNear(text: string): Point | undefined {
 /** The radius in km, default 5; undefined when outside 0.1 to 100. */
 export function parseRadius(text: string | undefined): number | undefined {
   if (text === undefined) return DEFAULT_RADIUS_KM;
-  if (!new RegExp(RADIUS_PATTERN).test(text)) return undefined;
+  if (!RADIUS_SYNTAX.test(text)) return undefined;
   const km = Number(text);
   return km >= MIN_RADIUS_KM && km <= MAX_RADIUS_KM ? km : undefined;
 }

@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { FeedError } from '../../src/ingest/feed-error.ts';
 import { FeedHttp, describeNetworkError, errorBodyLine, retryAfter, secretsOf } from '../../src/ingest/feed-fetch.ts';
 import { FakeFeedServer } from '../fakes/server.ts';
-
-/** A loopback port nothing listens on (just closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../helpers.ts';
 
 describe('FeedHttp', () => {
   const fake = new FakeFeedServer((request) => ({ body: JSON.stringify({ path: request.path, q: request.query.get('q') }) }));
@@ -101,7 +92,7 @@ describe('FeedHttp', () => {
   });
 
   test('a refused connection is one line: where, the code and what it means', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const { http } = client({ attempts: 2 });
     await assert.rejects(http.request(`http://127.0.0.1:${port}/Home/Results`, { query: { RegionId: '3' } }), {
       name: 'FeedError', kind: 'network', message: `127.0.0.1:${port}/Home/Results: ECONNREFUSED (connection refused: nothing listens there)`,

@@ -4,7 +4,6 @@
  * loopback port nothing listens on, with a real store.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { FEED_IDS } from '../../src/ingest/feed.ts';
 import { FeedHttp } from '../../src/ingest/feed-fetch.ts';
@@ -13,7 +12,7 @@ import { forgetNswSessions } from '../../src/ingest/feeds/nsw.ts';
 import { runFeed } from '../../src/ingest/runner.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { MemoryLog } from '../fakes/context.ts';
-import { fixedClock, testBackends } from '../helpers.ts';
+import { fixedClock, freePort, testBackends } from '../helpers.ts';
 
 const NOW = 1_778_569_200;
 /** What each feed asks for first. */
@@ -26,14 +25,6 @@ const CREDENTIALS = {
   SA_FPD_TOKEN: 'FFFFFFFF-0000-4000-8000-000000000001', VIC_FAIRFUEL_CONSUMER_ID: 'c0ffee-1234-5678',
 };
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 const [sqlite] = testBackends();
 
 describe('every feed offline', () => {
@@ -43,7 +34,7 @@ describe('every feed offline', () => {
   before(async () => {
     if (!sqlite) throw new Error('no sqlite backend');
     ({ store, drop } = await sqlite.create());
-    port = await closedPort();
+    port = await freePort();
     forgetNswSessions();
   });
   after(async () => drop());

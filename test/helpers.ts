@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -168,6 +169,33 @@ export async function startServer(store: PriceStore, clock: Clock, options: Part
   const app = await buildApp({ store, clock, ...options });
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   return { baseUrl, app, token: created.token, close: () => app.close() };
+}
+
+/**
+ * For the suite it is called in: a fresh store of `backend`, filled by `fill`, served on a real
+ * port from the suite's first test to its end (its before and after hooks are registered here).
+ * `server` stands for the running server once the suite has started; `store()` gives the store.
+ */
+export function servedStore(backend: TestBackend, clock: Clock, fill: (store: PriceStore) => Promise<void>): { server: RunningServer; store: () => PriceStore } {
+  let running: RunningServer | undefined;
+  let created: { store: PriceStore; drop: () => Promise<void> } | undefined;
+  const started = (): RunningServer => running ?? assert.fail('the suite has not started its server');
+  before(async () => {
+    created = await backend.create();
+    await fill(created.store);
+    running = await startServer(created.store, clock);
+  });
+  after(async () => {
+    await running?.close();
+    await created?.drop();
+  });
+  const server: RunningServer = {
+    get baseUrl() { return started().baseUrl; },
+    get app() { return started().app; },
+    get token() { return started().token; },
+    close: () => started().close(),
+  };
+  return { server, store: () => created?.store ?? assert.fail('the suite has not created its store') };
 }
 
 export interface JsonResponse {

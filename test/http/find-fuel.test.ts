@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { CITIES, NOW, STATIONS, loadFixture } from '../fixture.ts';
-import { type RunningServer, fixedClock, get, startServer, testBackends } from '../helpers.ts';
+import { fixedClock, get, servedStore, testBackends } from '../helpers.ts';
 
 /*
  * /v1/fuel-types, /v1/brands and the /v1/stations filters, against test/fixture.ts, worked out by hand:
@@ -46,15 +46,7 @@ interface Page { data: Array<{ id: string }>; total_items: number; total_pages: 
 
 for (const backend of testBackends()) {
   describe(`finding fuel on ${backend.name}`, () => {
-    let drop: () => Promise<void>;
-    let server: RunningServer;
-    before(async () => {
-      const created = await backend.create();
-      drop = created.drop;
-      await loadFixture(created.store);
-      server = await startServer(created.store, fixedClock(NOW));
-    });
-    after(async () => { await server.close(); await drop(); });
+    const { server } = servedStore(backend, fixedClock(NOW), (store) => loadFixture(store));
 
     /** The ids of a 200 list and its envelope. */
     async function ids(path: string): Promise<{ ids: string[]; total_items: number; total_pages: number; current_page: number }> {
@@ -189,21 +181,15 @@ for (const backend of testBackends()) {
 
 for (const backend of testBackends()) {
   describe(`brands spelt several ways, and stations without one, on ${backend.name}`, () => {
-    let drop: () => Promise<void>;
-    let server: RunningServer;
-    before(async () => {
-      const created = await backend.create();
-      drop = created.drop;
-      await created.store.upsertCities(CITIES);
+    const { server } = servedStore(backend, fixedClock(NOW), async (store) => {
+      await store.upsertCities(CITIES);
       const base = STATIONS[1] ?? assert.fail('fixture station');
       const spelt = (feedCode: string, name: string, brand: string) => ({ ...base, feedCode, slug: name, name, brand });
-      await created.store.applyBatch({
+      await store.applyBatch({
         stations: [spelt('a', 'One', 'BP'), spelt('b', 'Two', 'bp'), spelt('c', 'Three', 'bp'), spelt('d', 'Four', ''), spelt('e', 'Five', '--')],
         prices: [],
       });
-      server = await startServer(created.store, fixedClock(NOW));
     });
-    after(async () => { await server.close(); await drop(); });
 
     test('one brand for BP and bp, named as most spell it; no brand for an empty name', async () => {
       assert.deepEqual((await get(server, '/v1/brands')).body, { data: [{ id: 'bp', name: 'bp', station_count: 3 }], total_items: 1, total_pages: 1, current_page: 1 });

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Batch, CityInput, StationInput } from '../../src/storage/store.ts';
-import type { PriceStore } from '../../src/storage/store.ts';
 import { FUELS } from '../../src/domain/fuels.ts';
 import { NOW } from '../fixture.ts';
-import { type RunningServer, fixedClock, get, snapshot, startServer, testBackends } from '../helpers.ts';
+import { fixedClock, get, servedStore, snapshot, testBackends } from '../helpers.ts';
 
 /*
  * near=, /v1/prices/cheapest and /v1/prices against a dataset made for them, worked out by hand.
@@ -89,18 +88,11 @@ const ONE_SCOPE = 'Give exactly one of near=LAT,LNG, city or state: the stations
 
 for (const backend of testBackends()) {
   describe(`near, cheapest and price summaries on ${backend.name}`, () => {
-    let drop: () => Promise<void>;
-    let store: PriceStore;
-    let server: RunningServer;
-    before(async () => {
-      const created = await backend.create();
-      drop = created.drop;
-      store = created.store;
+    const served = servedStore(backend, fixedClock(NOW), async (store) => {
       await store.upsertCities(CITIES);
       await store.applyBatch({ stations: STATIONS, prices: PRICES });
-      server = await startServer(store, fixedClock(NOW));
     });
-    after(async () => { await server.close(); await drop(); });
+    const server = served.server;
 
     async function ok(path: string): Promise<unknown> {
       const r = await get(server, path);
@@ -221,31 +213,31 @@ for (const backend of testBackends()) {
 
     test('the summaries follow a write', async () => {
       // Near a point too: twin-a down to 169.0 leads, and back to 175.0 it does not.
-      const twinA = (tenths: number, at: number) => store.applyBatch({ stations: [], prices: [{ feed: 'near', feedCode: '2', fuel: 'ulp91', at, priceTenths: tenths, available: true }] });
+      const twinA = (tenths: number, at: number) => served.store().applyBatch({ stations: [], prices: [{ feed: 'near', feedCode: '2', fuel: 'ulp91', at, priceTenths: tenths, available: true }] });
       await twinA(1690, T + 30);
       assert.deepEqual((await ok(`/v1/prices/cheapest?fuel=ulp91&near=${P}&limit=1`) as { data: unknown[] }).data, [{ ...item('twin-a', '169.0', '2.0'), updated_at: T + 30 }]);
       await twinA(1750, T + 40);
       assert.deepEqual((await ok(`/v1/prices/cheapest?fuel=ulp91&near=${P}&limit=1`) as { data: unknown[] }).data, [{ ...item('twin-a', '175.0', '2.0'), updated_at: T + 40 }]);
       const moved = { ...STATIONS[6] ?? assert.fail('vic-one'), state: 'nsw' as const };
-      const twice = await store.applyBatch({ stations: [], prices: [{ feed: 'near', feedCode: '7', fuel: 'ulp91', at: T + 60, priceTenths: 1520, available: true }] });
+      const twice = await served.store().applyBatch({ stations: [], prices: [{ feed: 'near', feedCode: '7', fuel: 'ulp91', at: T + 60, priceTenths: 1520, available: true }] });
       assert.equal(twice.pricesAccepted, 1);
       const vic = await ok('/v1/prices?state=vic') as { data: { prices: Array<{ fuel: string; average: string }> } };
       assert.equal(vic.data.prices.find((p) => p.fuel === 'ulp91')?.average, '1.52');
       // vic-one said to be in NSW: its price leaves Victoria's totals for NSW's.
-      await store.applyBatch({ stations: [moved], prices: [] });
+      await served.store().applyBatch({ stations: [moved], prices: [] });
       const after = await ok('/v1/prices?state=vic') as { data: { prices: Array<{ fuel: string; stations: number }> } };
       assert.equal(after.data.prices.find((p) => p.fuel === 'ulp91')?.stations, 0);
       const nsw = await ok('/v1/prices?state=nsw') as { data: { prices: Array<{ fuel: string; min: string; stations: number }> } };
       assert.deepEqual(nsw.data.prices.find((p) => p.fuel === 'ulp91'), { fuel: 'ulp91', average: '1.70', min: '152.0', max: '180.0', stations: 7 });
       // And back, with its first price again.
-      await store.applyBatch({ stations: [STATIONS[6] ?? assert.fail('vic-one')], prices: [{ feed: 'near', feedCode: '7', fuel: 'ulp91', at: T + 120, priceTenths: 1500, available: true }] });
+      await served.store().applyBatch({ stations: [STATIONS[6] ?? assert.fail('vic-one')], prices: [{ feed: 'near', feedCode: '7', fuel: 'ulp91', at: T + 120, priceTenths: 1500, available: true }] });
       assert.deepEqual((await ok('/v1/prices?state=vic') as { data: { prices: unknown[] } }).data.prices, summary({
         'ulp91': ['1.50', '150.0', '150.0', 1], 'ulp-combined': ['1.50', '150.0', '150.0', 1],
       }));
     });
 
     test('every bad parameter is a 400 naming it and what it accepts; an unknown city a 404; nothing stored changes', async () => {
-      const before = await snapshot(store);
+      const before = await snapshot(served.store());
       for (const value of ['', 'x', '-33.87', '-33.87,151.2,1', '91,0', '-90.5,0', '0,180.01', '-33.87,-181', '1e1,2', '%20-33.87,151.2', '-33.87,%20151.2', '-33.87;151.2', '0x10,0', `1.${'0'.repeat(11)},0`]) {
         await rejects(`/v1/stations?near=${value}`, NEAR_ACCEPTS);
         await rejects(`/v1/prices/cheapest?fuel=e10&near=${value}`, NEAR_ACCEPTS);
@@ -277,7 +269,7 @@ for (const backend of testBackends()) {
       await rejects('/v1/prices?city=atlantis', "No city has the id 'atlantis'.", 404, 'not_found');
       assert.equal((await get(server, '/v1/prices', { token: null })).status, 401);
       assert.equal((await get(server, '/v1/prices/cheapest?fuel=e10&state=nsw', { method: 'DELETE' })).status, 405);
-      assert.equal(await snapshot(store), before);
+      assert.equal(await snapshot(served.store()), before);
     });
   });
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { NOW, loadFixture } from '../fixture.ts';
-import { type RunningServer, fixedClock, get, startServer, testBackends } from '../helpers.ts';
+import { fixedClock, get, servedStore, testBackends } from '../helpers.ts';
 
 /*
  * GET /v1/stations/{id}/prices against test/fixture.ts (feed 'test'), worked out by hand from its PRICES:
@@ -26,15 +26,7 @@ function entries(reported: Record<string, { price: string; available: boolean; u
 
 for (const backend of testBackends()) {
   describe(`station prices on ${backend.name}`, () => {
-    let drop: () => Promise<void>;
-    let server: RunningServer;
-    before(async () => {
-      const created = await backend.create();
-      drop = created.drop;
-      await loadFixture(created.store);
-      server = await startServer(created.store, fixedClock(NOW));
-    });
-    after(async () => { await server.close(); await drop(); });
+    const { server } = servedStore(backend, fixedClock(NOW), (store) => loadFixture(store));
 
     test('a station with several fuels: the last report of each, one out of stock with its last price, the rest false', async () => {
       const r = await get(server, '/v1/stations/alpha-sydney/prices');

@@ -230,8 +230,32 @@ export class FuelPrices {
  */
 export class NearbyCache {
   private positions: { version: number; value: Positions } | undefined;
+  /** Per output fuel; built over one Positions, and kept only while that is the one in use. */
+  private readonly prices = new Map<number, { version: number; positions: Positions; value: FuelPrices }>();
   /** Station rows read for near searches and cheapest lists, for the data version last read: a page's rows, read once. */
   private stations: { version: number; byId: Map<string, Station> } = { version: Number.NaN, byId: new Map() };
+
+  /** The position index kept for this version, if any; the store reads the rows and calls keepPositions otherwise. */
+  keptPositions(version: number): Positions | undefined {
+    return this.positions?.version === version ? this.positions.value : undefined;
+  }
+
+  keepPositions(version: number, rows: readonly PositionRow[]): Positions {
+    this.positions = { version, value: new Positions(rows) };
+    return this.positions.value;
+  }
+
+  /** The fuel's prices kept for this version and this position index, if any (else keepPrices). */
+  keptPrices(version: number, fuel: number, positions: Positions): FuelPrices | undefined {
+    const kept = this.prices.get(fuel);
+    return kept?.version === version && kept.positions === positions ? kept.value : undefined;
+  }
+
+  keepPrices(version: number, fuel: number, positions: Positions, rows: readonly FuelPriceRow[]): FuelPrices {
+    const value = new FuelPrices(positions, rows);
+    this.prices.set(fuel, { version, positions, value });
+    return value;
+  }
 
   /** The kept rows of these ids at this version, and the ids to read. */
   keptStations(version: number, ids: readonly string[]): { kept: Station[]; missing: string[] } {
@@ -249,35 +273,6 @@ export class NearbyCache {
   keepStations(version: number, rows: readonly Station[]): void {
     if (this.stations.version !== version) return;
     for (const row of rows) this.stations.byId.set(row.id, row);
-  }
-  /** Per output fuel; built over one Positions, and kept only while that is the one in use. */
-  private readonly prices = new Map<number, { version: number; positions: Positions; value: FuelPrices }>();
-
-  positionsAt(version: number, load: () => PositionRow[]): Positions {
-    if (this.positions?.version !== version) this.positions = { version, value: new Positions(load()) };
-    return this.positions.value;
-  }
-
-  /** As positionsAt, loading through a promise (PostgreSQL). */
-  async positionsAtAsync(version: number, load: () => Promise<PositionRow[]>): Promise<Positions> {
-    if (this.positions?.version !== version) this.positions = { version, value: new Positions(await load()) };
-    return this.positions.value;
-  }
-
-  pricesAt(version: number, fuel: number, positions: Positions, load: () => FuelPriceRow[]): FuelPrices {
-    const kept = this.prices.get(fuel);
-    if (kept?.version === version && kept.positions === positions) return kept.value;
-    const value = new FuelPrices(positions, load());
-    this.prices.set(fuel, { version, positions, value });
-    return value;
-  }
-
-  async pricesAtAsync(version: number, fuel: number, positions: Positions, load: () => Promise<FuelPriceRow[]>): Promise<FuelPrices> {
-    const kept = this.prices.get(fuel);
-    if (kept?.version === version && kept.positions === positions) return kept.value;
-    const value = new FuelPrices(positions, await load());
-    this.prices.set(fuel, { version, positions, value });
-    return value;
   }
 }
 

@@ -160,7 +160,8 @@ export class PostgresStore implements PriceStore {
     } else {
       const version = (await this.versions()).data;
       const positions = await this.positions(version);
-      const prices = await this.nearby.pricesAtAsync(version, output, positions, async () => (await this.rows(READ.fuelPricesByKey, [output])).map(toFuelPriceRow));
+      const prices = this.nearby.keptPrices(version, output, positions)
+        ?? this.nearby.keepPrices(version, output, positions, (await this.rows(READ.fuelPricesByKey, [output])).map(toFuelPriceRow));
       page = prices.rankNear(positions, area.near, order, limit, offset);
     }
     return { ...page, stations: await this.byIds(page.items.map((p) => p.stationId)) };
@@ -169,7 +170,7 @@ export class PostgresStore implements PriceStore {
   /** The position index of the data version now (storage/nearest.ts). */
   private async positions(version?: number): Promise<Positions> {
     const at = version ?? (await this.versions()).data;
-    return this.nearby.positionsAtAsync(at, async () => (await this.rows(READ.positions, [])).map(toPositionRow));
+    return this.nearby.keptPositions(at) ?? this.nearby.keepPositions(at, (await this.rows(READ.positions, [])).map(toPositionRow));
   }
 
   async stateTotals(state: StateId | undefined): Promise<FuelTotals[]> {

@@ -153,7 +153,8 @@ export class SqliteStore implements PriceStore {
       else if ('state' in area) page = rankedPage(this.db.all(READ.stateFuelPrices, [output, area.state]).map(toPricedStation), order, limit, offset);
       else {
         const positions = this.positions(version);
-        const prices = this.nearby.pricesAt(version, output, positions, () => this.db.all(READ.fuelPricesByKey, [output]).map(toFuelPriceRow));
+        const prices = this.nearby.keptPrices(version, output, positions)
+          ?? this.nearby.keepPrices(version, output, positions, this.db.all(READ.fuelPricesByKey, [output]).map(toFuelPriceRow));
         page = prices.rankNear(positions, area.near, order, limit, offset);
       }
       return { items: page.items, total: page.total, stations: this.byIds(page.items.map((p) => p.stationId), version) };
@@ -163,11 +164,12 @@ export class SqliteStore implements PriceStore {
 
   /** The position index of this data version (storage/nearest.ts). */
   private positions(version: number): Positions {
-    return this.nearby.positionsAt(version, () => this.db.all(READ.positions).map(toPositionRow));
+    return this.nearby.keptPositions(version) ?? this.nearby.keepPositions(version, this.db.all(READ.positions).map(toPositionRow));
   }
 
+  /** The data version as the request's own reading left it (versionsNow: read again only after VERSION_REUSE_MS). */
   private currentVersion(): number {
-    return Number(this.db.get(READ.dataVersion)?.value);
+    return this.versionsNow().data;
   }
 
   async stateTotals(state: StateId | undefined): Promise<FuelTotals[]> {

@@ -38,6 +38,7 @@ export interface AppOptions {
   loadGauge?: LoadGauge; // load shedding (http/load-shedding.ts), closed with the app; none when absent
   limits?: Partial<ServerLimits>; // the server's timeouts and caps; DEFAULT_LIMITS for any not given
   metricsToken?: string; // GET /metrics to this bearer token (METRICS_TOKEN, http/metrics.ts); no /metrics without it
+  metricsFromPrimary?: () => Promise<string>; // a worker of `serve --workers N`: /metrics answers every worker's, added up by the primary
 }
 
 /** Builds the whole HTTP app; the server, the tests and the benchmarks all start here. Wiring only. */
@@ -112,7 +113,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   answers.register(app);
   addErrorHandlers(app);
   await addOpenApi(app, options.dataNote ?? '');
-  if (metricsModule && metrics && options.metricsToken) metricsModule.addMetrics(app, metrics, options.metricsToken);
+  if (metricsModule && metrics && options.metricsToken) {
+    if (options.metricsFromPrimary) metricsModule.shareWithPrimary(metrics);
+    metricsModule.addMetrics(app, metrics, options.metricsToken, options.metricsFromPrimary);
+  }
 
   const deps = { store, clock };
   await app.register(metaRoutes, { ...deps, limiter });

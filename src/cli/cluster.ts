@@ -11,6 +11,11 @@ import cluster, { type Worker } from 'node:cluster';
 /** Messages between the primary and its workers (over the cluster's IPC channel). */
 const LISTENING = 'fuelprice:listening';
 const STOP = 'fuelprice:stop';
+/** A worker's scrape of /metrics asks the primary for every worker's metrics added up, and is answered by id. */
+const METRICS_ASK = 'fuelprice:metrics';
+const METRICS_ANSWER = 'fuelprice:metrics-answer';
+/** How long a worker waits for the primary's sum (prom-client gives up on a silent worker after 5 s). */
+const METRICS_WAIT_MS = 6_000;
 
 /** How long the workers have to finish after SIGTERM/SIGINT before the primary gives up (exit 1). */
 const STOP_TIMEOUT_MS = 10_000;
@@ -33,6 +38,8 @@ export interface PrimaryOptions {
   onListening(address: string): void;
   /** Called once every worker has exited (or the wait for them timed out), before the process exits. */
   onStop(): Promise<void>;
+  /** Every worker's metrics added up (prom-client's AggregatorRegistry), for a worker answering /metrics; none without METRICS_TOKEN. */
+  clusterMetrics?: () => Promise<string>;
 }
 
 interface Slot {
@@ -70,6 +77,10 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     // A message to a worker that is already gone: its exit is handled below.
     worker.on('error', () => undefined);
     worker.on('message', (message: unknown) => {
+      if (isMessage(message, METRICS_ASK)) {
+        answerMetrics(worker, message.id, options.clusterMetrics);
+        return;
+      }
       if (!isMessage(message, LISTENING) || typeof message.address !== 'string') return;
       slot.deathsInARow = 0;
       logger.info({ worker: slot.index, workerPid: worker.process.pid, address: message.address }, 'worker ready');
@@ -142,8 +153,47 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
   });
 }
 
-/** The worker's side: tell the primary where it listens, and hear when to stop. */
+/** Sends the worker that asked (its scrape's `id`) the sum of every worker's metrics, or why there is none. */
+function answerMetrics(worker: Worker, id: unknown, clusterMetrics: PrimaryOptions['clusterMetrics']): void {
+  const reply = (answer: { text: string } | { error: string }): void => {
+    if (worker.isConnected()) worker.send({ type: METRICS_ANSWER, id, ...answer });
+  };
+  if (!clusterMetrics) {
+    reply({ error: 'the primary does not collect metrics' });
+    return;
+  }
+  clusterMetrics().then((text) => reply({ text }), (error: unknown) => reply({ error: error instanceof Error ? error.message : String(error) }));
+}
+
+let metricsAsked = 0;
+
+/** The worker's side: tell the primary where it listens, hear when to stop, and ask for every worker's metrics. */
 export const workerChannel = {
+  /** Every worker's metrics added up by the primary; rejects when it does not answer in time. */
+  clusterMetrics(): Promise<string> {
+    const id = ++metricsAsked;
+    return new Promise<string>((resolve, reject) => {
+      const send = process.send?.bind(process);
+      if (!send) {
+        reject(new Error('this process has no channel to a primary'));
+        return;
+      }
+      const end = (error: Error | undefined, text?: string): void => {
+        clearTimeout(timer);
+        process.off('message', settle);
+        if (error) reject(error);
+        else resolve(text ?? '');
+      };
+      const settle = (message: unknown): void => {
+        if (!isMessage(message, METRICS_ANSWER) || message.id !== id) return;
+        if (typeof message.text === 'string') end(undefined, message.text);
+        else end(new Error(`the primary could not add up the workers' metrics: ${String(message.error)}`));
+      };
+      const timer = setTimeout(() => end(new Error(`the primary did not answer with the workers' metrics within ${METRICS_WAIT_MS / 1000} s`)), METRICS_WAIT_MS);
+      process.on('message', settle);
+      send({ type: METRICS_ASK, id }, undefined, undefined, (error: Error | null) => { if (error) end(error); });
+    });
+  },
   listening(address: string): void {
     process.send?.({ type: LISTENING, address });
   },

@@ -61,9 +61,12 @@ async function servePrimary(config: Config, options: ServeOptions, workers: numb
     sealer = startSealer(store, clock, (error) => logger.error({ err: error }, 'sealing days failed'));
     const live = options.demo ? await startDemoFeed(store, config, logger) : undefined;
     logger.info({ workers }, 'starting workers');
+    // With METRICS_TOKEN, a scrape of any worker is answered with every worker's metrics, added up here.
+    const aggregator = config.metricsToken ? new (await import('prom-client')).AggregatorRegistry() : undefined;
     return await runPrimary({
       workers,
       logger,
+      clusterMetrics: aggregator && (() => aggregator.clusterMetrics()),
       onListening: (address) => announce(address, demoToken),
       onStop: async () => {
         clearInterval(sealer);
@@ -115,6 +118,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
     } : {}),
     limits: { maxConnections: config.maxConnections, keepAliveTimeoutMs: config.keepAliveTimeoutMs },
     metricsToken: config.metricsToken, // GET /metrics (docs/METRICS.md); off when unset
+    metricsFromPrimary: role === 'worker' ? () => workerChannel.clusterMetrics() : undefined,
     dataNote: options.demo
       ? '**Sample data.** This server runs the demo dataset: real towns and brands, invented stations and prices.'
       : attributionNote((await store.feedHealth()).map((h) => h.feed)),

@@ -3,8 +3,8 @@
  * status, their latency, the answer cache, load shedding, the feeds' health as stored, the
  * PostgreSQL pool, and Node's own (event-loop delay, GC, memory). Off unless a metrics token is
  * configured (METRICS_TOKEN); then only `Authorization: Bearer <METRICS_TOKEN>` reads it. Hidden
- * from the API description. One registry per app: under `serve --workers N` a scrape reads the
- * worker that took the connection (docs/METRICS.md).
+ * from the API description. One registry per app; under `serve --workers N` the worker that takes
+ * a scrape asks the primary, which adds up every worker's registry (docs/METRICS.md).
  *
  * Per request the cost is a Map lookup, a counter increment and a histogram observe: the
  * label children are kept per route and status, whose values are bounded (route patterns,
@@ -15,10 +15,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Clock } from '../config.ts';
 import { feedStatus, lastRunFailed } from '../ingest/health.ts';
-import type { IngestStore, StoreBase } from '../storage/store.ts';
+import type { FeedCounts, IngestStore, StoreBase } from '../storage/store.ts';
 import { BEARER, authorizationCount } from './auth.ts';
 import { ApiError } from './errors.ts';
 
@@ -38,7 +38,7 @@ export interface CacheCounts {
 type Front = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export interface MetricsSources {
-  store: Pick<StoreBase, 'backend' | 'poolStats'> & Pick<IngestStore, 'feedHealth' | 'feedRuns'>;
+  store: Pick<StoreBase, 'backend' | 'poolStats'> & Pick<IngestStore, 'feedHealth' | 'feedRuns' | 'feedCounts'>;
   clock: Clock;
   /** The answer cache's entries, when answers are kept. */
   cache?: { readonly size: number };
@@ -147,27 +147,34 @@ interface FeedReading {
   stale: number;
 }
 
+interface FeedReadings {
+  /** Per feed in the run log (pruned after 90 days). */
+  health: FeedReading[];
+  /** Per feed that has ever run: its runs and failures, which only go up. */
+  counts: FeedCounts[];
+}
+
 /**
- * The feeds' health as stored, read once per scrape: every gauge below asks at once (prom-client
+ * The feeds' health as stored, read once per scrape: every metric below asks at once (prom-client
  * collects them together), the first read is shared. Undefined when storage did not answer.
  */
-function feedReadings(store: MetricsSources['store'], clock: Clock): () => Promise<FeedReading[] | undefined> {
-  const read = async (): Promise<FeedReading[] | undefined> => {
+function feedReadings(store: MetricsSources['store'], clock: Clock): () => Promise<FeedReadings | undefined> {
+  const read = async (): Promise<FeedReadings | undefined> => {
     try {
       const now = clock.now();
-      const readings: FeedReading[] = [];
-      for (const health of await store.feedHealth()) {
-        readings.push({
-          feed: health.feed, lastSuccess: health.lastSuccess ?? 0, lastRun: health.lastRun,
-          failed: await lastRunFailed(store, health.feed) ? 1 : 0, stale: feedStatus(health, now) === 'stale' ? 1 : 0,
+      const health: FeedReading[] = [];
+      for (const feed of await store.feedHealth()) {
+        health.push({
+          feed: feed.feed, lastSuccess: feed.lastSuccess ?? 0, lastRun: feed.lastRun,
+          failed: await lastRunFailed(store, feed.feed) ? 1 : 0, stale: feedStatus(feed, now) === 'stale' ? 1 : 0,
         });
       }
-      return readings;
+      return { health, counts: await store.feedCounts() };
     } catch {
       return undefined;
     }
   };
-  let pending: Promise<FeedReading[] | undefined> | undefined;
+  let pending: Promise<FeedReadings | undefined> | undefined;
   return () => pending ??= read().finally(() => { pending = undefined; });
 }
 
@@ -178,19 +185,31 @@ function addScrapedGauges(registers: Registry[], sources: MetricsSources): void 
   const reading = feedReadings(store, clock);
   const feedGauge = (name: string, help: string, value: (feed: FeedReading) => number): void => {
     new Gauge({
-      name, help, labelNames: ['feed'], registers,
+      name, help, labelNames: ['feed'], registers, aggregator: 'first', // the same stored records, whichever worker reads them
       async collect() {
         this.reset();
-        for (const feed of await reading() ?? []) this.set({ feed: feed.feed }, value(feed));
+        for (const feed of (await reading())?.health ?? []) this.set({ feed: feed.feed }, value(feed));
       },
     });
   };
+  // Counters kept in storage by whichever process records the runs: read on scrape, as they stand.
+  const feedCounter = (name: string, help: string, value: (feed: FeedCounts) => number): void => {
+    new Counter({
+      name, help, labelNames: ['feed'], registers, aggregator: 'first',
+      async collect() {
+        this.reset();
+        for (const feed of (await reading())?.counts ?? []) this.inc({ feed: feed.feed }, value(feed));
+      },
+    });
+  };
+  feedCounter('fuelprice_feed_runs_total', 'Runs of the feed recorded since the database was made, failed ones included', (f) => f.runs);
+  feedCounter('fuelprice_feed_failures_total', 'Failed runs of the feed recorded since the database was made', (f) => f.failures);
   feedGauge('fuelprice_feed_last_success_timestamp_seconds', 'When the feed\'s last successful run ended (Unix seconds; 0: none recorded)', (f) => f.lastSuccess);
   feedGauge('fuelprice_feed_last_run_timestamp_seconds', 'When the feed\'s last run ended (Unix seconds)', (f) => f.lastRun);
   feedGauge('fuelprice_feed_last_run_failed', '1 when the feed\'s last recorded run failed, else 0', (f) => f.failed);
   feedGauge('fuelprice_feed_stale', '1 when the feed has had no successful run for three of its intervals (at least an hour), as /ready says, else 0', (f) => f.stale);
   new Gauge({
-    name: 'fuelprice_storage_up', help: '1 when storage answered this scrape\'s reads of the feeds\' health, else 0', registers,
+    name: 'fuelprice_storage_up', help: '1 when storage answered this scrape\'s reads of the feeds\' health, else 0', registers, aggregator: 'min',
     async collect() { this.set(await reading() ? 1 : 0); },
   });
   new Gauge({
@@ -206,7 +225,7 @@ function addScrapedGauges(registers: Registry[], sources: MetricsSources): void 
     },
   });
   new Gauge({
-    name: 'fuelprice_storage_backend_info', help: 'The storage backend, as a label', labelNames: ['backend'], registers,
+    name: 'fuelprice_storage_backend_info', help: 'The storage backend, as a label', labelNames: ['backend'], registers, aggregator: 'first',
     collect() { this.set({ backend: store.backend }, 1); },
   });
   const { cache, loadGauge } = sources;
@@ -215,10 +234,20 @@ function addScrapedGauges(registers: Registry[], sources: MetricsSources): void 
   }
   if (loadGauge) {
     new Gauge({
-      name: 'fuelprice_overloaded', help: '1 while load shedding refuses a share of requests (and /ready answers 503), else 0', registers,
+      name: 'fuelprice_overloaded', help: '1 while load shedding refuses a share of requests (and /ready answers 503), else 0', registers, aggregator: 'max',
       collect() { this.set(loadGauge.overloaded ? 1 : 0); },
     });
   }
+}
+
+/**
+ * A worker of `serve --workers N`: its registry is the one the primary reads when it adds up every
+ * worker's metrics (prom-client's cluster support answers the primary over the IPC channel).
+ */
+export function shareWithPrimary(metrics: Metrics): void {
+  AggregatorRegistry.setRegistries([metrics.registry]);
+  // Constructing one adds prom-client's listener for the primary's requests; that is all it is for here.
+  void new AggregatorRegistry();
 }
 
 /** The SHA-256 of a text: equal-length buffers for a constant-time comparison whatever the lengths. */
@@ -233,7 +262,7 @@ const REALM = 'Bearer realm="fuelprice-metrics"';
  * or NO_ROUTE) and serves GET /metrics to `Authorization: Bearer <token>` only. The token is
  * compared by digest in constant time and never written anywhere.
  */
-export function addMetrics(app: FastifyInstance, metrics: Metrics, token: string): void {
+export function addMetrics(app: FastifyInstance, metrics: Metrics, token: string, fromPrimary?: () => Promise<string>): void {
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request.routeOptions.url ?? NO_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
     done();
@@ -248,7 +277,13 @@ export function addMetrics(app: FastifyInstance, metrics: Metrics, token: string
     if (given === undefined || authorizationCount(request.raw.rawHeaders) !== 1 || !timingSafeEqual(digest(given), expected)) {
       throw new ApiError('invalid_token', 'The metrics token is wrong.', { 'www-authenticate': `${REALM}, error="invalid_token"` });
     }
-    const text = await metrics.registry.metrics();
+    let text: string;
+    try {
+      text = fromPrimary ? await fromPrimary() : await metrics.registry.metrics();
+    } catch (error) {
+      request.log.warn({ err: error }, 'metrics: the workers\' sum could not be read');
+      throw new ApiError('unavailable', 'The workers\' metrics could not be added up just now; try again.', { 'retry-after': '1' });
+    }
     return reply.header('cache-control', 'no-store').type(metrics.registry.contentType).send(text);
   });
 }

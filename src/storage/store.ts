@@ -182,6 +182,13 @@ export interface FeedHealth {
   intervalSec: number;
 }
 
+/** A feed's runs counted as they are recorded: only ever go up (unlike feed_runs, which is pruned). */
+export interface FeedCounts {
+  feed: string;
+  runs: number;
+  failures: number;
+}
+
 export interface CityInput {
   id: string;
   name: string;
@@ -284,6 +291,8 @@ export interface IngestStore extends StoreBase {
   feedRuns(query: { feed?: string; limit: number }): Promise<FeedRun[]>;
   /** Per feed that has run: when its last run ended and when its last successful one did (Unix seconds). */
   feedHealth(): Promise<FeedHealth[]>;
+  /** Per feed that has ever run: its runs and failed runs since the database was made (schema 11), never pruned. */
+  feedCounts(): Promise<FeedCounts[]>;
   /** Closes every open interval up to the start of each state's today and seals the days before it. */
   seal(nowSec: number): Promise<void>;
 }

@@ -21,6 +21,25 @@ function getOnce(url: string, token?: string): Promise<number> {
   });
 }
 
+/** One GET on a connection of its own, with its status and body. */
+function getText(url: string, token: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The value of one sample line in the Prometheus text format, e.g. `name{route="/health",status="200"}`. */
+function sampleValue(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
 const pidsOf = (lines: Array<Record<string, unknown>>, field: string): Set<number> =>
   new Set(lines.map((line) => line[field]).filter((pid): pid is number => typeof pid === 'number'));
 
@@ -87,6 +106,35 @@ describe('serve --workers N', () => {
     assert.equal(await server.exited, 0);
     assert.equal(server.logs('worker stopped').length, 2);
     assert.equal(server.logs('all workers stopped').length, 1);
+  });
+
+  test('with METRICS_TOKEN, a scrape of any worker answers every worker\'s counts, added up by the primary', async () => {
+    const metricsToken = 'm'.repeat(32);
+    const server = await startServe(['--workers', '2', '--port', '0'], { ...env, METRICS_TOKEN: metricsToken });
+    running.push(server);
+    await waitFor('two workers ready', () => server.logs('worker ready').length === 2, 20_000);
+    const statuses = await Promise.all(Array.from({ length: 200 }, () => getOnce(`${server.address}/health`)));
+    assert.ok(statuses.every((status) => status === 200));
+    await waitFor('the request logs', () => server.logs('request').length >= 200);
+    assert.equal(pidsOf(server.logs('request'), 'pid').size, 2, 'both workers answered some');
+
+    // Each scrape on a connection of its own, so successive scrapes land on either worker: every one sees all 200
+    // probes, and the scrapes before it (a scrape is counted once answered).
+    for (let scrape = 0; scrape < 6; scrape++) {
+      const { status, body } = await getText(`${server.address}/metrics`, metricsToken);
+      assert.equal(status, 200, body);
+      assert.equal(sampleValue(body, 'fuelprice_http_requests_total{route="/health",status="200"}'), 200, `scrape ${scrape}`);
+      assert.equal(sampleValue(body, 'fuelprice_http_requests_total{route="/metrics",status="200"}'), scrape === 0 ? undefined : scrape);
+      assert.equal(sampleValue(body, 'fuelprice_http_request_duration_seconds_count{route="/health"}'), 200);
+      assert.equal(sampleValue(body, 'fuelprice_storage_backend_info{backend="sqlite"}'), 1, 'a gauge every worker reads the same is not added up');
+    }
+    const scrapes = () => server.logs('request').filter((line) => line.route === '/metrics');
+    await waitFor('the scrapes\' request logs', () => scrapes().length === 6);
+    assert.equal(pidsOf(scrapes(), 'pid').size, 2, 'scrapes landed on both workers');
+    assert.equal((await getText(`${server.address}/metrics`, token)).status, 401, 'an API token cannot read them');
+
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
   });
 
   test('workers that cannot start stop the primary with exit 1 instead of restarting forever', async () => {

@@ -78,6 +78,31 @@ describe('METRICS_TOKEN', () => {
   });
 });
 
+describe('/metrics of a worker whose primary does not answer', () => {
+  test('503 unavailable with Retry-After, in the error shape; never the worker\'s own counts alone', async () => {
+    const [sqlite] = testBackends();
+    assert.ok(sqlite);
+    const { store, drop } = await sqlite.create();
+    const app = await buildApp({
+      store, clock: fixedClock(NOW), metricsToken: METRICS_TOKEN,
+      metricsFromPrimary: () => Promise.reject(new Error('the primary did not answer with the workers\' metrics within 6 s')),
+    });
+    try {
+      const base = await app.listen({ port: 0, host: '127.0.0.1' });
+      const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      assert.equal(response.status, 503);
+      assert.equal(response.headers.get('retry-after'), '1');
+      const body = (await response.json()) as { error: { code: string; message: string; request_id: string } };
+      assert.deepEqual(body, {
+        error: { code: 'unavailable', message: 'The workers\' metrics could not be added up just now; try again.', request_id: response.headers.get('x-request-id') },
+      });
+    } finally {
+      await app.close();
+      await drop();
+    }
+  });
+});
+
 describe('/metrics without METRICS_TOKEN', () => {
   test('is not served: 404 not_found, with or without an Authorization header', async () => {
     const [sqlite] = testBackends();
@@ -240,6 +265,17 @@ for (const backend of testBackends()) {
       assert.deepEqual(['nsw', 'qld', 'wa'].map((f) => gauge('fuelprice_feed_last_run_timestamp_seconds', f)), [NOW - 100, NOW - 60, NOW - 30]);
       assert.deepEqual(['nsw', 'qld', 'wa'].map((f) => gauge('fuelprice_feed_last_run_failed', f)), [0, 1, 1]);
       assert.deepEqual(['nsw', 'qld', 'wa'].map((f) => gauge('fuelprice_feed_stale', f)), [0, 1, 1]);
+      assert.equal(scraped.types.get('fuelprice_feed_runs_total'), 'counter');
+      assert.equal(scraped.types.get('fuelprice_feed_failures_total'), 'counter');
+      assert.deepEqual(['nsw', 'qld', 'wa'].map((f) => gauge('fuelprice_feed_runs_total', f)), [1, 2, 1]);
+      assert.deepEqual(['nsw', 'qld', 'wa'].map((f) => gauge('fuelprice_feed_failures_total', f)), [0, 1, 1]);
+
+      // A run 91 days on prunes the log of every earlier run: the gauges lose those feeds, the counters keep counting.
+      await store.recordRun(run('qld', NOW + 91 * 86_400, 'HTTP 503 from the feed'));
+      const later = await scrape();
+      assert.deepEqual(later.samples.filter((s) => s.name === 'fuelprice_feed_last_run_timestamp_seconds').map((s) => s.labels.feed), ['qld']);
+      assert.deepEqual(['nsw', 'qld', 'wa'].map((f) => valueOf(later, 'fuelprice_feed_runs_total', { feed: f })), [1, 3, 1]);
+      assert.deepEqual(['nsw', 'qld', 'wa'].map((f) => valueOf(later, 'fuelprice_feed_failures_total', { feed: f })), [0, 2, 1]);
     });
 
     test('the PostgreSQL pool on PostgreSQL, nothing of a pool on SQLite', async () => {

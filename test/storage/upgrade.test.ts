@@ -8,7 +8,7 @@ import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/postgres-migrati
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/sqlite-migrations.ts';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
-import type { PriceStore } from '../../src/storage/store.ts';
+import type { FeedRun, PriceStore } from '../../src/storage/store.ts';
 import type { StateId } from '../../src/domain/states.ts';
 import { eachDayLength } from '../../src/domain/time.ts';
 import { CITIES, NOW, loadFixture } from '../fixture.ts';
@@ -36,9 +36,9 @@ const RUNS = 'SELECT r.station_key, r.fuel, r.from_day, r.to_day, r.price_tenths
  * before and as a new one would; migration 6 then widens the city index, 7 marks every block
  * of sealed city days that holds rows, 8 adds station_runs beside the day rows written before
  * it, 9 gives today's changed prices an index of their own, and 10 fills the state totals and
- * indexes positions. Each test loads the fixture,
- * takes the schema back to version 4 by hand (the exact inverse of migrations 5 to 10, the runs
- * written back as the day rows they were before 8), then opens the store, which migrates it
+ * indexes positions, 11 counts each feed's runs. Each test loads the fixture,
+ * takes the schema back to version 4 by hand (the exact inverse of migrations 5 to 11, the runs
+ * written back as the day rows they were before 8; feed_counts dropped), then opens the store, which migrates it
  * again.
  */
 
@@ -46,10 +46,23 @@ const RUNS = 'SELECT r.station_key, r.fuel, r.from_day, r.to_day, r.price_tenths
 const MARKED = 'SELECT city_id, block FROM city_daily_marks ORDER BY city_id, block';
 const WITH_ROWS = 'SELECT DISTINCT city_id, day / 128 AS block FROM city_daily ORDER BY city_id, block';
 
+/** Runs in the log before the upgrade (two of qld's failed), and what migration 11 makes of them. */
+async function recordRuns(store: PriceStore): Promise<void> {
+  const run = (feed: string, finishedAt: number, error?: string): FeedRun => ({
+    feed, startedAt: finishedAt - 5, finishedAt, stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 1, pricesIgnored: 0, pricesHeld: 0,
+    rejected: 0, rejections: [], error, intervalSec: 300,
+  });
+  for (const [feed, at, error] of [['qld', 300, 'HTTP 500'], ['nsw', 200], ['qld', 100, 'timed out'], ['qld', 50]] as const) {
+    await store.recordRun(run(feed, NOW - at, error));
+  }
+}
+const RUN_COUNTS = [{ feed: 'nsw', runs: 1, failures: 0 }, { feed: 'qld', runs: 3, failures: 2 }];
+
 /** After the upgrade: totals filled from the stored prices, the same answers as before, and totals kept on the next write. */
 async function assertUpgraded(upgraded: PriceStore, before: string[]): Promise<void> {
   const cities = CITIES.map((c) => c.id);
   await upgraded.migrate();
+  assert.deepEqual(await upgraded.feedCounts(), RUN_COUNTS, 'migration 11 counts the runs in the log');
   assert.ok((await upgraded.cityTotals('sydney')).length > 0);
   await assertCityTotalsMatchPrices(upgraded, cities, 'upgraded');
   await assertStateTotalsMatchPrices(upgraded, 'upgraded');
@@ -61,13 +74,14 @@ async function assertUpgraded(upgraded: PriceStore, before: string[]): Promise<v
 
 describe('upgrading a populated database to the city totals (migration 5)', () => {
   test('on SQLite: the totals are filled from the stored prices, answers unchanged, and kept from then on', async () => {
-    assert.equal(SQLITE_MIGRATIONS.length, 10, 'this test takes the schema back from version 10 to 4');
+    assert.equal(SQLITE_MIGRATIONS.length, 11, 'this test takes the schema back from version 11 to 4');
     const dir = mkdtempSync(join(tmpdir(), 'fuelprice-upgrade-'));
     const path = join(dir, 'old.db');
     try {
       const first = new SqliteStore(path);
       await first.migrate();
       await loadFixture(first);
+      await recordRuns(first);
       const before = await answers(first, NOW);
       await first.close();
 
@@ -75,6 +89,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       const insert = db.prepare('INSERT INTO station_daily (station_key, day, fuel, weighted_tenths, seconds) VALUES (?, ?, ?, ?, ?)');
       for (const row of runsAsRows(db.prepare(RUNS).all() as Array<Record<string, unknown>>)) insert.run(...row);
       db.exec(`
+        DROP TABLE feed_counts;
         DROP TRIGGER state_current_on_insert; DROP TRIGGER state_current_on_update; DROP TRIGGER state_current_on_delete;
         DROP TABLE state_current; DROP INDEX current_prices_by_state; DROP INDEX current_prices_by_fuel; DROP INDEX stations_by_position;
         ALTER TABLE current_prices DROP COLUMN state;
@@ -101,12 +116,13 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
 
   const server = postgresServerUrl();
   test('on PostgreSQL: the same', { skip: server ? false : 'set FUELPRICE_TEST_POSTGRES to a server URL to run this' }, async () => {
-    assert.equal(POSTGRES_MIGRATIONS.length, 10, 'this test takes the schema back from version 10 to 4');
+    assert.equal(POSTGRES_MIGRATIONS.length, 11, 'this test takes the schema back from version 11 to 4');
     const database = await createPostgresDatabase(server ?? '');
     after(() => database.drop());
     const first = new PostgresStore({ connectionString: database.url, max: 2 });
     await first.migrate();
     await loadFixture(first);
+    await recordRuns(first);
     const before = await answers(first, NOW);
     await first.close();
 
@@ -116,6 +132,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       }
     });
     await postgresAdmin(database.url, (client) => client.query(`
+      DROP TABLE feed_counts;
       DROP TRIGGER state_current_on_insert ON current_prices; DROP TRIGGER state_current_on_update ON current_prices;
       DROP TRIGGER state_current_on_delete ON current_prices;
       DROP FUNCTION state_current_inserted(); DROP FUNCTION state_current_updated(); DROP FUNCTION state_current_deleted();
@@ -132,7 +149,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       DROP FUNCTION city_current_inserted(); DROP FUNCTION city_current_updated(); DROP FUNCTION city_current_deleted();
       DROP FUNCTION city_current_add(text[], smallint[], bigint[], bigint[]);
       DROP TABLE city_current; ALTER TABLE current_prices DROP COLUMN city_id;
-      DELETE FROM schema_migrations WHERE version IN (5, 6, 7, 8, 9, 10);`));
+      DELETE FROM schema_migrations WHERE version IN (5, 6, 7, 8, 9, 10, 11);`));
 
     const upgraded = new PostgresStore({ connectionString: database.url, max: 2 });
     try {

@@ -314,4 +314,15 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION state_current_deleted();
   CREATE INDEX stations_by_position ON stations (latitude, longitude) INCLUDE (id);
   `,
+  `
+  -- Each feed's runs and failed runs, counted as runs are recorded and never pruned (feed_runs
+  -- keeps 90 days), so /metrics can serve them as counters that only go up. Seeded from the log.
+  CREATE TABLE feed_counts (
+    feed text COLLATE "C" PRIMARY KEY,
+    runs bigint NOT NULL,
+    failures bigint NOT NULL
+  );
+  INSERT INTO feed_counts (feed, runs, failures)
+    SELECT feed, count(*), count(error) FROM feed_runs GROUP BY feed;
+  `,
 ];

@@ -7,7 +7,7 @@ import { toRunRow, withRunDays, withRunDaysByStation } from '../run-days.ts';
 import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } from '../sql/copy-tables.ts';
 import { POSTGRES_DIALECT, type Row } from '../sql/dialect.ts';
 import {
-  feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
+  feedRunValues, fuelAt, toCity, toCurrent, toFeedCounts, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
   toBrandCount, toOutOfStock, toPending, toFuelPriceRow, toPoint, toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
 import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear, rankedPage } from '../nearest.ts';
@@ -15,7 +15,7 @@ import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readSt
 import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
-  FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, OutOfStock,
+  FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, OutOfStock,
   CheapestPage, PoolStats, PriceArea, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
@@ -311,6 +311,7 @@ export class PostgresStore implements PriceStore {
   async recordRun(run: FeedRun): Promise<void> {
     await this.write(async (client) => {
       await execute(client, INGEST.recordRun, feedRunValues(run));
+      await execute(client, INGEST.countRun, [run.feed, run.error === undefined ? 0 : 1]);
       await execute(client, INGEST.forgetRuns, [run.finishedAt - RUN_LOG_DAYS * 86_400]);
     });
   }
@@ -324,6 +325,10 @@ export class PostgresStore implements PriceStore {
 
   async feedHealth(): Promise<FeedHealth[]> {
     return (await this.rows(INGEST.feedHealth)).map(toFeedHealth);
+  }
+
+  async feedCounts(): Promise<FeedCounts[]> {
+    return (await this.rows(INGEST.feedCounts)).map(toFeedCounts);
   }
 
 

@@ -1,7 +1,7 @@
 import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
-import type { City, CurrentPrice, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, Station, StationDayRow, StationPrices, TokenRecord } from '../store.ts';
+import type { City, CurrentPrice, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, Station, StationDayRow, StationPrices, TokenRecord } from '../store.ts';
 import type { OpenState, Report } from '../writer/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
 import type { FuelPriceRow, PositionRow } from '../nearest.ts';
@@ -113,6 +113,10 @@ export function toPending(r: Row): PriceEvent {
 export function toFeedHealth(r: Row): FeedHealth {
   return { feed: String(r.feed), lastRun: Number(r.last_run), lastSuccess: r.last_success === null ? undefined : Number(r.last_success),
     intervalSec: Number(r.interval_sec) };
+}
+
+export function toFeedCounts(r: Row): FeedCounts {
+  return { feed: String(r.feed), runs: Number(r.runs), failures: Number(r.failures) };
 }
 
 export function toOutOfStock(r: Row): OutOfStock {

@@ -234,6 +234,10 @@ export const INGEST_STATEMENTS = {
   feedStations: 'SELECT id, feed_code, name, brand, address, suburb, postcode, state FROM stations WHERE feed = $1 ORDER BY key',
   recordRun: `INSERT INTO feed_runs (${FEED_RUN_COLUMNS.join(', ')}) VALUES (${FEED_RUN_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
   forgetRuns: 'DELETE FROM feed_runs WHERE finished_at < $1',
+  /** Every run recorded is counted, $2 = 1 when it failed; the log above is pruned, these counts never are. */
+  countRun: `INSERT INTO feed_counts (feed, runs, failures) VALUES ($1, 1, $2)
+    ON CONFLICT (feed) DO UPDATE SET runs = feed_counts.runs + 1, failures = feed_counts.failures + excluded.failures`,
+  feedCounts: 'SELECT feed, runs, failures FROM feed_counts ORDER BY feed',
   feedRuns: 'SELECT * FROM feed_runs ORDER BY id DESC LIMIT $1',
   feedRunsOf: 'SELECT * FROM feed_runs WHERE feed = $1 ORDER BY id DESC LIMIT $2',
   feedHealth: `SELECT feed, max(finished_at) AS last_run, max(CASE WHEN error IS NULL THEN finished_at END) AS last_success,

@@ -281,4 +281,15 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   END;
   CREATE INDEX stations_by_position ON stations (latitude, longitude, id);
   `,
+  `
+  -- Each feed's runs and failed runs, counted as runs are recorded and never pruned (feed_runs
+  -- keeps 90 days), so /metrics can serve them as counters that only go up. Seeded from the log.
+  CREATE TABLE feed_counts (
+    feed TEXT PRIMARY KEY,
+    runs INTEGER NOT NULL,
+    failures INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO feed_counts (feed, runs, failures)
+    SELECT feed, count(*), sum(CASE WHEN error IS NULL THEN 0 ELSE 1 END) FROM feed_runs GROUP BY feed;
+  `,
 ];

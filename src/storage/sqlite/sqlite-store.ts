@@ -6,7 +6,7 @@ import { type RunRow, toRunRow, withRunDays, withRunDaysByStation } from '../run
 import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } from '../sql/copy-tables.ts';
 import { SQLITE_DIALECT } from '../sql/dialect.ts';
 import {
-  feedRunValues, fuelAt, toCity, toCurrent, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
+  feedRunValues, fuelAt, toCity, toCurrent, toFeedCounts, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
   toBrandCount, toOutOfStock, toPending, toFuelPriceRow, toPoint, toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
 import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear, rankedPage } from '../nearest.ts';
@@ -14,7 +14,7 @@ import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readSt
 import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
-  FeedBatchOptions, FeedBatchResult, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, OutOfStock,
+  FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, OutOfStock,
   CheapestPage, PriceArea, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
@@ -306,6 +306,7 @@ export class SqliteStore implements PriceStore {
   async recordRun(run: FeedRun): Promise<void> {
     this.write(() => {
       this.db.run(INGEST.recordRun, feedRunValues(run));
+      this.db.run(INGEST.countRun, [run.feed, run.error === undefined ? 0 : 1]);
       this.db.run(INGEST.forgetRuns, [run.finishedAt - RUN_LOG_DAYS * 86_400]);
     })();
   }
@@ -317,6 +318,10 @@ export class SqliteStore implements PriceStore {
 
   async feedHealth(): Promise<FeedHealth[]> {
     return this.db.all(INGEST.feedHealth).map(toFeedHealth);
+  }
+
+  async feedCounts(): Promise<FeedCounts[]> {
+    return this.db.all(INGEST.feedCounts).map(toFeedCounts);
   }
 
   async createToken(token: TokenRecord): Promise<void> {

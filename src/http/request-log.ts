@@ -2,6 +2,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { isatty } from 'node:tty';
 import pino from 'pino';
 import { redactUrl } from '../tokens.ts';
+import { LineBuffer } from './log-buffer.ts';
 
 /** A request as an error line shows it (Fastify's `req`), with credentials in the URL blanked. */
 interface LoggedRequest {
@@ -103,9 +104,9 @@ export const LOG_FLUSH_MS = 1000;
 
 /**
  * stdout as `serve` logs to it: on a terminal, human-readable lines (pino-pretty, written as
- * they come); otherwise JSON lines through a buffered asynchronous destination (sonic-boom, 8
- * KiB before a write), written out at least every second and at once on exit, so logging costs
- * the server little under load. `pretty` forces one or the other (tests).
+ * they come); otherwise JSON lines kept in a buffer (log-buffer.ts, 16 KiB before a write) and
+ * written asynchronously, at least every second and at once on exit, so logging costs the
+ * server little under load. `pretty` forces one or the other (tests).
  */
 export async function logDestination(options: { pretty?: boolean; fd?: number } = {}): Promise<LogDestination> {
   const fd = options.fd ?? 1;
@@ -114,17 +115,8 @@ export async function logDestination(options: { pretty?: boolean; fd?: number } 
     const stream = pretty({ destination: fd, sync: true, colorize: isatty(fd), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
     return { stream, flushSync: () => undefined, close: () => undefined };
   }
-  const destination = pino.destination({ dest: fd, sync: false, minLength: 8 * 1024 });
-  const timer = setInterval(() => {
-    // Between the buffer's own writes: flush() would throw while sonic-boom is still opening the fd or busy writing.
-    try { destination.flush(); } catch { /* the next tick writes it */ }
-  }, LOG_FLUSH_MS);
+  const lines = new LineBuffer(fd);
+  const timer = setInterval(() => lines.flush(), LOG_FLUSH_MS);
   timer.unref();
-  return {
-    stream: destination,
-    flushSync: () => {
-      try { destination.flushSync(); } catch { /* nothing buffered, or not yet open */ }
-    },
-    close: () => clearInterval(timer),
-  };
+  return { stream: lines, flushSync: () => lines.flushSync(), close: () => clearInterval(timer) };
 }

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { LineBuffer } from '../../src/http/log-buffer.ts';
+import { waitFor } from '../helpers.ts';
+
+/** Line i, of varied length and with a character outside ASCII now and then (bytes differ from UTF-16 units). */
+const line = (i: number): string => `{"n":${i},"url":"/v1/stations?q=${'x'.repeat(i % 97)}${i % 13 === 0 ? 'é' : ''}"}\n`;
+const numbers = (text: string): number[] => text.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { n: number }).n);
+const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+
+describe('LineBuffer: log lines to a descriptor, buffered and written asynchronously', () => {
+  let dir: string;
+  before(() => { dir = mkdtempSync(join(tmpdir(), 'fuelprice-logbuf-')); });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('below minBytes nothing is written until flush(); then every line once, in order', async () => {
+    const path = join(dir, 'small.log');
+    const fd = openSync(path, 'w');
+    const lines = new LineBuffer(fd, { minBytes: 4096 });
+    for (let i = 0; i < 10; i++) lines.write(line(i));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(readFileSync(path, 'utf8'), '', 'under minBytes: still buffered');
+    lines.flush();
+    await waitFor('the write', () => lines.idle);
+    assert.equal(readFileSync(path, 'utf8'), range(10).map(line).join(''));
+    closeSync(fd);
+  });
+
+  test('past minBytes writes start by themselves: 20,000 lines arrive whole and in order, with flushSync for the rest', async () => {
+    const path = join(dir, 'many.log');
+    const fd = openSync(path, 'w');
+    const lines = new LineBuffer(fd, { minBytes: 1024 });
+    for (let i = 0; i < 20_000; i++) {
+      lines.write(line(i));
+      if (i % 1000 === 999) await new Promise((resolve) => setImmediate(resolve)); // let writes finish meanwhile
+    }
+    await waitFor('the writes under way', () => lines.idle || readFileSync(path).length > 0);
+    lines.flushSync();
+    await waitFor('the last asynchronous write', () => lines.idle);
+    assert.deepEqual(numbers(readFileSync(path, 'utf8')), range(20_000));
+    assert.equal(readFileSync(path, 'utf8'), range(20_000).map(line).join(''));
+    closeSync(fd);
+  });
+
+  test('a full pipe (EAGAIN) is waited for, not lost: a reader that comes late gets every line in order', async () => {
+    const fifo = join(dir, 'full.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    try {
+      const lines = new LineBuffer(writer, { minBytes: 512, retryMs: 5 });
+      const count = 6_000; // some 400 KB: several times a pipe's 64 KiB
+      for (let i = 0; i < count; i++) lines.write(line(i));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(lines.idle, false, 'the pipe is full and nobody reads it');
+      const text = await readAll(reader, () => lines.idle);
+      assert.deepEqual(numbers(text), range(count));
+    } finally {
+      closeSync(writer);
+      closeSync(reader);
+    }
+  });
+
+  test('past maxBytes while the pipe is full, lines are dropped and counted, and a warning says how many', async () => {
+    const fifo = join(dir, 'drop.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    try {
+      const lines = new LineBuffer(writer, { minBytes: 512, maxBytes: 16 * 1024, retryMs: 5 });
+      const count = 6_000;
+      for (let i = 0; i < count; i++) {
+        lines.write(line(i));
+        if (i % 500 === 499) await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      lines.flush();
+      const text = await readAll(reader, () => lines.idle);
+      const parsed = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { n?: number; level?: number; dropped?: number; msg?: string });
+      const warnings = parsed.filter((l) => l.n === undefined);
+      const kept = parsed.flatMap((l) => (l.n === undefined ? [] : [l.n]));
+      assert.ok(warnings.length >= 1, 'at least one warning');
+      for (const w of warnings) {
+        assert.equal(w.level, 40);
+        assert.equal(w.msg, "log lines dropped: the log's destination did not keep up");
+      }
+      const dropped = warnings.reduce((sum, w) => sum + (w.dropped ?? 0), 0);
+      assert.ok(dropped > 0);
+      assert.equal(kept.length + dropped, count, 'every line is written or counted as dropped');
+      assert.deepEqual(kept, [...kept].sort((a, b) => a - b), 'in order');
+      assert.equal(new Set(kept).size, kept.length, 'none twice');
+    } finally {
+      closeSync(writer);
+      closeSync(reader);
+    }
+  });
+});
+
+/** Reads a non-blocking descriptor until `done()` holds and nothing more comes. */
+async function readAll(fd: number, done: () => boolean): Promise<string> {
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(64 * 1024);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    let n = 0;
+    try {
+      n = readSync(fd, buffer);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+    }
+    if (n > 0) {
+      chunks.push(Buffer.from(buffer.subarray(0, n)));
+      continue;
+    }
+    if (done()) return Buffer.concat(chunks).toString('utf8');
+    if (Date.now() > deadline) throw new Error('timed out reading the pipe');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

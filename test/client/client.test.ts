@@ -21,7 +21,7 @@ interface Seen { url: string; status: number; headers: Headers; body: string }
 function recordingFetch(seen: Seen[]): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
-    seen.push({ url: String(input), status: response.status, headers: response.headers, body: await response.clone().text() });
+    seen.push({ url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, status: response.status, headers: response.headers, body: await response.clone().text() });
     return response;
   };
 }
@@ -119,6 +119,7 @@ async function flakyFront(target: RunningServer, failures: number, status: numbe
   return { baseUrl: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
+const RATE_LIMITED = JSON.stringify({ error: { code: 'rate_limited', message: 'Rate limit of 2 requests a minute exceeded; retry in 7 s.', request_id: 'front-2' } });
 const UNAVAILABLE = JSON.stringify({ error: { code: 'unavailable', message: 'The service is temporarily unavailable; try again shortly.', request_id: 'front-1' } });
 
 for (const backend of testBackends()) {
@@ -247,7 +248,7 @@ for (const backend of testBackends()) {
       }
     });
 
-    test('a 503 is retried after its Retry-After, or with backoff without one; bounded, then an UnavailableError', async () => {
+    test('a 503 is retried after its Retry-After, a 429 without one after its RateLimit reset, or with backoff without either; bounded, then an UnavailableError', async () => {
       const once = await flakyFront(server, 1, 503, { 'content-type': 'application/json', 'retry-after': '3' }, UNAVAILABLE);
       try {
         const delays: number[] = [];
@@ -256,6 +257,15 @@ for (const backend of testBackends()) {
         assert.deepEqual(delays, [3000]);
       } finally {
         await once.close();
+      }
+      const rateLimitOnly = await flakyFront(server, 1, 429, { 'content-type': 'application/json', ratelimit: '"default";r=0;t=7' }, RATE_LIMITED);
+      try {
+        const delays: number[] = [];
+        const client = new FuelPriceClient({ baseUrl: rateLimitOnly.baseUrl, token: server.token, sleep: recordingSleep(delays) });
+        assert.deepEqual(await client.listFuelTypes(), (await get(server, '/v1/fuel-types')).body);
+        assert.deepEqual(delays, [7000], 'without Retry-After, the RateLimit reset');
+      } finally {
+        await rateLimitOnly.close();
       }
       const always = await flakyFront(server, 3, 503, { 'content-type': 'application/json' }, UNAVAILABLE);
       try {

@@ -51,9 +51,9 @@ interface ErrorBody { error: { code: string; message: string; request_id?: strin
 
 function isErrorBody(body: unknown): body is ErrorBody {
   if (typeof body !== 'object' || body === null || !('error' in body)) return false;
-  const error = (body as { error: unknown }).error;
-  return typeof error === 'object' && error !== null
-    && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string';
+  const error = body.error;
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    && 'message' in error && typeof error.message === 'string';
 }
 
 /** The typed error for an answer that is not a 2xx, from its status, body text and headers. */

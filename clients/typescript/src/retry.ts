@@ -8,12 +8,16 @@ export function serverDelaySeconds(headers: Headers, nowMs: number): number | un
   return retryAfterSeconds(headers.get('retry-after'), nowMs) ?? rateLimitResetSeconds(headers.get('ratelimit'));
 }
 
+/** An HTTP date as servers send it (IMF-fixdate, RFC 9110): `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
 /** Retry-After as seconds to wait: a non-negative integer, or an HTTP date (0 when it is past). */
 export function retryAfterSeconds(value: string | null, nowMs: number): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const at = Date.parse(trimmed);
+  // Date.parse alone is too lenient: it reads '-1' and '1.5' as dates.
+  const at = HTTP_DATE.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
 

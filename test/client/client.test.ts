@@ -193,13 +193,25 @@ for (const backend of testBackends()) {
       assert.equal(seen.length, 5, 'no error is retried');
     });
 
-    test('no answer is a NetworkError with status 0; an answer without the error shape is an unexpected_response', async () => {
+    test('no answer (refused, or none within timeoutMs) is a NetworkError with status 0; an answer without the error shape is an unexpected_response', async () => {
       const port = await freePort();
       const offline = new FuelPriceClient({ baseUrl: `http://127.0.0.1:${port}`, token: server.token });
       const error = await offline.listFuelTypes().then(() => assert.fail('no error'), (e: unknown) => e);
       assert.ok(error instanceof NetworkError);
       assert.deepEqual({ status: error.status, code: error.code, requestId: error.requestId }, { status: 0, code: 'network_error', requestId: undefined });
       assert.ok(error.cause, 'the fetch error is kept as the cause');
+
+      const silent = createServer(() => { /* never answers */ });
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      try {
+        const slow = new FuelPriceClient({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, token: server.token, timeoutMs: 50 });
+        const timedOut = await slow.listFuelTypes().then(() => assert.fail('no error'), (e: unknown) => e);
+        assert.ok(timedOut instanceof NetworkError);
+        assert.deepEqual({ status: timedOut.status, code: timedOut.code, requestId: timedOut.requestId }, { status: 0, code: 'timeout', requestId: undefined });
+      } finally {
+        silent.closeAllConnections();
+        await new Promise<void>((resolve) => silent.close(() => resolve()));
+      }
 
       const front = await flakyFront(server, 1, 502, { 'content-type': 'text/html', 'x-request-id': 'lb-7' }, '<html>Bad gateway</html>');
       try {

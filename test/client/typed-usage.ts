@@ -2,7 +2,7 @@
  * Compiled, never run (test/client/build.test.ts, and `npm run typecheck`): what the client's
  * types accept and refuse. Each @ts-expect-error must meet an error, or the compile fails.
  */
-import { FuelPriceClient, type Item, RateLimitedError } from '../../clients/typescript/src/index.ts';
+import { FuelPriceClient, type Item, NotFoundError, RateLimitedError } from '../../clients/typescript/src/index.ts';
 
 export async function usage(client: FuelPriceClient): Promise<void> {
   const city = await client.getCity('sydney');
@@ -29,4 +29,18 @@ export async function usage(client: FuelPriceClient): Promise<void> {
   await client.getStation(42);
   // @ts-expect-error: no such field on a city
   void city.data.population;
+}
+
+/** The README's example ("TypeScript client"), as written there. */
+export async function readmeExample(): Promise<void> {
+  const client = new FuelPriceClient({ baseUrl: 'http://127.0.0.1:8080', token: 'fp_...' });
+  const { data } = await client.getCitySpread('sydney');          // data.spread[0].min: "164.9"
+  for await (const station of client.stations({ city: 'perth', fuel: 'diesel' })) console.log(station.id);
+  try {
+    await client.getStation('no-such-station');
+  } catch (error) {
+    if (error instanceof NotFoundError) console.log(error.code, error.requestId); // not_found 8f3c…
+  }
+  const min: string | false | undefined = data.spread[0]?.min;
+  void min;
 }

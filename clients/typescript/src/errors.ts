@@ -31,7 +31,7 @@ export class NotFoundError extends FuelPriceError {}
 
 /** 429, once the client's retries are spent (or the wait asked for is longer than it may wait). */
 export class RateLimitedError extends FuelPriceError {
-  /** The seconds the server asked to wait (Retry-After), if it said. */
+  /** The seconds the server asked to wait (Retry-After, else the RateLimit header's reset), if it said. */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(message: string, details: { status: number; code: string; requestId?: string | undefined; retryAfterSeconds: number | undefined }) {

@@ -63,8 +63,9 @@ export class FuelPriceClient {
     if (!Number.isInteger(retries) || retries < 0) throw new RangeError(`retries must be an integer >= 0, not ${retries}`);
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#token = options.token;
-    // Bound: a browser's fetch called as a method of another object throws "Illegal invocation".
-    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    // Called as a plain function: a browser's fetch called as a method of another object throws "Illegal invocation".
+    const send = options.fetch ?? globalThis.fetch;
+    this.#fetch = (input, init) => send(input, init);
     this.#retries = retries;
     this.#maxRetryDelaySeconds = options.maxRetryDelaySeconds ?? 60;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
@@ -123,12 +124,12 @@ export class FuelPriceClient {
   /** GET path?query as JSON, retrying 429 and 503 within the client's bounds; anything else not 2xx is thrown as its typed error. */
   async #get<T>(path: string, query: object = {}): Promise<T> {
     const url = `${this.#baseUrl}${path}${queryString(query)}`;
-    for (let retry = 1; ; retry++) {
+    for (let retried = 0; ; retried++) {
       const { status, headers, text } = await this.#send(url);
       if (status >= 200 && status < 300) return parseJson<T>(status, text, headers);
       const asked = serverDelaySeconds(headers, Date.now());
-      if ((status === 429 || status === 503) && retry <= this.#retries) {
-        const wait = asked ?? backoffSeconds(retry);
+      if ((status === 429 || status === 503) && retried < this.#retries) {
+        const wait = asked ?? backoffSeconds(retried + 1);
         if (wait <= this.#maxRetryDelaySeconds) {
           await this.#sleep(wait * 1000);
           continue;

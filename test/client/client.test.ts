@@ -144,12 +144,15 @@ for (const backend of testBackends()) {
       }
     });
 
-    test('sends the token as a bearer and asks for JSON', async () => {
+    test('sends the token as a bearer and asks for JSON; refuses a retries count that is not a whole number', async () => {
       const sent: Array<Headers> = [];
       const client = clientOf(server, { fetch: async (input, init) => { sent.push(new Headers(init?.headers)); return fetch(input, init); } });
       await client.getCity('sydney');
       assert.equal(sent[0]?.get('authorization'), `Bearer ${server.token}`);
       assert.equal(sent[0]?.get('accept'), 'application/json');
+      for (const retries of [-1, 1.5]) {
+        assert.throws(() => new FuelPriceClient({ baseUrl: server.baseUrl, token: server.token, retries }), { name: 'RangeError', message: `retries must be an integer >= 0, not ${retries}` });
+      }
     });
 
     test('the iterators yield every item of every page, page after page, as one full page lists them', async () => {

@@ -5,7 +5,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'data/', 'bench/out/'] },
+  { ignores: ['dist/', 'clients/typescript/dist/', 'coverage/', 'node_modules/', 'data/', 'bench/out/'] },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },
   },

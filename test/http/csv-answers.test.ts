@@ -30,14 +30,15 @@ const AWKWARD_STATIONS: StationInput[] = [
   },
 ];
 
+type Item = Record<string, string | number | boolean | string[] | undefined>;
+
 /** The expected field, written independently of src/http/csv.ts: formula text marked, then RFC 4180 quoting. */
-function field(value: unknown): string {
+function field(value: Item[string]): string {
   if (value === false || value === undefined) return '';
   let text = typeof value === 'object' ? value.join(' ') : String(value);
   if (/^[=+\-@\t\r]/.test(text) && !/^-?\d+(\.\d+)?$/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
-type Item = Record<string, string | number | boolean | string[] | undefined>;
 const table = (columns: string[], rows: Item[]): string =>
   [columns.join(','), ...rows.map((row) => columns.map((c) => field(row[c])).join(','))].map((line) => `${line}\r\n`).join('');
 

@@ -226,6 +226,8 @@ for (const backend of testBackends()) {
       const { response } = await csv('/v1/stations?state=nsw&limit=1&page=2&format=csv');
       assert.equal(response.headers.get('link'), '</v1/stations?state=nsw&limit=1&page=1&format=csv>; rel="prev", </v1/stations?state=nsw&limit=1&page=3&format=csv>; rel="next"');
       assert.deepEqual([response.headers.get('x-total-count'), response.headers.get('x-total-pages'), response.headers.get('x-current-page')], ['4', '4', '2']);
+      // A script of another origin may read them (CORS).
+      assert.match(response.headers.get('access-control-expose-headers') ?? '', /Content-Disposition, Link, X-Total-Count, X-Total-Pages, X-Current-Page/);
       const last = (await csv('/v1/stations?state=nsw&limit=3&offset=3', { accept: 'text/csv' })).response;
       assert.equal(last.headers.get('link'), '</v1/stations?state=nsw&limit=3&offset=0>; rel="prev"');
       const past = await csv('/v1/cities?page=9&format=csv');

@@ -222,6 +222,38 @@ for (const backend of testBackends()) {
       await city.arrayBuffer();
     });
 
+    test('HEAD: the CSV answer\'s headers without its body', async () => {
+      const got = await csv('/v1/brands?format=csv');
+      const head = await fetch(`${base}/v1/brands?format=csv`, { method: 'HEAD', headers: { authorization: `Bearer ${token.token}` } });
+      assert.equal(head.status, 200);
+      assert.equal(await head.text(), '');
+      assert.equal(head.headers.get('content-type'), CSV_TYPE);
+      assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(got.text)));
+      assert.equal(head.headers.get('etag'), got.response.headers.get('etag'));
+      assert.equal(head.headers.get('content-disposition'), 'attachment; filename="brands-page-1.csv"');
+    });
+
+    test('the OpenAPI document: text/csv beside application/json on each CSV route\'s 200, the format parameter, the 406', async () => {
+      type Operation = { parameters: Array<{ name: string; in: string; schema: { enum?: string[] } }>; responses: Record<string, { content?: Record<string, { schema: { type?: string } }> }> };
+      const doc = await (await fetch(`${base}/v1/openapi.json`)).json() as { paths: Record<string, { get: Operation }> };
+      const withCsv = ['/v1/cities', '/v1/stations', '/v1/brands', '/v1/fuel-types', '/v1/prices/cheapest', '/v1/cities/{id}/history', '/v1/stations/{id}/history'];
+      for (const [path, item] of Object.entries(doc.paths)) {
+        if (!path.startsWith('/v1/') || path === '/v1/openapi.json') continue;
+        const ok = item.get.responses['200']?.content ?? assert.fail(path);
+        const format = item.get.parameters.find((p) => p.name === 'format');
+        if (withCsv.includes(path)) {
+          assert.deepEqual(Object.keys(ok), ['application/json', 'text/csv'], path);
+          assert.equal(ok['text/csv']?.schema.type, 'string', path);
+          assert.deepEqual([format?.in, format?.schema.enum], ['query', ['csv', 'json']], path);
+          assert.ok(item.get.responses['406'], path);
+        } else {
+          assert.deepEqual(Object.keys(ok), ['application/json'], path);
+          assert.equal(format, undefined, path);
+          assert.equal(item.get.responses['406'], undefined, path);
+        }
+      }
+    });
+
     test('page headers: the envelope\'s numbers and links to the pages either side, with the request\'s own parameters', async () => {
       const { response } = await csv('/v1/stations?state=nsw&limit=1&page=2&format=csv');
       assert.equal(response.headers.get('link'), '</v1/stations?state=nsw&limit=1&page=1&format=csv>; rel="prev", </v1/stations?state=nsw&limit=1&page=3&format=csv>; rel="next"');

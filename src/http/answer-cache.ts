@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../config.ts';
 import { PiecedBody, etagOf } from './body.ts';
 import type { CacheCounts } from './metrics.ts';
+import { answerKey } from './representation.ts';
 
 /**
  * The answer cache, in one place: what the full path (the hooks below) keeps and the fast path
@@ -53,7 +54,7 @@ export interface CacheLimits {
 
 export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxEntries: 20_000, maxBytes: 64 * 1024 * 1024 };
 
-/** A least-recently-used map from request URL to answer, bounded in entries and bytes. */
+/** A least-recently-used map from request URL (answerKey) to answer, bounded in entries and bytes. */
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   /** The entry last inserted or moved to the end: a hit on it needs no move. */
@@ -215,20 +216,27 @@ export class AnswerCache {
         if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.url.startsWith('/v1/') || request.url.startsWith('/v1/openapi.json')) return;
         const version = this.dataVersions.get(request) ?? await this.options.dataVersion();
         const bucket = clockBucket(request.url, clock.now());
-        let hit = cache.get(request.url, version, bucket);
+        // The URL, or for CSV asked for by Accept a key of its own (representation.ts): JSON and CSV never share an entry.
+        const key = answerKey(request);
+        let hit = cache.get(key, version, bucket);
         if (!hit) {
-          const flight = `${version}\u0000${bucket}\u0000${request.url}`;
+          const flight = `${version}\u0000${bucket}\u0000${key}`;
           // Waits only for a GET's answer: a HEAD's or an error's is not kept, and the waiter then works out its own.
-          if (await misses.wait(flight)) hit = cache.get(request.url, version, bucket);
+          if (await misses.wait(flight)) hit = cache.get(key, version, bucket);
           if (!hit) {
             if (request.method === 'GET') misses.lead(flight, request);
-            slots.set(request, { key: request.url, version, bucket });
+            slots.set(request, { key, version, bucket });
             this.options.counts?.cacheMiss();
             return;
           }
         }
         this.options.counts?.cacheHit();
-        reply.header('etag', hit.etag).type('application/json; charset=utf-8');
+        // The headers it was first sent with: its Content-Type, and a CSV answer's Content-Disposition and page headers.
+        if (hit.head) {
+          for (let i = 0; i < hit.head.length; i += 2) reply.header(hit.head[i] as string, hit.head[i + 1]);
+        } else {
+          reply.header('etag', hit.etag).type('application/json; charset=utf-8');
+        }
         return reply.send(hit.body);
       });
       // A leader lands in onSend, its answer kept or not; these are for a request that ends without sending.

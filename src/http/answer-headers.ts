@@ -14,7 +14,11 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** Response headers a browser script may read (CORS); also on answers made in front of Fastify. */
-const EXPOSED_HEADERS = ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate'] as const;
+const EXPOSED_HEADERS = [
+  'ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate',
+  // A CSV answer's file name and page headers (http/csv.ts).
+  'Content-Disposition', 'Link', 'X-Total-Count', 'X-Total-Pages', 'X-Current-Page',
+] as const;
 
 /** What every answer carries: the security headers, and CORS's for a simple request (any origin; a preflight adds its own). */
 export const EVERY_ANSWER: Readonly<Record<string, string>> = {

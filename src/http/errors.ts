@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'invalid_token'
   | 'not_found'
   | 'method_not_allowed'
+  | 'not_acceptable'
   | 'rate_limited'
   | 'request_too_large'
   | 'unavailable'
@@ -22,6 +23,7 @@ export function codeToStatus(code: ErrorCode): number {
     case 'invalid_token': return 401;
     case 'not_found': return 404;
     case 'method_not_allowed': return 405;
+    case 'not_acceptable': return 406;
     case 'rate_limited': return 429;
     case 'request_too_large': return 431;
     case 'unavailable': return 503;
@@ -63,7 +65,7 @@ export const ErrorBody = Type.Object(
   {
     error: Type.Object({
       code: Type.Union(
-        (['invalid_parameter', 'unauthorized', 'invalid_token', 'not_found', 'method_not_allowed', 'rate_limited', 'request_too_large', 'unavailable', 'internal'] as const)
+        (['invalid_parameter', 'unauthorized', 'invalid_token', 'not_found', 'method_not_allowed', 'not_acceptable', 'rate_limited', 'request_too_large', 'unavailable', 'internal'] as const)
           .map((c) => Type.Literal(c)),
       ),
       message: Type.String(),

@@ -20,6 +20,7 @@ import type { TokenCache } from './auth.ts';
 import { type ResponseCache, clockBucket } from './answer-cache.ts';
 import { RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './limits.ts';
 import { REQUEST_ID, lengthOverLimit } from './server-limits.ts';
+import { acceptsJson } from './representation.ts';
 
 export interface FastPathDeps {
   store: Pick<StoreBase, 'versionsNow'>;
@@ -86,7 +87,8 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
  * The request headers the fast path reads, in one pass over the raw list, so that Node never
  * builds `req.headers` for a request answered here (that object cost a fifth of the fast
  * path). Undefined when the full path must answer: no Authorization header, more than one (a
- * proxy may have read another), a conditional request, or a declared body over MAX_BODY_BYTES
+ * proxy may have read another), a conditional request, an Accept not answered by JSON
+ * (representation.ts: CSV or a 406), or a declared body over MAX_BODY_BYTES
  * or chunked (declaresLargeBody: refused, connection closed). A repeated X-Request-Id is left
  * out, as the full path's `req.headers` would join the copies with a comma REQUEST_ID refuses.
  */
@@ -94,6 +96,7 @@ export function scanHeaders(raw: readonly string[]): { authorization: string; re
   let authorization: string | undefined;
   let requestId: string | undefined;
   let requestIds = 0;
+  let accepts = 0;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     // Lowercased (a copy only when it has capitals) only when the length is one of these names'.
@@ -110,6 +113,11 @@ export function scanHeaders(raw: readonly string[]): { authorization: string; re
       }
       case 12:
         if (name.toLowerCase() === 'x-request-id') requestId = requestIds++ === 0 ? raw[i + 1] : undefined;
+        break;
+      case 6:
+        // A cached answer under a URL is JSON unless the URL says format=csv: an Accept that asks for
+        // CSV, or for neither (406), goes to the full path, as does a second Accept (the two read together).
+        if (name.toLowerCase() === 'accept' && (accepts++ > 0 || !acceptsJson(raw[i + 1] as string))) return undefined;
         break;
       case 14:
         if (name.toLowerCase() === 'content-length' && lengthOverLimit(raw[i + 1] as string)) return undefined;

@@ -7,12 +7,12 @@ interface QueryProperty { type?: string; 'x-accepts'?: string }
 
 const PLAIN_DECIMAL = /^[0-9]{1,10}$/;
 
-/** Parameters whose values are ids written in lowercase, accepted in any case. */
-const CASE_INSENSITIVE: ReadonlySet<string> = new Set(['state', 'city', 'city_id', 'brand', 'fuel']);
+/** Parameters whose values are written in lowercase (ids, format), accepted in any case. */
+const CASE_INSENSITIVE: ReadonlySet<string> = new Set(['state', 'city', 'city_id', 'brand', 'fuel', 'format']);
 
 /**
  * Runs before schema validation: Ajv would coerce '1e3', ' 10' or '0x10' into integers, so
- * integer query parameters must first be plain decimal digits. Ids (`state`, `city`, `brand`, `fuel`) are case-insensitive.
+ * integer query parameters must first be plain decimal digits. Ids (`state`, `city`, `brand`, `fuel`) and `format` are case-insensitive.
  */
 export async function strictQuery(request: FastifyRequest): Promise<void> {
   const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, QueryProperty> } | undefined;

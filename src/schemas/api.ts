@@ -147,6 +147,16 @@ export const StationResponse = Type.Object({ data: Type.Ref(StationSchema) }, { 
 const queryInteger = (minimum: number, maximum: number | undefined, accepts: string, description: string) =>
   Type.Integer({ minimum, ...(maximum === undefined ? {} : { maximum }), description, 'x-accepts': accepts });
 
+/** `format` on the routes that answer CSV too (http/representation.ts): it wins over Accept. */
+const formatParameter = Type.Optional(Type.String({
+  enum: ['csv', 'json'],
+  description: 'csv: the answer as CSV (text/csv, docs/CSV.md); json: as JSON. Decides over the Accept header; without it, Accept decides (JSON by default). Case-insensitive.',
+  'x-accepts': 'must be csv or json',
+}));
+
+/** Only `format`: a list that is not paginated (/v1/fuel-types). */
+export const FormatQuerySchema = Type.Object({ format: formatParameter });
+
 export const ListQuerySchema = Type.Object({
   state: Type.Optional(Type.String({
     enum: [...STATES],
@@ -156,6 +166,7 @@ export const ListQuerySchema = Type.Object({
   limit: Type.Optional(queryInteger(1, 100, 'must be a whole number from 1 to 100', 'Items per page, 1 to 100; default 10.')),
   page: Type.Optional(queryInteger(1, 1_000_000_000, 'must be a whole number from 1 to 1000000000', 'Page to return, from 1; default 1. Not with offset.')),
   offset: Type.Optional(queryInteger(0, 1_000_000_000, 'must be a whole number from 0 to 1000000000', 'Items to skip. Not with page.')),
+  format: formatParameter,
 });
 export type ListQueryInput = Static<typeof ListQuerySchema>;
 
@@ -215,6 +226,7 @@ export const CheapestQuerySchema = Type.Object({
   limit: ListQuerySchema.properties.limit,
   page: ListQuerySchema.properties.page,
   offset: ListQuerySchema.properties.offset,
+  format: formatParameter,
 });
 
 export const CheapestItemSchema = Type.Object({
@@ -294,6 +306,7 @@ export const TimeframeQuerySchema = Type.Object({
     description: 'Period of the records; default last-month. Windows include today, in the state\'s own time zone.',
     'x-accepts': `must be one of ${TIMEFRAMES.join(', ')}`,
   })),
+  format: formatParameter,
 });
 
 export const IdParams = Type.Object({ id: Type.String({ description: 'The city or station id.' }) });

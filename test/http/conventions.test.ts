@@ -124,12 +124,12 @@ for (const backend of testBackends()) {
         for (const status of ['200', '401', '405', '429', '500', '503']) assert.ok(operation.responses[status], `${path} ${status}`);
         assert.deepEqual(Object.keys(doc.paths[path] ?? {}), ['get'], `${path} shows only GET`);
       }
-      assert.deepEqual(doc.paths['/v1/cities']?.get?.parameters?.map((p) => p.name).sort(), ['limit', 'offset', 'page', 'state']);
-      assert.deepEqual(doc.paths['/v1/brands']?.get?.parameters?.map((p) => p.name).sort(), ['limit', 'offset', 'page', 'state']);
+      assert.deepEqual(doc.paths['/v1/cities']?.get?.parameters?.map((p) => p.name).sort(), ['format', 'limit', 'offset', 'page', 'state']);
+      assert.deepEqual(doc.paths['/v1/brands']?.get?.parameters?.map((p) => p.name).sort(), ['format', 'limit', 'offset', 'page', 'state']);
       assert.deepEqual(doc.paths['/v1/stations']?.get?.parameters?.map((p) => p.name).sort(),
-        ['brand', 'city', 'city_id', 'fuel', 'limit', 'near', 'offset', 'page', 'postcode', 'radius', 'state', 'suburb']);
+        ['brand', 'city', 'city_id', 'format', 'fuel', 'limit', 'near', 'offset', 'page', 'postcode', 'radius', 'state', 'suburb']);
       assert.deepEqual(doc.paths['/v1/prices/cheapest']?.get?.parameters?.map((p) => p.name).sort(),
-        ['city', 'fuel', 'limit', 'near', 'offset', 'order', 'page', 'radius', 'state']);
+        ['city', 'format', 'fuel', 'limit', 'near', 'offset', 'order', 'page', 'radius', 'state']);
       assert.deepEqual(doc.paths['/v1/prices']?.get?.parameters?.map((p) => p.name).sort(), ['city', 'state']);
       assert.ok(doc.components.schemas.Error);
       assert.ok(r.text.includes(FUELS[18]));

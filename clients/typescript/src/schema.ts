@@ -84,7 +84,7 @@ export interface paths {
         };
         /**
          * List cities
-         * @description Cities ordered by id, paginated.
+         * @description Cities ordered by id, paginated. As CSV too.
          */
         get: operations["listCities"];
         put?: never;
@@ -121,7 +121,7 @@ export interface paths {
         };
         /**
          * City price history
-         * @description One record per local day, newest first: the mean of the daily values of the city's stations, in dollars (d.dd).
+         * @description One record per local day, newest first: the mean of the daily values of the city's stations, in dollars (d.dd). As CSV too.
          */
         get: operations["getCityHistory"];
         put?: never;
@@ -258,7 +258,7 @@ export interface paths {
         };
         /**
          * Station price history
-         * @description One record per local day, newest first: the time-weighted mean price while available, in cents (ddd.d).
+         * @description One record per local day, newest first: the time-weighted mean price while available, in cents (ddd.d). As CSV too.
          */
         get: operations["getStationHistory"];
         put?: never;
@@ -385,7 +385,7 @@ export interface components {
          */
         Error: {
             error: {
-                code: "invalid_parameter" | "unauthorized" | "invalid_token" | "not_found" | "method_not_allowed" | "rate_limited" | "request_too_large" | "unavailable" | "internal";
+                code: "invalid_parameter" | "unauthorized" | "invalid_token" | "not_found" | "method_not_allowed" | "not_acceptable" | "rate_limited" | "request_too_large" | "unavailable" | "internal";
                 message: string;
                 request_id: string;
             };
@@ -782,6 +782,8 @@ export interface operations {
                 page?: number;
                 /** @description Items to skip. Not with page. */
                 offset?: number;
+                /** @description csv: the answer as CSV (text/csv, docs/CSV.md); json: as JSON. Decides over the Accept header; without it, Accept decides (JSON by default). Case-insensitive. */
+                format?: "csv" | "json";
             };
             header?: never;
             path?: never;
@@ -795,28 +797,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "burnie",
-                     *           "name": "Burnie",
-                     *           "state": "tas",
-                     *           "latitude": "-41.0558",
-                     *           "longitude": "145.9038"
-                     *         }
-                     *       ],
-                     *       "total_items": 15,
-                     *       "total_pages": 15,
-                     *       "current_page": 1
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["City"][];
                         total_items: number;
                         total_pages: number;
                         current_page: number;
                     };
+                    "text/csv": string;
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag; no body. */
@@ -846,6 +833,15 @@ export interface operations {
             };
             /** @description Only GET and HEAD are allowed. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows neither application/json nor text/csv (errors are always JSON). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1011,6 +1007,8 @@ export interface operations {
             query?: {
                 /** @description Period of the records; default last-month. Windows include today, in the state's own time zone. */
                 timeframe?: "last-week" | "last-month" | "last-year" | "last-financial-year" | "all-time";
+                /** @description csv: the answer as CSV (text/csv, docs/CSV.md); json: as JSON. Decides over the Accept header; without it, Accept decides (JSON by default). Case-insensitive. */
+                format?: "csv" | "json";
             };
             header?: never;
             path: {
@@ -1027,35 +1025,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "sydney",
-                     *         "name": "Sydney",
-                     *         "history": [
-                     *           {
-                     *             "fuel": "e10",
-                     *             "records": [
-                     *               {
-                     *                 "timestamp": 1795352400,
-                     *                 "date": "23-11-2026",
-                     *                 "average": "1.81"
-                     *               },
-                     *               {
-                     *                 "timestamp": 1795266000,
-                     *                 "date": "22-11-2026",
-                     *                 "average": "1.81"
-                     *               }
-                     *             ]
-                     *           },
-                     *           {
-                     *             "fuel": "ulp91",
-                     *             "records": false
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -1067,6 +1036,7 @@ export interface operations {
                             }[];
                         };
                     };
+                    "text/csv": string;
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag; no body. */
@@ -1105,6 +1075,15 @@ export interface operations {
             };
             /** @description Only GET and HEAD are allowed. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows neither application/json nor text/csv (errors are always JSON). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1711,6 +1690,8 @@ export interface operations {
                 page?: number;
                 /** @description Items to skip. Not with page. */
                 offset?: number;
+                /** @description csv: the answer as CSV (text/csv, docs/CSV.md); json: as JSON. Decides over the Accept header; without it, Accept decides (JSON by default). Case-insensitive. */
+                format?: "csv" | "json";
                 /** @description Only stations of this city (a city id, case-insensitive; an unknown id matches none). */
                 city?: string;
                 /** @description The same as city; given with city, both must be the same. */
@@ -1740,29 +1721,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "7-eleven-craigwell",
-                     *           "name": "7-Eleven Craigwell",
-                     *           "brand": "7-Eleven",
-                     *           "address": "265 Monaro Highway, Craigwell ACT 2616",
-                     *           "street": "265 Monaro Highway",
-                     *           "suburb": "Craigwell",
-                     *           "postcode": "2616",
-                     *           "state": "act",
-                     *           "phone": "(02) 7010 6342",
-                     *           "website": "",
-                     *           "latitude": "-35.2241",
-                     *           "longitude": "149.0406"
-                     *         }
-                     *       ],
-                     *       "total_items": 14,
-                     *       "total_pages": 14,
-                     *       "current_page": 1
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /**
@@ -1808,6 +1766,7 @@ export interface operations {
                         total_pages: number;
                         current_page: number;
                     };
+                    "text/csv": string;
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag; no body. */
@@ -1837,6 +1796,15 @@ export interface operations {
             };
             /** @description Only GET and HEAD are allowed. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows neither application/json nor text/csv (errors are always JSON). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1991,6 +1959,8 @@ export interface operations {
             query?: {
                 /** @description Period of the records; default last-month. Windows include today, in the state's own time zone. */
                 timeframe?: "last-week" | "last-month" | "last-year" | "last-financial-year" | "all-time";
+                /** @description csv: the answer as CSV (text/csv, docs/CSV.md); json: as JSON. Decides over the Accept header; without it, Accept decides (JSON by default). Case-insensitive. */
+                format?: "csv" | "json";
             };
             header?: never;
             path: {
@@ -2007,35 +1977,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "sydney",
-                     *         "name": "Sydney",
-                     *         "history": [
-                     *           {
-                     *             "fuel": "e10",
-                     *             "records": [
-                     *               {
-                     *                 "timestamp": 1795352400,
-                     *                 "date": "23-11-2026",
-                     *                 "average": "1.81"
-                     *               },
-                     *               {
-                     *                 "timestamp": 1795266000,
-                     *                 "date": "22-11-2026",
-                     *                 "average": "1.81"
-                     *               }
-                     *             ]
-                     *           },
-                     *           {
-                     *             "fuel": "ulp91",
-                     *             "records": false
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -2047,6 +1988,7 @@ export interface operations {
                             }[];
                         };
                     };
+                    "text/csv": string;
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag; no body. */
@@ -2085,6 +2027,15 @@ export interface operations {
             };
             /** @description Only GET and HEAD are allowed. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows neither application/json nor text/csv (errors are always JSON). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2451,6 +2402,8 @@ export interface operations {
                 page?: number;
                 /** @description Items to skip. Not with page. */
                 offset?: number;
+                /** @description csv: the answer as CSV (text/csv, docs/CSV.md); json: as JSON. Decides over the Accept header; without it, Accept decides (JSON by default). Case-insensitive. */
+                format?: "csv" | "json";
             };
             header?: never;
             path?: never;
@@ -2464,25 +2417,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "station_id": "united-petroleum-caversham",
-                     *           "name": "United Petroleum Caversham",
-                     *           "brand": "United Petroleum",
-                     *           "address": "12 Great Northern Highway, Caversham WA 6055",
-                     *           "latitude": "-31.8872",
-                     *           "longitude": "115.9731",
-                     *           "price": "164.9",
-                     *           "updated_at": 1763857800
-                     *         }
-                     *       ],
-                     *       "total_items": 112,
-                     *       "total_pages": 12,
-                     *       "current_page": 1
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /** @example ampol-foodary-kingsford */
@@ -2510,6 +2444,7 @@ export interface operations {
                         total_pages: number;
                         current_page: number;
                     };
+                    "text/csv": string;
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag; no body. */
@@ -2548,6 +2483,15 @@ export interface operations {
             };
             /** @description Only GET and HEAD are allowed. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows neither application/json nor text/csv (errors are always JSON). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2595,7 +2539,10 @@ export interface operations {
     };
     listFuelTypes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description csv: the answer as CSV (text/csv, docs/CSV.md); json: as JSON. Decides over the Accept header; without it, Accept decides (JSON by default). Case-insensitive. */
+                format?: "csv" | "json";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2608,27 +2555,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "e10",
-                     *           "name": "E10",
-                     *           "unit": "c/L",
-                     *           "combined_of": false
-                     *         },
-                     *         {
-                     *           "id": "ulp-combined",
-                     *           "name": "Unleaded 91 and E10",
-                     *           "unit": "c/L",
-                     *           "combined_of": [
-                     *             "ulp91",
-                     *             "e10"
-                     *           ]
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /** @description One of the 19 fuel ids. */
@@ -2641,6 +2567,7 @@ export interface operations {
                             combined_of: ("e10" | "ulp91" | "ulp95" | "ulp98" | "diesel" | "pdiesel" | "lpg" | "e85" | "e5" | "ev" | "b20" | "cng" | "lng" | "opal" | "lrp" | "ulsd" | "ulp-combined" | "pulp-combined" | "diesel-combined")[] | false;
                         }[];
                     };
+                    "text/csv": string;
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag; no body. */
@@ -2670,6 +2597,15 @@ export interface operations {
             };
             /** @description Only GET and HEAD are allowed. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows neither application/json nor text/csv (errors are always JSON). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2726,6 +2662,8 @@ export interface operations {
                 page?: number;
                 /** @description Items to skip. Not with page. */
                 offset?: number;
+                /** @description csv: the answer as CSV (text/csv, docs/CSV.md); json: as JSON. Decides over the Accept header; without it, Accept decides (JSON by default). Case-insensitive. */
+                format?: "csv" | "json";
             };
             header?: never;
             path?: never;
@@ -2739,20 +2677,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "7-eleven",
-                     *           "name": "7-Eleven",
-                     *           "station_count": 14
-                     *         }
-                     *       ],
-                     *       "total_items": 9,
-                     *       "total_pages": 9,
-                     *       "current_page": 1
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /**
@@ -2772,6 +2696,7 @@ export interface operations {
                         total_pages: number;
                         current_page: number;
                     };
+                    "text/csv": string;
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag; no body. */
@@ -2801,6 +2726,15 @@ export interface operations {
             };
             /** @description Only GET and HEAD are allowed. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows neither application/json nor text/csv (errors are always JSON). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };

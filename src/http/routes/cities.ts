@@ -6,7 +6,7 @@ import { cityHistory } from '../../domain/history.ts';
 import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
 import { historyPieces } from '../../domain/history-json.ts';
 import { jsonBody } from '../body.ts';
-import { averageEntries, spreadEntries, unavailableEntries } from '../../domain/api-entries.ts';
+import { averageEntries, historyEntries, spreadEntries, unavailableEntries } from '../../domain/api-entries.ts';
 import { formatCents, formatDollars } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, formatLocalDay, localDayOf, timeframeWindow } from '../../domain/time.ts';
@@ -17,24 +17,31 @@ import {
 import { CycleQuerySchema, CycleResponse, DEFAULT_CYCLE_FUEL } from '../../schemas/cycle.ts';
 import { notFound } from '../errors.ts';
 import type { HistoryBlocks } from '../history-blocks.ts';
+import { CITY_COLUMNS, HISTORY_COLUMNS, csvText, historyRows, pageHeaders } from '../csv.ts';
 import { envelope, pageWindow } from '../pagination.ts';
-import { type RouteDeps, errorResponses, methodNotAllowed } from './responses.ts';
+import { negotiateRepresentation, sendCsv, wantsCsv } from '../representation.ts';
+import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Cities'];
 const security = [{ bearerAuth: [] }];
+const CITIES_CSV = 'id,name,state,latitude,longitude\r\nburnie,Burnie,tas,-41.0558,145.9038\r\n';
+const CITY_HISTORY_CSV = 'date,fuel,average\r\n23-11-2026,e10,1.81\r\n22-11-2026,e10,1.81\r\n23-11-2026,ulp91,1.83\r\n';
 
 export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: HistoryBlocks }> = async (app, { store, clock, historyBlocks }) => {
   const findCity = async (id: string) => (await store.city(id)) ?? notFound('city', id);
 
   app.get('/v1/cities', {
     schema: {
-      summary: 'List cities', description: 'Cities ordered by id, paginated.', tags, security,
-      querystring: ListQuerySchema, response: { 200: CityListResponse, ...errorResponses() },
+      summary: 'List cities', description: 'Cities ordered by id, paginated. As CSV too.', tags, security,
+      querystring: ListQuerySchema,
+      response: { 200: jsonOrCsv(CityListResponse, { rows: 'one row per city', example: CITIES_CSV }), ...errorResponses(406) },
     },
-  }, async (request) => {
+    preValidation: negotiateRepresentation,
+  }, async (request, reply) => {
     const window = pageWindow(request.query);
     const page = await store.listCities({ state: request.query.state as StateId | undefined, limit: window.limit, offset: window.offset });
-    return envelope(page.items, page.total, window);
+    if (!wantsCsv(request)) return envelope(page.items, page.total, window);
+    return sendCsv(reply, csvText(CITY_COLUMNS, page.items), `cities-page-${window.currentPage}.csv`, pageHeaders(request.url, window, page.total));
   });
 
   app.get('/v1/cities/:id', {
@@ -44,13 +51,22 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
   app.get('/v1/cities/:id/history', {
     schema: {
       summary: 'City price history',
-      description: 'One record per local day, newest first: the mean of the daily values of the city\'s stations, in dollars (d.dd).',
-      tags, security, params: IdParams, querystring: TimeframeQuerySchema, response: { 200: HistoryResponse, ...errorResponses(404) },
+      description: 'One record per local day, newest first: the mean of the daily values of the city\'s stations, in dollars (d.dd). As CSV too.',
+      tags, security, params: IdParams, querystring: TimeframeQuerySchema,
+      response: { 200: jsonOrCsv(HistoryResponse, { rows: HISTORY_ROWS, example: CITY_HISTORY_CSV }), ...errorResponses(404, 406) },
     },
+    preValidation: negotiateRepresentation,
   }, async (request, reply) => {
     const city = await findCity(request.params.id);
     const now = clock.now();
-    const range = timeframeWindow((request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME, localDayOf(city.state, now));
+    const timeframe = (request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME;
+    const range = timeframeWindow(timeframe, localDayOf(city.state, now));
+    if (wantsCsv(request)) {
+      // The whole series read at once, as the cycle reads it: the held blocks are JSON text.
+      const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
+      const rows = historyRows(historyEntries(series, city.state, formatDollars));
+      return sendCsv(reply, csvText(HISTORY_COLUMNS, rows), `${city.id}-history-${timeframe}.csv`);
+    }
     // Sealed blocks held formatted go into the answer as they are, not read again (http/history-blocks.ts);
     // the bytes are what the serialiser makes of the same answer (test/http/history-blocks.test.ts).
     const held = historyBlocks.held(city.id);

@@ -7,12 +7,16 @@ import { scopeSummary } from '../../domain/today.ts';
 import { CheapestQuerySchema, CheapestResponse, SummaryQuerySchema, SummaryResponse } from '../../schemas/api.ts';
 import type { FuelTotals, PriceArea } from '../../storage/store.ts';
 import { apiError, notFound } from '../errors.ts';
+import { CHEAPEST_COLUMNS, csvText, pageHeaders, withDistance } from '../csv.ts';
 import { envelope, pageWindow } from '../pagination.ts';
 import { nearQuery } from '../params.ts';
-import { type RouteDeps, errorResponses, methodNotAllowed } from './responses.ts';
+import { negotiateRepresentation, sendCsv, wantsCsv } from '../representation.ts';
+import { type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Prices'];
 const security = [{ bearerAuth: [] }];
+const CHEAPEST_CSV = 'station_id,name,brand,address,latitude,longitude,price,updated_at\r\n'
+  + 'united-petroleum-caversham,United Petroleum Caversham,United Petroleum,"12 Great Northern Highway, Caversham WA 6055",-31.8872,115.9731,164.9,1763857800\r\n';
 
 export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store }) => {
   const knownCity = async (id: string) => (await store.city(id)) ?? notFound('city', id);
@@ -48,9 +52,11 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     schema: {
       summary: 'Cheapest (or dearest) stations for a fuel',
       description: 'The stations of one scope (near a point, a city or a state) with an available price of the fuel, cheapest first (order=desc: dearest first), then nearest (with near), then by id; paginated. One item per station: for a combined id, its lowest member price.',
-      tags, security, querystring: CheapestQuerySchema, response: { 200: CheapestResponse, ...errorResponses(404) },
+      tags, security, querystring: CheapestQuerySchema,
+      response: { 200: jsonOrCsv(CheapestResponse, { rows: 'one row per station (distance_km the last column with near)', example: CHEAPEST_CSV }), ...errorResponses(404, 406) },
     },
-  }, async (request) => {
+    preValidation: negotiateRepresentation,
+  }, async (request, reply) => {
     const query = request.query;
     const near = nearQuery(query);
     if ([near, query.city, query.state].filter((scope) => scope !== undefined).length !== 1) {
@@ -62,7 +68,10 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     else if (query.city !== undefined) area = { city: (await knownCity(query.city)).id };
     else area = { state: query.state as StateId };
     const page = await store.cheapest(query.fuel as FuelId, area, (query.order ?? 'asc') as PriceOrder, window.limit, window.offset);
-    return envelope(cheapestEntries(page.items, page.stations), page.total, window);
+    const items = cheapestEntries(page.items, page.stations);
+    if (!wantsCsv(request)) return envelope(items, page.total, window);
+    const text = csvText(withDistance(CHEAPEST_COLUMNS, near !== undefined), items);
+    return sendCsv(reply, text, `cheapest-${query.fuel}-page-${window.currentPage}.csv`, pageHeaders(request.url, window, page.total));
   });
 
   for (const url of ['/v1/prices', '/v1/prices/cheapest']) methodNotAllowed(app, url);

@@ -47,14 +47,32 @@ export function commonResponses(options: { unavailable: boolean } = { unavailabl
 /** Not modified: If-None-Match named the current ETag. No body. */
 export const notModified = Type.Null({ description: 'Not modified: If-None-Match named the current ETag; no body.' });
 
-/** Responses documented for every /v1 route besides its 200. */
-export function errorResponses(...extra: Array<404>): DocumentedResponses {
+/** The rows of a history as CSV (both histories). */
+export const HISTORY_ROWS = 'one row per record (date,fuel,average): fuel by fuel in the order of the JSON, each newest first; a fuel without records has none';
+
+/**
+ * The 200 of a route that answers CSV too (http/representation.ts): its JSON schema, and
+ * text/csv with what its rows are and an example. One document entry with two media types.
+ */
+export function jsonOrCsv<T extends TSchema>(json: T, csv: { rows: string; example: string }) {
+  return {
+    description: json.description ?? 'OK.',
+    content: {
+      'application/json': { schema: json },
+      'text/csv': { schema: Type.String({ description: `CSV (RFC 4180, docs/CSV.md): a header row, then ${csv.rows}.`, examples: [csv.example] }) },
+    },
+  };
+}
+
+/** Responses documented for every /v1 route besides its 200 (406 for a route that answers CSV too). */
+export function errorResponses(...extra: Array<404 | 406>): DocumentedResponses {
   const responses: DocumentedResponses = {
     304: notModified,
     401: { ...ref, description: 'Missing, malformed, unknown, revoked or expired token.' },
     ...commonResponses(),
   };
   if (extra.includes(404)) responses[404] = { ...ref, description: 'No city or station has that id.' };
+  if (extra.includes(406)) responses[406] = { ...ref, description: 'The Accept header allows neither application/json nor text/csv (errors are always JSON).' };
   return responses;
 }
 

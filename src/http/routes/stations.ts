@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { FuelId } from '../../domain/fuels.ts';
 import { stationHistory } from '../../domain/history.ts';
 import { historyPieces } from '../../domain/history-json.ts';
-import { stationPriceEntries } from '../../domain/api-entries.ts';
+import { historyEntries, stationPriceEntries } from '../../domain/api-entries.ts';
 import { jsonBody } from '../body.ts';
 import { formatKm } from '../../domain/nearby.ts';
 import { nearQuery } from '../params.ts';
@@ -13,11 +13,16 @@ import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '
 import { HistoryResponse, IdParams, StationListQuerySchema, StationListResponse, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
 import { apiError, notFound } from '../errors.ts';
 import type { ListedStation, Station } from '../../storage/store.ts';
+import { HISTORY_COLUMNS, STATION_COLUMNS, csvText, historyRows, pageHeaders, withDistance } from '../csv.ts';
 import { envelope, pageWindow } from '../pagination.ts';
-import { type RouteDeps, errorResponses, methodNotAllowed } from './responses.ts';
+import { negotiateRepresentation, sendCsv, wantsCsv } from '../representation.ts';
+import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Stations'];
 const security = [{ bearerAuth: [] }];
+const STATIONS_CSV = 'id,name,brand,address,street,suburb,postcode,state,phone,website,latitude,longitude\r\n'
+  + '7-eleven-craigwell,7-Eleven Craigwell,7-Eleven,"265 Monaro Highway, Craigwell ACT 2616",265 Monaro Highway,Craigwell,2616,act,(02) 7010 6342,,-35.2241,149.0406\r\n';
+const STATION_HISTORY_CSV = 'date,fuel,average\r\n23-11-2026,e10,181.4\r\n22-11-2026,e10,180.6\r\n';
 
 /** A listed station as the API shows it: with distance_km when it has a distance (written out: a spread is slow in Node 20). */
 function listedStationOut(s: ListedStation): Station & { distance_km?: string } {
@@ -35,9 +40,11 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     schema: {
       summary: 'List stations',
       description: 'Stations ordered by id, paginated; the filters combine (an unknown city or brand id matches no station). With near, only those within the radius, nearest first, each with distance_km.',
-      tags, security, querystring: StationListQuerySchema, response: { 200: StationListResponse, ...errorResponses() },
+      tags, security, querystring: StationListQuerySchema,
+      response: { 200: jsonOrCsv(StationListResponse, { rows: 'one row per station (distance_km the last column with near)', example: STATIONS_CSV }), ...errorResponses(406) },
     },
-  }, async (request) => {
+    preValidation: negotiateRepresentation,
+  }, async (request, reply) => {
     const window = pageWindow(request.query);
     const { state, city, city_id: cityId, suburb, postcode, brand, fuel } = request.query;
     const near = nearQuery(request.query);
@@ -48,7 +55,10 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       state: state as StateId | undefined, city: city ?? cityId, suburb, postcode, brand, fuel: fuel as FuelId | undefined, near,
       limit: window.limit, offset: window.offset,
     });
-    return envelope(page.items.map(listedStationOut), page.total, window);
+    const items = page.items.map(listedStationOut);
+    if (!wantsCsv(request)) return envelope(items, page.total, window);
+    const text = csvText(withDistance(STATION_COLUMNS, near !== undefined), items);
+    return sendCsv(reply, text, `stations-page-${window.currentPage}.csv`, pageHeaders(request.url, window, page.total));
   });
 
   app.get('/v1/stations/:id', {
@@ -58,15 +68,22 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.get('/v1/stations/:id/history', {
     schema: {
       summary: 'Station price history',
-      description: 'One record per local day, newest first: the time-weighted mean price while available, in cents (ddd.d).',
-      tags, security, params: IdParams, querystring: TimeframeQuerySchema, response: { 200: HistoryResponse, ...errorResponses(404) },
+      description: 'One record per local day, newest first: the time-weighted mean price while available, in cents (ddd.d). As CSV too.',
+      tags, security, params: IdParams, querystring: TimeframeQuerySchema,
+      response: { 200: jsonOrCsv(HistoryResponse, { rows: HISTORY_ROWS, example: STATION_HISTORY_CSV }), ...errorResponses(404, 406) },
     },
+    preValidation: negotiateRepresentation,
   }, async (request, reply) => {
     const station = await findStation(request.params.id);
     const now = clock.now();
-    const range = timeframeWindow((request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME, localDayOf(station.state, now));
+    const timeframe = (request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME;
+    const range = timeframeWindow(timeframe, localDayOf(station.state, now));
     const [rows, current] = await Promise.all([store.stationDays(station.id, range), store.currentForStation(station.id)]);
     const series = stationHistory(station.state, rows, current, range, now);
+    if (wantsCsv(request)) {
+      const text = csvText(HISTORY_COLUMNS, historyRows(historyEntries(series, station.state, formatCents)));
+      return sendCsv(reply, text, `${station.id}-history-${timeframe}.csv`);
+    }
     // As JSON bytes, as the city history is sent (HistoryResponse's shape, byte for byte: test/http/history-blocks.test.ts).
     return (reply as FastifyReply).type('application/json; charset=utf-8')
       .send(jsonBody(historyPieces(station.id, station.name, series, [], station.state, formatCents)));

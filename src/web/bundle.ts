@@ -6,7 +6,7 @@
  * (src/web/serve.ts).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +25,7 @@ export const ASSET_PREFIX = '/assets/';
 export const builtFolder = (root: string): string => join(root, 'dist', 'web');
 
 const TYPES: Readonly<Record<string, string>> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const typeOf = (name: string): string | undefined => TYPES[name.slice(name.lastIndexOf('.'))];
 
 /** The project's root: the folder above this file holding package.json (from src/web or dist/src/web alike). */
 export function projectRoot(): string {
@@ -64,7 +65,7 @@ export async function bundleDashboard(root = projectRoot()): Promise<DashboardFi
   let style = '';
   for (const output of result.outputFiles) {
     const base = output.path.slice(output.path.lastIndexOf('/') + 1);
-    const type = TYPES[base.slice(base.lastIndexOf('.'))];
+    const type = typeOf(base);
     if (type === undefined) throw new Error(`fuelprice: unexpected bundle output ${base}`);
     const body = Buffer.from(output.contents);
     const name = hashedName(base, body);
@@ -74,4 +75,24 @@ export async function bundleDashboard(root = projectRoot()): Promise<DashboardFi
   }
   if (!script || !style) throw new Error('fuelprice: the dashboard bundle lacks its script or its style sheet');
   return { html: pageHtml(readFileSync(join(page, 'index.html'), 'utf8'), script, style), assets };
+}
+
+/** Writes the files into `folder` (emptied first): index.html, and assets/ holding the hashed files. */
+export function writeBuilt(folder: string, files: DashboardFiles): void {
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(join(folder, 'assets'), { recursive: true });
+  for (const asset of files.assets.values()) writeFileSync(join(folder, 'assets', asset.name), asset.body);
+  writeFileSync(join(folder, 'index.html'), files.html);
+}
+
+/** The files writeBuilt wrote into `folder`, or undefined when it has none. */
+export function readBuilt(folder: string): DashboardFiles | undefined {
+  const html = join(folder, 'index.html');
+  if (!existsSync(html)) return undefined;
+  const assets = new Map<string, PageFile>();
+  for (const name of readdirSync(join(folder, 'assets'))) {
+    const type = typeOf(name);
+    if (type) assets.set(name, { name, type, body: readFileSync(join(folder, 'assets', name)) });
+  }
+  return { html: readFileSync(html), assets };
 }

@@ -45,6 +45,8 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, body: Buffer, ty
 
 export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    // The router also sends `GET *` (the asterisk form) here; only the path `/` is the page.
+    if (request.url.split('?', 1)[0] !== '/') return reply.callNotFound();
     const files = await dashboardFiles();
     return sendFile(request, reply, files.html, 'text/html; charset=utf-8', PAGE_CACHE);
   });
@@ -81,7 +83,7 @@ export const DASHBOARD_PAGE_FILES = {
     get: {
       summary: "The dashboard's script and style sheet", tags: ['Docs'], security: [],
       description: 'Named by a hash of their content, so cached for good.',
-      parameters: [{ name: 'file', in: 'path', required: true, description: 'The file name, as the page names it.', schema: text }],
+      parameters: [{ name: 'file', in: 'path' as const, required: true as const, description: 'The file name, as the page names it.', schema: text }],
       responses: {
         200: { description: 'The file.', content: { 'text/javascript': { schema: text }, 'text/css': { schema: text } } },
         ...notModified, 404: error('No such file.'), ...refusals(),

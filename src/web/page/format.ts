@@ -1,6 +1,7 @@
 /** The dashboard's pure pieces: what the page shows, worked out from the API's answers. No DOM here. */
+import { type Point, distanceKm } from '../../domain/nearby.ts';
 
-export interface Point { latitude: number; longitude: number }
+export type { Point };
 
 /** "just now", "12 min ago", "3 h ago", "4 days ago": how old a price reported at `atSec` is at `nowSec`. */
 export function ageText(atSec: number, nowSec: number): string {
@@ -26,21 +27,12 @@ export function parseLocation(input: string): { near: string; point: Point } | {
   return { near: `${parts[0]},${parts[1]}`, point: { latitude: lat, longitude: lng } };
 }
 
-/** Great-circle distance in km (haversine, as the API's own). */
-export function distanceKm(a: Point, b: Point): number {
-  const rad = Math.PI / 180;
-  const dLat = (b.latitude - a.latitude) * rad;
-  const dLng = (b.longitude - a.longitude) * rad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.latitude * rad) * Math.cos(b.latitude * rad) * Math.sin(dLng / 2) ** 2;
-  return 2 * 6_371 * Math.asin(Math.min(1, Math.sqrt(h)));
-}
-
 /** The item of `items` nearest to `point` (the first of equals); undefined for none. */
 export function nearest<T extends Point>(items: readonly T[], point: Point): T | undefined {
   let best: T | undefined;
   let bestKm = Infinity;
   for (const item of items) {
-    const km = distanceKm(item, point);
+    const km = distanceKm(item.latitude, item.longitude, point.latitude, point.longitude);
     if (km < bestKm) { best = item; bestKm = km; }
   }
   return best;

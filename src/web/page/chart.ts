@@ -19,7 +19,7 @@ const css = (name: string, fallback: string): string => getComputedStyle(documen
 
 /** Vertical lines at the marks, drawn over the plot after uPlot draws its series. */
 function marksPlugin(marks: CycleMarks): uPlot.Plugin {
-  const line = (u: uPlot, at: number | undefined, colour: string, dash: number[], label: string): void => {
+  const line = (u: uPlot, at: number | undefined, colour: string, dash: number[], label: string, row: number): void => {
     if (at === undefined) return;
     const [min, max] = [u.scales.x?.min ?? 0, u.scales.x?.max ?? 0];
     if (at < min || at > max) return;
@@ -36,14 +36,15 @@ function marksPlugin(marks: CycleMarks): uPlot.Plugin {
     ctx.stroke();
     ctx.font = `${12 * devicePixelRatio}px system-ui, sans-serif`;
     ctx.textAlign = x > u.bbox.left + u.bbox.width / 2 ? 'right' : 'left';
-    ctx.fillText(label, x + (ctx.textAlign === 'left' ? 4 : -4) * devicePixelRatio, u.bbox.top + 14 * devicePixelRatio);
+    // One row of text each, so that labels of lines close together do not overlap.
+    ctx.fillText(label, x + (ctx.textAlign === 'left' ? 4 : -4) * devicePixelRatio, u.bbox.top + (14 + 16 * row) * devicePixelRatio);
     ctx.restore();
   };
   return {
     hooks: {
       draw: [(u) => {
-        line(u, marks.restorationAt, css('--rise', '#c0392b'), [], 'restoration');
-        line(u, marks.nextDueAt, css('--due', '#8e44ad'), [6, 4], 'next due');
+        line(u, marks.restorationAt, css('--rise', '#c0392b'), [], 'restoration', 0);
+        line(u, marks.nextDueAt, css('--due', '#8e44ad'), [6, 4], 'next due', 1);
       }],
     },
   };

@@ -9,7 +9,7 @@ import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
 import { ageText } from '../../src/web/page/format.ts';
 import { NOW } from '../fixture.ts';
-import { type RunningServer, fixedClock, startServer, testBackends } from '../helpers.ts';
+import { type RunningServer, fixedClock, startServer, testBackends, waitFor } from '../helpers.ts';
 
 /**
  * The dashboard at `/` in a real browser: Debian's Chromium (apt's `chromium`; .ci/run installs
@@ -64,6 +64,10 @@ describe('the dashboard in Chromium', () => {
   async function open(path = '/', viewport = { width: 1280, height: 900 }): Promise<Opened> {
     const context = await browser.newContext({ viewport });
     contexts.push(context);
+    // Chromium reports a blocked resource on the console, but not every violation: each one is reported here too.
+    await context.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.effectiveDirective} ${event.blockedURI}`));
+    });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     await page.clock.setFixedTime(NOW * 1000);
@@ -245,6 +249,16 @@ describe('the dashboard in Chromium', () => {
     await page.waitForSelector('#query-panel:not([hidden])');
     assert.ok(await page.locator('#token-panel').isHidden());
     assert.deepEqual(problems, []);
+  });
+
+  test('a CSP violation would fail these tests: an inline style attribute is blocked and reported', async () => {
+    const { page, problems } = await open();
+    await page.evaluate(() => {
+      const probe = document.createElement('p');
+      probe.setAttribute('style', 'color: red');
+      document.body.append(probe);
+    });
+    await waitFor('the violation on the console', () => problems.includes('console error: CSP violation: style-src-attr inline'));
   });
 
   test('a bad token: the page asks again, and keeps nothing', async () => {

@@ -61,8 +61,11 @@ describe('the dashboard in Chromium', () => {
   });
 
   /** A fresh browser context (its own storage) at 1280×900, the page's clock at NOW, every console error and page error kept. */
-  async function open(path = '/', viewport = { width: 1280, height: 900 }): Promise<Opened> {
-    const context = await browser.newContext({ viewport });
+  async function open(path = '/', options: { geolocation?: { latitude: number; longitude: number } } = {}): Promise<Opened> {
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      ...(options.geolocation ? { geolocation: options.geolocation, permissions: ['geolocation'] } : {}),
+    });
     contexts.push(context);
     // Chromium reports a blocked resource on the console, but not every violation: each one is reported here too.
     await context.addInitScript(() => {
@@ -218,6 +221,18 @@ describe('the dashboard in Chromium', () => {
     assert.equal(await page.getAttribute('#chart', 'data-points'), '0');
     assert.match(await page.textContent('#chart-empty') ?? '', /^No daily averages of E85 in Hobart over last month\.$/);
     assert.equal(await page.locator('#scatter circle').count(), 0);
+    assert.deepEqual(problems, []);
+  });
+
+  test('"Use my location" fills in where the browser is and shows the cheapest near it', async () => {
+    const { page, problems } = await open('/', { geolocation: { latitude: -34.92851, longitude: 138.60074 } });
+    await connect(page, server.token);
+    await page.selectOption('#fuel', 'diesel');
+    await page.click('#locate');
+    await page.waitForSelector('#results[data-state="ready"]');
+    assert.equal(await page.inputValue('#location'), '-34.9285, 138.6007');
+    assert.equal(await page.inputValue('#city'), 'adelaide', 'the city panels follow the nearest city');
+    await assertShowsApi(page, 'adelaide', '-34.9285,138.6007', 'diesel', 'last-month');
     assert.deepEqual(problems, []);
   });
 

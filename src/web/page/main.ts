@@ -80,6 +80,7 @@ function setStatus(kind: StatusKind, text = '', canRetry = false): void {
   ui.status.hidden = kind === 'idle';
   ui.statusText.textContent = text;
   ui.retry.hidden = !canRetry;
+  ui.retry.disabled = false;
 }
 
 function showTokenPanel(): void {

@@ -224,6 +224,25 @@ describe('the dashboard in Chromium', () => {
     assert.deepEqual(problems, []);
   });
 
+  test('while the answers are on their way the page says it is loading, then shows them', async () => {
+    const { page, problems } = await open();
+    await connect(page, server.token);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    await page.route('**/v1/cities/*/history*', async (route) => { await held; await route.continue(); });
+    await page.selectOption('#city', 'darwin');
+    await page.click('#query-form button[type=submit]');
+    await page.waitForSelector('#status[data-state="loading"]');
+    assert.equal(await page.textContent('#status-text'), 'Loading Unleaded 91 near Darwin…');
+    assert.equal(await page.getAttribute('#results', 'aria-busy'), 'true');
+    assert.equal(await page.getAttribute('#results', 'data-state'), 'loading');
+    release();
+    await page.waitForSelector('#results[data-state="ready"]');
+    assert.ok(await page.locator('#status').isHidden());
+    assert.equal(await page.getAttribute('#results', 'aria-busy'), null);
+    assert.deepEqual(problems, []);
+  });
+
   test('"Use my location" fills in where the browser is and shows the cheapest near it', async () => {
     const { page, problems } = await open('/', { geolocation: { latitude: -34.92851, longitude: 138.60074 } });
     await connect(page, server.token);

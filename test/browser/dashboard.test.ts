@@ -325,6 +325,10 @@ describe('the dashboard in Chromium', () => {
     assert.ok(shown >= now && shown <= 60, `shown ${shown} s, the API says ${now} s now`);
     assert.equal(await page.textContent('#status-text'), `Too many requests with this token: its rate limit is reached. Try again in ${shown} s.`);
     assert.ok(await page.locator('#retry').isDisabled(), 'no retry before the time is up');
+    // The page's clock moved past Retry-After: the countdown ends and Try again can be used.
+    await page.clock.setFixedTime(NOW * 1000 + (shown + 1) * 1000);
+    await page.waitForSelector('#retry:not([disabled])');
+    assert.equal(await page.textContent('#status-text'), 'Too many requests with this token: its rate limit is reached. You can try again now.');
     assert.ok(problems.length > 0);
     for (const problem of problems) assert.match(problem, /^console error: Failed to load resource: the server responded with a status of 429 \(Too Many Requests\)$/);
   });

@@ -16,6 +16,7 @@ import { strictQuery } from './http/params.ts';
 import { clientAddress, trustFunction } from './http/proxy.ts';
 import { brandRoutes } from './http/routes/brands.ts';
 import { cityRoutes } from './http/routes/cities.ts';
+import { dashboardRoutes } from './http/routes/dashboard.ts';
 import { fuelTypeRoutes } from './http/routes/fuel-types.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { stationRoutes } from './http/routes/stations.ts';
@@ -125,5 +126,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(priceRoutes, deps);
   await app.register(fuelTypeRoutes, deps);
   await app.register(brandRoutes, deps);
+  await app.register(dashboardRoutes);
   return app;
 }

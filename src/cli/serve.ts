@@ -193,10 +193,12 @@ async function startDemoFeed(store: PriceStore, config: Config, log: Logger): Pr
 }
 
 function announce(address: string, demoToken: string | undefined): void {
-  process.stderr.write(`fuelprice is serving on ${address}  (docs: ${address}/docs)\n`);
+  process.stderr.write(`fuelprice is serving on ${address}  (dashboard: ${address}/, docs: ${address}/docs)\n`);
   if (demoToken) {
     process.stdout.write(`\nYour API token (shown once; make more with: npm run fuelprice -- tokens create --name NAME):\n\n  ${demoToken}\n\n`);
     process.stdout.write(`Try: curl -H "Authorization: Bearer ${demoToken}" ${address}/v1/cities/sydney/spread\n\n`);
+    // In the fragment, which the browser keeps to itself: the token never reaches a log line.
+    process.stdout.write(`Or open the dashboard with it: ${address}/#token=${demoToken}\n\n`);
   }
 }
 

@@ -10,6 +10,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import fc from 'fast-check';
+import { DASHBOARD_PAGE_FILES } from '../../src/http/routes/dashboard.ts';
 import { DOCS_PAGE_FILES } from '../../src/http/routes/docs.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
@@ -36,12 +37,12 @@ export function target(baseUrl: string, options: { timeoutMs?: number; connectio
   };
 }
 
-/** The document as served, fetched like any client would, with the docs page's own files (described beside it: src/http/routes/docs.ts). */
+/** The document as served, fetched like any client would, with the docs page's and the dashboard's own files (described beside it: src/http/routes/docs.ts, dashboard.ts). */
 export async function fetchDocument(baseUrl: string): Promise<ApiDocument> {
   const response = await fetch(`${baseUrl}/v1/openapi.json`);
   if (response.status !== 200) throw new Error(`GET /v1/openapi.json answered ${response.status}`);
   const doc = await response.json() as ApiDocument;
-  return { ...doc, paths: { ...doc.paths, ...DOCS_PAGE_FILES } };
+  return { ...doc, paths: { ...doc.paths, ...DOCS_PAGE_FILES, ...DASHBOARD_PAGE_FILES } };
 }
 
 /** The tokens a run uses: a valid one, one limited to a single request a minute, an expired and a revoked one. */

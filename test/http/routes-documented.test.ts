@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.ts';
+import { DASHBOARD_PAGE_FILES } from '../../src/http/routes/dashboard.ts';
 import { DOCS_PAGE_FILES } from '../../src/http/routes/docs.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
@@ -62,7 +63,7 @@ describe('served routes = OpenAPI paths', () => {
     }
     await app.ready();
     doc = JSON.parse((await app.inject({ url: '/v1/openapi.json' })).body) as typeof doc;
-    doc.paths = { ...doc.paths, ...DOCS_PAGE_FILES };
+    doc.paths = { ...doc.paths, ...DOCS_PAGE_FILES, ...DASHBOARD_PAGE_FILES };
   });
   after(async () => { await app.close(); await drop(); });
 

@@ -1,0 +1,69 @@
+/** The city's daily average for one fuel, drawn by uPlot, with the price cycle's restorations marked. */
+import uPlot from 'uplot';
+import type { HistoryRecord } from './api.ts';
+
+export interface CycleMarks {
+  /** Unix second of the last restoration's first day, if the chart's days include it. */
+  restorationAt?: number;
+  /** When the next one is due (the last plus the period), with a cycle. */
+  nextDueAt?: number;
+}
+
+/** Records (newest first, as served) as uPlot's columns: x in unix seconds, y in dollars, oldest first. */
+export function seriesOf(records: readonly HistoryRecord[]): [number[], number[]] {
+  const sorted = [...records].sort((a, b) => a.timestamp - b.timestamp);
+  return [sorted.map((r) => r.timestamp), sorted.map((r) => Number(r.average))];
+}
+
+const css = (name: string, fallback: string): string => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+
+/** Vertical lines at the marks, drawn over the plot after uPlot draws its series. */
+function marksPlugin(marks: CycleMarks): uPlot.Plugin {
+  const line = (u: uPlot, at: number | undefined, colour: string, dash: number[], label: string, row: number): void => {
+    if (at === undefined) return;
+    const [min, max] = [u.scales.x?.min ?? 0, u.scales.x?.max ?? 0];
+    if (at < min || at > max) return;
+    const x = Math.round(u.valToPos(at, 'x', true));
+    const { ctx } = u;
+    ctx.save();
+    ctx.strokeStyle = colour;
+    ctx.fillStyle = colour;
+    ctx.lineWidth = 2 * devicePixelRatio;
+    ctx.setLineDash(dash.map((d) => d * devicePixelRatio));
+    ctx.beginPath();
+    ctx.moveTo(x, u.bbox.top);
+    ctx.lineTo(x, u.bbox.top + u.bbox.height);
+    ctx.stroke();
+    ctx.font = `${12 * devicePixelRatio}px system-ui, sans-serif`;
+    ctx.textAlign = x > u.bbox.left + u.bbox.width / 2 ? 'right' : 'left';
+    // One row of text each, so that labels of lines close together do not overlap.
+    ctx.fillText(label, x + (ctx.textAlign === 'left' ? 4 : -4) * devicePixelRatio, u.bbox.top + (14 + 16 * row) * devicePixelRatio);
+    ctx.restore();
+  };
+  return {
+    hooks: {
+      draw: [(u) => {
+        line(u, marks.restorationAt, css('--rise', '#c0392b'), [], 'restoration', 0);
+        line(u, marks.nextDueAt, css('--due', '#8e44ad'), [6, 4], 'next due', 1);
+      }],
+    },
+  };
+}
+
+/** Draws (or redraws) the chart into `host`, as wide as the host. */
+export function drawChart(host: HTMLElement, data: [number[], number[]], fuelName: string, marks: CycleMarks): uPlot {
+  host.replaceChildren();
+  const width = Math.max(280, host.clientWidth);
+  const dollars = (v: number | null): string => (v === null ? '' : `$${v.toFixed(2)}`);
+  return new uPlot({
+    width, height: 260, plugins: [marksPlugin(marks)],
+    // The panel's title names the series; uPlot's live legend would only repeat it.
+    legend: { show: false },
+    scales: { x: { time: true } },
+    series: [
+      { label: 'Day', value: (_u, v) => (v === null ? '' : new Date(v * 1000).toLocaleDateString()) },
+      { label: `${fuelName} ($/L)`, stroke: css('--accent', '#0b6e4f'), width: 2, points: { show: data[0].length <= 62 }, value: (_u, v) => dollars(v) },
+    ],
+    axes: [{}, { values: (_u, ticks) => ticks.map((t) => `$${t.toFixed(2)}`), size: 60 }],
+  }, data, host);
+}

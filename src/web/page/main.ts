@@ -1,0 +1,425 @@
+/**
+ * The dashboard page: asks for a token once (kept in sessionStorage, or localStorage when the
+ * user ticks "remember"), then shows for a city or a location and a fuel: the cheapest stations
+ * nearby, a plot of them by position, the city's daily average with its price cycle, today's
+ * spread and the stations out of stock. Every number comes from this server's /v1 API.
+ */
+import 'uplot/dist/uPlot.min.css';
+import './dashboard.css';
+import type uPlot from 'uplot';
+import {
+  ApiProblem, type Cheapest, type City, type CityHistory, type Cycle, type FuelType, type Spread, type Unavailable, allPages, apiGet,
+} from './api.ts';
+import { drawChart, seriesOf } from './chart.ts';
+import { type Point, adviceText, ageText, apiDate, nearest, parseLocation, priceColour, retryText } from './format.ts';
+import { drawScatter } from './scatter.ts';
+
+const TOKEN_KEY = 'fuelprice-token';
+/** Rows shown in the cheapest list; the plot shows every station found (up to the API's page of 100). */
+const LIST_ROWS = 10;
+
+function element<T extends Element = HTMLElement>(id: string): T {
+  const found = document.getElementById(id);
+  if (!found) throw new Error(`the page has no #${id}`);
+  return found as unknown as T;
+}
+
+const ui = {
+  status: element('status'), statusText: element('status-text'), retry: element<HTMLButtonElement>('retry'), forget: element<HTMLButtonElement>('forget'),
+  tokenPanel: element('token-panel'), tokenForm: element<HTMLFormElement>('token-form'), token: element<HTMLInputElement>('token'), remember: element<HTMLInputElement>('remember'),
+  queryPanel: element('query-panel'), queryForm: element<HTMLFormElement>('query-form'), city: element<HTMLSelectElement>('city'),
+  location: element<HTMLInputElement>('location'), locate: element<HTMLButtonElement>('locate'), locationError: element('location-error'),
+  fuel: element<HTMLSelectElement>('fuel'), radius: element<HTMLSelectElement>('radius'), timeframe: element<HTMLSelectElement>('timeframe'),
+  results: element('results'),
+  cheapestTitle: element('cheapest-title'), cheapestWhere: element('cheapest-where'), cheapest: element<HTMLTableElement>('cheapest'), cheapestEmpty: element('cheapest-empty'),
+  scatter: element<SVGSVGElement>('scatter'), legend: element('scatter-legend'), legendMin: element('legend-min'), legendMax: element('legend-max'), mapEmpty: element('map-empty'),
+  chartTitle: element('chart-title'), cycle: element('cycle'), chart: element('chart'), chartEmpty: element('chart-empty'),
+  spreadTitle: element('spread-title'), spread: element<HTMLTableElement>('spread'), spreadEmpty: element('spread-empty'),
+  outagesTitle: element('outages-title'), outages: element('outages'), outagesEmpty: element('outages-empty'),
+};
+
+let token = '';
+let cities: City[] = [];
+let fuels: FuelType[] = [];
+let chart: uPlot | undefined;
+let lastAction: (() => Promise<void>) | undefined;
+let countdown: ReturnType<typeof setInterval> | undefined;
+
+// ---- the token -------------------------------------------------------------------------------
+
+function storedToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY) ?? localStorage.getItem(TOKEN_KEY);
+}
+
+function keepToken(value: string, remember: boolean): void {
+  (remember ? localStorage : sessionStorage).setItem(TOKEN_KEY, value);
+  (remember ? sessionStorage : localStorage).removeItem(TOKEN_KEY);
+}
+
+function forgetToken(): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+  localStorage.removeItem(TOKEN_KEY);
+  token = '';
+}
+
+/** A token given in the URL's fragment (`/#token=…`, as `serve --demo` prints it): read, then taken out of the address bar. */
+function tokenFromFragment(): string | undefined {
+  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (!match?.[1]) return undefined;
+  history.replaceState(null, '', location.pathname + location.search);
+  return decodeURIComponent(match[1]);
+}
+
+// ---- states ----------------------------------------------------------------------------------
+
+type StatusKind = 'idle' | 'loading' | 'bad-token' | 'rate-limited' | 'error';
+
+function setStatus(kind: StatusKind, text = '', canRetry = false): void {
+  clearInterval(countdown);
+  ui.status.dataset.state = kind;
+  ui.status.hidden = kind === 'idle';
+  ui.statusText.textContent = text;
+  ui.retry.hidden = !canRetry;
+  ui.retry.disabled = false;
+}
+
+function showTokenPanel(): void {
+  ui.tokenPanel.hidden = false;
+  ui.queryPanel.hidden = true;
+  ui.results.hidden = true;
+  ui.forget.hidden = true;
+}
+
+function failed(error: unknown): void {
+  ui.results.removeAttribute('aria-busy');
+  if (!(error instanceof ApiProblem)) {
+    setStatus('error', `Something went wrong: ${error instanceof Error ? error.message : String(error)}`, true);
+    return;
+  }
+  switch (error.kind) {
+    case 'bad-token':
+      forgetToken();
+      showTokenPanel();
+      setStatus('bad-token', `The token was refused (${error.message}) Enter a valid token.`);
+      ui.token.value = '';
+      ui.token.focus();
+      return;
+    case 'rate-limited': {
+      const until = Date.now() + error.retryAfterSec * 1000;
+      const tick = (): void => {
+        const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+        ui.statusText.textContent = `Too many requests with this token: its rate limit is reached. ${retryText(left)}`;
+        ui.retry.disabled = left > 0;
+        if (left === 0) clearInterval(countdown);
+      };
+      setStatus('rate-limited', '', true);
+      ui.status.dataset.retryAfter = String(error.retryAfterSec);
+      tick();
+      countdown = setInterval(tick, 1000);
+      return;
+    }
+    case 'failed':
+      setStatus('error', error.message, true);
+      return;
+  }
+}
+
+/** Runs an action (kept for "Try again"), turning its failure into the matching state. */
+function run(action: () => Promise<void>): void {
+  lastAction = action;
+  action().catch(failed);
+}
+
+// ---- connecting ------------------------------------------------------------------------------
+
+function option(value: string, text: string): HTMLOptionElement {
+  const item = document.createElement('option');
+  item.value = value;
+  item.textContent = text;
+  return item;
+}
+
+async function connect(): Promise<void> {
+  setStatus('loading', 'Connecting…');
+  const [fuelTypes, cityList] = await Promise.all([apiGet<{ data: FuelType[] }>('/v1/fuel-types', token), allPages<City>('/v1/cities', token)]);
+  fuels = fuelTypes.data;
+  cities = cityList;
+  const previousFuel = ui.fuel.value || 'ulp91';
+  ui.fuel.replaceChildren(...fuels.map((f) => option(f.id, f.name)));
+  ui.fuel.value = fuels.some((f) => f.id === previousFuel) ? previousFuel : fuels[0]?.id ?? '';
+  const previousCity = ui.city.value || 'sydney';
+  const states = [...new Set(cities.map((c) => c.state))];
+  ui.city.replaceChildren(...states.map((state) => {
+    const group = document.createElement('optgroup');
+    group.label = state.toUpperCase();
+    group.append(...cities.filter((c) => c.state === state).map((c) => option(c.id, c.name)));
+    return group;
+  }));
+  ui.city.value = cities.some((c) => c.id === previousCity) ? previousCity : cities[0]?.id ?? '';
+  ui.tokenPanel.hidden = true;
+  ui.queryPanel.hidden = false;
+  ui.forget.hidden = false;
+  setStatus('idle');
+  ui.city.focus();
+}
+
+// ---- the results -----------------------------------------------------------------------------
+
+interface Query { city: City; near: string; centre: Point; where: string; fuel: FuelType; radius: string; timeframe: string; timeframeText: string }
+
+const fuelName = (id: string): string => fuels.find((f) => f.id === id)?.name ?? id;
+
+function cell(text: string, className?: string): HTMLTableCellElement {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (className) td.className = className;
+  return td;
+}
+
+function empty(panel: HTMLElement, text: string | undefined): void {
+  panel.hidden = text === undefined;
+  panel.textContent = text ?? '';
+}
+
+function renderCheapest(q: Query, items: readonly Cheapest[], total: number): void {
+  const nowSec = Date.now() / 1000;
+  ui.cheapestTitle.textContent = `Cheapest ${q.fuel.name} near ${q.where}`;
+  ui.cheapestWhere.textContent = total > 0
+    ? `${total} station${total === 1 ? '' : 's'} within ${q.radius} km selling it now; the ${Math.min(LIST_ROWS, items.length)} cheapest, in ${q.fuel.unit}.`
+    : '';
+  const rows = items.slice(0, LIST_ROWS).map((item) => {
+    const tr = document.createElement('tr');
+    tr.dataset.station = item.station_id;
+    const name = cell(item.name, 'name');
+    const price = cell(item.price, 'num price');
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.setAttribute('aria-hidden', 'true');
+    const updated = document.createElement('td');
+    const time = document.createElement('time');
+    time.dateTime = new Date(item.updated_at * 1000).toISOString();
+    time.title = new Date(item.updated_at * 1000).toLocaleString();
+    time.textContent = ageText(item.updated_at, nowSec);
+    updated.className = 'age';
+    updated.append(time);
+    tr.append(name, cell(item.brand, 'brand'), price, cell(item.distance_km === undefined ? '' : `${item.distance_km} km`, 'num distance'), updated);
+    return tr;
+  });
+  const body = ui.cheapest.tBodies[0];
+  body?.replaceChildren(...rows);
+  ui.cheapest.hidden = rows.length === 0;
+  empty(ui.cheapestEmpty, rows.length === 0 ? `No station within ${q.radius} km of ${q.where} has ${q.fuel.name} for sale now.` : undefined);
+
+  if (items.length === 0) {
+    ui.scatter.replaceChildren();
+    ui.scatter.setAttribute('data-points', '0');
+    ui.legend.hidden = true;
+    ui.scatter.classList.add('none');
+    empty(ui.mapEmpty, 'No stations to plot.');
+    return;
+  }
+  ui.scatter.classList.remove('none');
+  const range = drawScatter(ui.scatter, items, q.centre, q.fuel.unit);
+  ui.legend.hidden = false;
+  ui.legendMin.textContent = `${range.min.toFixed(1)} (cheapest)`;
+  ui.legendMax.textContent = `${range.max.toFixed(1)} ${q.fuel.unit}`;
+  ui.legendMin.style.color = priceColour(0);
+  ui.legendMax.style.color = priceColour(1);
+  empty(ui.mapEmpty, undefined);
+}
+
+function renderCycle(q: Query, cycle: Cycle['data']): void {
+  const lines: Array<[string, string]> = [];
+  lines.push(['Cycle', cycle.cycles && cycle.period_days !== false ? `every ${cycle.period_days} days` : 'none in the last year']);
+  lines.push(['Last restoration', cycle.last_restoration === false
+    ? 'none in the last year'
+    : `${cycle.last_restoration.date} (+${cycle.last_restoration.rise} c/L), ${cycle.days_since_restoration === false ? '' : `${cycle.days_since_restoration} days ago`}`]);
+  lines.push(['Phase now', cycle.phase]);
+  const list = document.createElement('dl');
+  for (const [term, value] of lines) {
+    const dt = document.createElement('dt');
+    dt.textContent = term;
+    const dd = document.createElement('dd');
+    dd.textContent = value;
+    list.append(dt, dd);
+  }
+  const advice = document.createElement('p');
+  advice.className = `advice ${cycle.advice}`;
+  advice.textContent = adviceText(cycle.advice, cycle.phase);
+  ui.cycle.replaceChildren(list, advice);
+  ui.cycle.dataset.phase = cycle.phase;
+  ui.cycle.dataset.advice = cycle.advice;
+  ui.cycle.setAttribute('aria-label', `Price cycle of ${q.fuel.name} in ${q.city.name}`);
+}
+
+function renderChart(q: Query, history: CityHistory['data'], cycle: Cycle['data']): void {
+  ui.chartTitle.textContent = `Daily average of ${q.fuel.name} in ${history.name}, ${q.timeframeText.toLowerCase()}`;
+  const records = history.history.find((h) => h.fuel === q.fuel.id)?.records;
+  chart?.destroy();
+  chart = undefined;
+  if (!records || records.length === 0) {
+    ui.chart.dataset.points = '0';
+    ui.chart.hidden = true;
+    empty(ui.chartEmpty, `No daily averages of ${q.fuel.name} in ${history.name} over ${q.timeframeText.toLowerCase()}.`);
+    return;
+  }
+  const data = seriesOf(records);
+  const restoration = cycle.last_restoration === false ? undefined : cycle.last_restoration;
+  const restorationAt = restoration && records.find((r) => r.date === restoration.date)?.timestamp;
+  const dayOf = restoration && apiDate(restoration.date);
+  const nextDueAt = cycle.cycles && cycle.period_days !== false && dayOf ? (restorationAt ?? dayOf.getTime() / 1000) + cycle.period_days * 86_400 : undefined;
+  ui.chart.hidden = false;
+  empty(ui.chartEmpty, undefined);
+  ui.chart.dataset.points = String(data[0].length);
+  chart = drawChart(ui.chart, data, q.fuel.name, { restorationAt, nextDueAt });
+}
+
+function renderSpread(q: Query, spread: Spread['data']): void {
+  ui.spreadTitle.textContent = `Today's spread in ${spread.name}`;
+  const rows = spread.spread.filter((s) => s.average !== false || s.min !== false).map((s) => {
+    const tr = document.createElement('tr');
+    tr.dataset.fuel = s.fuel;
+    if (s.fuel === q.fuel.id) tr.className = 'current';
+    const th = document.createElement('th');
+    th.scope = 'row';
+    th.textContent = fuelName(s.fuel);
+    tr.append(th, cell(s.min === false ? '–' : s.min, 'num'), cell(s.average === false ? '–' : s.average, 'num'), cell(s.max === false ? '–' : s.max, 'num'));
+    return tr;
+  });
+  ui.spread.tBodies[0]?.replaceChildren(...rows);
+  ui.spread.hidden = rows.length === 0;
+  empty(ui.spreadEmpty, rows.length === 0 ? `No prices in ${spread.name} today.` : undefined);
+}
+
+function renderOutages(unavailable: Unavailable['data']): void {
+  ui.outagesTitle.textContent = `Out of stock now in ${unavailable.name}`;
+  const items = unavailable.unavailable.filter((u) => u.stations !== false && u.stations.length > 0).map((u) => {
+    const li = document.createElement('li');
+    li.dataset.fuel = u.fuel;
+    const name = document.createElement('strong');
+    name.textContent = fuelName(u.fuel);
+    const ids = document.createElement('span');
+    ids.className = 'ids';
+    ids.textContent = (u.stations || []).join(', ');
+    li.append(name, ` (${u.count}): `, ids);
+    return li;
+  });
+  ui.outages.replaceChildren(...items);
+  ui.outages.hidden = items.length === 0;
+  empty(ui.outagesEmpty, items.length === 0 ? `Every station in ${unavailable.name} has every fuel it sells.` : undefined);
+}
+
+async function showResults(q: Query): Promise<void> {
+  setStatus('loading', `Loading ${q.fuel.name} near ${q.where}…`);
+  ui.results.hidden = false;
+  ui.results.dataset.state = 'loading';
+  ui.results.setAttribute('aria-busy', 'true');
+  const city = encodeURIComponent(q.city.id);
+  const fuel = encodeURIComponent(q.fuel.id);
+  const [cheapest, history, cycle, spread, unavailable] = await Promise.all([
+    apiGet<{ data: Cheapest[]; total_items: number }>(`/v1/prices/cheapest?fuel=${fuel}&near=${q.near}&radius=${q.radius}&limit=100`, token),
+    apiGet<CityHistory>(`/v1/cities/${city}/history?timeframe=${encodeURIComponent(q.timeframe)}`, token),
+    apiGet<Cycle>(`/v1/cities/${city}/cycle?fuel=${fuel}`, token),
+    apiGet<Spread>(`/v1/cities/${city}/spread`, token),
+    apiGet<Unavailable>(`/v1/cities/${city}/unavailable`, token),
+  ]);
+  renderCheapest(q, cheapest.data, cheapest.total_items);
+  renderCycle(q, cycle.data);
+  renderChart(q, history.data, cycle.data);
+  renderSpread(q, spread.data);
+  renderOutages(unavailable.data);
+  ui.results.dataset.state = cheapest.data.length === 0 ? 'empty' : 'ready';
+  ui.results.removeAttribute('aria-busy');
+  setStatus('idle');
+}
+
+/** The form as a query, or undefined after showing why the location cannot be read. */
+function readQuery(): Query | undefined {
+  const fuel = fuels.find((f) => f.id === ui.fuel.value);
+  const picked = cities.find((c) => c.id === ui.city.value);
+  if (!fuel || !picked) return undefined;
+  const typed = ui.location.value.trim();
+  const base = { fuel, radius: ui.radius.value, timeframe: ui.timeframe.value, timeframeText: ui.timeframe.selectedOptions[0]?.textContent ?? ui.timeframe.value };
+  ui.locationError.hidden = true;
+  ui.location.removeAttribute('aria-invalid');
+  if (typed === '') {
+    const centre = { latitude: Number(picked.latitude), longitude: Number(picked.longitude) };
+    return { ...base, city: picked, centre, near: `${picked.latitude},${picked.longitude}`, where: picked.name };
+  }
+  const parsed = parseLocation(typed);
+  if ('error' in parsed) {
+    ui.locationError.textContent = parsed.error;
+    ui.locationError.hidden = false;
+    ui.location.setAttribute('aria-invalid', 'true');
+    ui.location.focus();
+    return undefined;
+  }
+  // The city panels follow the city nearest the location.
+  const city = nearest(cities.map((c) => ({ ...c, latitude: Number(c.latitude), longitude: Number(c.longitude), city: c })), parsed.point)?.city ?? picked;
+  ui.city.value = city.id;
+  return { ...base, city, centre: parsed.point, near: parsed.near, where: parsed.near.replace(',', ', ') };
+}
+
+// ---- wiring ----------------------------------------------------------------------------------
+
+ui.tokenForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const value = ui.token.value.trim();
+  if (value === '') { ui.token.focus(); return; }
+  token = value;
+  keepToken(value, ui.remember.checked);
+  run(connect);
+});
+
+ui.queryForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const query = readQuery();
+  if (query) run(() => showResults(query));
+});
+
+ui.city.addEventListener('change', () => { ui.location.value = ''; });
+
+ui.retry.addEventListener('click', () => { if (lastAction) run(lastAction); });
+
+ui.forget.addEventListener('click', () => {
+  forgetToken();
+  setStatus('idle');
+  showTokenPanel();
+  ui.token.value = '';
+  ui.token.focus();
+});
+
+if ('geolocation' in navigator) {
+  ui.locate.addEventListener('click', () => {
+    ui.locate.disabled = true;
+    navigator.geolocation.getCurrentPosition((position) => {
+      ui.locate.disabled = false;
+      ui.location.value = `${position.coords.latitude.toFixed(4)}, ${position.coords.longitude.toFixed(4)}`;
+      ui.locationError.hidden = true;
+      ui.queryForm.requestSubmit();
+    }, (error) => {
+      ui.locate.disabled = false;
+      ui.locationError.textContent = `Your location is not available (${error.message || 'refused'}); type it or pick a city.`;
+      ui.locationError.hidden = false;
+    }, { timeout: 10_000, maximumAge: 300_000 });
+  });
+} else {
+  ui.locate.hidden = true;
+}
+
+new ResizeObserver(() => {
+  if (chart && ui.chart.clientWidth > 0 && Math.abs(chart.width - ui.chart.clientWidth) > 1) chart.setSize({ width: ui.chart.clientWidth, height: chart.height });
+}).observe(ui.chart);
+
+const given = tokenFromFragment();
+const kept = storedToken();
+if (given !== undefined) {
+  ui.token.value = given;
+  ui.tokenForm.querySelector<HTMLButtonElement>('button[type=submit]')?.focus();
+} else if (kept) {
+  token = kept;
+  ui.remember.checked = localStorage.getItem(TOKEN_KEY) !== null;
+  run(connect);
+} else {
+  ui.token.focus();
+}

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { bundleDashboard, hashedName, readBuilt, writeBuilt } from '../../src/web/bundle.ts';
+
+describe('the dashboard bundle', () => {
+  test('one script and one style sheet, named by their hash, uPlot inside, the shell naming both', async () => {
+    const files = await bundleDashboard();
+    const names = [...files.assets.keys()].sort();
+    assert.equal(names.length, 2);
+    assert.match(names[0] ?? '', /^dashboard-[0-9a-f]{12}\.css$/);
+    assert.match(names[1] ?? '', /^dashboard-[0-9a-f]{12}\.js$/);
+    for (const asset of files.assets.values()) assert.equal(hashedName(`dashboard${asset.name.slice(asset.name.lastIndexOf('.'))}`, asset.body), asset.name);
+    const css = files.assets.get(names[0] ?? '')?.body.toString() ?? '';
+    assert.match(css, /\.uplot/, "uPlot's styles");
+    assert.match(css, /\.table-wrap/, 'our styles');
+    const html = files.html.toString();
+    assert.ok(html.includes(`<link rel="stylesheet" href="/assets/${names[0]}">`));
+    assert.ok(html.includes(`<script type="module" src="/assets/${names[1]}"></script>`));
+    assert.doesNotMatch(html, /\{\{/);
+  });
+
+  test('what `npm run build` writes into dist/web is read back the same (the compiled server serves it)', async () => {
+    const folder = join(mkdtempSync(join(tmpdir(), 'fuelprice-web-')), 'web');
+    try {
+      assert.equal(readBuilt(folder), undefined);
+      const files = await bundleDashboard();
+      writeBuilt(folder, files);
+      assert.deepEqual(readdirSync(join(folder, 'assets')).sort(), [...files.assets.keys()].sort());
+      assert.deepEqual(readBuilt(folder), files);
+    } finally {
+      rmSync(join(folder, '..'), { recursive: true, force: true });
+    }
+  });
+});

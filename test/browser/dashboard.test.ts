@@ -1,0 +1,335 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { releaseAndSeal } from '../../src/ingest/scheduler.ts';
+import { writeDemo } from '../../src/ingest/demo.ts';
+import type { PriceStore } from '../../src/storage/store.ts';
+import { newToken } from '../../src/tokens.ts';
+import { ageText } from '../../src/web/page/format.ts';
+import { NOW } from '../fixture.ts';
+import { type RunningServer, fixedClock, startServer, testBackends, waitFor } from '../helpers.ts';
+
+/**
+ * The dashboard at `/` in a real browser: Debian's Chromium (apt's `chromium`; .ci/run installs
+ * it when missing, and without it this suite fails rather than skips) driven by playwright-core,
+ * against a real server on the demo dataset with a fixed clock. What the page shows is compared
+ * with what the API answers to the same requests with the same token.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
+const DOCS_SCREENSHOT = join(import.meta.dirname, '..', '..', 'docs', 'dashboard.png');
+
+/** The page's policy, written out rather than imported from the code under test. */
+const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+interface Opened { page: Page; context: BrowserContext; problems: string[] }
+
+describe('the dashboard in Chromium', () => {
+  let browser: Browser;
+  let server: RunningServer;
+  let store: PriceStore;
+  let drop: () => Promise<void>;
+  let limitedToken: string;
+  const contexts: BrowserContext[] = [];
+
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `the browser tests need Debian's Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does it)`);
+    const sqlite = testBackends()[0];
+    assert.ok(sqlite);
+    ({ store, drop } = await sqlite.create());
+    // A quarter of a year: enough days for the chart and for Perth's weekly cycle, written in a few seconds.
+    await writeDemo(store, { seed: 1, years: 0.25, scale: 'small', nowSec: NOW });
+    await releaseAndSeal(store, NOW);
+    const limited = newToken('limited', NOW, { rateLimit: 2 });
+    await store.createToken(limited.record);
+    limitedToken = limited.token;
+    server = await startServer(store, fixedClock(NOW));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+  after(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await server?.close();
+    await drop?.();
+  });
+
+  /** A fresh browser context (its own storage) at 1280×900, the page's clock at NOW, every console error and page error kept. */
+  async function open(path = '/', options: { geolocation?: { latitude: number; longitude: number } } = {}): Promise<Opened> {
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      ...(options.geolocation ? { geolocation: options.geolocation, permissions: ['geolocation'] } : {}),
+    });
+    contexts.push(context);
+    // Chromium reports a blocked resource on the console, but not every violation: each one is reported here too.
+    await context.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.effectiveDirective} ${event.blockedURI}`));
+    });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.clock.setFixedTime(NOW * 1000);
+    const problems: string[] = [];
+    page.on('console', (message) => { if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`); });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const response = await page.goto(`${server.baseUrl}${path}`);
+    assert.equal(response?.status(), 200);
+    return { page, context, problems };
+  }
+
+  const api = async <T>(path: string, token = server.token): Promise<T> => {
+    const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(response.status, 200, path);
+    return await response.json() as T;
+  };
+
+  async function connect(page: Page, token: string): Promise<void> {
+    await page.fill('#token', token);
+    await page.click('#token-form button[type=submit]');
+    await page.waitForSelector('#query-panel:not([hidden])');
+  }
+
+  async function show(page: Page, choice: { city?: string; location?: string; fuel: string; timeframe?: string }): Promise<void> {
+    if (choice.city) await page.selectOption('#city', choice.city);
+    await page.fill('#location', choice.location ?? '');
+    await page.selectOption('#fuel', choice.fuel);
+    await page.selectOption('#timeframe', choice.timeframe ?? 'last-month');
+    await page.click('#query-form button[type=submit]');
+    await page.waitForSelector('#results[data-state="ready"], #results[data-state="empty"]');
+  }
+
+  interface Cheapest { station_id: string; name: string; brand: string; price: string; distance_km: string; updated_at: number }
+  type Spread = { data: { spread: Array<{ fuel: string; min: string | false; average: string | false; max: string | false }> } };
+  type Unavailable = { data: { unavailable: Array<{ fuel: string; stations: string[] | false; count: number }> } };
+  type History = { data: { history: Array<{ fuel: string; records: unknown[] | false }> } };
+  type Cycle = { data: { phase: string; advice: string; last_restoration: { date: string; rise: string } | false } };
+
+  /** Every panel equals the API's answer for the same city, point and fuel. */
+  async function assertShowsApi(page: Page, city: string, near: string, fuel: string, timeframe: string): Promise<void> {
+    const cheapest = await api<{ data: Cheapest[] }>(`/v1/prices/cheapest?fuel=${fuel}&near=${near}&radius=10&limit=100`);
+    assert.ok(cheapest.data.length > 10, `${cheapest.data.length} stations near ${near}`);
+    const rows = await page.$$eval('#cheapest tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    assert.deepEqual(rows, cheapest.data.slice(0, 10).map((s) => [s.name, s.brand, s.price, `${s.distance_km} km`, ageText(s.updated_at, NOW)]));
+    assert.equal(await page.locator('#scatter circle.station').count(), cheapest.data.length);
+
+    const history = await api<History>(`/v1/cities/${city}/history?timeframe=${timeframe}`);
+    const records = history.data.history.find((h) => h.fuel === fuel)?.records;
+    assert.ok(Array.isArray(records) && records.length >= (timeframe === 'last-week' ? 7 : 28), `${records ? records.length : 'no'} records`);
+    assert.equal(await page.getAttribute('#chart', 'data-points'), String(records.length));
+    assert.equal(await page.locator('#chart canvas').count(), 1);
+
+    const cycle = await api<Cycle>(`/v1/cities/${city}/cycle?fuel=${fuel}`);
+    assert.equal(await page.getAttribute('#cycle', 'data-phase'), cycle.data.phase);
+    assert.equal(await page.getAttribute('#cycle', 'data-advice'), cycle.data.advice);
+    if (cycle.data.last_restoration) assert.match(await page.textContent('#cycle') ?? '', new RegExp(`${cycle.data.last_restoration.date} \\(\\+${cycle.data.last_restoration.rise} c/L\\)`));
+
+    const spread = await api<Spread>(`/v1/cities/${city}/spread`);
+    const spreadRows = await page.$$eval('#spread tbody tr', (trs) => trs.map((tr) => [tr.getAttribute('data-fuel'), ...[...tr.querySelectorAll('td')].map((td) => td.textContent)]));
+    const priced = spread.data.spread.filter((s) => s.average !== false);
+    assert.ok(priced.length >= 4);
+    assert.deepEqual(spreadRows, priced.map((s) => [s.fuel, s.min, s.average, s.max]));
+
+    const unavailable = await api<Unavailable>(`/v1/cities/${city}/unavailable`);
+    const out = unavailable.data.unavailable.filter((u) => u.stations !== false && u.stations.length > 0);
+    const listed = await page.$$eval('#outages li', (lis) => lis.map((li) => [li.getAttribute('data-fuel'), li.querySelector('.ids')?.textContent]));
+    assert.deepEqual(listed, out.map((u) => [u.fuel, (u.stations as string[]).join(', ')]));
+  }
+
+  test('the page and its assets: its own CSP, hashed assets cached for good, ETags; other paths still 404', async () => {
+    const page = await fetch(`${server.baseUrl}/`);
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.equal(page.headers.get('content-security-policy'), PAGE_CSP);
+    assert.equal(page.headers.get('cache-control'), 'no-cache');
+    assert.equal(page.headers.get('x-frame-options'), 'DENY');
+    assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+    const html = await page.text();
+    assert.doesNotMatch(html, /<script>|<script [^>]*>[^<]|\sstyle=|\son[a-z]+=/i, 'no inline script, style or handler');
+    const assets = [...html.matchAll(/(?:href|src)="(\/assets\/dashboard-[0-9a-f]{12}\.(js|css))"/g)];
+    assert.deepEqual(assets.map((m) => m[2]).sort(), ['css', 'js']);
+    for (const [, path, kind] of assets) {
+      const asset = await fetch(`${server.baseUrl}${path}`);
+      assert.equal(asset.status, 200, path);
+      assert.equal(asset.headers.get('content-type'), kind === 'js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8');
+      assert.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      const etag = asset.headers.get('etag');
+      assert.ok(etag);
+      const again = await fetch(`${server.baseUrl}${path}`, { headers: { 'if-none-match': etag } });
+      assert.equal(again.status, 304);
+      assert.equal(await again.text(), '');
+    }
+    const revalidated = await fetch(`${server.baseUrl}/`, { headers: { 'if-none-match': page.headers.get('etag') ?? '' } });
+    assert.equal(revalidated.status, 304);
+    for (const path of ['/assets/dashboard-000000000000.js', '/assets/', '/index.html', '/nothing']) {
+      const missing = await fetch(`${server.baseUrl}${path}`);
+      assert.equal(missing.status, 404, path);
+      assert.equal(missing.headers.get('content-security-policy'), "default-src 'none'; frame-ancestors 'none'", path);
+      assert.equal((await missing.json() as { error: { code: string } }).error.code, 'not_found', path);
+    }
+  });
+
+  test('the demo URL fills in the token; a city and a fuel show what the API answers; screenshots at desktop and phone widths', async () => {
+    const { page, problems } = await open(`/#token=${encodeURIComponent(server.token)}`);
+    assert.equal(await page.inputValue('#token'), server.token);
+    assert.equal(new URL(page.url()).hash, '', 'the token is taken out of the address bar');
+    await page.click('#token-form button[type=submit]');
+    await page.waitForSelector('#query-panel:not([hidden])');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('fuelprice-token')), server.token);
+    assert.equal(await page.evaluate(() => localStorage.getItem('fuelprice-token')), null);
+    assert.equal(await page.locator('#city option').count(), (await api<{ total_items: number }>('/v1/cities?limit=1')).total_items);
+
+    await show(page, { city: 'perth', fuel: 'ulp91', timeframe: 'last-month' });
+    assert.equal(await page.getAttribute('#results', 'data-state'), 'ready');
+    const perth = (await api<{ data: { latitude: string; longitude: string } }>('/v1/cities/perth')).data;
+    await assertShowsApi(page, 'perth', `${perth.latitude},${perth.longitude}`, 'ulp91', 'last-month');
+    assert.match(await page.textContent('#cheapest-title') ?? '', /^Cheapest Unleaded 91 near Perth$/);
+
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-desktop.png'), fullPage: true });
+    // The README's screenshot is this one, refreshed on request (a plain test run leaves docs/ alone).
+    if (process.env.FUELPRICE_UPDATE_SCREENSHOT === '1') copyFileSync(join(ARTIFACTS, 'dashboard-desktop.png'), DOCS_SCREENSHOT);
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.waitForFunction(() => (document.querySelector<HTMLElement>('#chart .uplot')?.offsetWidth ?? 999) <= 375);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'nothing wider than the phone');
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-phone.png'), fullPage: true });
+    for (const panel of ['cheapest', 'chart']) await page.locator(`#${panel}-panel`).screenshot({ path: join(ARTIFACTS, `dashboard-phone-${panel}.png`) });
+    assert.deepEqual(problems, []);
+  });
+
+  test('a typed location: the cheapest near it, the city panels for the nearest city; a fuel without prices shows the empty states', async () => {
+    const { page, problems } = await open();
+    await connect(page, server.token);
+    await show(page, { city: 'sydney', location: '-33.8688, 151.2093', fuel: 'e10', timeframe: 'last-week' });
+    assert.equal(await page.inputValue('#city'), 'sydney');
+    await assertShowsApi(page, 'sydney', '-33.8688,151.2093', 'e10', 'last-week');
+
+    await page.fill('#location', '-33.8688; 151.2093');
+    await page.click('#query-form button[type=submit]');
+    assert.equal(await page.getAttribute('#location', 'aria-invalid'), 'true');
+    assert.equal(await page.textContent('#location-error'), 'Give a location as latitude, longitude in decimal degrees, e.g. -33.87, 151.21.');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'location');
+
+    const evs = await api<{ data: unknown[] }>('/v1/prices/cheapest?fuel=e85&city=hobart');
+    assert.equal(evs.data.length, 0);
+    await show(page, { city: 'hobart', fuel: 'e85' });
+    assert.equal(await page.getAttribute('#results', 'data-state'), 'empty');
+    assert.equal(await page.textContent('#cheapest-empty'), 'No station within 10 km of Hobart has E85 for sale now.');
+    assert.equal(await page.getAttribute('#chart', 'data-points'), '0');
+    assert.match(await page.textContent('#chart-empty') ?? '', /^No daily averages of E85 in Hobart over last month\.$/);
+    assert.equal(await page.locator('#scatter circle').count(), 0);
+    assert.deepEqual(problems, []);
+  });
+
+  test('while the answers are on their way the page says it is loading, then shows them', async () => {
+    const { page, problems } = await open();
+    await connect(page, server.token);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    await page.route('**/v1/cities/*/history*', async (route) => { await held; await route.continue(); });
+    await page.selectOption('#city', 'darwin');
+    await page.click('#query-form button[type=submit]');
+    await page.waitForSelector('#status[data-state="loading"]');
+    assert.equal(await page.textContent('#status-text'), 'Loading Unleaded 91 near Darwin…');
+    assert.equal(await page.getAttribute('#results', 'aria-busy'), 'true');
+    assert.equal(await page.getAttribute('#results', 'data-state'), 'loading');
+    release();
+    await page.waitForSelector('#results[data-state="ready"]');
+    assert.ok(await page.locator('#status').isHidden());
+    assert.equal(await page.getAttribute('#results', 'aria-busy'), null);
+    assert.deepEqual(problems, []);
+  });
+
+  test('"Use my location" fills in where the browser is and shows the cheapest near it', async () => {
+    const { page, problems } = await open('/', { geolocation: { latitude: -34.92851, longitude: 138.60074 } });
+    await connect(page, server.token);
+    await page.selectOption('#fuel', 'diesel');
+    await page.click('#locate');
+    await page.waitForSelector('#results[data-state="ready"]');
+    assert.equal(await page.inputValue('#location'), '-34.9285, 138.6007');
+    assert.equal(await page.inputValue('#city'), 'adelaide', 'the city panels follow the nearest city');
+    await assertShowsApi(page, 'adelaide', '-34.9285,138.6007', 'diesel', 'last-month');
+    assert.deepEqual(problems, []);
+  });
+
+  test('by keyboard alone: token, remember, connect, the form, the results; a remembered token connects on the next visit', async () => {
+    const { page, problems } = await open();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'token', 'the token field has the focus');
+    await page.keyboard.type(server.token);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'remember');
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#query-panel:not([hidden])');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'city');
+    const order: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      order.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent || ''));
+    }
+    assert.deepEqual(order, ['location', 'locate', 'fuel', 'radius', 'timeframe', 'Show prices']);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#results[data-state="ready"]');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('section')?.id), 'cheapest-panel', 'the results come next');
+    assert.equal(await page.locator('#cheapest tbody tr').count(), 10);
+    assert.equal(await page.evaluate(() => localStorage.getItem('fuelprice-token')), server.token);
+
+    await page.reload();
+    await page.waitForSelector('#query-panel:not([hidden])');
+    assert.ok(await page.locator('#token-panel').isHidden());
+    assert.deepEqual(problems, []);
+  });
+
+  test('a CSP violation would fail these tests: an inline style attribute is blocked and reported', async () => {
+    const { page, problems } = await open();
+    await page.evaluate(() => {
+      const probe = document.createElement('p');
+      probe.setAttribute('style', 'color: red');
+      document.body.append(probe);
+    });
+    await waitFor('the violation on the console', () => problems.includes('console error: CSP violation: style-src-attr inline'));
+  });
+
+  test('a bad token: the page asks again, and keeps nothing', async () => {
+    const { page, problems } = await open();
+    await page.fill('#token', 'fp_AAAAAAAA_not-a-real-secret');
+    await page.click('#token-form button[type=submit]');
+    await page.waitForSelector('#status[data-state="bad-token"]');
+    assert.equal(await page.textContent('#status-text'), 'The token was refused (The token is unknown, revoked or expired.) Enter a valid token.');
+    assert.ok(await page.locator('#token-panel').isVisible());
+    assert.ok(await page.locator('#query-panel').isHidden());
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'token');
+    assert.deepEqual(await page.evaluate(() => [sessionStorage.length, localStorage.length]), [0, 0]);
+    // Chromium reports each refused call itself; nothing else went wrong.
+    assert.ok(problems.length > 0);
+    for (const problem of problems) assert.match(problem, /^console error: Failed to load resource: the server responded with a status of 401 \(Unauthorized\)$/);
+
+    await connect(page, server.token);
+    assert.ok(await page.locator('#status').isHidden());
+  });
+
+  test('over the rate limit: the page says when to try again, from Retry-After', async () => {
+    const { page, problems } = await open();
+    await page.fill('#token', limitedToken);
+    await page.click('#token-form button[type=submit]');
+    await page.waitForSelector('#status[data-state="rate-limited"]');
+    const shown = Number(await page.getAttribute('#status', 'data-retry-after'));
+    const refused = await fetch(`${server.baseUrl}/v1/fuel-types`, { headers: { authorization: `Bearer ${limitedToken}` } });
+    assert.equal(refused.status, 429);
+    const now = Number(refused.headers.get('retry-after'));
+    assert.ok(shown >= now && shown <= 60, `shown ${shown} s, the API says ${now} s now`);
+    assert.equal(await page.textContent('#status-text'), `Too many requests with this token: its rate limit is reached. Try again in ${shown} s.`);
+    assert.ok(await page.locator('#retry').isDisabled(), 'no retry before the time is up');
+    // The page's clock moved past Retry-After: the countdown ends and Try again can be used.
+    await page.clock.setFixedTime(NOW * 1000 + (shown + 1) * 1000);
+    await page.waitForSelector('#retry:not([disabled])');
+    assert.equal(await page.textContent('#status-text'), 'Too many requests with this token: its rate limit is reached. You can try again now.');
+    assert.ok(problems.length > 0);
+    for (const problem of problems) assert.match(problem, /^console error: Failed to load resource: the server responded with a status of 429 \(Too Many Requests\)$/);
+  });
+});

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ageText, fractionOf, nearest, parseLocation, priceColour, project, retryAfterSec, retryText } from '../../src/web/page/format.ts';
+
+describe("the dashboard's pure pieces", () => {
+  test('how old a price is', () => {
+    const now = 1_795_395_600;
+    assert.deepEqual([0, 59, 60, 3_599, 3_600, 3 * 3_600 + 3_599, 47 * 3_600 + 3_599, 48 * 3_600, 9 * 86_400 + 5].map((ago) => ageText(now - ago, now)),
+      ['just now', 'just now', '1 min ago', '59 min ago', '1 h ago', '3 h ago', '47 h ago', '2 days ago', '9 days ago']);
+    assert.equal(ageText(now + 30, now), 'just now', 'a clock a little ahead is not "in the future"');
+  });
+
+  test('a typed location becomes the near parameter, or says what is wrong', () => {
+    assert.deepEqual(parseLocation(' -33.8688 , 151.2093 '), { near: '-33.8688,151.2093', point: { latitude: -33.8688, longitude: 151.2093 } });
+    assert.deepEqual(parseLocation('-31,115'), { near: '-31,115', point: { latitude: -31, longitude: 115 } });
+    for (const bad of ['', '-33.8', '1e2,3', '-33.8;151.2', 'a,b', '1,2,3', '-33.,151']) {
+      assert.deepEqual(parseLocation(bad), { error: 'Give a location as latitude, longitude in decimal degrees, e.g. -33.87, 151.21.' }, bad);
+    }
+    assert.deepEqual(parseLocation('91,0'), { error: 'The latitude must be between -90 and 90.' });
+    assert.deepEqual(parseLocation('0,180.5'), { error: 'The longitude must be between -180 and 180.' });
+  });
+
+  test('the nearest city', () => {
+    const cities = [{ id: 'sydney', latitude: -33.8679, longitude: 151.2073 }, { id: 'perth', latitude: -31.9522, longitude: 115.8614 }];
+    assert.equal(nearest(cities, { latitude: -32, longitude: 116 })?.id, 'perth');
+    assert.equal(nearest([], { latitude: 0, longitude: 0 }), undefined);
+  });
+
+  test('colours run green (cheapest) to red (dearest)', () => {
+    assert.equal(priceColour(0), 'hsl(130, 70%, 40%)');
+    assert.equal(priceColour(1), 'hsl(0, 70%, 40%)');
+    assert.equal(priceColour(0.5), 'hsl(65, 70%, 40%)');
+    assert.equal(priceColour(Number.NaN), priceColour(0));
+    assert.equal(fractionOf(180, 170, 190), 0.5);
+    assert.equal(fractionOf(180, 180, 180), 0);
+  });
+
+  test('the plot keeps north up and a kilometre the same both ways, within the box', () => {
+    const box = { width: 600, height: 420, padding: 20 };
+    const placed = project([{ latitude: -33, longitude: 151 }, { latitude: -34, longitude: 151 }, { latitude: -33.5, longitude: 151.5 }], box);
+    const [north, south, east] = placed as [{ x: number; y: number }, { x: number; y: number }, { x: number; y: number }];
+    assert.ok(north.y < south.y, 'north is up');
+    assert.ok(east.x > north.x, 'east is right');
+    assert.equal(north.x, south.x);
+    assert.ok(Math.abs((south.y - north.y) / 2 - (east.x - north.x) / Math.cos((33.5 * Math.PI) / 180)) < 1e-9, 'half a degree of latitude = half a degree of longitude × cos(latitude)');
+    for (const p of placed) assert.ok(p.x >= 20 && p.x <= 580 && p.y >= 20 && p.y <= 400);
+    assert.deepEqual(project([{ latitude: -33, longitude: 151 }], box), [{ x: 300, y: 210 }], 'one point: the middle');
+  });
+
+  test('Retry-After as seconds, and in words', () => {
+    assert.equal(retryAfterSec('42', 0), 42);
+    assert.equal(retryAfterSec(null, 0), 60);
+    assert.equal(retryAfterSec('Wed, 21 Oct 2015 07:28:30 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')), 30);
+    assert.equal(retryAfterSec('soon', 0), 60);
+    assert.deepEqual([0, 1, 119, 120, 601].map(retryText), ['You can try again now.', 'Try again in 1 s.', 'Try again in 119 s.', 'Try again in 2 min.', 'Try again in 11 min.']);
+  });
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ageText, fractionOf, nearest, parseLocation, priceColour, project, retryAfterSec, retryText } from '../../src/web/page/format.ts';
+import { ageText, dayLabels, fractionOf, nearest, parseLocation, priceColour, project, retryAfterSec, retryText } from '../../src/web/page/format.ts';
 
 describe("the dashboard's pure pieces", () => {
   test('how old a price is', () => {
@@ -53,5 +53,15 @@ describe("the dashboard's pure pieces", () => {
     assert.equal(retryAfterSec('Wed, 21 Oct 2015 07:28:30 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')), 30);
     assert.equal(retryAfterSec('soon', 0), 60);
     assert.deepEqual([0, 1, 119, 120, 601].map(retryText), ['You can try again now.', 'Try again in 1 s.', 'Try again in 119 s.', 'Try again in 2 min.', 'Try again in 11 min.']);
+  });
+
+  test('chart days are labelled in the city\'s zone, day and month, or month and year when ticks are a month apart', () => {
+    // Perth's midnight of 23 Nov 2026 is 16:00 UTC on the 22nd; Sydney's is 13:00 UTC on the 22nd.
+    const perthMidnight = Date.UTC(2026, 10, 22, 16) / 1000;
+    assert.deepEqual(dayLabels('Australia/Perth')([perthMidnight, perthMidnight + 86_400]), ['23 Nov', '24 Nov']);
+    assert.deepEqual(dayLabels('Australia/Sydney')([perthMidnight]), ['23 Nov']);
+    assert.deepEqual(dayLabels('UTC')([perthMidnight]), ['22 Nov'], 'the same instant is still the 22nd in UTC');
+    const sydneyJan = Date.UTC(2025, 11, 31, 13) / 1000;
+    assert.deepEqual(dayLabels('Australia/Sydney')([sydneyJan, sydneyJan + 31 * 86_400]), ['Jan 2026', 'Feb 2026']);
   });
 });

@@ -1,6 +1,7 @@
 /** The city's daily average for one fuel, drawn by uPlot, with the price cycle's restorations marked. */
 import uPlot from 'uplot';
 import type { HistoryRecord } from './api.ts';
+import { dayLabels } from './format.ts';
 
 export interface CycleMarks {
   /** Unix second of the last restoration's first day, if the chart's days include it. */
@@ -50,20 +51,24 @@ function marksPlugin(marks: CycleMarks): uPlot.Plugin {
   };
 }
 
-/** Draws (or redraws) the chart into `host`, as wide as the host. */
-export function drawChart(host: HTMLElement, data: [number[], number[]], fuelName: string, marks: CycleMarks): uPlot {
+/** Draws (or redraws) the chart into `host`, as wide as the host; days are placed and labelled in `timeZone` (the city's). */
+export function drawChart(host: HTMLElement, data: [number[], number[]], fuelName: string, marks: CycleMarks, timeZone: string): uPlot {
   host.replaceChildren();
   const width = Math.max(280, host.clientWidth);
   const dollars = (v: number | null): string => (v === null ? '' : `$${v.toFixed(2)}`);
+  const labels = dayLabels(timeZone);
+  const dayText = new Intl.DateTimeFormat('en-AU', { day: 'numeric', month: 'short', year: 'numeric', timeZone });
   return new uPlot({
     width, height: 260, plugins: [marksPlugin(marks)],
     // The panel's title names the series; uPlot's live legend would only repeat it.
     legend: { show: false },
     scales: { x: { time: true } },
+    // Ticks at the city's midnights, not the browser's.
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), timeZone),
     series: [
-      { label: 'Day', value: (_u, v) => (v === null ? '' : new Date(v * 1000).toLocaleDateString()) },
+      { label: 'Day', value: (_u, v) => (v === null ? '' : dayText.format(new Date(v * 1000))) },
       { label: `${fuelName} ($/L)`, stroke: css('--accent', '#0b6e4f'), width: 2, points: { show: data[0].length <= 62 }, value: (_u, v) => dollars(v) },
     ],
-    axes: [{}, { values: (_u, ticks) => ticks.map((t) => `$${t.toFixed(2)}`), size: 60 }],
+    axes: [{ values: (_u, ticks) => labels(ticks) }, { values: (_u, ticks) => ticks.map((t) => `$${t.toFixed(2)}`), size: 60 }],
   }, data, host);
 }

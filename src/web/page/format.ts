@@ -104,3 +104,17 @@ export function retryAfterSec(header: string | null, nowMs: number): number {
   const at = Date.parse(header);
   return Number.isNaN(at) ? 60 : Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
+
+/**
+ * Day labels as Australians write them (23 Nov; Nov 2026 when ticks are a month or more apart),
+ * in the city's own time zone: a day's timestamp is its local midnight, which in another zone
+ * (the browser's) can fall on the day before.
+ */
+export function dayLabels(timeZone: string): (ticks: number[]) => string[] {
+  const day = new Intl.DateTimeFormat('en-AU', { day: 'numeric', month: 'short', timeZone });
+  const month = new Intl.DateTimeFormat('en-AU', { month: 'short', year: 'numeric', timeZone });
+  return (ticks) => {
+    const format = ticks.length > 1 && (ticks[1] as number) - (ticks[0] as number) >= 28 * 86_400 ? month : day;
+    return ticks.map((t) => format.format(new Date(t * 1000)));
+  };
+}

@@ -10,6 +10,7 @@ import type uPlot from 'uplot';
 import {
   ApiProblem, type Cheapest, type City, type CityHistory, type Cycle, type FuelType, type Spread, type Unavailable, allPages, apiGet,
 } from './api.ts';
+import { STATE_TIME_ZONES, type StateId } from '../../domain/states.ts';
 import { drawChart, seriesOf } from './chart.ts';
 import { type Point, adviceText, ageText, apiDate, nearest, parseLocation, priceColour, retryText } from './format.ts';
 import { drawScatter } from './scatter.ts';
@@ -271,7 +272,7 @@ function renderChart(q: Query, history: CityHistory['data'], cycle: Cycle['data'
   ui.chart.hidden = false;
   empty(ui.chartEmpty, undefined);
   ui.chart.dataset.points = String(data[0].length);
-  chart = drawChart(ui.chart, data, q.fuel.name, { restorationAt, nextDueAt });
+  chart = drawChart(ui.chart, data, q.fuel.name, { restorationAt, nextDueAt }, STATE_TIME_ZONES[q.city.state as StateId] ?? 'Australia/Sydney');
 }
 
 function renderSpread(q: Query, spread: Spread['data']): void {

@@ -17,7 +17,8 @@
  *   since its run ended; "falling" otherwise. "none" when it does not cycle.
  * - Advice: "fill-up" in the trough (prices at their lowest, a rise is due), "wait" when rising
  *   or falling, "no-cycle" when it does not cycle.
- * - The last restoration and the days since it are given whenever the year has one, cycle or not.
+ * - The last restoration and the days since it are given whenever the year has one, cycle or not,
+ *   and so is every restoration of the year (the dashboard marks them on its chart).
  */
 import type { DailyMean } from './history.ts';
 import type { LocalDay } from './time.ts';
@@ -43,6 +44,8 @@ export interface Restoration {
 }
 
 export interface PriceCycle {
+  /** Every restoration in the year, oldest first (the last is lastRestoration), cycle or not. */
+  restorations: Restoration[];
   cycles: boolean;
   periodDays: number | null;
   lastRestoration: Restoration | null;
@@ -85,7 +88,7 @@ export function priceCycle(days: readonly DailyMean[], today: LocalDay): PriceCy
   const found = restorations(days, today);
   const last = found[found.length - 1] ?? null;
   const daysSince = last ? today - last.day : null;
-  const none: PriceCycle = { cycles: false, periodDays: null, lastRestoration: last, daysSinceRestoration: daysSince, phase: 'none', advice: 'no-cycle' };
+  const none: PriceCycle = { restorations: found, cycles: false, periodDays: null, lastRestoration: last, daysSinceRestoration: daysSince, phase: 'none', advice: 'no-cycle' };
   if (!last || daysSince === null || found.length < MIN_RESTORATIONS) return none;
   const intervals = found.slice(1).map((r, i) => r.day - (found[i]?.day ?? r.day));
   const mid = median(intervals);
@@ -100,5 +103,5 @@ export function priceCycle(days: readonly DailyMean[], today: LocalDay): PriceCy
   else if (latest !== null && daysSince >= TROUGH_FRACTION * period
     && latest.meanTenths <= Math.min(...recent.map((d) => d.meanTenths)) + TROUGH_MARGIN) phase = 'trough';
   else phase = 'falling';
-  return { cycles: true, periodDays: period, lastRestoration: last, daysSinceRestoration: daysSince, phase, advice: phase === 'trough' ? 'fill-up' : 'wait' };
+  return { restorations: found, cycles: true, periodDays: period, lastRestoration: last, daysSinceRestoration: daysSince, phase, advice: phase === 'trough' ? 'fill-up' : 'wait' };
 }

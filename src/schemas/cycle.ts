@@ -14,6 +14,11 @@ export const CycleQuerySchema = Type.Object({
   })),
 });
 
+const RestorationSchema = Type.Object({
+  date: Type.String({ description: 'Its first day, DD-MM-YYYY.', examples: ['09-11-2026'] }),
+  rise: Type.String({ description: 'Cents per litre, ddd.d: the rise of the daily mean over it.', examples: ['30.4'] }),
+});
+
 const NoCycle = Type.Literal(false, { description: 'Not known: no cycle, or no restoration in the last year.' });
 
 export const CycleResponse = Type.Object({
@@ -23,10 +28,10 @@ export const CycleResponse = Type.Object({
     fuel: FuelIdSchema,
     cycles: Type.Boolean({ description: 'At least 3 restorations in the last 365 days, at regular intervals.' }),
     period_days: Type.Union([Type.Integer({ minimum: 1, description: 'Median days between restorations.' }), NoCycle]),
-    last_restoration: Type.Union([Type.Object({
-      date: Type.String({ description: 'Its first day, DD-MM-YYYY.', examples: ['09-11-2026'] }),
-      rise: Type.String({ description: 'Cents per litre, ddd.d: the rise of the daily mean over it.', examples: ['30.4'] }),
-    }), NoCycle]),
+    last_restoration: Type.Union([RestorationSchema, NoCycle]),
+    restorations: Type.Array(RestorationSchema, {
+      description: 'Every restoration in the last 365 days, oldest first (the last one is last_restoration); empty when there is none.',
+    }),
     days_since_restoration: Type.Union([Type.Integer({ minimum: 0 }), NoCycle]),
     phase: Type.Union([Type.Literal('rising'), Type.Literal('falling'), Type.Literal('trough'), Type.Literal('none')]),
     advice: Type.Union([Type.Literal('fill-up'), Type.Literal('wait'), Type.Literal('no-cycle')]),
@@ -35,6 +40,8 @@ export const CycleResponse = Type.Object({
   description: 'The city\'s price cycle for the fuel, and what it advises.',
   examples: [{ data: {
     id: 'sydney', name: 'Sydney', fuel: 'ulp91', cycles: true, period_days: 40,
-    last_restoration: { date: '09-11-2026', rise: '30.4' }, days_since_restoration: 14, phase: 'falling', advice: 'wait',
+    last_restoration: { date: '09-11-2026', rise: '30.4' },
+    restorations: [{ date: '21-08-2026', rise: '28.7' }, { date: '30-09-2026', rise: '29.9' }, { date: '09-11-2026', rise: '30.4' }],
+    days_since_restoration: 14, phase: 'falling', advice: 'wait',
   } }],
 });

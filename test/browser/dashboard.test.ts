@@ -106,8 +106,8 @@ describe('the dashboard in Chromium', () => {
   interface Cheapest { station_id: string; name: string; brand: string; price: string; distance_km: string; updated_at: number }
   type Spread = { data: { spread: Array<{ fuel: string; min: string | false; average: string | false; max: string | false }> } };
   type Unavailable = { data: { unavailable: Array<{ fuel: string; stations: string[] | false; count: number }> } };
-  type History = { data: { history: Array<{ fuel: string; records: unknown[] | false }> } };
-  type Cycle = { data: { phase: string; advice: string; last_restoration: { date: string; rise: string } | false } };
+  type History = { data: { history: Array<{ fuel: string; records: Array<{ date: string }> | false }> } };
+  type Cycle = { data: { phase: string; advice: string; last_restoration: { date: string; rise: string } | false; restorations: Array<{ date: string }> } };
 
   /** Every panel equals the API's answer for the same city, point and fuel. */
   async function assertShowsApi(page: Page, city: string, near: string, fuel: string, timeframe: string): Promise<void> {
@@ -126,6 +126,9 @@ describe('the dashboard in Chromium', () => {
     const cycle = await api<Cycle>(`/v1/cities/${city}/cycle?fuel=${fuel}`);
     assert.equal(await page.getAttribute('#cycle', 'data-phase'), cycle.data.phase);
     assert.equal(await page.getAttribute('#cycle', 'data-advice'), cycle.data.advice);
+    const shownDays = new Set(records.map((r) => r.date));
+    assert.equal(await page.getAttribute('#chart', 'data-restorations'), String(cycle.data.restorations.filter((r) => shownDays.has(r.date)).length),
+      'every restoration on a day the chart shows is marked');
     if (cycle.data.last_restoration) assert.match(await page.textContent('#cycle') ?? '', new RegExp(`${cycle.data.last_restoration.date} \\(\\+${cycle.data.last_restoration.rise} c/L\\)`));
 
     const spread = await api<Spread>(`/v1/cities/${city}/spread`);

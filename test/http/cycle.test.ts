@@ -20,7 +20,10 @@ for (let day = PERTH_TODAY - 70; day <= PERTH_TODAY; day++) {
   SAWTOOTH.push({ feed: 'test', feedCode: '3', fuel: 'ulp91', at: dayStart('wa', day), priceTenths: 1700 + 30 * (6 - k), available: true });
 }
 
-const NONE = { cycles: false, period_days: false, last_restoration: false, days_since_restoration: false, phase: 'none', advice: 'no-cycle' };
+const NONE = { cycles: false, period_days: false, last_restoration: false, restorations: [], days_since_restoration: false, phase: 'none', advice: 'no-cycle' };
+/** The ten restorations, oldest first: today − 3 − 7n for n = 9..0, each from 1700 to 1880. */
+const RESTORATIONS = ['18-09-2026', '25-09-2026', '02-10-2026', '09-10-2026', '16-10-2026', '23-10-2026', '30-10-2026', '06-11-2026', '13-11-2026', '20-11-2026']
+  .map((date) => ({ date, rise: '18.0' }));
 
 for (const backend of testBackends()) {
   for (const sealed of [true, false]) {
@@ -43,7 +46,7 @@ for (const backend of testBackends()) {
           assert.equal(r.status, 200, path);
           assert.deepEqual(r.body, { data: {
             id: 'perth', name: 'Perth', fuel: 'ulp91', cycles: true, period_days: 7,
-            last_restoration: { date: '20-11-2026', rise: '18.0' }, days_since_restoration: 3, phase: 'falling', advice: 'wait',
+            last_restoration: { date: '20-11-2026', rise: '18.0' }, restorations: RESTORATIONS, days_since_restoration: 3, phase: 'falling', advice: 'wait',
           } });
         }
       });
@@ -53,6 +56,7 @@ for (const backend of testBackends()) {
         assert.equal(r.status, 200);
         assert.deepEqual((r.body as { data: { period_days: unknown; last_restoration: unknown } }).data.period_days, 7);
         assert.deepEqual((r.body as { data: { last_restoration: unknown } }).data.last_restoration, { date: '20-11-2026', rise: '18.0' });
+        assert.deepEqual((r.body as { data: { restorations: unknown } }).data.restorations, RESTORATIONS);
       });
 
       test('a fuel with no history, and a city with none: no cycle, every figure false', async () => {

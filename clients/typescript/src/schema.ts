@@ -1162,6 +1162,20 @@ export interface operations {
                      *           "date": "09-11-2026",
                      *           "rise": "30.4"
                      *         },
+                     *         "restorations": [
+                     *           {
+                     *             "date": "21-08-2026",
+                     *             "rise": "28.7"
+                     *           },
+                     *           {
+                     *             "date": "30-09-2026",
+                     *             "rise": "29.9"
+                     *           },
+                     *           {
+                     *             "date": "09-11-2026",
+                     *             "rise": "30.4"
+                     *           }
+                     *         ],
                      *         "days_since_restoration": 14,
                      *         "phase": "falling",
                      *         "advice": "wait"
@@ -1189,6 +1203,19 @@ export interface operations {
                                  */
                                 rise: string;
                             } | false;
+                            /** @description Every restoration in the last 365 days, oldest first (the last one is last_restoration); empty when there is none. */
+                            restorations: {
+                                /**
+                                 * @description Its first day, DD-MM-YYYY.
+                                 * @example 09-11-2026
+                                 */
+                                date: string;
+                                /**
+                                 * @description Cents per litre, ddd.d: the rise of the daily mean over it.
+                                 * @example 30.4
+                                 */
+                                rise: string;
+                            }[];
                             days_since_restoration: number | false;
                             phase: "rising" | "falling" | "trough" | "none";
                             advice: "fill-up" | "wait" | "no-cycle";

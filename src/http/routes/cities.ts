@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { priceCycle } from '../../domain/cycle.ts';
+import { type Restoration, priceCycle } from '../../domain/cycle.ts';
 import type { FuelId } from '../../domain/fuels.ts';
 import { cityHistory } from '../../domain/history.ts';
 import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
@@ -101,9 +101,10 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
     const cycle = priceCycle(series.get(fuel) ?? [], today);
     const last = cycle.lastRestoration;
+    const restoration = (r: Restoration) => ({ date: formatLocalDay(r.day), rise: formatCents(r.riseTenths) });
     return { data: {
       id: city.id, name: city.name, fuel, cycles: cycle.cycles, period_days: cycle.periodDays ?? false as const,
-      last_restoration: last ? { date: formatLocalDay(last.day), rise: formatCents(last.riseTenths) } : false as const,
+      last_restoration: last ? restoration(last) : false as const, restorations: cycle.restorations.map(restoration),
       days_since_restoration: cycle.daysSinceRestoration ?? false as const, phase: cycle.phase, advice: cycle.advice,
     } };
   });

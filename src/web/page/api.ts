@@ -38,7 +38,8 @@ export interface CityHistory { data: { id: string; name: string; history: Array<
 export interface Cycle {
   data: {
     id: string; name: string; fuel: string; cycles: boolean; period_days: number | false;
-    last_restoration: { date: string; rise: string } | false; days_since_restoration: number | false;
+    last_restoration: { date: string; rise: string } | false; restorations: Array<{ date: string; rise: string }>;
+    days_since_restoration: number | false;
     phase: 'rising' | 'falling' | 'trough' | 'none'; advice: 'fill-up' | 'wait' | 'no-cycle';
   };
 }

@@ -4,8 +4,8 @@ import type { HistoryRecord } from './api.ts';
 import { dayLabels } from './format.ts';
 
 export interface CycleMarks {
-  /** Unix second of the last restoration's first day, if the chart's days include it. */
-  restorationAt?: number;
+  /** Unix seconds of the first days of the restorations the chart's days include, oldest first. */
+  restorationsAt: number[];
   /** When the next one is due (the last plus the period), with a cycle. */
   nextDueAt?: number;
 }
@@ -44,7 +44,8 @@ function marksPlugin(marks: CycleMarks): uPlot.Plugin {
   return {
     hooks: {
       draw: [(u) => {
-        line(u, marks.restorationAt, css('--rise', '#c0392b'), [], 'restoration', 0);
+        // Only the latest is labelled: the others are the same kind of line, and their labels would crowd.
+        marks.restorationsAt.forEach((at, i) => line(u, at, css('--rise', '#c0392b'), [], i === marks.restorationsAt.length - 1 ? 'restoration' : '', 0));
         line(u, marks.nextDueAt, css('--due', '#8e44ad'), [6, 4], 'next due', 1);
       }],
     },

@@ -260,19 +260,24 @@ function renderChart(q: Query, history: CityHistory['data'], cycle: Cycle['data'
   chart = undefined;
   if (!records || records.length === 0) {
     ui.chart.dataset.points = '0';
+    ui.chart.dataset.restorations = '0';
     ui.chart.hidden = true;
     empty(ui.chartEmpty, `No daily averages of ${q.fuel.name} in ${history.name} over ${q.timeframeText.toLowerCase()}.`);
     return;
   }
   const data = seriesOf(records);
+  // Every restoration of the year that falls on a day the chart shows (the cycle reads a year; the chart may show less).
+  const dayStarts = new Map(records.map((r) => [r.date, r.timestamp]));
+  const restorationsAt = cycle.restorations.flatMap((r) => dayStarts.get(r.date) ?? []);
   const restoration = cycle.last_restoration === false ? undefined : cycle.last_restoration;
-  const restorationAt = restoration && records.find((r) => r.date === restoration.date)?.timestamp;
+  const restorationAt = restoration && dayStarts.get(restoration.date);
   const dayOf = restoration && apiDate(restoration.date);
   const nextDueAt = cycle.cycles && cycle.period_days !== false && dayOf ? (restorationAt ?? dayOf.getTime() / 1000) + cycle.period_days * 86_400 : undefined;
   ui.chart.hidden = false;
   empty(ui.chartEmpty, undefined);
   ui.chart.dataset.points = String(data[0].length);
-  chart = drawChart(ui.chart, data, q.fuel.name, { restorationAt, nextDueAt }, STATE_TIME_ZONES[q.city.state as StateId] ?? 'Australia/Sydney');
+  ui.chart.dataset.restorations = String(restorationsAt.length);
+  chart = drawChart(ui.chart, data, q.fuel.name, { restorationsAt, nextDueAt }, STATE_TIME_ZONES[q.city.state as StateId] ?? 'Australia/Sydney');
 }
 
 function renderSpread(q: Query, spread: Spread['data']): void {

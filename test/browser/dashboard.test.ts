@@ -18,7 +18,8 @@ import { type RunningServer, fixedClock, startServer, testBackends, waitFor } fr
  * with what the API answers to the same requests with the same token.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
+/** Debian's Chromium; FUELPRICE_CHROMIUM names another Chromium or Chrome binary (on a Mac, say). */
+const CHROMIUM = process.env.FUELPRICE_CHROMIUM || '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
 const DOCS_SCREENSHOT = join(import.meta.dirname, '..', '..', 'docs', 'dashboard.png');
 
@@ -36,7 +37,7 @@ describe('the dashboard in Chromium', () => {
   const contexts: BrowserContext[] = [];
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `the browser tests need Debian's Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does it)`);
+    assert.ok(existsSync(CHROMIUM), `the browser tests need Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does it), or FUELPRICE_CHROMIUM=/path/to/chromium`);
     const sqlite = testBackends()[0];
     assert.ok(sqlite);
     ({ store, drop } = await sqlite.create());

@@ -55,7 +55,8 @@ export class LineBuffer {
 
   /**
    * Writes out what is buffered, synchronously, on exit. A write already handed to the thread
-   * pool is left to it: it is written before this or lost with the process, never twice.
+   * pool is left to it: written (most likely before these lines, as it started first) or lost
+   * with the process, never twice.
    */
   flushSync(): void {
     if (this.failed) return;

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from './errors.ts';
-import { attachment } from './csv.ts';
+import { attachment, csvText, pageHeaders } from './csv.ts';
+import { type PageEnvelope, type PageWindow, envelope } from './pagination.ts';
 
 /**
  * JSON or CSV, for the routes that offer both (docs/CSV.md). `?format=csv|json` decides when
@@ -93,4 +94,16 @@ export function answerKey(request: FastifyRequest): string {
 /** Sends a CSV answer as a file: its text, its file name, and the page headers of a list. */
 export function sendCsv(reply: FastifyReply, text: string, filename: string, headers: Readonly<Record<string, string>> = {}): FastifyReply {
   return reply.headers(headers).header('content-disposition', attachment(filename)).type(CSV_TYPE).send(Buffer.from(text));
+}
+
+/**
+ * A page of a list route, as asked for: the JSON envelope, or its items as CSV rows under
+ * `columns`, sent as `NAME-page-N.csv` with the envelope's figures in the page headers.
+ */
+export function pageAnswer<T extends object>(
+  request: FastifyRequest, reply: FastifyReply, page: { items: T[]; total: number; window: PageWindow }, csv: { columns: readonly string[]; name: string },
+): PageEnvelope<T> | FastifyReply {
+  const { items, total, window } = page;
+  if (!wantsCsv(request)) return envelope(items, total, window);
+  return sendCsv(reply, csvText(csv.columns, items), `${csv.name}-page-${window.currentPage}.csv`, pageHeaders(request.url, window, total));
 }

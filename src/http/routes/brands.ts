@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { StateId } from '../../domain/states.ts';
 import { BrandListResponse, ListQuerySchema } from '../../schemas/api.ts';
-import { BRAND_COLUMNS, csvText, pageHeaders } from '../csv.ts';
-import { envelope, pageWindow } from '../pagination.ts';
-import { negotiateRepresentation, sendCsv, wantsCsv } from '../representation.ts';
+import { BRAND_COLUMNS } from '../csv.ts';
+import { pageWindow } from '../pagination.ts';
+import { negotiateRepresentation, pageAnswer } from '../representation.ts';
 import { type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Brands'];
@@ -22,8 +22,7 @@ export const brandRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     const window = pageWindow(request.query);
     const page = await store.listBrands({ state: request.query.state as StateId | undefined, limit: window.limit, offset: window.offset });
     const items = page.items.map((b) => ({ id: b.id, name: b.name, station_count: b.stationCount }));
-    if (!wantsCsv(request)) return envelope(items, page.total, window);
-    return sendCsv(reply, csvText(BRAND_COLUMNS, items), `brands-page-${window.currentPage}.csv`, pageHeaders(request.url, window, page.total));
+    return pageAnswer(request, reply, { items, total: page.total, window }, { columns: BRAND_COLUMNS, name: 'brands' });
   });
 
   methodNotAllowed(app, '/v1/brands');

@@ -17,9 +17,9 @@ import {
 import { CycleQuerySchema, CycleResponse, DEFAULT_CYCLE_FUEL } from '../../schemas/cycle.ts';
 import { notFound } from '../errors.ts';
 import type { HistoryBlocks } from '../history-blocks.ts';
-import { CITY_COLUMNS, HISTORY_COLUMNS, csvText, historyRows, pageHeaders } from '../csv.ts';
-import { envelope, pageWindow } from '../pagination.ts';
-import { negotiateRepresentation, sendCsv, wantsCsv } from '../representation.ts';
+import { CITY_COLUMNS, HISTORY_COLUMNS, csvText, historyRows } from '../csv.ts';
+import { pageWindow } from '../pagination.ts';
+import { negotiateRepresentation, pageAnswer, sendCsv, wantsCsv } from '../representation.ts';
 import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Cities'];
@@ -40,8 +40,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
   }, async (request, reply) => {
     const window = pageWindow(request.query);
     const page = await store.listCities({ state: request.query.state as StateId | undefined, limit: window.limit, offset: window.offset });
-    if (!wantsCsv(request)) return envelope(page.items, page.total, window);
-    return sendCsv(reply, csvText(CITY_COLUMNS, page.items), `cities-page-${window.currentPage}.csv`, pageHeaders(request.url, window, page.total));
+    return pageAnswer(request, reply, { items: page.items, total: page.total, window }, { columns: CITY_COLUMNS, name: 'cities' });
   });
 
   app.get('/v1/cities/:id', {

@@ -7,10 +7,10 @@ import { scopeSummary } from '../../domain/today.ts';
 import { CheapestQuerySchema, CheapestResponse, SummaryQuerySchema, SummaryResponse } from '../../schemas/api.ts';
 import type { FuelTotals, PriceArea } from '../../storage/store.ts';
 import { apiError, notFound } from '../errors.ts';
-import { CHEAPEST_COLUMNS, csvText, pageHeaders, withDistance } from '../csv.ts';
-import { envelope, pageWindow } from '../pagination.ts';
+import { CHEAPEST_COLUMNS, withDistance } from '../csv.ts';
+import { pageWindow } from '../pagination.ts';
 import { nearQuery } from '../params.ts';
-import { negotiateRepresentation, sendCsv, wantsCsv } from '../representation.ts';
+import { negotiateRepresentation, pageAnswer } from '../representation.ts';
 import { type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Prices'];
@@ -68,10 +68,8 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     else if (query.city !== undefined) area = { city: (await knownCity(query.city)).id };
     else area = { state: query.state as StateId };
     const page = await store.cheapest(query.fuel as FuelId, area, (query.order ?? 'asc') as PriceOrder, window.limit, window.offset);
-    const items = cheapestEntries(page.items, page.stations);
-    if (!wantsCsv(request)) return envelope(items, page.total, window);
-    const text = csvText(withDistance(CHEAPEST_COLUMNS, near !== undefined), items);
-    return sendCsv(reply, text, `cheapest-${query.fuel}-page-${window.currentPage}.csv`, pageHeaders(request.url, window, page.total));
+    const columns = withDistance(CHEAPEST_COLUMNS, near !== undefined);
+    return pageAnswer(request, reply, { items: cheapestEntries(page.items, page.stations), total: page.total, window }, { columns, name: `cheapest-${query.fuel}` });
   });
 
   for (const url of ['/v1/prices', '/v1/prices/cheapest']) methodNotAllowed(app, url);

@@ -13,9 +13,9 @@ import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '
 import { HistoryResponse, IdParams, StationListQuerySchema, StationListResponse, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
 import { apiError, notFound } from '../errors.ts';
 import type { ListedStation, Station } from '../../storage/store.ts';
-import { HISTORY_COLUMNS, STATION_COLUMNS, csvText, historyRows, pageHeaders, withDistance } from '../csv.ts';
-import { envelope, pageWindow } from '../pagination.ts';
-import { negotiateRepresentation, sendCsv, wantsCsv } from '../representation.ts';
+import { HISTORY_COLUMNS, STATION_COLUMNS, csvText, historyRows, withDistance } from '../csv.ts';
+import { pageWindow } from '../pagination.ts';
+import { negotiateRepresentation, pageAnswer, sendCsv, wantsCsv } from '../representation.ts';
 import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Stations'];
@@ -55,10 +55,8 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       state: state as StateId | undefined, city: city ?? cityId, suburb, postcode, brand, fuel: fuel as FuelId | undefined, near,
       limit: window.limit, offset: window.offset,
     });
-    const items = page.items.map(listedStationOut);
-    if (!wantsCsv(request)) return envelope(items, page.total, window);
-    const text = csvText(withDistance(STATION_COLUMNS, near !== undefined), items);
-    return sendCsv(reply, text, `stations-page-${window.currentPage}.csv`, pageHeaders(request.url, window, page.total));
+    const columns = withDistance(STATION_COLUMNS, near !== undefined);
+    return pageAnswer(request, reply, { items: page.items.map(listedStationOut), total: page.total, window }, { columns, name: 'stations' });
   });
 
   app.get('/v1/stations/:id', {

@@ -32,6 +32,8 @@ export interface Row {
   met: boolean | undefined;
   /** Non-200 answers or errors during its runs: the figure is not to be trusted. */
   failures?: number;
+  /** The path measured, where the explanation of a short row pairs it with other rows of its group (shipped). */
+  path?: string;
 }
 
 export interface Machine {
@@ -80,13 +82,18 @@ export function tableCells(row: Row): string[] {
   ];
 }
 
-/** Groups in order, each with the one line saying what its A and B are. */
+/**
+ * Groups in order, each with the one line saying what its A and B are: a group whose rows
+ * compare different sides (shipped: each level against the ceiling, then the two levels) gets
+ * a line for each run of rows with the same A and B.
+ */
 export function groupsOf(rows: readonly Row[]): Array<{ group: Group; heading: string; rows: Row[] }> {
   const out: Array<{ group: Group; heading: string; rows: Row[] }> = [];
   for (const row of rows) {
+    const heading = `${row.group}: A = ${row.a}${row.b ? `, B = ${row.b}` : ''}`;
     let last = out[out.length - 1];
-    if (!last || last.group !== row.group) {
-      last = { group: row.group, heading: `${row.group}: A = ${row.a}${row.b ? `, B = ${row.b}` : ''}`, rows: [] };
+    if (!last || last.group !== row.group || last.heading !== heading) {
+      last = { group: row.group, heading, rows: [] };
       out.push(last);
     }
     last.rows.push(row);
@@ -130,10 +137,24 @@ export interface IngestSplit {
 /** Side A's label in the floor row that goes through bare Fastify (the other floor row goes through every hook). */
 export const BARE_FASTIFY = 'bare Fastify, same bytes';
 
+/** The two log levels the shipped group runs `fuelprice serve` at: its default, and without access lines. */
+export const SHIPPED_LEVELS = { info: 'LOG_LEVEL unset (info)', warn: 'LOG_LEVEL=warn' } as const;
+
+/** A shipped row against the ceiling: `fuelprice serve` at one of its two log levels. */
+export function shippedRowName(path: string, level: keyof typeof SHIPPED_LEVELS): string {
+  return `${path}, fuelprice serve, ${SHIPPED_LEVELS[level]}`;
+}
+
+/** The shipped row that measures the access line itself: `fuelprice serve` at info against the same at warn, side by side. */
+export function accessLineRowName(path: string): string {
+  return `${path}, fuelprice serve, ${SHIPPED_LEVELS.info} against ${SHIPPED_LEVELS.warn}`;
+}
+
 /**
  * For each group with a target not met, by how much and the measurement of the same run that
  * says why: CPU time per answer against the ceiling's (cached), the floor of fixed bytes through
- * every hook and what each route adds to it (uncached), where the real path's time goes (ingest).
+ * every hook and what each route adds to it (uncached), the access line's cost and the rest
+ * (shipped), where the real path's time goes (ingest).
  * Groups without such a measurement are listed with their figures only.
  */
 export function whyNotMet(rows: readonly Row[], ingest?: IngestSplit): string[] {
@@ -182,6 +203,24 @@ export function whyNotMet(rows: readonly Row[], ingest?: IngestSplit): string[] 
     lines.push(text);
   }
 
+  const shipped = missed('shipped');
+  if (shipped.length > 0) {
+    const byName = new Map(inGroup('shipped').map((r) => [r.name, r]));
+    const perPath = shipped.map((r) => {
+      const warn = r.path === undefined ? undefined : byName.get(shippedRowName(r.path, 'warn'));
+      const line = r.path === undefined ? undefined : byName.get(accessLineRowName(r.path));
+      if (warn?.ratio === undefined || line?.ratio === undefined) return undefined;
+      return `On \`${r.path}\`, ${formatNumber(r.ratio)} ≈ ${formatNumber(line.ratio)} × ${formatNumber(warn.ratio)}: `
+        + `the access line (info against warn, side by side) kept ${formatNumber(line.ratio)} of the rate, at ${us(line.aCpuUs)} against ${us(line.bCpuUs)} of CPU per answer `
+        + `(${us((line.aCpuUs ?? NaN) - (line.bCpuUs ?? NaN))} for the line); without it (warn) the server reached ${formatNumber(warn.ratio)} of the ceiling, `
+        + `at ${us(warn.aCpuUs)} against ${us(warn.bCpuUs)}: that part is the fast path's own cost, the cached group's shortfall.`;
+    });
+    lines.push(`**shipped**: ${shipped.map((r) => `\`${r.name}\` ${formatNumber(r.ratio)} (p99 ${formatNumber(r.p99Ratio)})`).join(', ')} against ${shipped[0]?.target}. `
+      + (perPath.every((text) => text !== undefined)
+        ? perPath.join(' ')
+        : 'This run did not measure info against warn beside them: the rows that split the shortfall between the access line and the rest are missing.'));
+  }
+
   const ingestRows = missed('ingest');
   if (ingestRows.length > 0 && ingest) {
     const totalSec = ingest.batchesSec + ingest.sealSec;
@@ -193,7 +232,7 @@ export function whyNotMet(rows: readonly Row[], ingest?: IngestSplit): string[] 
   }
 
   for (const group of GROUPS) {
-    if (group === 'cached' || group === 'uncached' || (group === 'ingest' && ingest)) continue;
+    if (group === 'cached' || group === 'uncached' || group === 'shipped' || (group === 'ingest' && ingest)) continue;
     const short = missed(group);
     if (short.length > 0) {
       lines.push(`**${group}**: ${short.map((r) => `\`${r.name}\` ${r.ratio !== undefined ? formatNumber(r.ratio) : withUnit(r, r.aValue)} against ${r.target}`).join(', ')}. `

@@ -24,7 +24,8 @@ import {
   BENCH_DIR, type Started, peakRssBytes, startBenchServer, startCeiling, startFuelpriceServe, startShippedServe, stopProcess,
 } from './processes.ts';
 import {
-  BARE_FASTIFY, type ChartPoint, GROUPS, type Group, type Row, describeMachine, latencySvg, machine, resultsMarkdown, textTable, whyNotMet,
+  BARE_FASTIFY, type ChartPoint, GROUPS, type Group, type Row, SHIPPED_LEVELS, accessLineRowName, describeMachine, latencySvg, machine, resultsMarkdown,
+  shippedRowName, textTable, whyNotMet,
 } from './report.ts';
 
 const { usage, numberOption } = scriptArgs('bench',
@@ -93,7 +94,7 @@ async function start(what: Promise<Started>): Promise<Started> {
   return s;
 }
 
-async function measure(group: Group, name: string, a: Side, b: Side, target: { text: string; met: (c: Comparison) => boolean } | undefined): Promise<Comparison> {
+async function measure(group: Group, name: string, a: Side, b: Side, target: { text: string; met: (c: Comparison) => boolean } | undefined, path?: string): Promise<Comparison> {
   const comparison = await compare(a, b, rounds, settings);
   raw.push({ group, name, comparison });
   if (comparison.rounds.some((r) => r.a.extended || r.b.extended)) extended.push(`${group} ${name}`);
@@ -101,7 +102,7 @@ async function measure(group: Group, name: string, a: Side, b: Side, target: { t
   rows.push({
     group, name, a: a.label, b: b.label, unit: 'req/s', aValue: m.aRequestsPerSec, bValue: m.bRequestsPerSec, ratio: m.requestsRatio,
     aP99Ms: m.aP99Ms, bP99Ms: m.bP99Ms, p99Ratio: m.p99Ratio, aCpuUs: m.aCpuUs, bCpuUs: m.bCpuUs,
-    target: target?.text ?? '', met: target?.met(comparison), failures: comparison.failures,
+    target: target?.text ?? '', met: target?.met(comparison), failures: comparison.failures, ...(path === undefined ? {} : { path }),
   });
   console.log(`  ${group} ${name}: ${Math.round(m.aRequestsPerSec)} vs ${Math.round(m.bRequestsPerSec)} req/s (ratio ${m.requestsRatio.toFixed(2)}), p99 ${m.aP99Ms.toFixed(2)} vs ${m.bP99Ms.toFixed(2)} ms, CPU ${m.aCpuUs.toFixed(1)} vs ${m.bCpuUs.toFixed(1)} µs/answer${comparison.failures ? `, ${comparison.failures} FAILURES` : ''}`);
   return comparison;
@@ -248,25 +249,30 @@ try {
 
     if (only.has('shipped')) {
       // What users run: `fuelprice serve` with its defaults (every request logged at info, to a
-      // file), cached answers against the ceiling; and the same with LOG_LEVEL=warn beside it.
-      for (const level of [undefined, 'warn']) {
-        const label = level === undefined ? 'LOG_LEVEL unset (info)' : `LOG_LEVEL=${level}`;
-        const logPath = join(outDir, `shipped-serve-${level ?? 'default'}.log`);
-        const shipped = await start(startShippedServe(main.path, logPath, level));
-        const recorded = await record(shipped.address, main.token, SHIPPED_PATHS); // also fills its answer and token caches
-        const answersPath = join(outDir, `answers-shipped-${level ?? 'default'}.json`);
-        writeFileSync(answersPath, JSON.stringify(recorded));
-        const ceiling = await start(startCeiling(answersPath));
-        console.log(`fuelprice serve as shipped, ${label}, cached, vs ceiling on ${main.name}...`);
-        for (const path of SHIPPED_PATHS) {
-          await measure('shipped', `${path}, fuelprice serve, ${label}`,
-            { label: `fuelprice serve (${label}, log to a file), cache on, ${main.name}`, url: `${shipped.address}${path}`, token: main.token, pid: shipped.pid },
-            { label: 'ceiling (same bytes, bare node:http)', url: `${ceiling.address}${path}`, token: main.token, pid: ceiling.pid },
-            level === undefined ? { text: 'req ≥0.90, p99 ≤1.5', met: (c) => c.median.requestsRatio >= 0.9 && c.median.p99Ratio <= 1.5 } : undefined);
-        }
-        await stopProcess(ceiling);
-        await stopProcess(shipped);
+      // file), cached answers against the ceiling; the same with LOG_LEVEL=warn (no access lines)
+      // against the ceiling; and the two side by side, which is what the access line costs.
+      const serve = async (level: 'info' | 'warn'): Promise<{ started: Started; side: (path: string) => Side }> => {
+        const s = await start(startShippedServe(main.path, join(outDir, `shipped-serve-${level === 'info' ? 'default' : level}.log`), level === 'info' ? undefined : level));
+        const label = `fuelprice serve (${SHIPPED_LEVELS[level]}, log to a file), cache on, ${main.name}`;
+        return { started: s, side: (path) => ({ label, url: `${s.address}${path}`, token: main.token, pid: s.pid }) };
+      };
+      const info = await serve('info');
+      const warn = await serve('warn');
+      const recorded = await record(info.started.address, main.token, SHIPPED_PATHS); // also fills its answer and token caches
+      await record(warn.started.address, main.token, SHIPPED_PATHS);
+      const answersPath = join(outDir, 'answers-shipped.json');
+      writeFileSync(answersPath, JSON.stringify(recorded));
+      const ceiling = await start(startCeiling(answersPath));
+      const ceilingSide = (path: string): Side => ({ label: 'ceiling (same bytes, bare node:http)', url: `${ceiling.address}${path}`, token: main.token, pid: ceiling.pid });
+      console.log(`fuelprice serve as shipped (info), the same at warn, and the ceiling, cached, on ${main.name}...`);
+      // Rows with the same A and B together, so that each run of them gets one heading in the table.
+      for (const path of SHIPPED_PATHS) {
+        await measure('shipped', shippedRowName(path, 'info'), info.side(path), ceilingSide(path),
+          { text: 'req ≥0.90, p99 ≤1.5', met: (c) => c.median.requestsRatio >= 0.9 && c.median.p99Ratio <= 1.5 }, path);
       }
+      for (const path of SHIPPED_PATHS) await measure('shipped', shippedRowName(path, 'warn'), warn.side(path), ceilingSide(path), undefined, path);
+      for (const path of SHIPPED_PATHS) await measure('shipped', accessLineRowName(path), info.side(path), warn.side(path), undefined, path);
+      for (const s of [ceiling, warn.started, info.started]) await stopProcess(s);
     }
 
     if (only.has('offset')) {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { BARE_FASTIFY, type Row, TABLE_HEADERS, markdownTable, tableCells, whyNotMet } from '../../bench/report.ts';
+import {
+  BARE_FASTIFY, type Row, TABLE_HEADERS, accessLineRowName, groupsOf, markdownTable, shippedRowName, tableCells, whyNotMet,
+} from '../../bench/report.ts';
 
 /** A request-rate row of the bench, met unless said otherwise. */
 function row(fields: Partial<Row> & Pick<Row, 'group' | 'name'>): Row {
@@ -59,6 +61,24 @@ describe('bench report: targets not met, by how much and why', () => {
     assert.deepEqual(whyNotMet([ingestRow]), ['**ingest**: `903,930 events` 0.28 against ratio ≥0.5, A ≥200,000/s. This run has no measurement of why; what was measured about it is in docs/PERFORMANCE.md.']);
   });
 
+  test('shipped: each short row split into what the access line keeps and what the server without it reaches', () => {
+    const shipped = (path: string, infoRatio: number, warnRatio: number, lineRatio: number): Row[] => [
+      row({ group: 'shipped', name: shippedRowName(path, 'info'), path, ratio: infoRatio, p99Ratio: 1.4, aCpuUs: 29.4, bCpuUs: 21.5, target: 'req ≥0.90, p99 ≤1.5', met: infoRatio >= 0.9 }),
+      row({ group: 'shipped', name: shippedRowName(path, 'warn'), path, ratio: warnRatio, aCpuUs: 22.8, bCpuUs: 21.1, target: '', met: undefined }),
+      row({ group: 'shipped', name: accessLineRowName(path), path, ratio: lineRatio, aCpuUs: 29.5, bCpuUs: 23, target: '', met: undefined }),
+    ];
+    const lines = whyNotMet([...shipped('/v1/stations?state=vic', 0.85, 0.97, 0.88), ...shipped('/v1/cities/sydney/spread', 0.93, 0.95, 0.97)]);
+    assert.deepEqual(lines, [
+      '**shipped**: `/v1/stations?state=vic, fuelprice serve, LOG_LEVEL unset (info)` 0.85 (p99 1.40) against req ≥0.90, p99 ≤1.5. '
+      + 'On `/v1/stations?state=vic`, 0.85 ≈ 0.88 × 0.97: the access line (info against warn, side by side) kept 0.88 of the rate, at 29.5 µs against 23.0 µs of CPU per answer '
+      + '(6.5 µs for the line); without it (warn) the server reached 0.97 of the ceiling, at 22.8 µs against 21.1 µs: that part is the fast path\'s own cost, the cached group\'s shortfall.',
+    ]);
+    // A run without the side-by-side rows (an older results file) says which measurement is missing.
+    const alone = whyNotMet(shipped('/v1/stations?state=vic', 0.85, 0.97, 0.88).slice(0, 1));
+    assert.deepEqual(alone, ['**shipped**: `/v1/stations?state=vic, fuelprice serve, LOG_LEVEL unset (info)` 0.85 (p99 1.40) against req ≥0.90, p99 ≤1.5. '
+      + 'This run did not measure info against warn beside them: the rows that split the shortfall between the access line and the rest are missing.']);
+  });
+
   test('other groups: each short row with its figure and its target', () => {
     assert.deepEqual(whyNotMet([
       row({ group: 'offset', name: 'deep page', ratio: 0.6, target: 'cost ≤1.5×: req ≥0.67, p99 ≤1.5', met: false }),
@@ -77,6 +97,20 @@ describe('bench report: the table', () => {
     assert.equal(cells.length, TABLE_HEADERS.length);
     assert.deepEqual(cells, ['/v1/cities', '5,926', '26,314', '0.23', '3.437', '1.036', '3.32', '150', '27.0', 'req ≥0.60', 'yes']);
     assert.deepEqual(tableCells(row({ group: 'memory', name: 'peak', unit: 'MB', aValue: 160, bValue: undefined, target: '<200 MB' })).slice(7, 9), ['', '']);
+  });
+
+  test('a group gets a heading for each run of rows with the same A and B', () => {
+    const rows = [
+      row({ group: 'cached', name: '/v1/cities' }), row({ group: 'cached', name: '/v1/stations' }),
+      row({ group: 'shipped', name: 'info', a: 'serve at info', b: 'ceiling' }), row({ group: 'shipped', name: 'warn', a: 'serve at warn', b: 'ceiling' }),
+      row({ group: 'shipped', name: 'info against warn', a: 'serve at info', b: 'serve at warn' }),
+    ];
+    assert.deepEqual(groupsOf(rows).map((g) => [g.heading, g.rows.map((r) => r.name)]), [
+      ['cached: A = server, cache off, au-10y, B = ceiling (same bytes, bare node:http)', ['/v1/cities', '/v1/stations']],
+      ['shipped: A = serve at info, B = ceiling', ['info']],
+      ['shipped: A = serve at warn, B = ceiling', ['warn']],
+      ['shipped: A = serve at info, B = serve at warn', ['info against warn']],
+    ]);
   });
 
   test('markdown: numbers right-aligned, words left-aligned', () => {

@@ -162,11 +162,12 @@ export interface RunningServer {
   close: () => Promise<void>;
 }
 
-/** The real app on a real port (127.0.0.1, random port), with one valid token. */
-export async function startServer(store: PriceStore, clock: Clock, options: Partial<AppOptions> = {}): Promise<RunningServer> {
+/** The real app on a real port (127.0.0.1, random port), with one valid token; `hook` adds to the app before it listens. */
+export async function startServer(store: PriceStore, clock: Clock, options: Partial<AppOptions> = {}, hook?: (app: FastifyInstance) => void): Promise<RunningServer> {
   const created = newToken('test', clock.now());
   await store.createToken(created.record);
   const app = await buildApp({ store, clock, ...options });
+  hook?.(app);
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   return { baseUrl, app, token: created.token, close: () => app.close() };
 }
@@ -174,16 +175,24 @@ export async function startServer(store: PriceStore, clock: Clock, options: Part
 /**
  * For the suite it is called in: a fresh store of `backend`, filled by `fill`, served on a real
  * port from the suite's first test to its end (its before and after hooks are registered here).
- * `server` stands for the running server once the suite has started; `store()` gives the store.
+ * `server` stands for the running server once the suite has started; `store()` gives the store;
+ * `throughFastify()` counts the answers Fastify sent (the full path, fresh or from the answer
+ * cache), which the fast path's are not. `versionReuseMs` lets a versions reading last that long:
+ * requests in a test are milliseconds apart, and the fast path answers only on a reused reading
+ * (writes through the store still reset it).
  */
-export function servedStore(backend: TestBackend, clock: Clock, fill: (store: PriceStore) => Promise<void>): { server: RunningServer; store: () => PriceStore } {
+export function servedStore(backend: TestBackend, clock: Clock, fill: (store: PriceStore) => Promise<void>, options: { versionReuseMs?: number } = {}): {
+  server: RunningServer; store: () => PriceStore; throughFastify: () => number;
+} {
   let running: RunningServer | undefined;
   let created: { store: PriceStore; drop: () => Promise<void> } | undefined;
+  let sent = 0;
   const started = (): RunningServer => running ?? assert.fail('the suite has not started its server');
   before(async () => {
     created = await backend.create();
     await fill(created.store);
-    running = await startServer(created.store, clock);
+    if (options.versionReuseMs !== undefined) created.store.setVersionReuseMs(options.versionReuseMs);
+    running = await startServer(created.store, clock, {}, (app) => app.addHook('onSend', async () => { sent++; }));
   });
   after(async () => {
     await running?.close();
@@ -195,7 +204,7 @@ export function servedStore(backend: TestBackend, clock: Clock, fill: (store: Pr
     get token() { return started().token; },
     close: () => started().close(),
   };
-  return { server, store: () => created?.store ?? assert.fail('the suite has not created its store') };
+  return { server, store: () => created?.store ?? assert.fail('the suite has not created its store'), throughFastify: () => sent };
 }
 
 export interface JsonResponse {

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
-import type { CityInput, PriceStore, StationInput } from '../../src/storage/store.ts';
+import { describe, test } from 'node:test';
+import type { CityInput, StationInput } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
 import { NOW, loadFixture } from '../fixture.ts';
-import { fixedClock, testBackends } from '../helpers.ts';
+import { fixedClock, servedStore, testBackends } from '../helpers.ts';
 
 /*
  * CSV answers against a real server: the fixture (test/fixture.ts) and, in the ACT, two cities
@@ -59,16 +57,17 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 for (const backend of testBackends()) {
   describe(`CSV answers on ${backend.name}`, () => {
-    let store: PriceStore;
-    let drop: () => Promise<void>;
-    let app: FastifyInstance;
-    let base: string;
-    /** Answers sent by Fastify (the full path), a fresh answer or a cached one; the fast path's are not counted. */
-    let throughFastify = 0;
     const token = newToken('csv', NOW);
     const limited = newToken('csv-limited', NOW, { rateLimit: 1 });
+    const { server, throughFastify } = servedStore(backend, fixedClock(NOW), async (filled) => {
+      await loadFixture(filled);
+      await filled.upsertCities(AWKWARD_CITIES);
+      await filled.applyBatch({ stations: AWKWARD_STATIONS, prices: [] });
+      await filled.createToken(token.record);
+      await filled.createToken(limited.record);
+    }, { versionReuseMs: 60_000 });
     const call = (path: string, headers: Record<string, string> = {}, bearer: string | null = token.token): Promise<Response> =>
-      fetch(`${base}${path}`, { headers: { ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }), ...headers } });
+      fetch(`${server.baseUrl}${path}`, { headers: { ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }), ...headers } });
     async function csv(path: string, headers: Record<string, string> = {}): Promise<{ response: Response; text: string }> {
       const response = await call(path, headers);
       const text = await response.text();
@@ -91,24 +90,6 @@ for (const backend of testBackends()) {
       assert.equal(body.error.request_id, response.headers.get('x-request-id'), path);
       return response;
     }
-
-    before(async () => {
-      ({ store, drop } = await backend.create());
-      await loadFixture(store);
-      await store.upsertCities(AWKWARD_CITIES);
-      await store.applyBatch({ stations: AWKWARD_STATIONS, prices: [] });
-      await store.createToken(token.record);
-      await store.createToken(limited.record);
-      // Requests here are milliseconds apart: let a versions reading last a minute, so that the fast path answers.
-      store.setVersionReuseMs(60_000);
-      app = await buildApp({ store, clock: fixedClock(NOW) });
-      app.addHook('onSend', async () => { throughFastify++; });
-      base = await app.listen({ port: 0, host: '127.0.0.1' });
-    });
-    after(async () => {
-      await app.close();
-      await drop();
-    });
 
     test('awkward names: quoted, quotes doubled, the newline kept, formulas marked (written out by hand)', async () => {
       assert.equal((await csv('/v1/stations?state=act&format=csv')).text, [
@@ -224,7 +205,7 @@ for (const backend of testBackends()) {
 
     test('HEAD: the CSV answer\'s headers without its body', async () => {
       const got = await csv('/v1/brands?format=csv');
-      const head = await fetch(`${base}/v1/brands?format=csv`, { method: 'HEAD', headers: { authorization: `Bearer ${token.token}` } });
+      const head = await fetch(`${server.baseUrl}/v1/brands?format=csv`, { method: 'HEAD', headers: { authorization: `Bearer ${token.token}` } });
       assert.equal(head.status, 200);
       assert.equal(await head.text(), '');
       assert.equal(head.headers.get('content-type'), CSV_TYPE);
@@ -235,7 +216,7 @@ for (const backend of testBackends()) {
 
     test('the OpenAPI document: text/csv beside application/json on each CSV route\'s 200, the format parameter, the 406', async () => {
       type Operation = { parameters: Array<{ name: string; in: string; schema: { enum?: string[] } }>; responses: Record<string, { content?: Record<string, { schema: { type?: string } }> }> };
-      const doc = await (await fetch(`${base}/v1/openapi.json`)).json() as { paths: Record<string, { get: Operation }> };
+      const doc = await (await fetch(`${server.baseUrl}/v1/openapi.json`)).json() as { paths: Record<string, { get: Operation }> };
       const withCsv = ['/v1/cities', '/v1/stations', '/v1/brands', '/v1/fuel-types', '/v1/prices/cheapest', '/v1/cities/{id}/history', '/v1/stations/{id}/history'];
       for (const [path, item] of Object.entries(doc.paths)) {
         if (!path.startsWith('/v1/') || path === '/v1/openapi.json') continue;
@@ -328,18 +309,18 @@ for (const backend of testBackends()) {
 
     test('a cached JSON answer is never sent for CSV, nor CSV for JSON, on the fast path or the full path, in either order', async () => {
       const sendsJson = async (path: string, headers: Record<string, string>, expected: string, viaFastPath: boolean) => {
-        const counted = throughFastify;
+        const counted = throughFastify();
         const response = await call(path, headers);
         assert.equal(response.headers.get('content-type'), JSON_TYPE, `${path} ${JSON.stringify(headers)}`);
         assert.equal(await response.text(), expected, path);
-        assert.equal(throughFastify, viaFastPath ? counted : counted + 1, `${path} ${JSON.stringify(headers)}: fast path ${String(viaFastPath)}`);
+        assert.equal(throughFastify(), viaFastPath ? counted : counted + 1, `${path} ${JSON.stringify(headers)}: fast path ${String(viaFastPath)}`);
         return response;
       };
       const sendsCsv = async (path: string, headers: Record<string, string>, expected: string, viaFastPath: boolean) => {
-        const counted = throughFastify;
+        const counted = throughFastify();
         const { response, text } = await csv(path, headers);
         assert.equal(text, expected, path);
-        assert.equal(throughFastify, viaFastPath ? counted : counted + 1, `${path} ${JSON.stringify(headers)}: fast path ${String(viaFastPath)}`);
+        assert.equal(throughFastify(), viaFastPath ? counted : counted + 1, `${path} ${JSON.stringify(headers)}: fast path ${String(viaFastPath)}`);
         return response;
       };
       // What each answer is, worked out once on URLs of their own (a parameter's default given).
@@ -383,9 +364,9 @@ for (const backend of testBackends()) {
       await sendsCsv(byUrl, { accept: 'application/json' }, cheapestCsv, true);
       await sendsJson(byUrl.replace('format=csv', 'format=json'), {}, await jsonOf('/v1/prices/cheapest?fuel=ulp91&state=nsw'), false);
       // An Accept the fast path does not take to be JSON's goes to the full path, which answers it (here a 406).
-      const counted = throughFastify;
+      const counted = throughFastify();
       await error(first, { accept: 'text/html' }, 406, 'not_acceptable');
-      assert.equal(throughFastify, counted + 1);
+      assert.equal(throughFastify(), counted + 1);
     });
   });
 }

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { describe, test } from 'node:test';
 import { scanHeaders } from '../../src/http/fast-path.ts';
-import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
 import { NOW, loadFixture } from '../fixture.ts';
-import { fixedClock, testBackends } from '../helpers.ts';
+import { fixedClock, servedStore, testBackends } from '../helpers.ts';
 
 /** Everything but the fields that differ on every request by design. */
 function comparable(response: Response): Record<string, string> {
@@ -39,46 +36,30 @@ describe('the headers the fast path reads', () => {
 
 for (const backend of testBackends()) {
   describe(`the fast path for cached answers on ${backend.name}`, () => {
-    let store: PriceStore;
-    let drop: () => Promise<void>;
-    let app: FastifyInstance;
-    let base: string;
-    let throughFastify = 0;
     const token = newToken('fast', NOW);
     const limited = newToken('limited', NOW, { rateLimit: 3 });
+    const { server, store, throughFastify } = servedStore(backend, fixedClock(NOW), async (filled) => {
+      await loadFixture(filled);
+      await filled.createToken(token.record);
+      await filled.createToken(limited.record);
+    }, { versionReuseMs: 60_000 });
     const call = (path: string, headers: Record<string, string> = {}, bearer = token.token): Promise<Response> =>
-      fetch(`${base}${path}`, { headers: { authorization: `Bearer ${bearer}`, ...headers } });
-
-    before(async () => {
-      ({ store, drop } = await backend.create());
-      await loadFixture(store);
-      await store.createToken(token.record);
-      await store.createToken(limited.record);
-      // Requests here are milliseconds apart: let a versions reading last a minute (writes through the store still reset it).
-      store.setVersionReuseMs(60_000);
-      app = await buildApp({ store, clock: fixedClock(NOW) });
-      app.addHook('onSend', async () => { throughFastify++; });
-      base = await app.listen({ port: 0, host: '127.0.0.1' });
-    });
-    after(async () => {
-      await app.close();
-      await drop();
-    });
+      fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${bearer}`, ...headers } });
 
     test('the second request is answered in front of Fastify with the same status, body and headers', async () => {
       for (const path of ['/v1/cities/sydney/spread', '/v1/stations?limit=2', '/v1/cities/sydney/history?timeframe=all-time']) {
         const first = await call(path);
         const firstBody = await first.text();
-        const counted = throughFastify;
+        const counted = throughFastify();
         const second = await call(path, { 'x-request-id': 'trace-1' });
-        assert.equal(throughFastify, counted, `${path}: not through Fastify`);
+        assert.equal(throughFastify(), counted, `${path}: not through Fastify`);
         assert.equal(second.status, 200);
         assert.equal(await second.text(), firstBody);
         assert.deepEqual(comparable(second), comparable(first));
         assert.equal(second.headers.get('x-request-id'), 'trace-1');
         // fetch joins two X-Request-Id headers into one, 'a, b': refused, so a fresh id (scanHeaders above covers two on the wire).
-        const twice = await fetch(`${base}${path}`, { headers: [['authorization', `Bearer ${token.token}`], ['x-request-id', 'a'], ['x-request-id', 'b']] });
-        assert.equal(throughFastify, counted);
+        const twice = await fetch(`${server.baseUrl}${path}`, { headers: [['authorization', `Bearer ${token.token}`], ['x-request-id', 'a'], ['x-request-id', 'b']] });
+        assert.equal(throughFastify(), counted);
         assert.match(String(twice.headers.get('x-request-id')), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
         await twice.arrayBuffer();
         const left = (r: Response) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1]);
@@ -90,33 +71,33 @@ for (const backend of testBackends()) {
       const path = '/v1/cities/sydney/spread';
       const warm = await call(path);
       const etag = String(warm.headers.get('etag'));
-      let counted = throughFastify;
+      let counted = throughFastify();
       assert.equal((await call(path, { 'if-none-match': etag })).status, 304);
-      assert.equal(throughFastify, ++counted);
-      assert.equal((await fetch(`${base}${path}`, { method: 'HEAD', headers: { authorization: `Bearer ${token.token}` } })).status, 200);
-      assert.equal(throughFastify, ++counted);
+      assert.equal(throughFastify(), ++counted);
+      assert.equal((await fetch(`${server.baseUrl}${path}`, { method: 'HEAD', headers: { authorization: `Bearer ${token.token}` } })).status, 200);
+      assert.equal(throughFastify(), ++counted);
       const wrong = await call(path, {}, `${token.token.slice(0, -1)}${token.token.endsWith('A') ? 'B' : 'A'}`);
       assert.equal(wrong.status, 401);
-      assert.equal(throughFastify, counted + 1);
+      assert.equal(throughFastify(), counted + 1);
       assert.equal((await call(path, {}, '')).status, 401);
       // The fast path takes only the exact header a token passed with: another spelling of it goes through Fastify once.
-      counted = throughFastify;
+      counted = throughFastify();
       const upper = { authorization: `BEARER ${token.token}` };
-      assert.equal((await fetch(`${base}${path}`, { headers: upper })).status, 200);
-      assert.equal(throughFastify, ++counted);
-      assert.equal((await fetch(`${base}${path}`, { headers: upper })).status, 200);
-      assert.equal(throughFastify, counted);
+      assert.equal((await fetch(`${server.baseUrl}${path}`, { headers: upper })).status, 200);
+      assert.equal(throughFastify(), ++counted);
+      assert.equal((await fetch(`${server.baseUrl}${path}`, { headers: upper })).status, 200);
+      assert.equal(throughFastify(), counted);
 
-      await store.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: NOW - 30, priceTenths: 1555, available: true }] });
+      await store().applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '2', fuel: 'ulp91', at: NOW - 30, priceTenths: 1555, available: true }] });
       const fresh = await call(path);
       assert.equal(fresh.status, 200);
       assert.notEqual(fresh.headers.get('etag'), etag);
 
       const other = newToken('revoked', NOW);
-      await store.createToken(other.record);
+      await store().createToken(other.record);
       assert.equal((await call(path, {}, other.token)).status, 200);
       assert.equal((await call(path, {}, other.token)).status, 200);
-      await store.revokeToken(other.record.id, NOW);
+      await store().revokeToken(other.record.id, NOW);
       const revoked = await call(path, {}, other.token);
       assert.equal(revoked.status, 401);
       assert.equal((await revoked.json() as { error: { code: string } }).error.code, 'invalid_token');

@@ -10,16 +10,19 @@
 
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
-# better-sqlite3 fetches a prebuilt addon when one exists for this Node and platform, and
-# builds it from source with node-gyp otherwise: python3, make and g++ for that case.
+# better-sqlite3 fetches a prebuilt addon from GitHub when one exists for this Node and
+# platform, and builds it from source with node-gyp otherwise: python3, make and g++ for that case.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 # --ignore-scripts: the package's own `prepare` (tsc) cannot run without the dev dependencies;
-# then only the two dependencies that need their install scripts run them.
+# then only the two dependencies that need their install scripts run them. node-gyp compiles
+# against the headers the base image has in /usr/local/include/node (npm_config_nodedir)
+# instead of downloading them from nodejs.org, so that the build needs no host but npm's
+# registry and Debian's mirror.
 RUN npm ci --omit=dev --ignore-scripts \
- && npm rebuild better-sqlite3 esbuild \
+ && npm_config_nodedir=/usr/local npm rebuild better-sqlite3 esbuild \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()" \
  && npm cache clean --force
 

@@ -67,7 +67,7 @@ async function servePrimary(config: Config, options: ServeOptions, workers: numb
       workers,
       logger,
       clusterMetrics: aggregator && (() => aggregator.clusterMetrics()),
-      onListening: (address) => announce(address, demoToken),
+      onListening: (address) => announce(address, options.host, demoToken),
       onStop: async () => {
         clearInterval(sealer);
         await live?.stop();
@@ -158,7 +158,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
     throw listenError(error, options) ?? error;
   }
   if (role === 'worker') workerChannel.listening(address);
-  else announce(address, demoToken);
+  else announce(address, options.host, demoToken);
   return new Promise<number>(() => {
     // Runs until a signal stops it; stop() exits the process.
   });
@@ -192,8 +192,12 @@ async function startDemoFeed(store: PriceStore, config: Config, log: Logger): Pr
   return { stop: async () => { controller.abort(); await done; } };
 }
 
-function announce(address: string, demoToken: string | undefined): void {
-  process.stderr.write(`fuelprice is serving on ${address}  (dashboard: ${address}/, docs: ${address}/docs)\n`);
+/** Wildcard hosts: Fastify gives a loopback address to open, which alone would hide that every interface listens. */
+const EVERY_INTERFACE: ReadonlySet<string> = new Set(['0.0.0.0', '::', '[::]']);
+
+function announce(address: string, host: string, demoToken: string | undefined): void {
+  const also = EVERY_INTERFACE.has(host) ? ` and every interface (${host})` : '';
+  process.stderr.write(`fuelprice is serving on ${address}${also}  (dashboard: ${address}/, docs: ${address}/docs)\n`);
   if (demoToken) {
     process.stdout.write(`\nYour API token (shown once; make more with: npm run fuelprice -- tokens create --name NAME):\n\n  ${demoToken}\n\n`);
     process.stdout.write(`Try: curl -H "Authorization: Bearer ${demoToken}" ${address}/v1/cities/sydney/spread\n\n`);

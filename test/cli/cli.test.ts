@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BIN, runCli } from '../helpers.ts';
-
-
+import { runCli, startServe } from '../helpers.ts';
 
 describe('the fuelprice command', () => {
   let dir: string;
@@ -77,20 +74,20 @@ describe('the fuelprice command', () => {
   });
 
   test('serve answers on its port and exits 0 on SIGTERM', async () => {
-    const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const address = await new Promise<string>((resolve, reject) => {
-      let stderr = '';
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.on('close', () => reject(new Error(`serve exited early: ${stderr}`)));
-    });
-    const health = await fetch(`${address}/health`);
-    assert.equal(health.status, 200);
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    const server = await startServe(['--port', '0'], env);
+    assert.match(server.address, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.ok(server.stderr().includes(`serving on ${server.address}  (dashboard: ${server.address}/, docs: ${server.address}/docs)\n`), server.stderr());
+    assert.equal((await fetch(`${server.address}/health`)).status, 200);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+  });
+
+  test('serve on a wildcard host says that every interface listens, beside the loopback address to open', async () => {
+    const server = await startServe(['--port', '0', '--host', '0.0.0.0'], env);
+    assert.match(server.address, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.ok(server.stderr().includes(`serving on ${server.address} and every interface (0.0.0.0)  (dashboard: ${server.address}/,`), server.stderr());
+    assert.equal((await fetch(`${server.address}/health`)).status, 200);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
   });
 });

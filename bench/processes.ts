@@ -81,11 +81,19 @@ let built = false;
 /**
  * Compiles src and bench/server.ts into dist unless dist is newer than every source file
  * already, once per bench process: the server under test then carries no TypeScript compiler
- * (tsx) in its memory or its start time, and never runs code older than the sources.
+ * (tsx) in its memory or its start time, and never runs code older than the sources. Called
+ * again before each server starts, it fails if a source file changed since: bin/fuelprice.js
+ * would then run the sources through tsx, and later groups would measure other code.
  */
 export function ensureBuilt(): void {
-  if (built) return;
   const newestSource = Math.max(newestMtime(join(ROOT_DIR, 'src')), statSync(join(BENCH_DIR, 'server.ts')).mtimeMs);
+  if (built) {
+    if (statSync(join(ROOT_DIR, 'dist', 'src', 'main.js')).mtimeMs < newestSource || statSync(BUILT_SERVER).mtimeMs < newestSource) {
+      throw new Error('a source file changed during the bench (it is newer than dist/): the servers started from now on would not run the build '
+        + 'the earlier groups measured (bin/fuelprice.js would run the sources through tsx); start the bench again without editing src/');
+    }
+    return;
+  }
   if (!existsSync(BUILT_SERVER) || statSync(BUILT_SERVER).mtimeMs < newestSource
     || statSync(join(ROOT_DIR, 'dist', 'src', 'main.js')).mtimeMs < newestSource) {
     console.log('building dist (npm run build) so that servers run compiled code...');

@@ -19,12 +19,27 @@ export interface Point {
   longitude: number;
 }
 
+const RADIANS = Math.PI / 180;
+
 /** Great-circle distance in km. */
 export function distanceKm(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const rad = Math.PI / 180;
-  const dLat = (lat2 - lat1) * rad;
-  const dLon = (lon2 - lon1) * rad;
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
+  return haversineKm(lat1, lon1, cosLatitude(lat1), lat2, lon2, cosLatitude(lat2));
+}
+
+/** The cosine of a latitude in degrees, as the haversine below takes it. */
+export function cosLatitude(latitude: number): number {
+  return Math.cos(latitude * RADIANS);
+}
+
+/**
+ * The haversine, given each point's cosLatitude: the one formula of every distance here. A
+ * caller measuring many points from one centre (storage's position index) computes the
+ * cosines once, and gets the very double distanceKm gives.
+ */
+export function haversineKm(lat1: number, lon1: number, cos1: number, lat2: number, lon2: number, cos2: number): number {
+  const dLat = (lat2 - lat1) * RADIANS;
+  const dLon = (lon2 - lon1) * RADIANS;
+  const a = Math.sin(dLat / 2) ** 2 + cos1 * cos2 * Math.sin(dLon / 2) ** 2;
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)));
 }
 

@@ -10,7 +10,7 @@
  * instead: the stations of the box that pass them, measured and ranked by the same rule.
  */
 import { type PriceOrder, type PricedStation, type RankedPrice, rankPrices } from '../domain/cheapest.ts';
-import { type Near, type Point, boxAround, metresTo, withinRadius } from '../domain/nearby.ts';
+import { type Near, type Point, boxAround, cosLatitude, haversineKm, withinRadius } from '../domain/nearby.ts';
 import { compareIds } from '../domain/today.ts';
 import type { ListResult, ListedStation, Station, StationListQuery } from './store.ts';
 
@@ -66,6 +66,8 @@ const RANK_SPAN = 2 ** RANK_BITS;
 export class Positions {
   private readonly latitude: Float64Array;
   private readonly longitude: Float64Array;
+  /** Each latitude's cosine, once (the haversine takes it), rather than on every search. */
+  private readonly cosLatitude: Float64Array;
   private readonly ids: string[];
   private readonly rank: Float64Array;
   private readonly slotOfKey = new Map<number, number>();
@@ -78,6 +80,7 @@ export class Positions {
     const sorted = [...rows].sort((a, b) => a.latitude - b.latitude);
     this.latitude = Float64Array.from(sorted, (r) => r.latitude);
     this.longitude = Float64Array.from(sorted, (r) => r.longitude);
+    this.cosLatitude = Float64Array.from(sorted, (r) => cosLatitude(r.latitude));
     this.ids = sorted.map((r) => r.id);
     sorted.forEach((r, slot) => this.slotOfKey.set(r.key, slot));
     const byId = sorted.map((_, slot) => slot).sort((a, b) => compareIds(this.ids[a] ?? '', this.ids[b] ?? ''));
@@ -116,6 +119,8 @@ export class Positions {
     const box = boxAround(near.centre, near.radiusKm);
     const limit = Math.round(near.radiusKm * 1000);
     const scratch = this.scratch;
+    const { latitude: centreLatitude, longitude: centreLongitude } = near.centre;
+    const centreCos = cosLatitude(centreLatitude);
     let n = 0;
     for (let slot = this.firstAtOrAbove(box.south); slot < this.latitude.length; slot++) {
       const latitude = this.latitude[slot] ?? 0;
@@ -123,7 +128,8 @@ export class Positions {
       const longitude = this.longitude[slot] ?? 0;
       if (longitude < box.west || longitude > box.east) continue;
       if (pricedIn && (pricedIn[slot] ?? -1) < 0) continue;
-      const metres = metresTo(near.centre, latitude, longitude);
+      // metresTo's whole metres, with both cosines computed once (the same double: domain/nearby.ts).
+      const metres = Math.round(haversineKm(centreLatitude, centreLongitude, centreCos, latitude, longitude, this.cosLatitude[slot] ?? 1) * 1000);
       if (metres <= limit) scratch[n++] = metres * RANK_SPAN + (this.rank[slot] ?? 0);
     }
     const keys = scratch.subarray(0, n).sort();

@@ -76,6 +76,8 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv, pattern: Re
 
 /** bench/server.ts compiled by `npm run build` (tsconfig.build.json), run by plain node as `serve` runs from dist. */
 const BUILT_SERVER = join(ROOT_DIR, 'dist', 'bench', 'server.js');
+/** The compiled command, which bin/fuelprice.js runs only while it is newer than every source file. */
+const BUILT_MAIN = join(ROOT_DIR, 'dist', 'src', 'main.js');
 let built = false;
 
 /**
@@ -87,15 +89,15 @@ let built = false;
  */
 export function ensureBuilt(): void {
   const newestSource = Math.max(newestMtime(join(ROOT_DIR, 'src')), statSync(join(BENCH_DIR, 'server.ts')).mtimeMs);
+  const stale = [BUILT_SERVER, BUILT_MAIN].some((file) => !existsSync(file) || statSync(file).mtimeMs < newestSource);
   if (built) {
-    if (statSync(join(ROOT_DIR, 'dist', 'src', 'main.js')).mtimeMs < newestSource || statSync(BUILT_SERVER).mtimeMs < newestSource) {
+    if (stale) {
       throw new Error('a source file changed during the bench (it is newer than dist/): the servers started from now on would not run the build '
         + 'the earlier groups measured (bin/fuelprice.js would run the sources through tsx); start the bench again without editing src/');
     }
     return;
   }
-  if (!existsSync(BUILT_SERVER) || statSync(BUILT_SERVER).mtimeMs < newestSource
-    || statSync(join(ROOT_DIR, 'dist', 'src', 'main.js')).mtimeMs < newestSource) {
+  if (stale) {
     console.log('building dist (npm run build) so that servers run compiled code...');
     execFileSync(process.execPath, [join(ROOT_DIR, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
       { cwd: ROOT_DIR, stdio: 'inherit' });

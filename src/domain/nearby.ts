@@ -32,11 +32,10 @@ export function cosLatitude(latitude: number): number {
 }
 
 /**
- * The haversine, given each point's cosLatitude: the one formula of every distance here. A
- * caller measuring many points from one centre (storage's position index) computes the
- * cosines once, and gets the very double distanceKm gives.
+ * The haversine, given each point's cosLatitude: the one formula of every distance here, so a
+ * caller that computes the cosines once (metresWithCosines) gets the very double distanceKm gives.
  */
-export function haversineKm(lat1: number, lon1: number, cos1: number, lat2: number, lon2: number, cos2: number): number {
+function haversineKm(lat1: number, lon1: number, cos1: number, lat2: number, lon2: number, cos2: number): number {
   const dLat = (lat2 - lat1) * RADIANS;
   const dLon = (lon2 - lon1) * RADIANS;
   const a = Math.sin(dLat / 2) ** 2 + cos1 * cos2 * Math.sin(dLon / 2) ** 2;
@@ -48,9 +47,14 @@ export function metresBetween(a: Point, b: Point): number {
   return metresTo(a, b.latitude, b.longitude);
 }
 
-/** metresBetween, for a position given as two numbers (storage's position index measures thousands). */
+/** metresBetween, for a position given as two numbers. */
 export function metresTo(centre: Point, latitude: number, longitude: number): number {
-  return Math.round(distanceKm(centre.latitude, centre.longitude, latitude, longitude) * 1000);
+  return metresWithCosines(centre, cosLatitude(centre.latitude), latitude, longitude, cosLatitude(latitude));
+}
+
+/** metresTo with both cosLatitude values given: storage's position index keeps each station's, and measures hundreds from one centre. */
+export function metresWithCosines(centre: Point, centreCos: number, latitude: number, longitude: number, cos: number): number {
+  return Math.round(haversineKm(centre.latitude, centre.longitude, centreCos, latitude, longitude, cos) * 1000);
 }
 
 /** `distance_km`: metres as km with one decimal, half up (4,950 m is "5.0"). */

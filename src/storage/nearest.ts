@@ -10,7 +10,7 @@
  * instead: the stations of the box that pass them, measured and ranked by the same rule.
  */
 import { type PriceOrder, type PricedStation, type RankedPrice, rankPrices } from '../domain/cheapest.ts';
-import { type Near, type Point, boxAround, cosLatitude, haversineKm, withinRadius } from '../domain/nearby.ts';
+import { type Near, type Point, boxAround, cosLatitude, metresWithCosines, withinRadius } from '../domain/nearby.ts';
 import { compareIds } from '../domain/today.ts';
 import type { ListResult, ListedStation, Station, StationListQuery } from './store.ts';
 
@@ -119,8 +119,7 @@ export class Positions {
     const box = boxAround(near.centre, near.radiusKm);
     const limit = Math.round(near.radiusKm * 1000);
     const scratch = this.scratch;
-    const { latitude: centreLatitude, longitude: centreLongitude } = near.centre;
-    const centreCos = cosLatitude(centreLatitude);
+    const centreCos = cosLatitude(near.centre.latitude);
     let n = 0;
     for (let slot = this.firstAtOrAbove(box.south); slot < this.latitude.length; slot++) {
       const latitude = this.latitude[slot] ?? 0;
@@ -128,8 +127,7 @@ export class Positions {
       const longitude = this.longitude[slot] ?? 0;
       if (longitude < box.west || longitude > box.east) continue;
       if (pricedIn && (pricedIn[slot] ?? -1) < 0) continue;
-      // metresTo's whole metres, with both cosines computed once (the same double: domain/nearby.ts).
-      const metres = Math.round(haversineKm(centreLatitude, centreLongitude, centreCos, latitude, longitude, this.cosLatitude[slot] ?? 1) * 1000);
+      const metres = metresWithCosines(near.centre, centreCos, latitude, longitude, this.cosLatitude[slot] ?? 1);
       if (metres <= limit) scratch[n++] = metres * RANK_SPAN + (this.rank[slot] ?? 0);
     }
     const keys = scratch.subarray(0, n).sort();

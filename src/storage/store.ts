@@ -108,11 +108,18 @@ export interface Batch {
   prices: PriceEvent[];
 }
 
+/**
+ * What a batch did with its rows: every price row is accepted (a new instant stored), ignored
+ * (the same report as the one stored for its instant, byte for byte), or corrected (a new price
+ * or availability for a stored instant: the later row wins). Rows of one instant in one batch
+ * count in order: the first as new, each later one as known or a correction of the one before.
+ */
 export interface BatchResult {
   stationsAdded: number;
   stationsUpdated: number;
   pricesAccepted: number;
   pricesIgnored: number;
+  pricesCorrected: number;
 }
 
 /** Where a feed or an imported file left off: stored in the same transaction as the batch it follows. */

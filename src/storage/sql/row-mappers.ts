@@ -2,7 +2,7 @@ import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import type { City, CurrentPrice, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, Station, StationDayRow, StationPrices, TokenRecord } from '../store.ts';
-import type { OpenState, Report } from '../writer/day-totals.ts';
+import type { DayRun, OpenState, Report } from '../writer/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
 import type { FuelPriceRow, PositionRow } from '../nearest.ts';
 import type { Row } from './dialect.ts';
@@ -61,6 +61,11 @@ export function toStationPrices(rows: readonly Row[]): StationPrices | undefined
 
 export function toReport(r: Row): Report {
   return { at: Number(r.at), priceTenths: Number(r.price_tenths), available: flag(r.available) };
+}
+
+/** A station_runs row (from_day, to_day, price_tenths) as a run of whole days. */
+export function toDayRun(r: Row): DayRun {
+  return { from: Number(r.from_day), to: Number(r.to_day), priceTenths: Number(r.price_tenths) };
 }
 
 /**

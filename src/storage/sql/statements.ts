@@ -248,14 +248,17 @@ export const INGEST_STATEMENTS = {
   moveCurrentPrices: 'UPDATE current_prices SET city_id = $1, state = $2 WHERE station_key = $3',
   insertStation: `INSERT INTO stations (name, brand, address, street, suburb, postcode, state, phone, website,
     latitude, longitude, city_id, id, feed, feed_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING key`,
-  /** Out of order: the report in force at the start of the replayed day, and every one after it. */
+  /** A group's stored reports at the instants a batch brings (new, already known, or corrected: late-reports.ts). */
+  storedReportsBetween: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at BETWEEN $3 AND $4',
+  correctReport: 'UPDATE price_events SET price_tenths = $1, available = $2 WHERE station_key = $3 AND fuel = $4 AND at = $5',
+  /** Late reports: the report in force at the start of the first changed day, and every one from then on. */
   reportInForce: `SELECT at, price_tenths, available FROM price_events
-    WHERE station_key = $1 AND fuel = $2 AND at <= $3 ORDER BY at DESC LIMIT 1`,
-  reportsAfter: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at > $3 ORDER BY at',
-  /** The days a replay rebuilds: sums from the day on, runs that start on it or later, runs cut short that reach it. */
-  dropDaysFrom: 'DELETE FROM station_daily WHERE station_key = $1 AND fuel = $2 AND day >= $3',
-  dropRunsFrom: 'DELETE FROM station_runs WHERE station_key = $1 AND to_day >= $2 AND fuel = $3 AND from_day >= $4',
-  cutRunsBefore: 'UPDATE station_runs SET to_day = $1 WHERE station_key = $2 AND to_day >= $3 AND fuel = $4',
+    WHERE station_key = $1 AND fuel = $2 AND at < $3 ORDER BY at DESC LIMIT 1`,
+  reportsFrom: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at >= $3 ORDER BY at',
+  /** The days [$3, $4] a late report changes: their sums dropped, the runs that overlap them read and dropped (the parts outside go back). */
+  dropDaysBetween: 'DELETE FROM station_daily WHERE station_key = $1 AND fuel = $2 AND day BETWEEN $3 AND $4',
+  runsOverlapping: 'SELECT from_day, to_day, price_tenths FROM station_runs WHERE station_key = $1 AND fuel = $2 AND to_day >= $3 AND from_day <= $4',
+  dropRunsOverlapping: 'DELETE FROM station_runs WHERE station_key = $1 AND fuel = $2 AND to_day >= $3 AND from_day <= $4',
   /** The seal: every price of the state still open before the cutoff, then all of them moved on to it. */
   openBefore: `SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
     FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE s.state = $1 AND c.open_from < $2`,

@@ -36,9 +36,9 @@ function batchOf(path: string, now: number): Batch {
 
 async function days(store: SqliteStore): Promise<Map<string, StationDayRow>> {
   const out = new Map<string, StationDayRow>();
-  const ids = await store.listStations({ limit: 100, offset: 0 });
+  const ids = await store.listStations({ state: undefined, limit: 100, offset: 0 });
   for (let page = 0; page * 100 < ids.total; page++) {
-    const list = await store.listStations({ limit: 100, offset: page * 100 });
+    const list = await store.listStations({ state: undefined, limit: 100, offset: page * 100 });
     for (const s of list.items) for (const d of await store.stationDays(s.id, { from: null, to: 1_000_000 })) if (d.seconds > 0) out.set(`${d.stationId}:${d.fuel}:${d.day}`, d);
   }
   return out;

@@ -12,7 +12,7 @@ import {
 } from '../writer/batch-plan.ts';
 import { DayTotals, type OpenState, type Report } from '../writer/day-totals.ts';
 import {
-  type Classified, type ReportPlan, type Settled, classifyReports, lateReadFrom, planReports, runPiecesOutside, settleGroup,
+  type Classified, type ReportPlan, type Settled, classifyReports, lateReads, lateReadsUntil, planReports, runPiecesOutside, settleGroup,
 } from '../writer/late-reports.ts';
 import { recomputeCityDays } from './postgres-city-means.ts';
 import { bulkInsert, execute, firstRow, rows } from './postgres-connection.ts';
@@ -167,13 +167,15 @@ async function correctEvents(client: Client, events: ReadonlyArray<{ stationKey:
 
 /** Works out a group's plan (settleGroup), reading what its late reports need and dropping the spans they rebuild. */
 async function settleLate(client: Client, station: StoredStation, fuel: number, current: OpenState | undefined, plan: ReportPlan): Promise<Settled> {
-  const readFrom = lateReadFrom(station.state, plan);
+  const reads = lateReads(station.state, plan);
   let inForce: Report | undefined;
   let later: Report[] = [];
-  if (readFrom !== undefined) {
-    const found = await firstRow(client, SQL.reportInForce, [station.key, fuel, readFrom]);
+  if (reads) {
+    const found = await firstRow(client, SQL.reportInForce, [station.key, fuel, reads.from]);
     inForce = found ? toReport(found) : undefined;
-    later = (await rows(client, SQL.reportsFrom, [station.key, fuel, readFrom])).map(toReport);
+    const next = await firstRow(client, SQL.nextReportAfter, [station.key, fuel, reads.after]);
+    const until = lateReadsUntil(station.state, next ? Number(next.at) : undefined);
+    later = (await rows(client, SQL.reportsBetween, [station.key, fuel, reads.from, until])).map(toReport);
   }
   const settled = settleGroup(station.state, current, plan, inForce, later);
   for (const span of settled.spans) {

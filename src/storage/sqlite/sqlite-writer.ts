@@ -11,7 +11,7 @@ import {
   closeAt, closeSealedPart, feedKey, groupPrices, sameStation, sealDue, storedCoordinates,
 } from '../writer/batch-plan.ts';
 import { DayTotals, type OpenState, type Report } from '../writer/day-totals.ts';
-import { type Classified, type DaySpan, classifyReports, lateReadFrom, planReports, runPiecesOutside, settleGroup } from '../writer/late-reports.ts';
+import { type Classified, type DaySpan, classifyReports, lateReads, lateReadsUntil, planReports, runPiecesOutside, settleGroup } from '../writer/late-reports.ts';
 import { recomputeCityDays } from './sqlite-city-means.ts';
 import type { RowBuffer, SqliteConnection } from './sqlite-connection.ts';
 
@@ -138,14 +138,16 @@ export class SqliteWriter {
     }
     for (const r of rows.corrected) this.db.run(SQL.correctReport, [r.priceTenths, r.available ? 1 : 0, station.key, fuel, r.at]);
     const plan = planReports(current, rows.fresh, rows.corrected);
-    const readFrom = lateReadFrom(station.state, plan);
+    const reads = lateReads(station.state, plan);
     let inForce: Report | undefined;
     let later: Report[] = [];
-    if (readFrom !== undefined) {
+    if (reads) {
       events.flush(); // the late reports' days are rebuilt from the stored reports, this batch's included
-      const found = this.db.get(SQL.reportInForce, [station.key, fuel, readFrom]);
+      const found = this.db.get(SQL.reportInForce, [station.key, fuel, reads.from]);
       inForce = found ? toReport(found) : undefined;
-      later = this.db.all(SQL.reportsFrom, [station.key, fuel, readFrom]).map(toReport);
+      const next = this.db.get(SQL.nextReportAfter, [station.key, fuel, reads.after]);
+      const until = lateReadsUntil(station.state, next ? Number(next.at) : undefined);
+      later = this.db.all(SQL.reportsBetween, [station.key, fuel, reads.from, until]).map(toReport);
     }
     const settled = settleGroup(station.state, current, plan, inForce, later);
     for (const span of settled.spans) this.dropSpan(station.key, fuel, span);

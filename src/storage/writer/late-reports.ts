@@ -126,10 +126,21 @@ export function rebuildSpans(state: StateId, spans: readonly DaySpan[], inForce:
   return totals;
 }
 
-/** The instant from which a plan's late reports need the stored reports: the start of the first one's day. */
-export function lateReadFrom(state: StateId, plan: ReportPlan): number | undefined {
+/**
+ * The stored reports a plan's late reports need: from the start of the first one's day, to the
+ * end of the day of the first stored report after the last one (`nextAt`; none: to the end).
+ * A late report costs the reports of the days it changes, not the station's whole history.
+ */
+export function lateReads(state: StateId, plan: ReportPlan): { from: number; after: number } | undefined {
   const first = plan.late[0];
-  return first === undefined ? undefined : dayStart(state, localDayOf(state, first.at));
+  const last = plan.late[plan.late.length - 1];
+  if (first === undefined || last === undefined) return undefined;
+  return { from: dayStart(state, localDayOf(state, first.at)), after: last.at };
+}
+
+/** The end (exclusive) of the reports lateReads() needs, given the first stored report after its `after`. */
+export function lateReadsUntil(state: StateId, nextAt: number | undefined): number {
+  return nextAt === undefined ? Number.MAX_SAFE_INTEGER : dayStart(state, localDayOf(state, nextAt) + 1);
 }
 
 export interface Settled {
@@ -142,11 +153,11 @@ export interface Settled {
 
 /**
  * Works out what a group's plan does, given what the backend read for its late reports (none
- * when it has none): `inForce`, the last stored report before lateReadFrom(), and `stored`,
- * every stored report from then on in time order, this batch's new and corrected ones included
- * (its advancing ones may be there too: they are left out here). The open interval's start
- * stays where it was for late reports; a late report newer than the current one becomes the
- * current one. Advancing reports then move on from there.
+ * when it has none; see lateReads): `inForce`, the last stored report before their `from`, and
+ * `stored`, the stored reports from then on in time order, this batch's new and corrected ones
+ * included (its advancing ones may be there too: they are left out here). The open interval's
+ * start stays where it was for late reports; a late report newer than the current one (or a
+ * correction of it) becomes the current one. Advancing reports then move on from there.
  */
 export function settleGroup(state: StateId, current: OpenState | undefined, plan: ReportPlan, inForce: Report | undefined, stored: readonly Report[]): Settled {
   let totals = new DayTotals();
@@ -156,8 +167,8 @@ export function settleGroup(state: StateId, current: OpenState | undefined, plan
     const reports = plan.advancing.length === 0 ? stored : stored.filter((r) => !(r.at > current.at && r.at >= current.openFrom));
     spans = changedSpans(state, plan.late.map((r) => r.at), reports, current.openFrom);
     totals = rebuildSpans(state, spans, inForce, reports, current.openFrom);
-    const latest = reports[reports.length - 1] ?? inForce;
-    if (latest) open = openState(latest, current.openFrom);
+    const newest = plan.late[plan.late.length - 1];
+    if (newest && newest.at >= current.at) open = openState(newest, current.openFrom);
   }
   const advanced = advance(state, open, plan.advancing, totals);
   return { totals: advanced.totals, spans, open: advanced.open };

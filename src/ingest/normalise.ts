@@ -4,7 +4,7 @@
  * rejected and why. A bad record is dropped alone; the rest of the batch goes on.
  */
 import { type FuelId, isFuelId } from '../domain/fuels.ts';
-import { roundHalfAwayFromZero } from '../domain/rounding.ts';
+import { roundDecimalText } from '../domain/rounding.ts';
 import { isStateId } from '../domain/states.ts';
 import { slugify } from '../storage/places.ts';
 import type { Batch, PriceEvent, StationInput } from '../storage/store.ts';
@@ -197,5 +197,6 @@ function excerpt(record: unknown): string {
 export function centsToTenths(value: unknown): number | undefined {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
   if (!/^\d{1,5}(\.\d+)?$/.test(text)) return undefined;
-  return roundHalfAwayFromZero(Number(text) * 10);
+  // From the decimal text, exactly: "185.95" is 1860 and "134.69999999999999" 1347, with no binary float in between.
+  return roundDecimalText(text, 1);
 }

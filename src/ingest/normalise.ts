@@ -53,7 +53,7 @@ export interface RawPrice {
   fuelCode: string;
   /** Unix seconds at which the price takes effect. */
   at: number;
-  /** Integer tenths of a cent; ignored (stored as given, or 0) when not available. */
+  /** Integer tenths of a cent; 0 means not available, whatever `available` says; kept as given (or 0) when not available. */
   priceTenths: number;
   available: boolean;
 }
@@ -124,14 +124,16 @@ export class Normaliser {
     if (!Number.isInteger(raw.at) || raw.at < 946_684_800) return this.reject('price without a valid time', raw);
     if (raw.at > this.now + MAX_FUTURE_SEC) return this.reject('price dated more than two days ahead', raw);
     let tenths = raw.priceTenths;
-    if (raw.available) {
+    // A price of 0 is never a price: the feeds send it for a fuel they have none of (FuelCheck's EV chargers, say).
+    const available = raw.available && tenths !== 0;
+    if (available) {
       if (!Number.isInteger(tenths)) return this.reject('price that is not a number', raw);
       const [low, high] = PRICE_BOUNDS[fuel];
       if (tenths < low || tenths > high) return this.reject(`price outside ${low / 10}-${high / 10} c/L for ${fuel}`, raw);
     } else if (!Number.isInteger(tenths) || tenths < 0 || tenths > 100_000) {
       tenths = 0;
     }
-    this.prices.push({ feed: this.feed, feedCode: code, fuel, at: raw.at, priceTenths: tenths, available: raw.available });
+    this.prices.push({ feed: this.feed, feedCode: code, fuel, at: raw.at, priceTenths: tenths, available });
     return true;
   }
 

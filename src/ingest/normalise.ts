@@ -4,7 +4,7 @@
  * rejected and why. A bad record is dropped alone; the rest of the batch goes on.
  */
 import { type FuelId, isFuelId } from '../domain/fuels.ts';
-import { roundHalfAwayFromZero } from '../domain/rounding.ts';
+import { roundDecimalText } from '../domain/rounding.ts';
 import { isStateId } from '../domain/states.ts';
 import { slugify } from '../storage/places.ts';
 import type { Batch, PriceEvent, StationInput } from '../storage/store.ts';
@@ -53,7 +53,7 @@ export interface RawPrice {
   fuelCode: string;
   /** Unix seconds at which the price takes effect. */
   at: number;
-  /** Integer tenths of a cent; ignored (stored as given, or 0) when not available. */
+  /** Integer tenths of a cent; 0 means not available, whatever `available` says; kept as given (or 0) when not available. */
   priceTenths: number;
   available: boolean;
 }
@@ -124,14 +124,16 @@ export class Normaliser {
     if (!Number.isInteger(raw.at) || raw.at < 946_684_800) return this.reject('price without a valid time', raw);
     if (raw.at > this.now + MAX_FUTURE_SEC) return this.reject('price dated more than two days ahead', raw);
     let tenths = raw.priceTenths;
-    if (raw.available) {
+    // A price of 0 is never a price: the feeds send it for a fuel they have none of (FuelCheck's EV chargers, say).
+    const available = raw.available && tenths !== 0;
+    if (available) {
       if (!Number.isInteger(tenths)) return this.reject('price that is not a number', raw);
       const [low, high] = PRICE_BOUNDS[fuel];
       if (tenths < low || tenths > high) return this.reject(`price outside ${low / 10}-${high / 10} c/L for ${fuel}`, raw);
     } else if (!Number.isInteger(tenths) || tenths < 0 || tenths > 100_000) {
       tenths = 0;
     }
-    this.prices.push({ feed: this.feed, feedCode: code, fuel, at: raw.at, priceTenths: tenths, available: raw.available });
+    this.prices.push({ feed: this.feed, feedCode: code, fuel, at: raw.at, priceTenths: tenths, available });
     return true;
   }
 
@@ -197,5 +199,6 @@ function excerpt(record: unknown): string {
 export function centsToTenths(value: unknown): number | undefined {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
   if (!/^\d{1,5}(\.\d+)?$/.test(text)) return undefined;
-  return roundHalfAwayFromZero(Number(text) * 10);
+  // From the decimal text, exactly: "185.95" is 1860 and "134.69999999999999" 1347, with no binary float in between.
+  return roundDecimalText(text, 1);
 }

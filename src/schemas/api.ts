@@ -104,7 +104,7 @@ export const StationPricesResponse = Type.Object({
   data: named({
     prices: Type.Array(Type.Object({
       fuel: FuelIdSchema,
-      price: orFalse(Type.String({ description: 'Cents, ddd.d: the last reported price, kept when out of stock.', examples: ['185.9'] })),
+      price: orFalse(Type.String({ description: 'Cents, ddd.d: the last price reported in stock, kept while out of stock; false when the fuel was never reported in stock.', examples: ['185.9'] })),
       available: Type.Boolean({ description: 'In stock at the last report; false too when there is no report.' }),
       updated_at: orFalse(Type.Integer({ description: 'Unix second of the last report.' })),
       source: orFalse(Type.String({ description: 'The feed that reported it (the station\'s feed; demo for demo data).', examples: ['demo'] })),

@@ -55,7 +55,9 @@ export function toCurrent(r: Row): CurrentPrice {
 export function toStationPrices(rows: readonly Row[]): StationPrices | undefined {
   const first = rows[0];
   if (!first) return undefined;
-  const prices = rows.filter((r) => r.fuel !== null && r.fuel !== undefined).map(toCurrent);
+  const prices = rows.filter((r) => r.fuel !== null && r.fuel !== undefined).map((r) => ({
+    ...toCurrent(r), lastAvailableTenths: r.last_available_tenths === null || r.last_available_tenths === undefined ? undefined : Number(r.last_available_tenths),
+  }));
   return { id: String(first.station_id), name: String(first.name), feed: String(first.feed), prices };
 }
 

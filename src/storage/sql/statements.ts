@@ -126,9 +126,14 @@ export function readStatements(d: Dialect) {
       WHERE station_key = $1 AND to_day >= $2 AND from_day <= $3 ORDER BY fuel, to_day`,
     currentForStation: `SELECT ${CURRENT_COLUMNS} FROM stations s JOIN current_prices c ON c.station_key = s.key
       WHERE s.id = $1 ORDER BY c.fuel`,
-    /** The station with its current prices: one row with NULL price columns when it has none, no row when unknown (toStationPrices). */
-    stationPrices: `SELECT s.name, s.feed, ${CURRENT_COLUMNS} FROM stations s LEFT JOIN current_prices c ON c.station_key = s.key
-      WHERE s.id = $1 ORDER BY c.fuel`,
+    /**
+     * The station with its current prices: one row with NULL price columns when it has none, no row when unknown
+     * (toStationPrices). An out-of-stock fuel brings its last available price (NULL when it never had one).
+     */
+    stationPrices: `SELECT s.name, s.feed, ${CURRENT_COLUMNS}, CASE WHEN c.available THEN c.price_tenths ELSE (
+        SELECT p.price_tenths FROM price_events p WHERE p.station_key = s.key AND p.fuel = c.fuel AND p.available = TRUE
+        AND p.at <= c.reported_at ORDER BY p.at DESC LIMIT 1) END AS last_available_tenths
+      FROM stations s LEFT JOIN current_prices c ON c.station_key = s.key WHERE s.id = $1 ORDER BY c.fuel`,
     currentForCity: `SELECT ${CURRENT_COLUMNS} FROM stations s JOIN current_prices c ON c.station_key = s.key
       WHERE s.city_id = $1 ORDER BY ${d.byteOrder('s.id')}, c.fuel`,
     /** Today's count and sum per reported fuel with an available price, kept on write (city_current). */

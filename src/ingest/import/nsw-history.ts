@@ -25,7 +25,8 @@ export const NSW_BLANK_FUEL = 'blank FuelCode on a row that names its station';
 /** A row of the station above with a blank FuelCode, where the row above has no fuel either (or there is no row above). */
 export const NSW_BLANK_FUEL_NONE_ABOVE = 'blank FuelCode with no fuel above it for the same station';
 export const NSW_BLANK_STATION_NONE_ABOVE = 'blank station fields with no station above them';
-export const NSW_BLANK_DATE = 'price without a PriceUpdatedDate';
+export const NSW_BLANK_DATE = 'blank PriceUpdatedDate on a row that names its station';
+export const NSW_BLANK_DATE_NONE_ABOVE = 'blank PriceUpdatedDate with no date above it for the same station';
 
 /** The FuelCheck fuel codes, the same in the history files as in the live API. */
 export const NSW_HISTORY_FUELS: FuelMap = {
@@ -130,29 +131,32 @@ function add(index: Map<string, string | null>, key: string, code: string): void
 }
 
 /**
- * What a blank cell means in the workbooks that merge runs of equal cells (April 2020 and later):
+ * What a blank cell means in the workbooks that merge runs of equal cells (April 2020 and later;
+ * the workbook lists its merged ranges after the rows, where a streaming reader cannot use them,
+ * so the rule is written from what they show):
  *
- * - A row whose station fields (name, address, suburb, postcode) are all blank is the station
- *   of the row above (its brand too).
- * - A blank FuelCode on such a row is the fuel of the row above, which is then the same
- *   station's: a merged fuel cell. In the April 2020 file no row of a station ever repeats the
- *   fuel of the row above it explicitly (0 of 44,376), while 110 rows leave it blank, 107 of
- *   them seconds to minutes after the row above with another price: runs of one fuel are
- *   merged, so blank means "as above".
- * - A blank FuelCode on a row that names its station is not filled: the row above is another
- *   station's (16 such rows in April 2020, every one the first row of a block of 100 or so, with
- *   brand and date often blank too), and a fuel is never taken across stations. It is rejected
- *   (NSW_BLANK_FUEL), as is a blank fuel with no fuel above it.
- * - A blank PriceUpdatedDate is never filled (equal dates are written out, not merged): rejected.
+ * - A row whose station fields (name, address, suburb, postcode) are all blank belongs to the
+ *   station of the row above, brand included: merged station cells (20,551 ranges in April
+ *   2020).
+ * - On such a row, a blank FuelCode or PriceUpdatedDate is the row above's, which is then the
+ *   same station's: 109 rows of April 2020 leave FuelCode blank there, 107 inside a merged
+ *   FuelCode range the workbook declares and 2 on the first row of one of the export's pages of
+ *   100 rows (3904, 61804), where no merge crosses the page; each is seconds after the row above
+ *   with another price, and no station's row ever repeats the fuel above it explicitly. The one
+ *   blank date (row 45567) is a declared merged range.
+ * - A row that names its station fills nothing from above: the row above may be another
+ *   station's, and nothing is taken across stations. Its blank FuelCode (16 rows of April 2020,
+ *   each the first of a page, none in a merged range) is rejected (NSW_BLANK_FUEL), as are a
+ *   blank date and a blank with nothing above it.
  *
- * Returns the row as it reads with the blanks filled; a FuelCode that stays blank is ''.
+ * Returns the row as it reads with the blanks filled; what stays blank is ''.
  */
 export function fillDown(row: Row, previous: Row | undefined): Row {
   const stationBlank = STATION_FIELDS.every((f) => (row[f] ?? '') === '');
   if (!stationBlank) return row;
   const out: Record<string, string> = { ...row };
   for (const f of STATION_CARRIED) out[f] = previous?.[f] ?? '';
-  if ((out['FuelCode'] ?? '') === '') out['FuelCode'] = previous?.['FuelCode'] ?? '';
+  for (const f of ['FuelCode', 'PriceUpdatedDate']) if ((out[f] ?? '') === '') out[f] = previous?.[f] ?? '';
   return out;
 }
 
@@ -180,13 +184,13 @@ class NswHistoryReader implements RowReader {
       normaliser.reject(NSW_BLANK_STATION_NONE_ABOVE, { line, ...input });
       return;
     }
+    const continued = STATION_FIELDS.every((f) => (input[f] ?? '') === '');
     if (field('FuelCode') === '') {
-      const continued = STATION_FIELDS.every((f) => (input[f] ?? '') === '');
       normaliser.reject(continued ? NSW_BLANK_FUEL_NONE_ABOVE : NSW_BLANK_FUEL, { line, ...input });
       return;
     }
     if (field('PriceUpdatedDate') === '') {
-      normaliser.reject(NSW_BLANK_DATE, { line, ...input });
+      normaliser.reject(continued ? NSW_BLANK_DATE_NONE_ABOVE : NSW_BLANK_DATE, { line, ...input });
       return;
     }
     const code = this.index.match(field('ServiceStationName'), field('Address'), field('Suburb'), field('Postcode'));

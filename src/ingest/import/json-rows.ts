@@ -35,13 +35,14 @@ export async function* readJsonRows(path: string, onBytes?: (bytesRead: number) 
   if (!Array.isArray(parsed)) throw new Error('the file is JSON but not an array of rows');
   const keys: string[] = [];
   const seen = new Set<string>();
-  for (const item of parsed) {
+  const items: readonly unknown[] = parsed;
+  for (const item of items) {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) continue;
     for (const key of Object.keys(item)) if (!seen.has(key)) { seen.add(key); keys.push(key); }
   }
   yield { fields: keys, line: 0 };
   let position = 0;
-  for (const item of parsed) {
+  for (const item of items) {
     position++;
     // Something other than an object has no fields: the caller rejects it as a row of the wrong shape.
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {

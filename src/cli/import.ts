@@ -10,9 +10,13 @@ import { UsageError, parseCommand } from './args.ts';
 import { openDatabase } from './database.ts';
 import { COMMANDS } from './spec.ts';
 
+/** The names a folder's files must end with to be read (a file named on its own is read whatever its name). */
+const IMPORTABLE = /\.(csv|xlsx|json|json\.gz)$/i;
+
 /**
- * The files the arguments name: a file as it is, a folder as the files directly in it (hidden
- * ones left out) in name order. A path that is neither is a usage error naming it.
+ * The files the arguments name: a file as it is; a folder as the .csv, .xlsx, .json and
+ * .json.gz files directly in it (not hidden ones, nor a README or manifest beside them), in
+ * name order. A path that is neither is a usage error naming it.
  */
 export function importFiles(paths: readonly string[]): Array<{ path: string; size: number }> {
   const files: Array<{ path: string; size: number }> = [];
@@ -26,13 +30,13 @@ export function importFiles(paths: readonly string[]): Array<{ path: string; siz
     if (stats.isFile()) {
       files.push({ path, size: stats.size });
     } else if (stats.isDirectory()) {
-      const inside = readdirSync(path).filter((name) => !name.startsWith('.')).sort()
+      const inside = readdirSync(path).filter((name) => !name.startsWith('.') && IMPORTABLE.test(name)).sort()
         .map((name) => join(path, name))
         .flatMap((file) => {
           const s = statSync(file);
           return s.isFile() ? [{ path: file, size: s.size }] : [];
         });
-      if (inside.length === 0) throw new UsageError(`no files in the folder ${path.slice(0, 200)}`);
+      if (inside.length === 0) throw new UsageError(`no .csv, .xlsx, .json or .json.gz files in the folder ${path.slice(0, 200)}`);
       files.push(...inside);
     } else {
       throw new UsageError(`not a file or a folder: ${path.slice(0, 200)}`);

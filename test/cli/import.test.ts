@@ -66,7 +66,8 @@ describe('fuelprice import of several files and a folder', () => {
     const folder = join(dir, 'snapshots');
     mkdirSync(folder);
     for (const name of ['2026-04-07_ULP.json.gz', '2026-04-06_ULP.json.gz']) copyFileSync(join(REAL, name), join(folder, name));
-    writeFileSync(join(folder, '.hidden'), 'not read');
+    writeFileSync(join(folder, '.hidden.csv'), 'not read');
+    writeFileSync(join(folder, 'MANIFEST.tsv'), 'not read either');
     const e85 = join(REAL, '2026-04-06_E85.json.gz');
     const run = await runCli(['import', 'wa-history', e85, folder], env);
     assert.equal(run.code, 0, run.stderr);
@@ -97,6 +98,6 @@ describe('fuelprice import of several files and a folder', () => {
     mkdirSync(empty);
     const run = await runCli(['import', 'wa-history', empty], { DATABASE_URL: `sqlite:${join(dir, 'x.db')}`, FUELPRICE_NOW: NOW });
     assert.equal(run.code, 2);
-    assert.match(run.stderr, /no files in the folder .*empty/);
+    assert.match(run.stderr, /no \.csv, \.xlsx, \.json or \.json\.gz files in the folder .*empty/);
   });
 });

@@ -21,7 +21,7 @@ import { fileIdentity, fileKind, importCursorKey, importFile } from '../../src/i
 import { WA_NO_PRICE_TODAY, waHistory } from '../../src/ingest/import/wa-history.ts';
 import { demoCities } from '../../src/ingest/demo.ts';
 import { Normaliser, type RawStation, type Rejection } from '../../src/ingest/normalise.ts';
-import { applyNormalised } from '../../src/ingest/runner.ts';
+import { UNKNOWN_STATION, applyNormalised } from '../../src/ingest/runner.ts';
 import type { CopyTable, PriceStore } from '../../src/storage/store.ts';
 import { testBackends } from '../helpers.ts';
 
@@ -359,6 +359,59 @@ for (const backend of testBackends()) {
         const fuels = [...(expected.current.get(site) ?? new Map<string, Report>()).values()].sort((a, b) => a.fuel.localeCompare(b.fuel));
         assert.deepEqual(await currentOf(s, ids.get(site) ?? ''), fuels.map((r) => ({ fuel: r.fuel, priceTenths: r.tenths, available: r.available, reportedAt: r.at })), `site ${site}`);
       }
+    });
+
+    test('qld-history reads the flattened GetSitesPrices answer: FuelId codes, 1899.0 prices, 9999 out of stock, on the sites the store knows', async () => {
+      const file = 'qld-getsitesprices-2025-08-11-slice.csv';
+      const lines = readFileSync(join(REAL, file), 'utf8').split('\n').filter((l) => l !== '').slice(1).map((l) => l.split(','));
+      // The live feed knows every other site of the slice (the file names no site, so the rest cannot be stored).
+      const sites = [...new Set(lines.map((f) => f[0] ?? ''))];
+      const known = new Set(sites.filter((_, i) => i % 2 === 0));
+      const s = await fresh();
+      await s.upsertCities(demoCities());
+      const normaliser = new Normaliser('qld', {}, NOW);
+      for (const site of known) {
+        assert.ok(normaliser.station({ code: site, name: `Site ${site}`, brand: 'BP', address: '1 Main St, Brisbane QLD 4000', suburb: 'Brisbane', postcode: '4000', state: 'qld', latitude: -27.47, longitude: 153.02 }));
+      }
+      await applyNormalised(s, normaliser, { now: NOW });
+      const outcome = await importFile({ store: s, format: qldHistory, path: join(REAL, file), now: NOW });
+      const FUEL_IDS: Record<string, string> = { '2': 'ulp91', '3': 'diesel', '4': 'lpg', '5': 'ulp95', '8': 'ulp98', '12': 'e10', '14': 'pdiesel', '19': 'e85', '21': 'opal' };
+      // Reference: 2025-08-06T00:02:10.073 is UTC, to the second; 9999.0 is out of stock.
+      const stored = lines.filter((f) => known.has(f[0] ?? ''));
+      assert.equal(outcome.status, 'imported', outcome.error);
+      assert.equal(outcome.rows, lines.length);
+      assert.equal(outcome.stationsAdded, 0);
+      assert.equal(outcome.pricesAccepted, stored.length);
+      assert.deepEqual(byReason(outcome.rejected), { [UNKNOWN_STATION]: lines.length - stored.length });
+      assert.ok(accountedFor(outcome));
+      const ids = new Map((await s.feedStations('qld')).map((st) => [st.feedCode, st.id]));
+      const outOfStock = stored.filter((f) => f[4] === '9999.0');
+      assert.ok(outOfStock.length >= 2);
+      for (const f of [...stored.slice(0, 4), ...outOfStock]) {
+        const [site = '', fuelId = '', , when = '', price = ''] = f;
+        const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})/.exec(when);
+        assert.ok(m);
+        const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) / 1000;
+        const tenths = Number(price);
+        const fuel = FUEL_IDS[fuelId] ?? '?';
+        const held = (await currentOf(s, ids.get(site) ?? '')).find((p) => p.fuel === fuel);
+        assert.deepEqual(held, tenths === 9999 ? { fuel, priceTenths: 0, available: false, reportedAt: at } : { fuel, priceTenths: tenths, available: true, reportedAt: at }, site);
+      }
+    });
+
+    test('nsw-history reads the datastore CSV layout (an _id column first, ISO times)', async () => {
+      // Written from the documented columns of data.nsw.gov.au's datastore export (no real export was at hand).
+      const s = await fresh();
+      const codes = await seedNsw(s, new Map([
+        ['a', { name: 'Ampol Foodary Surry Hills', brand: 'Ampol', address: '120 Cleveland Street, Surry Hills NSW 2010', suburb: 'Surry Hills', postcode: '2010' }],
+        ['b', { name: '7-Eleven Newtown', brand: '7-Eleven', address: '368 King Street, Newtown NSW 2042', suburb: 'Newtown', postcode: '2042' }],
+      ]));
+      const outcome = await importFile({ store: s, format: nswHistory, path: join(REAL, '..', 'nsw-history-datastore.csv'), now: NOW });
+      assert.equal(outcome.status, 'imported', outcome.error);
+      assert.deepEqual([outcome.rows, outcome.pricesAccepted, byReason(outcome.rejected)], [4, 3, { [NSW_BLANK_FUEL]: 1 }]);
+      const ids = new Map((await s.feedStations('nsw')).map((st) => [st.feedCode, st.id]));
+      // 2026-02-03T13:45:12 AEDT (UTC+11) = 02:45:12 UTC; 213.69999999999999 is 213.7.
+      assert.deepEqual(await currentOf(s, ids.get(codes.get('b') ?? '') ?? ''), [{ fuel: 'ulp98', priceTenths: 2137, available: true, reportedAt: Date.UTC(2026, 1, 3, 2, 45, 12) / 1000 }]);
     });
 
     test('wa-history reads FuelWatch site-API snapshots: stations with their positions, priceToday at 06:00 WA time', async () => {

@@ -18,7 +18,7 @@ import {
 import { type FileOutcome, ImportProgress, PLAIN_INTERVAL_MS, summaryLine } from '../../src/ingest/import/progress.ts';
 import { qldHistory, qldTransactionTime } from '../../src/ingest/import/qld-history.ts';
 import {
-  ImportError, WRONG_FIELD_COUNT, fileIdentity, importCursorKey, importFile, parseImportCursor,
+  ImportError, WRONG_FIELD_COUNT, fileIdentity, importCursorKey, importFile, parseImportCursor, storeFailure,
 } from '../../src/ingest/import/run.ts';
 import { waHistory, waPublishTime } from '../../src/ingest/import/wa-history.ts';
 import type { ImportFormat } from '../../src/ingest/import/format.ts';
@@ -284,6 +284,15 @@ describe('import: file identity and cursors', () => {
     bigOther[1024 * 1024 + 5] = 0x42; // past the first MiB, same size
     assert.equal(await fileIdentity(tmpFile('big1.csv', big)), await fileIdentity(tmpFile('big2.csv', bigOther)));
     assert.equal(importCursorKey('qld-history', identity), `import:qld-history:${identity}`);
+  });
+
+  test('a batch the database refused is one line naming its rows and lines, with the error code and not the database\'s words', () => {
+    const refused = Object.assign(new Error('UNIQUE constraint failed: station_runs.station_key, station_runs.to_day'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    assert.equal(storeFailure(refused, 5001, 10000, 5004, 10003),
+      'the database refused rows 5001-10000 (lines 5004-10003) (SQLITE_CONSTRAINT_UNIQUE): none of them was stored, the rows before them were; '
+      + 'this is a fault of fuelprice, please report it');
+    assert.equal(storeFailure(new Error('connection reset'), 1, 1, undefined, 0),
+      'the database refused rows 1-1: none of them was stored, the rows before them were; this is a fault of fuelprice, please report it');
   });
 
   test('cursor values: rows applied, or done', () => {
@@ -646,6 +655,6 @@ describe('fuelprice import (command)', () => {
     assert.equal(second.code, 1);
     const lines = second.text.trim().split('\n');
     assert.equal(lines[0], `import qld-history ${QLD_FILE}: already imported (26 rows), skipped (--restart reads it again)`);
-    assert.match(lines[1] ?? '', /^import qld-history .*bad\.csv: FAILED: not a QLD Fuel Price Reporting file: the header lacks Site_Name, /);
+    assert.match(lines[1] ?? '', /^import qld-history .*bad\.csv: FAILED: not a QLD Fuel Price Reporting file: the header lacks Fuel_Type, TransactionDateutc /);
   });
 });

@@ -126,6 +126,17 @@ async function readHeader(records: AsyncIterator<CsvRecord>, format: ImportForma
   throw new ImportError(`not a ${format.name} file: the header lacks ${missing.join(', ')} (found: ${first.slice(0, 20).join(', ').slice(0, 300)})`);
 }
 
+/**
+ * One line for a batch the store refused: which rows, that nothing of them was stored, and how
+ * to go on; the database's own words stay out of it (its error code is kept, for a report).
+ */
+export function storeFailure(error: unknown, fromRow: number, toRow: number, fromLine: number | undefined, toLine: number): string {
+  const code = typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : '';
+  const lines = fromLine === undefined ? '' : ` (lines ${fromLine}-${toLine})`;
+  return `the database refused rows ${fromRow}-${toRow}${lines}${code ? ` (${code})` : ''}: none of them was stored, the rows before them were; `
+    + 'this is a fault of fuelprice, please report it';
+}
+
 export async function importFile(options: ImportFileOptions): Promise<FileOutcome> {
   const { store, format, path, now, progress } = options;
   const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
@@ -169,7 +180,13 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
       });
       const apply = async (cursorValue: string): Promise<void> => {
         const withCursor = usable || normaliser.batch().prices.length > 0 || normaliser.rejected().length === 0;
-        const applied = await applyNormalised(store, normaliser, { now, ...(withCursor ? { cursor: { key, value: cursorValue } } : {}) });
+        let applied;
+        try {
+          applied = await applyNormalised(store, normaliser, { now, ...(withCursor ? { cursor: { key, value: cursorValue } } : {}) });
+        } catch (error) {
+          throw new ImportError(storeFailure(error, Math.max(outcome.rows, cursor.rows) + 1, rows, batchFirstLine, lastLine));
+        }
+        batchFirstLine = undefined;
         cursorSaved ||= withCursor;
         usable ||= applied.pricesAccepted + applied.pricesIgnored + applied.pricesHeld + ((applied as { pricesCorrected?: number }).pricesCorrected ?? 0) > 0;
         outcome.stationsAdded += applied.stationsAdded;
@@ -184,6 +201,9 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
         inBatch = 0;
         await options.afterBatch?.(++batches);
       };
+      // The first and the last line of the rows in the batch being read, for a message should storing it fail.
+      let batchFirstLine: number | undefined;
+      let lastLine = 0;
       for await (const record of { [Symbol.asyncIterator]: () => records }) {
         rows++;
         const row = rowOf(record.fields, header, kind !== 'csv');
@@ -192,6 +212,8 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
           if (row) reader.skip(row);
           continue;
         }
+        batchFirstLine ??= record.line;
+        lastLine = record.line;
         if (row) reader.read(row, normaliser, record.line);
         else normaliser.reject(WRONG_FIELD_COUNT, { line: record.line, fields: record.fields.length, expected: header.width });
         if (++inBatch >= batchRows) await apply(String(rows));

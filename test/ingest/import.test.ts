@@ -635,13 +635,14 @@ describe('fuelprice import (command)', () => {
     }
   }
 
-  test('usage errors: no format, an unknown format, no files, a missing file', async () => {
+  test('usage errors: no format, an unknown format, no files, a missing file, a folder with nothing to import', async () => {
     const cfg = config(mkdtempSync(join(tmp, 'cli-')));
     await assert.rejects(importCommand(cfg, []), UsageError);
     await assert.rejects(importCommand(cfg, ['vic-history', QLD_FILE]), /unknown import format 'vic-history': use nsw-history, wa-history, qld-history/);
     await assert.rejects(importCommand(cfg, ['qld-history']), /name the qld-history files to import/);
     await assert.rejects(importCommand(cfg, ['qld-history', join(tmp, 'nope.csv')]), /no such file: .*nope\.csv/);
-    await assert.rejects(importCommand(cfg, ['qld-history', tmp]), /not a file/);
+    // A folder is read for its importable files: one with none is a usage error too.
+    await assert.rejects(importCommand(cfg, ['qld-history', mkdtempSync(join(tmp, 'none-'))]), /no \.csv, \.xlsx, \.json or \.json\.gz files in the folder/);
   });
 
   test('imports each file with a summary line, skips a finished one, and exits 1 when a file failed', async () => {

@@ -143,9 +143,11 @@ export const COMMANDS = {
     args: 'FORMAT FILE...',
     summary: 'load published history files: nsw-history, wa-history, qld-history',
     details: [
-      'Streamed, idempotent and resumable: a file interrupted half-way continues where it stopped,',
-      'a finished one is skipped. A file whose every row was rejected is not marked imported.',
-      'Exit 1 if any file failed.',
+      'Each FILE is a .csv, .xlsx or (wa-history) .json/.json.gz file as published, or a folder: its',
+      'files, in name order. Streamed, idempotent and resumable: a file interrupted half-way',
+      'continues where it stopped, a finished one is skipped. A file whose every row was rejected',
+      'is not marked imported. Each file\'s summary accounts for every row it read:',
+      'read = stored + already known + corrected + rejected (by reason). Exit 1 if any file failed.',
     ],
     options: {
       restart: { type: 'boolean', about: 'read every file from its first row again, even one marked imported' },

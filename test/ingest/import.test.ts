@@ -10,14 +10,15 @@ import { localDayFromYmd } from '../../src/domain/time.ts';
 import { demoCities } from '../../src/ingest/demo.ts';
 import { waStationKey } from '../../src/ingest/feeds/wa.ts';
 import { headerKey, resolveHeader, rowOf } from '../../src/ingest/import/csv.ts';
-import { parseDayFirstDate, parseDayFirstDateTime, parseIsoDateTime } from '../../src/ingest/import/dates.ts';
+import { parseDayFirstDate, parseDayFirstDateTime, parseExcelSerial, parseIsoDateTime } from '../../src/ingest/import/dates.ts';
 import {
-  NSW_STATION_NOT_KNOWN, NswStationIndex, fillDown, nswAddressKey, nswHistory, nswPriceTime, postcodeOf,
+  NSW_BLANK_DATE, NSW_BLANK_FUEL, NSW_BLANK_FUEL_NONE_ABOVE, NSW_STATION_NOT_KNOWN, NswStationIndex, fillDown, nswAddressKey, nswHistory,
+  nswPriceTime, postcodeOf,
 } from '../../src/ingest/import/nsw-history.ts';
 import { type FileOutcome, ImportProgress, PLAIN_INTERVAL_MS, summaryLine } from '../../src/ingest/import/progress.ts';
 import { qldHistory, qldTransactionTime } from '../../src/ingest/import/qld-history.ts';
 import {
-  ImportError, WRONG_FIELD_COUNT, fileIdentity, importCursorKey, importFile, parseImportCursor,
+  ImportError, WRONG_FIELD_COUNT, fileIdentity, importCursorKey, importFile, parseImportCursor, storeFailure,
 } from '../../src/ingest/import/run.ts';
 import { waHistory, waPublishTime } from '../../src/ingest/import/wa-history.ts';
 import type { ImportFormat } from '../../src/ingest/import/format.ts';
@@ -145,6 +146,17 @@ describe('import: dates and times', () => {
     assert.equal(nswPriceTime('01/02/2026 06:05'), utc(2026, 1, 31, 19, 5));
     // 2016-09-01 00:01:35 AEST = 31 Aug 14:01:35 UTC.
     assert.equal(nswPriceTime('2016-09-01 00:01:35'), utc(2016, 8, 31, 14, 1) + 35);
+    // Excel serials (2018's workbooks), Sydney wall clock: 43435.009363425925 days after 30 Dec 1899 is 1 Dec 2018
+    // 00:13:29 (0.009363425925 d = 808.999... s, to the second 809), AEDT = 30 Nov 13:13:29 UTC.
+    assert.equal(nswPriceTime('43435.009363425925'), utc(2018, 11, 30, 13, 13) + 29);
+    // 43282.00548611111: 1 Jul 2018 00:07:54 (474.0 s), AEST = 30 Jun 14:07:54 UTC.
+    assert.equal(nswPriceTime('43282.00548611111'), utc(2018, 6, 30, 14, 7) + 54);
+  });
+
+  test('an Excel serial is read only as five digits and a fraction: other numbers are not dates', () => {
+    assert.deepEqual(parseExcelSerial('43435.5'), { y: 2018, m: 12, d: 1, h: 12, mi: 0, s: 0 });
+    assert.deepEqual(parseExcelSerial('43435'), { y: 2018, m: 12, d: 1, h: 0, mi: 0, s: 0 });
+    for (const text of ['1859', '134.7', '434350.5', '-43435', '4.3435e4', '']) assert.equal(parseExcelSerial(text), undefined, text);
   });
 
   test('impossible or month-first dates are refused, not guessed', () => {
@@ -163,10 +175,11 @@ describe('import: dates and times', () => {
     assert.equal(qldTransactionTime('30/11/2018'), undefined);
   });
 
-  test('a WA PUBLISH_DATE takes effect at 06:00 WA time', () => {
-    // 01/02/2026 06:00 AWST (UTC+8) = 31 Jan 22:00 UTC.
+  test('a WA PUBLISH_DATE (or a snapshot\'s date) takes effect at 06:00 WA time', () => {
+    // 01/02/2026 06:00 AWST (UTC+8) = 31 Jan 22:00 UTC; the site API's snapshots write the same day 2026-02-01.
     assert.equal(waPublishTime('01/02/2026'), utc(2026, 1, 31, 22, 0));
-    assert.equal(waPublishTime('2026-02-01'), undefined);
+    assert.equal(waPublishTime('2026-02-01'), utc(2026, 1, 31, 22, 0));
+    for (const text of ['2026-02-01T06:00', '02/01/26', '2026-13-01', '']) assert.equal(waPublishTime(text), undefined, text);
   });
 });
 
@@ -198,15 +211,61 @@ describe('import: matching NSW rows to known stations', () => {
     assert.equal(index.match('Shell Kensington', 'Shop 1, Todman Avenue', 'Kensington', '2033'), undefined);
   });
 
-  test('blank merged cells of a spreadsheet export take the row above', () => {
-    const previous = { ServiceStationName: 'BP Kensington', Address: '150 Anzac Parade', Suburb: 'Kensington', Postcode: '2033', FuelCode: 'U91', PriceUpdatedDate: '01/02/2026 06:05', Price: '185.9' };
-    assert.deepEqual(
-      fillDown({ ServiceStationName: '', Address: '', Suburb: '', Postcode: '', FuelCode: 'DL', PriceUpdatedDate: '', Price: '189.9' }, previous),
-      { ...previous, FuelCode: 'DL', Price: '189.9' },
-    );
-    const own = { ...previous, ServiceStationName: 'Shell Rozelle', Price: '180.0' };
+  test('blank station fields are the station above; then a blank fuel or date is the row above\'s too', () => {
+    const previous = { ServiceStationName: 'BP Kensington', Address: '150 Anzac Parade', Suburb: 'Kensington', Postcode: '2033', Brand: 'BP', FuelCode: 'U91', PriceUpdatedDate: '01/02/2026 06:05', Price: '185.9' };
+    const continued = { ServiceStationName: '', Address: '', Suburb: '', Postcode: '', Brand: '', Price: '189.9' };
+    assert.deepEqual(fillDown({ ...continued, FuelCode: 'DL', PriceUpdatedDate: '01/02/2026 06:07' }, previous),
+      { ...previous, FuelCode: 'DL', PriceUpdatedDate: '01/02/2026 06:07', Price: '189.9' });
+    assert.deepEqual(fillDown({ ...continued, FuelCode: '', PriceUpdatedDate: '' }, previous), { ...previous, Price: '189.9' });
+    // Nothing above: the blanks stay blank (and the reader rejects the row).
+    assert.deepEqual(fillDown({ ...continued, FuelCode: '', PriceUpdatedDate: '' }, undefined),
+      { ...continued, FuelCode: '', PriceUpdatedDate: '' });
+  });
+
+  test('a row that names its station takes nothing from the row above, not even a blank fuel or date', () => {
+    const previous = { ServiceStationName: 'BP Kensington', Address: '150 Anzac Parade', Suburb: 'Kensington', Postcode: '2033', Brand: 'BP', FuelCode: 'P98', PriceUpdatedDate: '01/04/2020 3:20:28 PM', Price: '148.9' };
+    const own = { ServiceStationName: 'Caltex Woolworths Rosebery', Address: '321 Gardeners Rd, ROSEBERY NSW 2018', Suburb: 'ROSEBERY', Postcode: '2018', Brand: 'Caltex', FuelCode: '', PriceUpdatedDate: '', Price: '145.9' };
     assert.equal(fillDown(own, previous), own);
     assert.equal(fillDown(own, undefined), own);
+  });
+
+  test('blank FuelCode: rejected when the row names its station, taken from above within the same station, never across', async () => {
+    const header = 'ServiceStationName,Address,Suburb,Postcode,Brand,FuelCode,PriceUpdatedDate,Price';
+    const rows = [
+      header,
+      'Shell Reddy Express Rozelle,"671 Darling Street, Rozelle NSW 2039",Rozelle,2039,Shell,E10,01/02/2026 06:00,186.9',
+      // The next station names itself with a blank FuelCode: the E10 above is Rozelle's, so this is rejected.
+      '7-Eleven Newtown,"368 King Street, Newtown NSW 2042",Newtown,2042,7-Eleven,,01/02/2026 06:10,191.9',
+      // A row of Newtown's with a blank FuelCode: the row above has none either.
+      ',,,,,,01/02/2026 06:11,192.9',
+      ',,,,,U91,01/02/2026 06:12,190.9',
+      // Merged with the U91 above: Newtown's U91 again, a minute later.
+      ',,,,,,01/02/2026 06:13,189.9',
+      // Named, with a blank date: rejected (never the row above's).
+      'Shell Reddy Express Rozelle,"671 Darling Street, Rozelle NSW 2039",Rozelle,2039,Shell,U91,,188.9',
+    ];
+    const normaliser = new Normaliser('nsw', nswHistory.fuels, NOW);
+    const reader = await nswHistory.start({ feedStations: async () => [
+      { id: 'rozelle', feedCode: 'NSW-1003', name: 'Shell Reddy Express Rozelle', brand: 'Shell', address: '671 Darling Street, Rozelle NSW 2039', suburb: 'Rozelle', postcode: '2039' },
+      { id: 'newtown', feedCode: 'NSW-1002', name: '7-Eleven Newtown', brand: '7-Eleven', address: '368 King Street, Newtown NSW 2042', suburb: 'Newtown', postcode: '2042' },
+    ] } as unknown as Parameters<typeof nswHistory.start>[0]);
+    const resolved = resolveHeader(header.split(','), nswHistory.columns);
+    assert.ok(resolved.ok);
+    const split = (line: string): string[] => line.match(/("[^"]*"|[^,]*)(,|$)/g)?.slice(0, 8).map((f) => f.replace(/,$/, '').replace(/^"|"$/g, '')) ?? [];
+    rows.slice(1).forEach((line, i) => {
+      const row = rowOf(split(line), resolved.header);
+      assert.ok(row, line);
+      reader.read(row, normaliser, i + 2);
+    });
+    assert.deepEqual(byReason(normaliser.rejected()), {
+      [NSW_BLANK_FUEL]: 1, [NSW_BLANK_FUEL_NONE_ABOVE]: 1, [NSW_BLANK_DATE]: 1,
+    });
+    // 01/02/2026 06:00 AEDT = 31 Jan 19:00 UTC.
+    assert.deepEqual(normaliser.batch().prices.map((p) => [p.feedCode, p.fuel, p.at, p.priceTenths]), [
+      ['NSW-1003', 'e10', utc(2026, 1, 31, 19, 0), 1869],
+      ['NSW-1002', 'ulp91', utc(2026, 1, 31, 19, 12), 1909],
+      ['NSW-1002', 'ulp91', utc(2026, 1, 31, 19, 13), 1899],
+    ]);
   });
 });
 
@@ -227,6 +286,15 @@ describe('import: file identity and cursors', () => {
     assert.equal(importCursorKey('qld-history', identity), `import:qld-history:${identity}`);
   });
 
+  test('a batch the database refused is one line naming its rows and lines, with the error code and not the database\'s words', () => {
+    const refused = Object.assign(new Error('UNIQUE constraint failed: station_runs.station_key, station_runs.to_day'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    assert.equal(storeFailure(refused, 5001, 10000, 5004, 10003),
+      'the database refused rows 5001-10000 (lines 5004-10003) (SQLITE_CONSTRAINT_UNIQUE): none of them was stored, the rows before them were; '
+      + 'this is a fault of fuelprice, please report it');
+    assert.equal(storeFailure(new Error('connection reset'), 1, 1, undefined, 0),
+      'the database refused rows 1-1: none of them was stored, the rows before them were; this is a fault of fuelprice, please report it');
+  });
+
   test('cursor values: rows applied, or done', () => {
     assert.deepEqual(parseImportCursor(undefined), { rows: 0, done: false });
     assert.deepEqual(parseImportCursor('5000'), { rows: 5000, done: false });
@@ -238,7 +306,7 @@ describe('import: file identity and cursors', () => {
 describe('import: progress output', () => {
   const outcome = (over: Partial<FileOutcome> = {}): FileOutcome => ({
     format: 'nsw-history', file: 'may.csv', status: 'imported', rows: 120000, resumedAfter: 0, stationsAdded: 0,
-    pricesAccepted: 118000, pricesIgnored: 1500, pricesHeld: 0, error: undefined,
+    pricesAccepted: 118000, pricesIgnored: 1500, pricesCorrected: 0, pricesHeld: 0, error: undefined,
     rejected: [{ reason: 'unknown fuel code', count: 300, example: '' }, { reason: NSW_STATION_NOT_KNOWN, count: 200, example: '' }],
     ...over,
   });
@@ -261,7 +329,8 @@ describe('import: progress output', () => {
     assert.equal(text, [
       'import nsw-history may.csv: 50% 120000 rows, 0 rejected',
       'import nsw-history may.csv: 99% 200000 rows, 2 rejected',
-      'import nsw-history may.csv: 120000 rows, 118000 accepted, 1500 ignored as already known, 500 rejected (300 unknown fuel code; 200 station not known: run `fuelprice ingest nsw` first)',
+      'import nsw-history may.csv: 120000 rows read = 118000 stored + 1500 already known + 0 corrected + 500 rejected '
+        + '(300 unknown fuel code; 200 station not known: run `fuelprice ingest nsw` first)',
       '',
     ].join('\n'));
   });
@@ -278,15 +347,39 @@ describe('import: progress output', () => {
     assert.equal(text,
       '\rimport qld-history q.csv [#####...............] 25% 1000 rows 500 rows/s '
       + '\rimport qld-history q.csv [####################] 100% 3000 rows 750 rows/s '
-      + '\nimport qld-history q.csv: 3000 rows, 2 stations added, 3000 accepted, 0 ignored as already known, 0 rejected\n');
+      + '\nimport qld-history q.csv: 3000 rows read = 3000 stored + 0 already known + 0 corrected + 0 rejected; 2 stations added\n');
+  });
+
+  test('several files: one bar over all their bytes, each file\'s summary above it, and a total that adds up', () => {
+    let text = '';
+    let nowMs = 0;
+    const progress = new ImportProgress({ write: (s: string) => { text += s; }, isTTY: true }, () => nowMs, 'import nsw-history (2 files)', 3000, 2);
+    const first = progress.file();
+    nowMs = 1000;
+    first.update({ bytesRead: 500, totalBytes: 1000, rows: 100, rejected: 0 });
+    first.finish(outcome({ file: 'a.xlsx', rows: 200, pricesAccepted: 190, pricesIgnored: 5, pricesCorrected: 3, rejected: [{ reason: NSW_BLANK_FUEL, count: 2, example: '' }] }));
+    const second = progress.file();
+    nowMs = 2000;
+    second.update({ bytesRead: 2000, totalBytes: 2000, rows: 300, rejected: 1 });
+    second.finish(outcome({ file: 'b.csv', rows: 300, resumedAfter: 100, pricesAccepted: 199, pricesIgnored: 0, rejected: [{ reason: NSW_BLANK_FUEL, count: 1, example: '' }] }));
+    progress.close('nsw-history');
+    // 500 of 3000 bytes: 16%, 3 of 20 marks. Then 1000 + 2000 of 3000 bytes, and the rows shown so far, 100 + 300, in 2 s.
+    assert.equal(text,
+      '\rimport nsw-history (2 files) [###.................] 16% file 1/2 100 rows 100 rows/s '
+      + `\nimport nsw-history a.xlsx: 200 rows read = 190 stored + 5 already known + 3 corrected + 2 rejected (2 ${NSW_BLANK_FUEL})\n`
+      + '\rimport nsw-history (2 files) [####################] 100% file 2/2 400 rows 200 rows/s '
+      + `\nimport nsw-history b.csv: 200 rows read = 199 stored + 0 already known + 0 corrected + 1 rejected (1 ${NSW_BLANK_FUEL}); resumed after 100 rows\n`
+      + `import nsw-history, 2 files (2 imported): 400 rows read = 389 stored + 5 already known + 3 corrected + 3 rejected (3 ${NSW_BLANK_FUEL}); resumed after 100 rows\n`);
   });
 
   test('summaries of a skipped, a resumed and a failed file', () => {
     assert.equal(summaryLine(outcome({ status: 'already imported', rows: 31 })), 'import nsw-history may.csv: already imported (31 rows), skipped (--restart reads it again)');
     assert.equal(summaryLine(outcome({ rows: 30, resumedAfter: 10, pricesAccepted: 20, pricesIgnored: 0, rejected: [] })),
-      'import nsw-history may.csv: 30 rows, resumed after 10, 20 accepted, 0 ignored as already known, 0 rejected');
+      'import nsw-history may.csv: 20 rows read = 20 stored + 0 already known + 0 corrected + 0 rejected; resumed after 10 rows');
     assert.equal(summaryLine(outcome({ status: 'failed', error: 'Quote Not Closed', rows: 5000, pricesAccepted: 4990, pricesIgnored: 0, rejected: [{ reason: 'x', count: 10, example: '' }] })),
-      'import nsw-history may.csv: FAILED: Quote Not Closed; so far 5000 rows, 4990 accepted, 0 ignored as already known, 10 rejected (10 x)');
+      'import nsw-history may.csv: FAILED: Quote Not Closed; so far 5000 rows read = 4990 stored + 0 already known + 0 corrected + 10 rejected (10 x)');
+    // A summary that does not add up says so rather than hiding it.
+    assert.match(summaryLine(outcome({ pricesAccepted: 1 })), /THESE DO NOT ADD UP/);
   });
 });
 
@@ -542,26 +635,27 @@ describe('fuelprice import (command)', () => {
     }
   }
 
-  test('usage errors: no format, an unknown format, no files, a missing file', async () => {
+  test('usage errors: no format, an unknown format, no files, a missing file, a folder with nothing to import', async () => {
     const cfg = config(mkdtempSync(join(tmp, 'cli-')));
     await assert.rejects(importCommand(cfg, []), UsageError);
     await assert.rejects(importCommand(cfg, ['vic-history', QLD_FILE]), /unknown import format 'vic-history': use nsw-history, wa-history, qld-history/);
     await assert.rejects(importCommand(cfg, ['qld-history']), /name the qld-history files to import/);
     await assert.rejects(importCommand(cfg, ['qld-history', join(tmp, 'nope.csv')]), /no such file: .*nope\.csv/);
-    await assert.rejects(importCommand(cfg, ['qld-history', tmp]), /not a file/);
+    // A folder is read for its importable files: one with none is a usage error too.
+    await assert.rejects(importCommand(cfg, ['qld-history', mkdtempSync(join(tmp, 'none-'))]), /no \.csv, \.xlsx, \.json or \.json\.gz files in the folder/);
   });
 
   test('imports each file with a summary line, skips a finished one, and exits 1 when a file failed', async () => {
     const dir = mkdtempSync(join(tmp, 'cli-'));
     const first = await captured(() => importCommand(config(dir), ['qld-history', QLD_FILE]));
     assert.equal(first.code, 0);
-    assert.equal(first.text.trim(), `import qld-history ${QLD_FILE}: 26 rows, 4 stations added, 21 accepted, 0 ignored as already known, 5 rejected `
-      + `(2 station position outside Australia; 1 price outside 50-500 c/L for e10; 1 ${WRONG_FIELD_COUNT}; 1 unknown fuel code)`);
+    assert.equal(first.text.trim(), `import qld-history ${QLD_FILE}: 26 rows read = 21 stored + 0 already known + 0 corrected + 5 rejected `
+      + `(2 station position outside Australia; 1 price outside 50-500 c/L for e10; 1 ${WRONG_FIELD_COUNT}; 1 unknown fuel code); 4 stations added`);
     const bad = tmpFile('bad.csv', 'SiteId,Price\n1,2\n');
     const second = await captured(() => importCommand(config(dir), ['qld-history', QLD_FILE, bad]));
     assert.equal(second.code, 1);
     const lines = second.text.trim().split('\n');
     assert.equal(lines[0], `import qld-history ${QLD_FILE}: already imported (26 rows), skipped (--restart reads it again)`);
-    assert.match(lines[1] ?? '', /^import qld-history .*bad\.csv: FAILED: not a QLD Fuel Price Reporting file: the header lacks Site_Name, /);
+    assert.match(lines[1] ?? '', /^import qld-history .*bad\.csv: FAILED: not a QLD Fuel Price Reporting file: the header lacks Fuel_Type, TransactionDateutc /);
   });
 });

@@ -58,9 +58,11 @@ export function resolveHeader(cells: readonly string[], columns: readonly Column
 /**
  * A record as a row, or undefined when its shape does not match the header: fewer fields, or
  * more with something in the extra ones (empty extras, from a trailing comma, are harmless).
+ * With `shortIsBlank` (a spreadsheet row, which simply ends at its last cell) missing fields
+ * are blank instead.
  */
-export function rowOf(fields: readonly string[], header: ResolvedHeader): Row | undefined {
-  if (fields.length < header.width) return undefined;
+export function rowOf(fields: readonly string[], header: ResolvedHeader, shortIsBlank = false): Row | undefined {
+  if (fields.length < header.width && !shortIsBlank) return undefined;
   for (let i = header.width; i < fields.length; i++) if ((fields[i] ?? '').trim() !== '') return undefined;
   const row: Record<string, string> = {};
   for (const [name, i] of header.index) row[name] = (fields[i] ?? '').trim();

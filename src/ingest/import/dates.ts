@@ -60,6 +60,26 @@ export function parseIsoDateTime(text: string): WallClock | undefined {
   });
 }
 
+const EXCEL_SERIAL = /^\d{5}(\.\d+)?$/;
+/** Day 0 of Excel's (1900) date system is 30 December 1899; serials past 60 are free of its 1900 leap-year slip. */
+const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
+
+/**
+ * An Excel serial date-time (`43435.009363425925`: days since 30 Dec 1899, the fraction the time
+ * of day), as the wall clock it encodes, to the nearest second. Excel stores no zone: which one
+ * the clock is in is the format's business. Only five-digit serials (1973 to 2173) are read, so
+ * no other number is taken for a date.
+ */
+export function parseExcelSerial(text: string): WallClock | undefined {
+  const trimmed = text.trim();
+  if (!EXCEL_SERIAL.test(trimmed)) return undefined;
+  const date = new Date(EXCEL_EPOCH_MS + Math.round(Number(trimmed) * 86_400) * 1000);
+  return valid({
+    y: date.getUTCFullYear(), m: date.getUTCMonth() + 1, d: date.getUTCDate(),
+    h: date.getUTCHours(), mi: date.getUTCMinutes(), s: date.getUTCSeconds(),
+  });
+}
+
 /** Unix seconds of a wall clock read as UTC. */
 export function utcWallToUnix(c: WallClock): number {
   return Date.UTC(c.y, c.m - 1, c.d, c.h, c.mi, c.s) / 1000;

@@ -2,7 +2,11 @@
  * NSW FuelCheck price history (data.nsw.gov.au, "Fuel Check"): monthly files, one row per
  * price change, columns ServiceStationName, Address, Suburb, Postcode, Brand, FuelCode
  * (FuelType in the early 2016 files), PriceUpdatedDate, Price (cents a litre), times in Sydney
- * local time. The files carry no station code and no position, so each row is matched to a
+ * local time, as .xlsx (most months) or .csv (the newer datastore exports add an `_id`
+ * column first, which is not read). PriceUpdatedDate comes as an Excel serial (2018's
+ * workbooks), as text `1/04/2020 12:13:08 AM`, or ISO `2023-01-01T00:09:40`; all are Sydney
+ * wall-clock times. Some workbooks leave cells blank below the first of a run of equal values
+ * (merged cells): see fillDown for what a blank means. The files carry no station code and no position, so each row is matched to a
  * station the live FuelCheck feed ('nsw') already created: by address and postcode, else by
  * name and postcode. Rows of stations not known yet are rejected (counted) and can be imported
  * again after `fuelprice ingest nsw` has seen them.
@@ -12,10 +16,17 @@ import type { FeedStation, IngestStore } from '../../storage/store.ts';
 import type { FuelMap } from '../normalise.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
-import { parseDayFirstDateTime, parseIsoDateTime } from './dates.ts';
+import { parseDayFirstDateTime, parseExcelSerial, parseIsoDateTime } from './dates.ts';
 import type { ImportFormat, RowReader } from './format.ts';
 
 export const NSW_STATION_NOT_KNOWN = 'station not known: run `fuelprice ingest nsw` first';
+/** A row that names its station but not its fuel: no row above belongs to that station, so there is no fuel to take. */
+export const NSW_BLANK_FUEL = 'blank FuelCode on a row that names its station';
+/** A row of the station above with a blank FuelCode, where the row above has no fuel either (or there is no row above). */
+export const NSW_BLANK_FUEL_NONE_ABOVE = 'blank FuelCode with no fuel above it for the same station';
+export const NSW_BLANK_STATION_NONE_ABOVE = 'blank station fields with no station above them';
+export const NSW_BLANK_DATE = 'blank PriceUpdatedDate on a row that names its station';
+export const NSW_BLANK_DATE_NONE_ABOVE = 'blank PriceUpdatedDate with no date above it for the same station';
 
 /** The FuelCheck fuel codes, the same in the history files as in the live API. */
 export const NSW_HISTORY_FUELS: FuelMap = {
@@ -38,12 +49,15 @@ const NSW_COLUMNS: readonly ColumnSpec[] = [
   { name: 'Address' },
   { name: 'Suburb' },
   { name: 'Postcode' },
+  { name: 'Brand', optional: true },
   { name: 'FuelCode', aliases: ['FuelType'] },
   { name: 'PriceUpdatedDate' },
   { name: 'Price' },
 ];
 
 const STATION_FIELDS = ['ServiceStationName', 'Address', 'Suburb', 'Postcode'] as const;
+/** Taken from the row above with the station, never on its own (a blank Brand alone is just a blank brand). */
+const STATION_CARRIED = [...STATION_FIELDS, 'Brand'] as const;
 
 /** Street words written out and abbreviated both occur; keys use the short form. */
 const STREET_WORDS: Readonly<Record<string, string>> = {
@@ -117,22 +131,38 @@ function add(index: Map<string, string | null>, key: string, code: string): void
 }
 
 /**
- * Spreadsheet exports leave merged cells blank below their first row: a row with no station
- * fields is the previous row's station, and a blank fuel code or date is the previous one's.
+ * What a blank cell means in the workbooks that merge runs of equal cells (April 2020 and later;
+ * the workbook lists its merged ranges after the rows, where a streaming reader cannot use them,
+ * so the rule is written from what they show):
+ *
+ * - A row whose station fields (name, address, suburb, postcode) are all blank belongs to the
+ *   station of the row above, brand included: merged station cells (20,551 ranges in April
+ *   2020).
+ * - On such a row, a blank FuelCode or PriceUpdatedDate is the row above's, which is then the
+ *   same station's: 109 rows of April 2020 leave FuelCode blank there, 107 inside a merged
+ *   FuelCode range the workbook declares and 2 on the first row of one of the export's pages of
+ *   100 rows (3904, 61804), where no merge crosses the page; each is seconds after the row above
+ *   with another price, and no station's row ever repeats the fuel above it explicitly. The one
+ *   blank date (row 45567) is a declared merged range.
+ * - A row that names its station fills nothing from above: the row above may be another
+ *   station's, and nothing is taken across stations. Its blank FuelCode (16 rows of April 2020,
+ *   each the first of a page, none in a merged range) is rejected (NSW_BLANK_FUEL), as are a
+ *   blank date and a blank with nothing above it.
+ *
+ * Returns the row as it reads with the blanks filled; what stays blank is ''.
  */
 export function fillDown(row: Row, previous: Row | undefined): Row {
-  if (!previous) return row;
   const stationBlank = STATION_FIELDS.every((f) => (row[f] ?? '') === '');
-  if (!stationBlank && row['FuelCode'] !== '' && row['PriceUpdatedDate'] !== '') return row;
+  if (!stationBlank) return row;
   const out: Record<string, string> = { ...row };
-  if (stationBlank) for (const f of STATION_FIELDS) out[f] = previous[f] ?? '';
-  for (const f of ['FuelCode', 'PriceUpdatedDate']) if (out[f] === '') out[f] = previous[f] ?? '';
+  for (const f of STATION_CARRIED) out[f] = previous?.[f] ?? '';
+  for (const f of ['FuelCode', 'PriceUpdatedDate']) if ((out[f] ?? '') === '') out[f] = previous?.[f] ?? '';
   return out;
 }
 
 /** PriceUpdatedDate as Unix seconds: Sydney wall-clock time in any of the shapes the files have used. */
 export function nswPriceTime(text: string): number | undefined {
-  const wall = parseDayFirstDateTime(text) ?? parseIsoDateTime(text);
+  const wall = parseDayFirstDateTime(text) ?? parseIsoDateTime(text) ?? parseExcelSerial(text);
   return wall && localTimeToUnix('nsw', wall.y, wall.m, wall.d, wall.h, wall.mi, wall.s);
 }
 
@@ -149,6 +179,20 @@ class NswHistoryReader implements RowReader {
     const row = fillDown(input, this.previous);
     this.previous = row;
     const field = (name: string): string => row[name] ?? '';
+    const stationBlank = STATION_FIELDS.every((f) => field(f) === '');
+    if (stationBlank) {
+      normaliser.reject(NSW_BLANK_STATION_NONE_ABOVE, { line, ...input });
+      return;
+    }
+    const continued = STATION_FIELDS.every((f) => (input[f] ?? '') === '');
+    if (field('FuelCode') === '') {
+      normaliser.reject(continued ? NSW_BLANK_FUEL_NONE_ABOVE : NSW_BLANK_FUEL, { line, ...input });
+      return;
+    }
+    if (field('PriceUpdatedDate') === '') {
+      normaliser.reject(continued ? NSW_BLANK_DATE_NONE_ABOVE : NSW_BLANK_DATE, { line, ...input });
+      return;
+    }
     const code = this.index.match(field('ServiceStationName'), field('Address'), field('Suburb'), field('Postcode'));
     if (code === undefined) {
       normaliser.reject(NSW_STATION_NOT_KNOWN, { line, ...row });

@@ -6,9 +6,15 @@
  * `yyyy-mm-ddTHH:mm:ss`). Sites carry a position, so the import creates the stations it has
  * not seen, as feed 'qld' with the SiteId as code (the key of the live FPD feed). Stations
  * already known are left as they are: an old file must not undo a later rename or rebrand.
+ *
+ * Also read: the FPD API's `Price/GetSitesPrices` answer written flat to CSV (`SiteId, FuelId,
+ * CollectionMethod, TransactionDateUtc, Price`, price `1899.0`, ISO times with fractions): fuels
+ * by the API's FuelId, sites as the live feed stored them (the file names none, so a site the
+ * store does not know is rejected by the runner).
  */
 import type { IngestStore } from '../../storage/store.ts';
 import type { FuelMap } from '../normalise.ts';
+import { FPD_FUELS } from '../feeds/fpd.ts';
 import type { Normaliser } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
 import { parseDayFirstDateTime, parseIsoDateTime, utcWallToUnix } from './dates.ts';
@@ -31,18 +37,21 @@ export const QLD_HISTORY_FUELS: FuelMap = {
   E85: 'e85',
   OPAL: 'opal',
   'Liquefied natural gas': 'lng',
+  // The API's FuelId, in the flattened GetSitesPrices files.
+  ...FPD_FUELS,
 };
 
+/** The site columns are the monthly file's; the flattened API answer has none of them. */
 const QLD_COLUMNS: readonly ColumnSpec[] = [
   { name: 'SiteId' },
-  { name: 'Site_Name' },
-  { name: 'Site_Brand' },
-  { name: 'Sites_Address_Line_1' },
-  { name: 'Site_Suburb' },
-  { name: 'Site_Post_Code' },
-  { name: 'Site_Latitude' },
-  { name: 'Site_Longitude' },
-  { name: 'Fuel_Type' },
+  { name: 'Site_Name', optional: true },
+  { name: 'Site_Brand', optional: true },
+  { name: 'Sites_Address_Line_1', optional: true },
+  { name: 'Site_Suburb', optional: true },
+  { name: 'Site_Post_Code', optional: true },
+  { name: 'Site_Latitude', optional: true },
+  { name: 'Site_Longitude', optional: true },
+  { name: 'Fuel_Type', aliases: ['FuelId'] },
   { name: 'Price' },
   { name: 'TransactionDateutc' },
 ];
@@ -70,7 +79,8 @@ class QldHistoryReader implements RowReader {
       normaliser.reject('row without a numeric SiteId', { line, ...row });
       return;
     }
-    if (!this.known.has(code)) {
+    // A row that names no site (the flattened API answer) creates nothing: its price needs a known station.
+    if (!this.known.has(code) && row['Site_Name'] !== undefined) {
       const street = field('Sites_Address_Line_1');
       const suburb = field('Site_Suburb');
       const postcode = field('Site_Post_Code');
@@ -89,7 +99,8 @@ class QldHistoryReader implements RowReader {
       normaliser.reject('price with an unreadable TransactionDateutc', { line, ...row });
       return;
     }
-    const price = field('Price');
+    // `1859`, or `1859.0` as the flattened API answer writes it.
+    const price = field('Price').replace(/\.0+$/, '');
     if (!/^\d{1,6}$/.test(price)) {
       normaliser.reject('price that is not a number', { line, ...row });
       return;

@@ -11,9 +11,11 @@ import type { IngestStore } from '../../storage/store.ts';
 import { Normaliser, UnknownFuels } from '../normalise.ts';
 import { applyNormalised } from '../runner.ts';
 import { type CsvRecord, type ResolvedHeader, readCsv, resolveHeader, rowOf } from './csv.ts';
+import { isJsonArray, isGzip, readJsonRows } from './json-rows.ts';
+import { isZip, readXlsx } from './xlsx.ts';
 import type { ImportFormat, ImportFormatId } from './format.ts';
 import { nswHistory } from './nsw-history.ts';
-import type { FileOutcome, ProgressState } from './progress.ts';
+import type { FileOutcome, ProgressSink, ProgressState } from './progress.ts';
 import { qldHistory } from './qld-history.ts';
 import { waHistory } from './wa-history.ts';
 
@@ -68,10 +70,27 @@ export function parseImportCursor(value: string | undefined): { rows: number; do
   return { rows: Number(match[2]), done: match[1] !== undefined };
 }
 
-/** What an import reports while it runs (ImportProgress, or nothing). */
-export interface ProgressSink {
-  update(state: ProgressState): void;
-  finish(outcome: FileOutcome): void;
+/** How a file is read, told by its first bytes (not its name): a zip is an .xlsx workbook, gzip or `[` a JSON array, else CSV. */
+export type FileKind = 'csv' | 'xlsx' | 'json';
+
+export async function fileKind(path: string): Promise<FileKind> {
+  const handle = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(64);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const start = head.subarray(0, bytesRead);
+    if (isZip(start)) return 'xlsx';
+    if (isGzip(start) || isJsonArray(start)) return 'json';
+    return 'csv';
+  } finally {
+    await handle.close();
+  }
+}
+
+function readRecords(kind: FileKind, path: string, onBytes: (bytesRead: number) => void): AsyncGenerator<CsvRecord> {
+  if (kind === 'xlsx') return readXlsx(path, onBytes);
+  if (kind === 'json') return readJsonRows(path, onBytes);
+  return readCsv(path, onBytes);
 }
 
 export interface ImportFileOptions {
@@ -107,13 +126,24 @@ async function readHeader(records: AsyncIterator<CsvRecord>, format: ImportForma
   throw new ImportError(`not a ${format.name} file: the header lacks ${missing.join(', ')} (found: ${first.slice(0, 20).join(', ').slice(0, 300)})`);
 }
 
+/**
+ * One line for a batch the store refused: which rows, that nothing of them was stored, and how
+ * to go on; the database's own words stay out of it (its error code is kept, for a report).
+ */
+export function storeFailure(error: unknown, fromRow: number, toRow: number, fromLine: number | undefined, toLine: number): string {
+  const code = typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : '';
+  const lines = fromLine === undefined ? '' : ` (lines ${fromLine}-${toLine})`;
+  return `the database refused rows ${fromRow}-${toRow}${lines}${code ? ` (${code})` : ''}: none of them was stored, the rows before them were; `
+    + 'this is a fault of fuelprice, please report it';
+}
+
 export async function importFile(options: ImportFileOptions): Promise<FileOutcome> {
   const { store, format, path, now, progress } = options;
   const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
   if (!Number.isInteger(batchRows) || batchRows < 1) throw new RangeError(`batchRows must be a positive integer, got ${batchRows}`);
   const outcome: FileOutcome = {
     format: format.id, file: options.label ?? path, status: 'imported', rows: 0, resumedAfter: 0,
-    stationsAdded: 0, pricesAccepted: 0, pricesIgnored: 0, pricesHeld: 0, rejected: [], error: undefined,
+    stationsAdded: 0, pricesAccepted: 0, pricesIgnored: 0, pricesCorrected: 0, pricesHeld: 0, rejected: [], error: undefined,
   };
   let rows = 0;
   try {
@@ -129,7 +159,8 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
     outcome.resumedAfter = cursor.rows;
     const totalBytes = (await stat(path)).size;
     let bytesRead = 0;
-    const records = readCsv(path, (n) => { bytesRead = n; });
+    const kind = await fileKind(path);
+    const records = readRecords(kind, path, (n) => { bytesRead = n; });
     try {
       const header = await readHeader(records, format);
       const reader = await format.start(store);
@@ -149,12 +180,20 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
       });
       const apply = async (cursorValue: string): Promise<void> => {
         const withCursor = usable || normaliser.batch().prices.length > 0 || normaliser.rejected().length === 0;
-        const applied = await applyNormalised(store, normaliser, { now, ...(withCursor ? { cursor: { key, value: cursorValue } } : {}) });
+        let applied;
+        try {
+          applied = await applyNormalised(store, normaliser, { now, ...(withCursor ? { cursor: { key, value: cursorValue } } : {}) });
+        } catch (error) {
+          throw new ImportError(storeFailure(error, Math.max(outcome.rows, cursor.rows) + 1, rows, batchFirstLine, lastLine));
+        }
+        batchFirstLine = undefined;
         cursorSaved ||= withCursor;
-        usable ||= applied.pricesAccepted + applied.pricesIgnored + applied.pricesHeld > 0;
+        usable ||= applied.pricesAccepted + applied.pricesIgnored + applied.pricesHeld + ((applied as { pricesCorrected?: number }).pricesCorrected ?? 0) > 0;
         outcome.stationsAdded += applied.stationsAdded;
         outcome.pricesAccepted += applied.pricesAccepted;
         outcome.pricesIgnored += applied.pricesIgnored;
+        // Same station, fuel and instant with a new price (the writer keeps the later row); counted by writers that tell.
+        outcome.pricesCorrected += (applied as { pricesCorrected?: number }).pricesCorrected ?? 0;
         outcome.pricesHeld += applied.pricesHeld;
         outcome.rejected = Normaliser.merge([outcome.rejected, applied.rejected]);
         outcome.rows = rows;
@@ -162,14 +201,19 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
         inBatch = 0;
         await options.afterBatch?.(++batches);
       };
+      // The first and the last line of the rows in the batch being read, for a message should storing it fail.
+      let batchFirstLine: number | undefined;
+      let lastLine = 0;
       for await (const record of { [Symbol.asyncIterator]: () => records }) {
         rows++;
-        const row = rowOf(record.fields, header);
+        const row = rowOf(record.fields, header, kind !== 'csv');
         if (rows <= cursor.rows) {
           // Applied by an earlier run: read past it, keeping only the context later rows may need.
           if (row) reader.skip(row);
           continue;
         }
+        batchFirstLine ??= record.line;
+        lastLine = record.line;
         if (row) reader.read(row, normaliser, record.line);
         else normaliser.reject(WRONG_FIELD_COUNT, { line: record.line, fields: record.fields.length, expected: header.width });
         if (++inBatch >= batchRows) await apply(String(rows));

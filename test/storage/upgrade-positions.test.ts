@@ -71,7 +71,7 @@ describe('upgrading a populated database to stations without a position (migrati
     const before = await answers(first, NOW);
     await first.close();
     const rows = await postgresAdmin(database.url, async (client) => {
-      const found = (await client.query(KEYS)).rows;
+      const found: unknown[] = (await client.query(KEYS)).rows;
       await client.query(`${POSTGRES_UNDO_12} DELETE FROM schema_migrations WHERE version = 12;`);
       return found;
     });

@@ -2,20 +2,23 @@
  * NSW FuelCheck price history (data.nsw.gov.au, "Fuel Check"): monthly files, one row per
  * price change, columns ServiceStationName, Address, Suburb, Postcode, Brand, FuelCode
  * (FuelType in the early 2016 files), PriceUpdatedDate, Price (cents a litre), times in Sydney
- * local time. The files carry no station code and no position, so each row is matched to a
- * station the live FuelCheck feed ('nsw') already created: by address and postcode, else by
- * name and postcode. Rows of stations not known yet are rejected (counted) and can be imported
- * again after `fuelprice ingest nsw` has seen them.
+ * local time. The files carry no station code and no position. Each row's station is found
+ * (NswStationIndex) among the 'nsw' stations stored, live and history-made alike, by address and
+ * postcode, else by name and postcode (a key two stations share matches neither); a station
+ * found nowhere is created from the row, without a position, under a code made of its own name,
+ * address and postcode (nswHistoryCode), so the next file finds it again.
  */
+import { createHash } from 'node:crypto';
+import { stateFromPostcode } from '../../domain/postcodes.ts';
+import { isStateId } from '../../domain/states.ts';
 import { localTimeToUnix } from '../../domain/time.ts';
 import type { FeedStation, IngestStore } from '../../storage/store.ts';
+import { splitNswAddress } from '../feeds/nsw.ts';
 import type { FuelMap } from '../normalise.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
 import { parseDayFirstDateTime, parseIsoDateTime } from './dates.ts';
 import type { ImportFormat, RowReader } from './format.ts';
-
-export const NSW_STATION_NOT_KNOWN = 'station not known: run `fuelprice ingest nsw` first';
 
 /** The FuelCheck fuel codes, the same in the history files as in the live API. */
 export const NSW_HISTORY_FUELS: FuelMap = {
@@ -38,6 +41,8 @@ const NSW_COLUMNS: readonly ColumnSpec[] = [
   { name: 'Address' },
   { name: 'Suburb' },
   { name: 'Postcode' },
+  // Read for the stations a file creates; a file without it creates them brandless.
+  { name: 'Brand', optional: true },
   { name: 'FuelCode', aliases: ['FuelType'] },
   { name: 'PriceUpdatedDate' },
   { name: 'Price' },
@@ -90,23 +95,56 @@ export function nswNameKey(name: string, postcode: string): string {
   return words.length === 0 || code === '' ? '' : `${words.join(' ')}|${code}`;
 }
 
-/** The feed codes of the stations the live feed knows, by address key and by name key; a key two stations share matches neither. */
+/** Prefix of the codes of stations created from history files: the live feed's codes ("NSW-972") never start so. */
+export const NSW_HISTORY_CODE_PREFIX = 'history:';
+const MAX_CODE = 100;
+
+/**
+ * The code of a station created from a history row: its name, address (street part) and postcode
+ * as matching keys, so the same station in another month's file gets the same code. Codes over
+ * 100 characters keep their start and a hash of the whole. '' when the row has no name or postcode.
+ */
+export function nswHistoryCode(name: string, address: string, suburb: string, postcode: string): string {
+  const nameKey = nswNameKey(name, postcode);
+  if (nameKey === '') return '';
+  const street = nswAddressKey(address, suburb, postcode).split('|')[0] ?? '';
+  const code = `${NSW_HISTORY_CODE_PREFIX}${nameKey.replace(/\|\d{4}$/, '')}|${street}|${postcodeOf(postcode)}`;
+  if (code.length <= MAX_CODE) return code;
+  return `${code.slice(0, MAX_CODE - 13)}#${createHash('sha1').update(code).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * The feed codes of the 'nsw' stations stored (the live feed's and those history files created),
+ * by address key, by name key and by code; a key two stations share matches neither.
+ */
 export class NswStationIndex {
   private readonly byAddress = new Map<string, string | null>();
   private readonly byName = new Map<string, string | null>();
+  private readonly codes = new Set<string>();
 
-  constructor(stations: readonly FeedStation[]) {
-    for (const s of stations) {
-      add(this.byAddress, nswAddressKey(s.address, s.suburb, s.postcode), s.feedCode);
-      add(this.byName, nswNameKey(s.name, s.postcode), s.feedCode);
-    }
+  constructor(stations: ReadonlyArray<Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>>) {
+    for (const s of stations) this.add(s);
   }
 
-  /** The feed code of the station a history row names, if exactly one known station fits. */
+  /** A station to match later rows to (one this import creates). */
+  add(s: Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>): void {
+    add(this.byAddress, nswAddressKey(s.address, s.suburb, s.postcode), s.feedCode);
+    add(this.byName, nswNameKey(s.name, s.postcode), s.feedCode);
+    this.codes.add(s.feedCode);
+  }
+
+  /**
+   * The feed code of the station a history row names: by address and postcode (a rebrand or a
+   * new name keeps the station), else by name and postcode (an address written anew keeps it),
+   * else the station a history file created under the row's own code, if any.
+   */
   match(name: string, address: string, suburb: string, postcode: string): string | undefined {
     const byAddress = this.byAddress.get(nswAddressKey(address, suburb, postcode));
     if (byAddress) return byAddress;
-    return this.byName.get(nswNameKey(name, postcode)) ?? undefined;
+    const byName = this.byName.get(nswNameKey(name, postcode));
+    if (byName) return byName;
+    const own = nswHistoryCode(name, address, suburb, postcode);
+    return own !== '' && this.codes.has(own) ? own : undefined;
   }
 }
 
@@ -136,10 +174,42 @@ export function nswPriceTime(text: string): number | undefined {
   return wall && localTimeToUnix('nsw', wall.y, wall.m, wall.d, wall.h, wall.mi, wall.s);
 }
 
+/** The state of a station a history row creates: the one its address names, else its postcode's. */
+function nswHistoryState(written: string, postcode: string): string {
+  const named = written.toLowerCase();
+  return isStateId(named) ? named : stateFromPostcode(postcode) ?? '';
+}
+
 class NswHistoryReader implements RowReader {
   private previous: Row | undefined;
 
   constructor(private readonly index: NswStationIndex) {}
+
+  /** The row's station: found among those stored or created by this import, else created now (undefined when refused, counted). */
+  private station(row: Row, normaliser: Normaliser, line: number): string | undefined {
+    const field = (name: string): string => row[name] ?? '';
+    const [name, address, suburb, postcode] = [field('ServiceStationName'), field('Address'), field('Suburb'), postcodeOf(field('Postcode'))];
+    const found = this.index.match(name, address, suburb, postcode);
+    if (found !== undefined) return found;
+    const code = nswHistoryCode(name, address, suburb, postcode);
+    if (code === '') {
+      normaliser.reject('station without a name and postcode to know it by', { line, ...row });
+      return undefined;
+    }
+    const parts = splitNswAddress(address);
+    const state = nswHistoryState(parts.state, postcode);
+    if (state === '') {
+      normaliser.reject('station without a state or postcode', { line, ...row });
+      return undefined;
+    }
+    const added = normaliser.station({
+      code, name, brand: field('Brand'), address, street: parts.street, suburb: suburb.trim() || parts.suburb, postcode, state,
+      latitude: null, longitude: null,
+    });
+    if (!added) return undefined;
+    this.index.add({ feedCode: code, name, address, suburb, postcode });
+    return code;
+  }
 
   skip(row: Row): void {
     this.previous = fillDown(row, this.previous);
@@ -149,11 +219,8 @@ class NswHistoryReader implements RowReader {
     const row = fillDown(input, this.previous);
     this.previous = row;
     const field = (name: string): string => row[name] ?? '';
-    const code = this.index.match(field('ServiceStationName'), field('Address'), field('Suburb'), field('Postcode'));
-    if (code === undefined) {
-      normaliser.reject(NSW_STATION_NOT_KNOWN, { line, ...row });
-      return;
-    }
+    const code = this.station(row, normaliser, line);
+    if (code === undefined) return;
     const at = nswPriceTime(field('PriceUpdatedDate'));
     if (at === undefined) {
       normaliser.reject('price with an unreadable PriceUpdatedDate', { line, ...row });

@@ -3,10 +3,14 @@
  * every price change, columns SiteId, Site_Name, Site_Brand, Sites_Address_Line_1, Site_Suburb,
  * Site_State, Site_Post_Code, Site_Latitude, Site_Longitude, Fuel_Type, Price (tenths of a cent;
  * 9999 = not available), TransactionDateutc (UTC, `dd/mm/yyyy HH:mm`; older files
- * `yyyy-mm-ddTHH:mm:ss`). Sites carry a position, so the import creates the stations it has
- * not seen, as feed 'qld' with the SiteId as code (the key of the live FPD feed). Stations
- * already known are left as they are: an old file must not undo a later rename or rebrand.
+ * `yyyy-mm-ddTHH:mm:ss`). The import creates the stations it has not seen, as feed 'qld' with
+ * the SiteId as code (the key of the live FPD feed, so a later live ingest finds them), in the
+ * state Site_State names (else its postcode's), with the file's position (none where both fields
+ * are empty). Stations already known are left as they are: an old file must not undo a later
+ * rename or rebrand.
  */
+import { stateFromPostcode } from '../../domain/postcodes.ts';
+import { isStateId } from '../../domain/states.ts';
 import type { IngestStore } from '../../storage/store.ts';
 import type { FuelMap } from '../normalise.ts';
 import type { Normaliser } from '../normalise.ts';
@@ -39,6 +43,7 @@ const QLD_COLUMNS: readonly ColumnSpec[] = [
   { name: 'Site_Brand' },
   { name: 'Sites_Address_Line_1' },
   { name: 'Site_Suburb' },
+  { name: 'Site_State', optional: true },
   { name: 'Site_Post_Code' },
   { name: 'Site_Latitude' },
   { name: 'Site_Longitude' },
@@ -58,6 +63,18 @@ function degrees(text: string): number {
   return /^-?\d{1,3}(\.\d+)?$/.test(text) ? Number(text) : NaN;
 }
 
+/** A site's position: none when both fields are empty (never 0,0), NaN (refused) for one that cannot be read. */
+function position(latitude: string, longitude: string): { latitude: number | null; longitude: number | null } {
+  if (latitude.trim() === '' && longitude.trim() === '') return { latitude: null, longitude: null };
+  return { latitude: degrees(latitude.trim()), longitude: degrees(longitude.trim()) };
+}
+
+/** The state a site is in: the one Site_State names, else its postcode's, else (neither) Queensland's, whose scheme it is. */
+function qldSiteState(named: string, postcode: string): string {
+  const state = named.trim().toLowerCase();
+  return isStateId(state) ? state : stateFromPostcode(postcode.trim()) ?? 'qld';
+}
+
 class QldHistoryReader implements RowReader {
   constructor(private readonly known: Set<string>) {}
 
@@ -74,11 +91,11 @@ class QldHistoryReader implements RowReader {
       const street = field('Sites_Address_Line_1');
       const suburb = field('Site_Suburb');
       const postcode = field('Site_Post_Code');
+      const state = qldSiteState(field('Site_State'), postcode);
       const added = normaliser.station({
         code, name: field('Site_Name'), brand: field('Site_Brand'),
-        address: [street, [suburb, 'QLD', postcode].filter((p) => p !== '').join(' ')].filter((p) => p !== '').join(', '),
-        street, suburb, postcode, state: 'qld',
-        latitude: degrees(field('Site_Latitude')), longitude: degrees(field('Site_Longitude')),
+        address: [street, [suburb, state.toUpperCase(), postcode].filter((p) => p !== '').join(' ')].filter((p) => p !== '').join(', '),
+        street, suburb, postcode, state, ...position(field('Site_Latitude'), field('Site_Longitude')),
       });
       // A station the normaliser refused is counted with its reason on each of its rows; its prices go nowhere.
       if (!added) return;

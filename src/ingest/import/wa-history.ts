@@ -3,11 +3,20 @@
  * one row per station, product and day, columns PUBLISH_DATE (dd/mm/yyyy), TRADING_NAME,
  * BRAND_DESCRIPTION, PRODUCT_DESCRIPTION, PRODUCT_PRICE (cents a litre), ADDRESS, LOCATION,
  * POSTCODE, AREA_DESCRIPTION, REGION_DESCRIPTION. A WA price holds for 24 hours from 06:00 on
- * its day, so each row's instant is 06:00 WA time on PUBLISH_DATE. No coordinates: rows belong
- * to the stations the live FuelWatch feed ('wa') created, keyed the same way (waStationKey of
- * address and suburb); prices of stations it has not seen are rejected by the runner.
+ * its day, so each row's instant is 06:00 WA time on PUBLISH_DATE.
+ *
+ * Stations: a file that has FuelWatch's own station id (STATION_ID, as the site API's
+ * `stationId`) keys each station by it, so two stations at one address stay two and an address
+ * written anew keeps its station; a file without it keys stations as the live RSS feed ('wa')
+ * does (waStationKey of address and suburb), so its rows join the live feed's stations. A station
+ * not stored yet is created from the row: with the file's position where it has one
+ * (LATITUDE, LONGITUDE), else with none. A station already stored is left as it is (an old file
+ * must not undo a later rename).
  */
+import { stateFromPostcode } from '../../domain/postcodes.ts';
+import { isStateId } from '../../domain/states.ts';
 import { localTimeToUnix } from '../../domain/time.ts';
+import type { IngestStore } from '../../storage/store.ts';
 import type { FuelMap } from '../normalise.ts';
 import { waStationKey } from '../feeds/wa.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
@@ -35,7 +44,29 @@ const WA_COLUMNS: readonly ColumnSpec[] = [
   { name: 'PRODUCT_PRICE' },
   { name: 'ADDRESS' },
   { name: 'LOCATION' },
+  // What a station the file creates is made of; files without them create it from the rest.
+  { name: 'TRADING_NAME', optional: true },
+  { name: 'BRAND_DESCRIPTION', optional: true },
+  { name: 'POSTCODE', optional: true },
+  { name: 'STATION_ID', aliases: ['stationId', 'SITE_ID'], optional: true },
+  { name: 'STATE', optional: true },
+  { name: 'LATITUDE', optional: true },
+  { name: 'LONGITUDE', optional: true },
 ];
+
+/** A decimal degree, or NaN (refused by the normaliser); null for an empty field. */
+function degrees(text: string): number | null {
+  const t = text.trim();
+  if (t === '') return null;
+  return /^-?\d{1,3}(\.\d+)?$/.test(t) ? Number(t) : NaN;
+}
+
+/** The code of a row's station: FuelWatch's station id where the file has one, else the live feed's address key; '' when neither. */
+export function waHistoryCode(row: Row): string {
+  const id = (row['STATION_ID'] ?? '').trim();
+  if (/^\d{1,12}$/.test(id)) return id;
+  return waStationKey(row['ADDRESS'] ?? '', row['LOCATION'] ?? '');
+}
 
 /** 06:00 WA time on a PUBLISH_DATE (dd/mm/yyyy), when that day's price took effect. */
 export function waPublishTime(text: string): number | undefined {
@@ -43,14 +74,38 @@ export function waPublishTime(text: string): number | undefined {
   return date && localTimeToUnix('wa', date.y, date.m, date.d, 6, 0, 0);
 }
 
-const waReader: RowReader = {
-  skip(): void {},
+class WaHistoryReader implements RowReader {
+  constructor(private readonly known: Set<string>) {}
+
+  skip(): void {}
+
+  /** Creates the row's station unless it is stored or created already; false when it was refused (counted). */
+  private station(code: string, row: Row, normaliser: Normaliser): boolean {
+    if (this.known.has(code)) return true;
+    const field = (name: string): string => (row[name] ?? '').trim();
+    const [street, suburb, postcode] = [field('ADDRESS'), field('LOCATION'), field('POSTCODE')];
+    const named = field('STATE').toLowerCase();
+    // FuelWatch lists WA's stations only: a file that names no state and no postcode is of WA.
+    const state = isStateId(named) ? named : stateFromPostcode(postcode) ?? 'wa';
+    const latitude = degrees(field('LATITUDE'));
+    const longitude = degrees(field('LONGITUDE'));
+    const added = normaliser.station({
+      code, name: field('TRADING_NAME'), brand: field('BRAND_DESCRIPTION'),
+      address: `${street}, ${[suburb, 'WA', postcode].filter((p) => p !== '').join(' ')}`, street, suburb, postcode, state,
+      // Half a position is no position: the normaliser refuses NaN, never makes one up.
+      latitude: latitude === null && longitude !== null ? NaN : latitude, longitude: longitude === null && latitude !== null ? NaN : longitude,
+    });
+    if (added) this.known.add(code);
+    return added;
+  }
+
   read(row: Row, normaliser: Normaliser, line: number): void {
-    const code = waStationKey(row['ADDRESS'] ?? '', row['LOCATION'] ?? '');
+    const code = waHistoryCode(row);
     if (code === '') {
-      normaliser.reject('station without an address and suburb', { line, ...row });
+      normaliser.reject('station without a station id, address and suburb', { line, ...row });
       return;
     }
+    if (!this.station(code, row, normaliser)) return;
     const at = waPublishTime(row['PUBLISH_DATE'] ?? '');
     if (at === undefined) {
       normaliser.reject('price with an unreadable PUBLISH_DATE', { line, ...row });
@@ -62,8 +117,8 @@ const waReader: RowReader = {
       return;
     }
     normaliser.price({ code, fuelCode: row['PRODUCT_DESCRIPTION'] ?? '', at, priceTenths, available: true });
-  },
-};
+  }
+}
 
 export const waHistory: ImportFormat = {
   id: 'wa-history',
@@ -71,7 +126,7 @@ export const waHistory: ImportFormat = {
   name: 'WA FuelWatch historical prices',
   columns: WA_COLUMNS,
   fuels: WA_HISTORY_FUELS,
-  async start(): Promise<RowReader> {
-    return waReader;
+  async start(store: IngestStore): Promise<RowReader> {
+    return new WaHistoryReader(new Set((await store.feedStations('wa')).map((s) => s.feedCode)));
   },
 };

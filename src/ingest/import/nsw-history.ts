@@ -115,12 +115,17 @@ export function nswHistoryCode(name: string, address: string, suburb: string, po
 
 /**
  * The feed codes of the 'nsw' stations stored (the live feed's and those history files created),
- * by address key, by name key and by code; a key two stations share matches neither.
+ * by address key, by name key and by code; a key two stations share matches neither. It also
+ * remembers, for the file being read, under which names and addresses each station appeared:
+ * one station shows one name and one address in a month's file, so a second name at an address
+ * or a second address under a name is a second station (FuelCheck has many "7-Eleven Blacktown"
+ * and "BP Marulan Northbound"/"Southbound" on one Hume Highway address).
  */
 export class NswStationIndex {
   private readonly byAddress = new Map<string, string | null>();
   private readonly byName = new Map<string, string | null>();
   private readonly codes = new Set<string>();
+  private readonly inFile = new Map<string, { names: Set<string>; addresses: Set<string> }>();
 
   constructor(stations: ReadonlyArray<Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>>) {
     for (const s of stations) this.add(s);
@@ -134,17 +139,37 @@ export class NswStationIndex {
   }
 
   /**
-   * The feed code of the station a history row names: by address and postcode (a rebrand or a
-   * new name keeps the station), else by name and postcode (an address written anew keeps it),
-   * else the station a history file created under the row's own code, if any.
+   * The feed code of the station a history row names, in this order: the station a history file
+   * created under the row's own code (nswHistoryCode); the one station at the row's address and
+   * postcode (a rebrand or a new name keeps the station) unless this file showed it under another
+   * name; the one station of the row's name and postcode (an address written anew keeps it) unless
+   * this file showed it at another address. Undefined when none fits: the row's station is new.
    */
   match(name: string, address: string, suburb: string, postcode: string): string | undefined {
-    const byAddress = this.byAddress.get(nswAddressKey(address, suburb, postcode));
-    if (byAddress) return byAddress;
-    const byName = this.byName.get(nswNameKey(name, postcode));
-    if (byName) return byName;
+    const addressKey = nswAddressKey(address, suburb, postcode);
+    const nameKey = nswNameKey(name, postcode);
     const own = nswHistoryCode(name, address, suburb, postcode);
-    return own !== '' && this.codes.has(own) ? own : undefined;
+    if (own !== '' && this.codes.has(own)) return this.seen(own, nameKey, addressKey);
+    const byAddress = addressKey === '' ? undefined : this.byAddress.get(addressKey);
+    if (byAddress && this.fits(byAddress, 'names', nameKey)) return this.seen(byAddress, nameKey, addressKey);
+    const byName = nameKey === '' ? undefined : this.byName.get(nameKey);
+    if (byName && this.fits(byName, 'addresses', addressKey)) return this.seen(byName, nameKey, addressKey);
+    return undefined;
+  }
+
+  /** Records that the file showed the station under this name and address (match() does, and the reader for a station it creates). */
+  seen(code: string, nameKey: string, addressKey: string): string {
+    let shown = this.inFile.get(code);
+    if (!shown) this.inFile.set(code, (shown = { names: new Set(), addresses: new Set() }));
+    if (nameKey !== '') shown.names.add(nameKey);
+    if (addressKey !== '') shown.addresses.add(addressKey);
+    return code;
+  }
+
+  /** False when the file already showed the station under other names (or addresses) but not this one. */
+  private fits(code: string, what: 'names' | 'addresses', key: string): boolean {
+    const shown = this.inFile.get(code)?.[what];
+    return shown === undefined || shown.size === 0 || key === '' || shown.has(key);
   }
 }
 
@@ -188,15 +213,17 @@ class NswHistoryReader implements RowReader {
   /** The row's station: found among those stored or created by this import, else created now (undefined when refused, counted). */
   private station(row: Row, normaliser: Normaliser, line: number): string | undefined {
     const field = (name: string): string => row[name] ?? '';
-    const [name, address, suburb, postcode] = [field('ServiceStationName'), field('Address'), field('Suburb'), postcodeOf(field('Postcode'))];
+    const parts = splitNswAddress(field('Address'));
+    // A blank Postcode cell: the one the address ends with ("..., Dubbo NSW 2830"), if it has one.
+    const [name, address, suburb, postcode] = [field('ServiceStationName'), field('Address'), field('Suburb'), postcodeOf(field('Postcode')) || parts.postcode];
     const found = this.index.match(name, address, suburb, postcode);
     if (found !== undefined) return found;
     const code = nswHistoryCode(name, address, suburb, postcode);
     if (code === '') {
-      normaliser.reject('station without a name and postcode to know it by', { line, ...row });
+      normaliser.reject(name.trim() === '' ? 'station without a name, at an address no known station has'
+        : 'station without a postcode, of a name no known station has', { line, ...row });
       return undefined;
     }
-    const parts = splitNswAddress(address);
     const state = nswHistoryState(parts.state, postcode);
     if (state === '') {
       normaliser.reject('station without a state or postcode', { line, ...row });
@@ -208,7 +235,7 @@ class NswHistoryReader implements RowReader {
     });
     if (!added) return undefined;
     this.index.add({ feedCode: code, name, address, suburb, postcode });
-    return code;
+    return this.index.seen(code, nswNameKey(name, postcode), nswAddressKey(address, suburb, postcode));
   }
 
   skip(row: Row): void {

@@ -12,7 +12,7 @@ import { waStationKey } from '../../src/ingest/feeds/wa.ts';
 import { headerKey, resolveHeader, rowOf } from '../../src/ingest/import/csv.ts';
 import { parseDayFirstDate, parseDayFirstDateTime, parseIsoDateTime } from '../../src/ingest/import/dates.ts';
 import {
-  NswStationIndex, fillDown, nswAddressKey, nswHistory, nswPriceTime, postcodeOf,
+  NswStationIndex, fillDown, nswHistoryCode, nswAddressKey, nswHistory, nswPriceTime, postcodeOf,
 } from '../../src/ingest/import/nsw-history.ts';
 import { type FileOutcome, ImportProgress, PLAIN_INTERVAL_MS, summaryLine } from '../../src/ingest/import/progress.ts';
 import { qldHistory, qldTransactionTime } from '../../src/ingest/import/qld-history.ts';
@@ -185,17 +185,36 @@ describe('import: matching NSW rows to known stations', () => {
   test('by address and postcode first, then by name and postcode; a key two stations share matches neither', () => {
     const station = (feedCode: string, name: string, address: string, postcode: string): FeedStation =>
       ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, suburb: 'Kensington', postcode, state: 'nsw' });
-    const index = new NswStationIndex([
+    // Each case a file of its own (the index also remembers what one file showed).
+    const index = (): NswStationIndex => new NswStationIndex([
       station('NSW-1', 'BP Kensington', '150 Anzac Parade, Kensington NSW 2033', '2033'),
       station('NSW-2', 'Shell Kensington', '1 Todman Avenue, Kensington NSW 2033', '2033'),
       station('NSW-3', 'Shell Kensington', '9 Doncaster Avenue, Kensington NSW 2033', '2033'),
     ]);
-    assert.equal(index.match('BP', '150 Anzac Pde', 'Kensington', '2033'), 'NSW-1');
-    assert.equal(index.match('BP Kensington', 'Cnr Anzac Parade & Todman Avenue', 'Kensington', '2033'), 'NSW-1');
-    assert.equal(index.match('BP Kensington', '150 Anzac Parade', 'Kensington', '2034'), undefined);
+    assert.equal(index().match('BP', '150 Anzac Pde', 'Kensington', '2033'), 'NSW-1');
+    assert.equal(index().match('BP Kensington', 'Cnr Anzac Parade & Todman Avenue', 'Kensington', '2033'), 'NSW-1');
+    assert.equal(index().match('BP Kensington', '150 Anzac Parade', 'Kensington', '2034'), undefined);
     // Two stations share this name: only an address tells them apart.
-    assert.equal(index.match('Shell Kensington', '1 Todman Ave', 'Kensington', '2033'), 'NSW-2');
-    assert.equal(index.match('Shell Kensington', 'Shop 1, Todman Avenue', 'Kensington', '2033'), undefined);
+    assert.equal(index().match('Shell Kensington', '1 Todman Ave', 'Kensington', '2033'), 'NSW-2');
+    assert.equal(index().match('Shell Kensington', 'Shop 1, Todman Avenue', 'Kensington', '2033'), undefined);
+  });
+
+  test('within one file, a second name at a station\'s address or a second address under its name is another station', () => {
+    const station = (feedCode: string, name: string, address: string): FeedStation =>
+      ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, suburb: 'Marulan', postcode: '2579', state: 'nsw' });
+    const index = new NswStationIndex([station('NSW-7', 'BP Marulan Northbound', 'Hume Highway, Marulan NSW 2579')]);
+    assert.equal(index.match('BP Marulan Northbound', 'Hume Hwy', 'Marulan', '2579'), 'NSW-7');
+    // The same address under another name in the same file: not the northbound station (a rebrand between files still is).
+    assert.equal(index.match('BP Marulan Southbound', 'Hume Highway', 'Marulan', '2579'), undefined);
+    assert.equal(new NswStationIndex([station('NSW-7', 'BP Marulan Northbound', 'Hume Highway, Marulan NSW 2579')])
+      .match('Ampol Marulan Northbound', 'Hume Highway', 'Marulan', '2579'), 'NSW-7');
+    // The same name at another address in the same file: not the station seen at the first.
+    assert.equal(index.match('BP Marulan Northbound', '1 George St', 'Marulan', '2579'), undefined);
+    // A station created from a row is found again by the row's own code, name and address as written.
+    const code = nswHistoryCode('BP Marulan Southbound', 'Hume Highway, Marulan NSW 2579', 'Marulan', '2579');
+    assert.equal(code, 'history:bp marulan southbound|hume hwy|2579');
+    index.add({ feedCode: code, name: 'BP Marulan Southbound', address: 'Hume Highway, Marulan NSW 2579', suburb: 'Marulan', postcode: '2579' });
+    assert.equal(index.match('BP Marulan Southbound', 'Hume Highway', 'Marulan', '2579'), code);
   });
 
   test('blank merged cells of a spreadsheet export take the row above', () => {

@@ -30,14 +30,14 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The NSW file's rows with the published "as above" rule applied: blank station fields are the row above's. */
 function nswRows(path: string): Array<Record<string, string>> {
-  const records = parse(readFileSync(path, 'utf8'), { relax_column_count: true }) as string[][];
+  const records: string[][] = parse(readFileSync(path, 'utf8'), { relax_column_count: true });
   const header = records[1] ?? [];
   const out: Array<Record<string, string>> = [];
   let station: string[] = [];
   for (const record of records.slice(2)) {
     if (record.slice(0, 4).some((f) => f !== '')) station = record.slice(0, 4);
     const row: Record<string, string> = Object.fromEntries(header.map((h, i) => [h, record[i] ?? '']));
-    [row['ServiceStationName'], row['Address'], row['Suburb'], row['Postcode']] = station;
+    ['ServiceStationName', 'Address', 'Suburb', 'Postcode'].forEach((name, i) => { row[name] = station[i] ?? ''; });
     out.push(row);
   }
   return out;
@@ -81,7 +81,7 @@ const NSW_IDS: Readonly<Record<string, string>> = {
 /** WA: the site API's objects as rows of a FuelWatchRetail-layout CSV with its STATION_ID, LATITUDE and LONGITUDE. */
 function waCsv(name: string, objects: ReadonlyArray<Record<string, unknown>>): string {
   const product: Record<string, string> = { ULP: 'ULP', PUP: 'PULP', '98R': '98 RON', DSL: 'Diesel', BDL: 'Brand diesel', LPG: 'LPG', E85: 'E85' };
-  const quote = (v: unknown): string => `"${String(v ?? '').replace(/"/g, '""')}"`;
+  const quote = (v: unknown): string => `"${typeof v === 'string' || typeof v === 'number' ? String(v).replace(/"/g, '""') : ''}"`;
   const lines = ['PUBLISH_DATE,TRADING_NAME,BRAND_DESCRIPTION,PRODUCT_DESCRIPTION,PRODUCT_PRICE,ADDRESS,LOCATION,POSTCODE,STATION_ID,LATITUDE,LONGITUDE'];
   for (const o of objects) {
     const [y, m, d] = String(o['date']).split('-');

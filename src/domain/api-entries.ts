@@ -80,13 +80,13 @@ export function stationPriceEntries(prices: readonly StationReport[], source: st
 }
 
 export interface CheapestOut {
-  station_id: string; name: string; brand: string; address: string; latitude: string; longitude: string;
+  station_id: string; name: string; brand: string; address: string; latitude: string | false; longitude: string | false;
   price: string; updated_at: number; distance_km?: string;
 }
 
 /** A page of ranked prices as /v1/prices/cheapest lists them, with their stations' details (a station not found is left out). */
 /** What an item shows of its station (a store's Station has it). */
-interface StationShown { id: string; name: string; brand: string; address: string; latitude: string; longitude: string }
+interface StationShown { id: string; name: string; brand: string; address: string; latitude: string | false; longitude: string | false }
 
 export function cheapestEntries(page: readonly RankedPrice[], stations: readonly StationShown[]): CheapestOut[] {
   const byId = new Map(stations.map((s) => [s.id, s]));

@@ -42,8 +42,12 @@ export interface RawStation {
   state: string;
   phone?: string;
   website?: string;
-  latitude: number;
-  longitude: number;
+  /**
+   * Decimal degrees. Both null for a source that has no position at all (the NSW and WA history
+   * files): the station is stored without one. NaN (a field that could not be read) is rejected.
+   */
+  latitude: number | null;
+  longitude: number | null;
 }
 
 export interface RawPrice {
@@ -97,7 +101,8 @@ export class Normaliser {
     if (!code || code.length > MAX_CODE) return this.reject('station without a usable code', raw);
     if (!name) return this.reject('station without a name', raw);
     if (!isStateId(state)) return this.reject('station with an unknown state', raw);
-    if (!inRange(raw.latitude, LATITUDE) || !inRange(raw.longitude, LONGITUDE)) return this.reject('station position outside Australia', raw);
+    const positionless = raw.latitude === null && raw.longitude === null;
+    if (!positionless && (!inRange(raw.latitude, LATITUDE) || !inRange(raw.longitude, LONGITUDE))) return this.reject('station position outside Australia', raw);
     const street = clean(raw.street ?? '');
     this.stations.set(code, {
       feed: this.feed, feedCode: code, slug: slugify(name),
@@ -181,8 +186,8 @@ function bounded(value: string): string {
   return value.slice(0, MAX_TEXT);
 }
 
-function inRange(value: number, [low, high]: readonly [number, number]): boolean {
-  return Number.isFinite(value) && value >= low && value <= high;
+function inRange(value: number | null, [low, high]: readonly [number, number]): boolean {
+  return value !== null && Number.isFinite(value) && value >= low && value <= high;
 }
 
 function excerpt(record: unknown): string {

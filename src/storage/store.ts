@@ -32,8 +32,9 @@ export interface Station {
   state: StateId;
   phone: string;
   website: string;
-  latitude: string;
-  longitude: string;
+  /** Decimal degrees as text, or false for a station whose source gives no position (never made up). */
+  latitude: string | false;
+  longitude: string | false;
 }
 
 export interface ListQuery {
@@ -89,8 +90,9 @@ export interface StationInput extends Omit<Station, 'id' | 'latitude' | 'longitu
   feedCode: string;
   /** Wanted id; the writer keeps an existing station's id and adds -2, -3 on a clash. */
   slug: string;
-  latitude: number;
-  longitude: number;
+  /** Both null for a station whose source gives no position (NSW and WA history files). */
+  latitude: number | null;
+  longitude: number | null;
 }
 
 export interface PriceEvent {

@@ -28,7 +28,7 @@ type Client = pg.PoolClient;
 
 interface KnownStation extends StoredStation {
   name: string; brand: string; address: string; street: string; suburb: string; postcode: string;
-  phone: string; website: string; latitude: number; longitude: number;
+  phone: string; website: string; latitude: number | null; longitude: number | null;
 }
 
 export async function bumpDataVersion(client: Client): Promise<void> {
@@ -83,7 +83,7 @@ async function stationsByFeed(client: Client, named: ReadonlyArray<{ feed: strin
   return new Map(found.map((r) => [feedKey(String(r.feed), String(r.feed_code)), {
     key: Number(r.key), id: String(r.id), state: r.state as StateId, cityId: typeof r.city_id === 'string' ? r.city_id : null,
     name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street), suburb: String(r.suburb),
-    postcode: String(r.postcode), phone: String(r.phone), website: String(r.website), latitude: Number(r.latitude), longitude: Number(r.longitude),
+    postcode: String(r.postcode), phone: String(r.phone), website: String(r.website), latitude: r.latitude === null ? null : Number(r.latitude), longitude: r.longitude === null ? null : Number(r.longitude),
   }]));
 }
 
@@ -92,7 +92,8 @@ class CitiesByState {
   private readonly byState = new Map<StateId, Array<{ id: string; latitude: number; longitude: number }>>();
   constructor(private readonly client: Client) {}
 
-  async nearest(state: StateId, latitude: number, longitude: number): Promise<string | null> {
+  async nearest(state: StateId, latitude: number | null, longitude: number | null): Promise<string | null> {
+    if (latitude === null || longitude === null) return null;
     let cities = this.byState.get(state);
     if (!cities) {
       cities = (await rows(this.client, SQL.citiesInState, [state]))

@@ -35,8 +35,13 @@ export function toStation(r: Row): Station {
   return {
     id: String(r.id), name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street),
     suburb: String(r.suburb), postcode: String(r.postcode), state: r.state as StateId, phone: String(r.phone),
-    website: String(r.website), latitude: formatCoordinate(Number(r.latitude)), longitude: formatCoordinate(Number(r.longitude)),
+    website: String(r.website), latitude: coordinateOf(r.latitude), longitude: coordinateOf(r.longitude),
   };
+}
+
+/** A stored coordinate as the API shows it: false when the station has no position. */
+function coordinateOf(value: unknown): string | false {
+  return value === null || value === undefined ? false : formatCoordinate(Number(value));
 }
 
 export function toStationDay(stationId: string, r: Row): StationDayRow {

@@ -153,7 +153,7 @@ export function readStatements(d: Dialect) {
     cityFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.city_id = $2 AND ${OF_OUTPUT}`,
     stateFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.state = $2 AND ${OF_OUTPUT}`,
     /** For the position index (storage/nearest.ts): every station's position, and every available price of output fuel $1. */
-    positions: 'SELECT key, id, latitude, longitude FROM stations',
+    positions: 'SELECT key, id, latitude, longitude FROM stations WHERE latitude IS NOT NULL',
     fuelPricesByKey: `SELECT c.station_key, c.price_tenths, c.reported_at FROM current_prices c WHERE ${OF_OUTPUT}`,
     /** citySums with min and max, by two index steps each (current_prices_by_city). */
     cityTotals: `SELECT t.fuel, t.available_count, t.sum_tenths,

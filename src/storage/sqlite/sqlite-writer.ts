@@ -186,7 +186,7 @@ export class SqliteWriter {
   }
 
   /** The station's city; the cities of a state are read once per batch (a batch does not change them). */
-  private cityFor(state: StateId, latitude: number, longitude: number, cache: Map<StateId, CityPoint[]>): string | null {
+  private cityFor(state: StateId, latitude: number | null, longitude: number | null, cache: Map<StateId, CityPoint[]>): string | null {
     let cities = cache.get(state);
     if (!cities) cache.set(state, (cities = this.db.all<CityPoint>(SQL.citiesInState, [state])));
     return assignCity(cities, latitude, longitude);
@@ -243,7 +243,7 @@ function storedFields(r: Row): Parameters<typeof sameStation>[0] {
   return {
     name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street), suburb: String(r.suburb),
     postcode: String(r.postcode), phone: String(r.phone), website: String(r.website), state: r.state as StateId,
-    latitude: Number(r.latitude), longitude: Number(r.longitude),
+    latitude: r.latitude === null ? null : Number(r.latitude), longitude: r.longitude === null ? null : Number(r.longitude),
   };
 }
 

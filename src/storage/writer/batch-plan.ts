@@ -28,7 +28,9 @@ export function feedKey(feed: string, code: string): string {
 }
 
 /** Coordinates as stored: rounded as the API shows them, so an unchanged station compares equal. */
-export function storedCoordinates(input: StationInput): { latitude: number; longitude: number } {
+export function storedCoordinates(input: StationInput): { latitude: number | null; longitude: number | null } {
+  // No position is stored as none (both null), never as a made-up one.
+  if (input.latitude === null || input.longitude === null) return { latitude: null, longitude: null };
   return { latitude: Number(formatCoordinate(input.latitude)), longitude: Number(formatCoordinate(input.longitude)) };
 }
 

@@ -33,9 +33,14 @@ async function digests(store: PriceStore): Promise<string[]> {
   return out;
 }
 
-/** The fixture plus one token, as an installation to move. */
+/** The fixture plus a station without a position (its coordinates NULL) and one token, as an installation to move. */
 async function loadSource(store: PriceStore): Promise<string> {
   await loadFixture(store);
+  await store.applyBatch({
+    stations: [{ feed: 'nsw', feedCode: 'history:old servo|1 main rd|2840', slug: 'Old Servo', name: 'Old Servo', brand: 'Caltex', address: '1 Main Rd, Bourke NSW 2840',
+      street: '1 Main Rd', suburb: 'Bourke', postcode: '2840', state: 'nsw', phone: '', website: '', latitude: null, longitude: null }],
+    prices: [{ feed: 'nsw', feedCode: 'history:old servo|1 main rd|2840', fuel: 'ulp91', at: NOW - 7200, priceTenths: 1459, available: true }],
+  });
   const created = newToken('moved', NOW);
   await store.createToken(created.record);
   return created.token;
@@ -56,7 +61,7 @@ for (const [fromBackend, toBackend] of pairs) {
           assert.equal(check.sourceCount, check.targetCount, check.table);
           assert.equal(check.source.checksum, check.target.checksum, check.table);
         }
-        assert.equal(result.checks.find((c) => c.table === 'stations')?.targetCount, 5);
+        assert.equal(result.checks.find((c) => c.table === 'stations')?.targetCount, 6);
         assert.equal(result.checks.find((c) => c.table === 'tokens')?.targetCount, 1);
         assert.deepEqual(await digests(to), await digests(from));
         assert.equal(await to.dataVersion(), await from.dataVersion());
@@ -81,7 +86,7 @@ for (const [fromBackend, toBackend] of pairs) {
         });
         assert.equal(added.stationsAdded, 1);
         assert.equal(added.pricesAccepted, 1);
-        assert.equal(await to.tableCount('stations'), 6);
+        assert.equal(await to.tableCount('stations'), 7);
       });
     });
 
@@ -154,7 +159,7 @@ describe('fuelprice copy', () => {
       try {
         const copied = await runCli(['copy', '--from', `sqlite:${join(dir, 'source.db')}`, '--to', target.url]);
         assert.equal(copied.code, 0, copied.stderr);
-        assert.match(copied.stdout, /^stations\s+5\s+5\s+[0-9a-f]{16}\s+ok$/m);
+        assert.match(copied.stdout, /^stations\s+6\s+6\s+[0-9a-f]{16}\s+ok$/m);
         assert.match(copied.stdout, /^tokens\s+1\s+1\s+[0-9a-f]{16}\s+ok$/m);
         assert.doesNotMatch(copied.stdout, /MISMATCH/);
 

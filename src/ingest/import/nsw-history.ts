@@ -238,11 +238,22 @@ function nswHistoryState(written: string, postcode: string): string {
 
 class NswHistoryReader implements RowReader {
   private previous: Row | undefined;
+  private last: { identity: string; code: string } | undefined;
 
   constructor(private readonly index: NswStationIndex) {}
 
   /** The row's station: found among those stored or created by this import, else created now (undefined when refused, counted). */
   private station(row: Row, normaliser: Normaliser, line: number): string | undefined {
+    const field = (name: string): string => row[name] ?? '';
+    // Rows come in runs of one station: the station of the run so far, found once.
+    const identity = `${field('ServiceStationName')}\u0000${field('Address')}\u0000${field('Suburb')}\u0000${field('Postcode')}`;
+    if (identity === this.last?.identity) return this.last.code;
+    const code = this.resolve(row, normaliser, line);
+    this.last = code === undefined ? undefined : { identity, code };
+    return code;
+  }
+
+  private resolve(row: Row, normaliser: Normaliser, line: number): string | undefined {
     const field = (name: string): string => row[name] ?? '';
     const parts = splitNswAddress(field('Address'));
     // A blank Postcode cell: the one the address ends with ("..., Dubbo NSW 2830"), if it has one.

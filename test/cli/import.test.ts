@@ -31,7 +31,7 @@ describe('fuelprice import of a file whose every row is rejected', () => {
     // No NSW station is known yet (no `ingest nsw`): every row is rejected.
     const rejected = `import nsw-history ${file}: FAILED: every row was rejected, so the file is not marked imported: `
       + 'fix what the rejections name, then import it again; so far 3 rows read = 0 stored + 0 already known + 0 corrected + '
-      + '3 rejected (3 station not known: run `fuelprice ingest nsw` first)\n';
+      + '3 rejected (3 station not known: run `fuelprice ingest nsw` first [first: line 2])\n';
     assert.deepEqual(await runCli(['import', 'nsw-history', file], env), { code: 1, stdout: '', stderr: rejected });
     // Not "already imported": the same command reads it again.
     assert.deepEqual(await runCli(['import', 'nsw-history', file], env), { code: 1, stdout: '', stderr: rejected });

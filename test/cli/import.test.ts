@@ -29,7 +29,7 @@ describe('fuelprice import of a file whose every row is rejected', () => {
     const early = { ...env, FUELPRICE_NOW: '2026-01-20T00:00:00Z' };
     const rejected = `import nsw-history ${file}: FAILED: every row was rejected, so the file is not marked imported: `
       + 'fix what the rejections name, then import it again; so far 3 rows read = 0 stored + 0 already known + 0 corrected + '
-      + '3 rejected (3 price dated more than two days ahead); 1 station added\n';
+      + '3 rejected (3 price dated more than two days ahead [first: line 2]); 1 station added\n';
     assert.deepEqual(await runCli(['import', 'nsw-history', file], early), { code: 1, stdout: '', stderr: rejected });
     // Not "already imported": the same command reads it again (the station the first run created is found, not added again).
     assert.deepEqual(await runCli(['import', 'nsw-history', file], early), { code: 1, stdout: '', stderr: rejected.replace('; 1 station added', '') });

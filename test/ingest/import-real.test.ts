@@ -7,7 +7,7 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -261,6 +261,22 @@ describe('import: telling a file\'s kind by its content', () => {
       assert.equal(await fileKind(join(REAL, '2026-04-06_E85.json.gz')), 'json');
       assert.equal(await fileKind(join(REAL, 'qld-2023-02-slice.csv')), 'csv');
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a workbook cut short fails with one line saying so, not the unzip library\'s code alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fuelprice-cut-'));
+    const backend = testBackends()[0];
+    assert.ok(backend);
+    const { store, drop } = await backend.create();
+    try {
+      const cut = join(dir, 'cut.xlsx');
+      writeFileSync(cut, readFileSync(join(REAL, 'nsw-2018-07-slice.xlsx')).subarray(0, 10_000));
+      const outcome = await importFile({ store, format: nswHistory, path: cut, now: NOW });
+      assert.deepEqual([outcome.status, outcome.rows, outcome.error], ['failed', 0, 'not a readable .xlsx workbook: it is cut short or damaged (FILE_ENDED)']);
+    } finally {
+      await drop();
       rmSync(dir, { recursive: true, force: true });
     }
   });

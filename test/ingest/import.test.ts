@@ -397,6 +397,9 @@ describe('import: progress output', () => {
       'import nsw-history may.csv: 20 rows read = 20 stored + 0 already known + 0 corrected + 0 rejected; resumed after 10 rows');
     assert.equal(summaryLine(outcome({ status: 'failed', error: 'Quote Not Closed', rows: 5000, pricesAccepted: 4990, pricesIgnored: 0, rejected: [{ reason: 'x', count: 10, example: '' }] })),
       'import nsw-history may.csv: FAILED: Quote Not Closed; so far 5000 rows read = 4990 stored + 0 already known + 0 corrected + 10 rejected (10 x)');
+    // Where the first row of each reason is: its line.
+    assert.equal(summaryLine(outcome({ rows: 3, pricesAccepted: 1, pricesIgnored: 0, firstRejectedLine: { [NSW_BLANK_FUEL]: 2104 }, rejected: [{ reason: NSW_BLANK_FUEL, count: 2, example: '' }] })),
+      `import nsw-history may.csv: 3 rows read = 1 stored + 0 already known + 0 corrected + 2 rejected (2 ${NSW_BLANK_FUEL} [first: line 2104])`);
     // A summary that does not add up says so rather than hiding it.
     assert.match(summaryLine(outcome({ pricesAccepted: 1 })), /THESE DO NOT ADD UP/);
   });
@@ -695,7 +698,8 @@ describe('fuelprice import (command)', () => {
     const first = await captured(() => importCommand(config(dir), ['qld-history', QLD_FILE]));
     assert.equal(first.code, 0);
     assert.equal(first.text.trim(), `import qld-history ${QLD_FILE}: 26 rows read = 23 stored + 0 already known + 0 corrected + 3 rejected `
-      + `(1 price outside 50-500 c/L for e10; 1 ${WRONG_FIELD_COUNT}; 1 unknown fuel code); 5 stations added`);
+      // The first rejected row of each reason, by hand from the file: 16 (189), 15 (a field too many), 17 (Premium e5).
+      + `(1 price outside 50-500 c/L for e10 [first: line 16]; 1 ${WRONG_FIELD_COUNT} [first: line 15]; 1 unknown fuel code [first: line 17]); 5 stations added`);
     const bad = tmpFile('bad.csv', 'SiteId,Price\n1,2\n');
     const second = await captured(() => importCommand(config(dir), ['qld-history', QLD_FILE, bad]));
     assert.equal(second.code, 1);

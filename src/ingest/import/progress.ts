@@ -38,6 +38,8 @@ export interface FileOutcome {
   /** Dated after the clock: stored aside and applied once due. */
   pricesHeld: number;
   rejected: Rejection[];
+  /** The line (a workbook's row number) of the first row rejected for each reason the file's rows were read with. */
+  firstRejectedLine?: Readonly<Record<string, number>>;
   error: string | undefined;
 }
 
@@ -69,12 +71,16 @@ function rejectedTotal(outcome: Pick<FileOutcome, 'rejected'>): number {
  * until due) + rejected (by reason, most first)`.
  */
 export function rowEquation(outcome: Omit<FileOutcome, 'format' | 'file' | 'status' | 'error'>): string {
+  const at = (reason: string): string => {
+    const line = outcome.firstRejectedLine?.[reason];
+    return line === undefined || line === 0 ? '' : ` [first: line ${line}]`;
+  };
   const read = outcome.rows - outcome.resumedAfter;
   const terms = [`${outcome.pricesAccepted} stored`, `${outcome.pricesIgnored} already known`, `${outcome.pricesCorrected} corrected`];
   if (outcome.pricesHeld > 0) terms.push(`${outcome.pricesHeld} held until due`);
   const rejected = [...outcome.rejected].sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
   const total = rejectedTotal(outcome);
-  terms.push(total === 0 ? '0 rejected' : `${total} rejected (${rejected.map((r) => `${r.count} ${r.reason}`).join('; ')})`);
+  terms.push(total === 0 ? '0 rejected' : `${total} rejected (${rejected.map((r) => `${r.count} ${r.reason}${at(r.reason)}`).join('; ')})`);
   return `${count(read, 'row')} read = ${terms.join(' + ')}`;
 }
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import type { Logger } from '../../logger.ts';
 import type { IngestStore } from '../../storage/store.ts';
-import { Normaliser, UnknownFuels } from '../normalise.ts';
+import { type FuelMap, Normaliser, UnknownFuels } from '../normalise.ts';
 import { applyNormalised } from '../runner.ts';
 import { type CsvRecord, type ResolvedHeader, readCsv, resolveHeader, rowOf } from './csv.ts';
 import { isJsonArray, isGzip, readJsonRows } from './json-rows.ts';
@@ -126,6 +126,21 @@ async function readHeader(records: AsyncIterator<CsvRecord>, format: ImportForma
   throw new ImportError(`not a ${format.name} file: the header lacks ${missing.join(', ')} (found: ${first.slice(0, 20).join(', ').slice(0, 300)})`);
 }
 
+/** A Normaliser that notes the line of the first row rejected for each reason, for the summary. */
+class LineNormaliser extends Normaliser {
+  /** The line of the row being read. */
+  line = 0;
+
+  constructor(feed: string, fuels: FuelMap, now: number, unknown: UnknownFuels, private readonly firstLines: Map<string, number>) {
+    super(feed, fuels, now, unknown);
+  }
+
+  override reject(reason: string, record: unknown): false {
+    if (!this.firstLines.has(reason)) this.firstLines.set(reason, this.line);
+    return super.reject(reason, record);
+  }
+}
+
 /**
  * One line for a batch the store refused: which rows, that nothing of them was stored, and how
  * to go on; the database's own words stay out of it (its error code is kept, for a report).
@@ -165,7 +180,8 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
       const header = await readHeader(records, format);
       const reader = await format.start(store);
       const unknown = new UnknownFuels(format.feed, options.log);
-      let normaliser = new Normaliser(format.feed, format.fuels, now, unknown);
+      const firstLines = new Map<string, number>();
+      let normaliser = new LineNormaliser(format.feed, format.fuels, now, unknown, firstLines);
       let inBatch = 0;
       let batches = 0;
       // A file none of whose rows this run could use (accepted, held or already known) is not
@@ -196,8 +212,9 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
         outcome.pricesCorrected += applied.pricesCorrected;
         outcome.pricesHeld += applied.pricesHeld;
         outcome.rejected = Normaliser.merge([outcome.rejected, applied.rejected]);
+        outcome.firstRejectedLine = Object.fromEntries(firstLines);
         outcome.rows = rows;
-        normaliser = new Normaliser(format.feed, format.fuels, now, unknown);
+        normaliser = new LineNormaliser(format.feed, format.fuels, now, unknown, firstLines);
         inBatch = 0;
         await options.afterBatch?.(++batches);
       };
@@ -214,6 +231,7 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
         }
         batchFirstLine ??= record.line;
         lastLine = record.line;
+        normaliser.line = record.line;
         if (row) reader.read(row, normaliser, record.line);
         else normaliser.reject(WRONG_FIELD_COUNT, { line: record.line, fields: record.fields.length, expected: header.width });
         if (++inBatch >= batchRows) await apply(String(rows));

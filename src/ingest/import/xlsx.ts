@@ -48,19 +48,32 @@ export async function* readXlsx(path: string, onBytes?: (bytesRead: number) => v
   const workbook = new ExcelJS.stream.xlsx.WorkbookReader(source, {
     worksheets: 'emit', sharedStrings: 'cache', styles: 'ignore', hyperlinks: 'ignore', entries: 'ignore',
   });
+  let sheets = 0;
+  let rows: AsyncGenerator<CsvRecord> | undefined;
   try {
     for await (const worksheet of workbook) {
-      for await (const row of worksheet) {
-        const values = row.values as unknown[];
-        const fields: string[] = [];
-        for (let i = 1; i < values.length; i++) fields.push(cellText(values[i]).trim());
-        if (fields.every((f) => f === '')) continue;
-        yield { fields, line: row.number };
-      }
+      sheets++;
+      rows = sheetRows(worksheet);
       // Only the first worksheet: the published files have one.
       break;
     }
+    if (rows) yield* rows;
+  } catch (error) {
+    // exceljs's own words (`FILE_ENDED`, a TypeError from a part it could not find) say little to a user.
+    const detail = error instanceof Error ? error.message.split('\n')[0]?.slice(0, 80) : String(error);
+    throw new Error(`not a readable .xlsx workbook: it is cut short or damaged (${detail})`, { cause: error });
   } finally {
     source.destroy();
+  }
+  if (sheets === 0) throw new Error('a zip file with no worksheet: not an .xlsx workbook');
+}
+
+async function* sheetRows(worksheet: AsyncIterable<{ values: unknown; number: number }>): AsyncGenerator<CsvRecord> {
+  for await (const row of worksheet) {
+    const values = row.values as unknown[];
+    const fields: string[] = [];
+    for (let i = 1; i < values.length; i++) fields.push(cellText(values[i]).trim());
+    if (fields.every((f) => f === '')) continue;
+    yield { fields, line: row.number };
   }
 }

@@ -76,7 +76,7 @@ const NSW_STATIONS: RawStation[] = [
 
 // Live FuelWatch stations ('wa' feed): code from waStationKey, address as the RSS adapter writes it.
 const waLive = (name: string, brand: string, street: string, suburb: string, latitude: number, longitude: number): RawStation => ({
-  code: waStationKey(street, suburb), name, brand, address: `${street}, ${suburb} WA`, street, suburb, postcode: '', state: 'wa', latitude, longitude,
+  code: waStationKey(street, suburb, name), name, brand, address: `${street}, ${suburb} WA`, street, suburb, postcode: '', state: 'wa', latitude, longitude,
 });
 const WA_STATIONS: RawStation[] = [
   waLive('Caltex StarMart Northbridge', 'Caltex', '100 Newcastle Street', 'Northbridge', -31.945, 115.857),

@@ -208,7 +208,7 @@ export function normaliseFpdSnapshot(normaliser: Normaliser, snapshot: FpdSnapsh
   for (const record of snapshot.sites) {
     if (isObject(record)) listed.add(siteCode(record['S']));
     const station = mapFpdSite(record, snapshot, feed);
-    if (typeof station === 'string') normaliser.reject(station, record);
+    if (typeof station === 'string') normaliser.rejectStation(station, record);
     else normaliser.station(station);
   }
   let newest: number | undefined;

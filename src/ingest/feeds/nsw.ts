@@ -228,7 +228,7 @@ export function readNswPrice(record: unknown): RawPrice | { rejected: string } {
 export function addNswAnswer(normaliser: Normaliser, answer: NswAnswer): void {
   for (const record of answer.stations) {
     const station = readNswStation(record);
-    if ('rejected' in station) normaliser.reject(station.rejected, record);
+    if ('rejected' in station) normaliser.rejectStation(station.rejected, record);
     else normaliser.station(station);
   }
   for (const record of answer.prices) {

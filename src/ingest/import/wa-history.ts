@@ -5,7 +5,7 @@
  * POSTCODE, AREA_DESCRIPTION, REGION_DESCRIPTION. A WA price holds for 24 hours from 06:00 on
  * its day, so each row's instant is 06:00 WA time on PUBLISH_DATE. No coordinates: rows belong
  * to the stations the live FuelWatch feed ('wa') created, keyed the same way (waStationKey of
- * address and suburb); prices of stations it has not seen are rejected by the runner.
+ * address, suburb and trading name); prices of stations it has not seen are rejected by the runner.
  */
 import { localTimeToUnix } from '../../domain/time.ts';
 import type { FuelMap } from '../normalise.ts';
@@ -35,6 +35,8 @@ const WA_COLUMNS: readonly ColumnSpec[] = [
   { name: 'PRODUCT_PRICE' },
   { name: 'ADDRESS' },
   { name: 'LOCATION' },
+  // Part of the station's key (waStationKey): every published file has it.
+  { name: 'TRADING_NAME', optional: true },
 ];
 
 /** 06:00 WA time on a PUBLISH_DATE (dd/mm/yyyy), when that day's price took effect. */
@@ -46,7 +48,7 @@ export function waPublishTime(text: string): number | undefined {
 const waReader: RowReader = {
   skip(): void {},
   read(row: Row, normaliser: Normaliser, line: number): void {
-    const code = waStationKey(row['ADDRESS'] ?? '', row['LOCATION'] ?? '');
+    const code = waStationKey(row['ADDRESS'] ?? '', row['LOCATION'] ?? '', row['TRADING_NAME'] ?? '');
     if (code === '') {
       normaliser.reject('station without an address and suburb', { line, ...row });
       return;

@@ -7,7 +7,7 @@ import {
 } from '../../../src/ingest/feeds/fpd.ts';
 import { Normaliser } from '../../../src/ingest/normalise.ts';
 import type { Batch, PriceEvent, StationInput } from '../../../src/storage/store.ts';
-import { testPullContext } from '../../fakes/context.ts';
+import { allRejections, testPullContext } from '../../fakes/context.ts';
 import { type FpdFake, type FpdState, FPD_ROUND_NOW, FPD_TEST_TOKENS, fpdFixture, startFpdFake } from '../../fakes/fpd.ts';
 
 // Midnights UTC: 2026-11-21 = 1_795_219_200 (2026-01-01 = 1_767_225_600, + 324 days * 86_400);
@@ -136,7 +136,7 @@ async function pullFrom(fake: FpdFake, options: { token?: string; sleep?: (ms: n
   assert.equal(pulled.length, 1);
   const [only] = pulled;
   assert.ok(only);
-  return { ctx, batch: only.normaliser.batch(), rejected: only.normaliser.rejected(), cursor: only.cursor };
+  return { ctx, batch: only.normaliser.batch(), rejected: allRejections(only.normaliser), cursor: only.cursor };
 }
 
 /** Round 1's prices with `edit` applied, as the fake's body replacement. */
@@ -207,7 +207,7 @@ describe('FPD API parsing', () => {
       ...QLD_LOOKUPS, sites: readFpdList(fpdFixture('qld', 'sites'), 'sites', 'S'), prices: readFpdList(fpdFixture('qld', 'prices'), 'prices', 'SitePrices'),
     }, QLD_FPD);
     assert.deepEqual(normaliser.batch(), QLD_ROUND_1);
-    assert.deepEqual(normaliser.rejected(), []);
+    assert.deepEqual(allRejections(normaliser), []);
     assert.equal(newest, T.q2023);
   });
 });

@@ -7,7 +7,7 @@ import {
 } from '../../../src/ingest/feeds/nsw.ts';
 import { Normaliser } from '../../../src/ingest/normalise.ts';
 import type { PriceEvent, StationInput } from '../../../src/storage/store.ts';
-import { MemoryKept, testPullContext } from '../../fakes/context.ts';
+import { allRejections, MemoryKept, testPullContext } from '../../fakes/context.ts';
 import {
   type NswFake, NSW_ROUND_1_NOW, NSW_ROUND_2_NOW, NSW_TEST_KEY, NSW_TEST_SECRET, nswFixture, startNswFake,
 } from '../../fakes/nsw.ts';
@@ -134,7 +134,7 @@ describe('NSW FuelCheck adapter', () => {
     const batches = await pulled;
     assert.equal(batches.length, 1);
     assert.deepEqual(batches[0]?.normaliser.batch(), { stations: ROUND_1_STATIONS, prices: ROUND_1_PRICES });
-    assert.deepEqual(batches[0]?.normaliser.rejected().map((r) => [r.reason, r.count]), ROUND_1_REJECTIONS);
+    assert.deepEqual(allRejections(batches[0]?.normaliser).map((r) => [r.reason, r.count]), ROUND_1_REJECTIONS);
     assert.equal(batches[0]?.cursor, JSON.stringify({ snapshotAt: R1, lastAt: R1 }));
     // Two records carry the unknown code H2: one warning for the run.
     const unknown = ctx.log.lines.filter((l) => l.msg === 'unknown fuel code: its prices are skipped');
@@ -176,7 +176,7 @@ describe('NSW FuelCheck adapter', () => {
         price('TAS-17', 'diesel', T.moonah2, 1959),
       ],
     });
-    assert.deepEqual(second[0]?.normaliser.rejected(), []);
+    assert.deepEqual(allRejections(second[0]?.normaliser), []);
     assert.equal(second[0]?.cursor, JSON.stringify({ snapshotAt: R1, lastAt: R2 }));
 
     const third = await pull(fake, R2 + 1_800, { cursor: second[0]?.cursor }).pulled;
@@ -451,7 +451,7 @@ describe('FuelCheck records', () => {
     // 12/05 08:00 AEST = 11/05 22:00Z = 1_778_457_600 + 22*3600.
     assert.deepEqual(normaliser.batch().prices, [price('NSW-9', 'ulp91', 1_778_536_800, 1879)]);
     assert.deepEqual(normaliser.batch().stations.map((s) => [s.feedCode, s.suburb, s.state]), [['NSW-9', 'Goulburn', 'nsw']]);
-    assert.deepEqual(normaliser.rejected().map((r) => [r.reason, r.count]), [['station record that is not an object', 1], ['price that is not a number', 1]]);
+    assert.deepEqual(allRejections(normaliser).map((r) => [r.reason, r.count]), [['station record that is not an object', 1], ['price that is not a number', 1]]);
   });
 });
 

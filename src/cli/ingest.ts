@@ -109,8 +109,8 @@ async function statusCommand(config: Config, args: string[]): Promise<number> {
 /**
  * One line per run, the same for `ingest` and `ingest status`. Its price counts add up: the rows
  * read (and those held by an earlier run, released now) are each stored, already known,
- * corrected, held or rejected; the reasons follow in `ingest status`. Runs read back from the
- * run log, which does not keep the rows read, show the counts it keeps.
+ * corrected, held or rejected; the reasons follow in `ingest status`. Runs recorded before rows
+ * read were counted keep their older line.
  */
 export function runLine(run: FeedRun): string {
   const took = run.finishedAt - run.startedAt;

@@ -174,8 +174,7 @@ export interface FeedRun {
   rejections: RejectionCount[];
   /**
    * Price rows the feed brought: read + released = accepted + ignored (already known) + corrected
-   * + held + rejected. Counted by the run that printed its line; not kept in the run log (no
-   * column yet), so undefined for runs read back from it, as are the two below.
+   * + held + rejected. Undefined for runs recorded before it was counted (and the two below).
    */
   pricesRead?: number;
   /** Rows held by an earlier run and applied by this one (counted in accepted, ignored or corrected). */

@@ -97,7 +97,7 @@ async function statusCommand(config: Config, args: string[]): Promise<number> {
     if (runs.length > 0) process.stdout.write('\nRecent runs, newest first:\n');
     for (const run of runs) {
       process.stdout.write(`${runLine(run)}\n`);
-      for (const r of run.rejections) process.stdout.write(`    rejected ${r.count}: ${r.reason} (e.g. ${r.example})\n`);
+      for (const r of run.rejections) process.stdout.write(`    ${r.of === 'stations' ? 'refused' : 'rejected'} ${r.count}: ${r.reason} (e.g. ${r.example})\n`);
     }
   } finally {
     await store.close();

@@ -295,7 +295,7 @@ for (const c of CASES) {
           const run = await ingest(c.state, db.url, replay.now, c.env(replay));
           assert.equal(run.code, 0, run.stderr);
           // Every report of round 1 is stored already; its 4 sites are unchanged.
-          const known = Number(/prices (\d+) accepted/.exec(c.runs[0])?.[1]);
+          const known = Number(/prices (\d+) read/.exec(c.runs[0])?.[1]);
           assert.equal(run.stdout, `${runLine(R1, c.state, `stations +0 ~0, prices ${known} read: 0 stored, ${known} already known, 0 corrected, 0 held, 0 rejected`)}\n`);
         } finally {
           await replay.close();

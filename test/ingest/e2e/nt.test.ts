@@ -176,7 +176,7 @@ for (const backend of e2eBackends()) {
       const status = await runCli(['ingest', 'status'], { DATABASE_URL: db.url });
       assert.equal(status.code, 0, status.stderr);
       // Newest first: the good run (followed by its rejection line), then the two failed ones with their errors.
-      assert.ok(status.stdout.includes(`\nRecent runs, newest first:\n${again.stdout}    rejected 1: station position outside Australia`), status.stdout);
+      assert.ok(status.stdout.includes(`\nRecent runs, newest first:\n${again.stdout}    rejected 2: reading of an outlet refused`), status.stdout);
       assert.ok(status.stdout.includes(`\n${renamed.stdout}${cut.stdout}`), status.stdout);
     });
   });

@@ -97,7 +97,7 @@ async function statusCommand(config: Config, args: string[]): Promise<number> {
     if (runs.length > 0) process.stdout.write('\nRecent runs, newest first:\n');
     for (const run of runs) {
       process.stdout.write(`${runLine(run)}\n`);
-      for (const r of run.rejections) process.stdout.write(`    rejected ${r.count}: ${r.reason} (e.g. ${r.example})\n`);
+      for (const r of run.rejections) process.stdout.write(`    ${r.of === 'stations' ? 'refused' : 'rejected'} ${r.count}: ${r.reason} (e.g. ${r.example})\n`);
     }
   } finally {
     await store.close();
@@ -106,11 +106,22 @@ async function statusCommand(config: Config, args: string[]): Promise<number> {
 }
 
 
-/** One line per run, the same for `ingest` and `ingest status`. */
+/**
+ * One line per run, the same for `ingest` and `ingest status`. Its price counts add up: the rows
+ * read (and those held by an earlier run, released now) are each stored, already known,
+ * corrected, held or rejected; the reasons follow in `ingest status`. Runs recorded before rows
+ * read were counted keep their older line.
+ */
 export function runLine(run: FeedRun): string {
   const took = run.finishedAt - run.startedAt;
-  const counts = `stations +${run.stationsAdded} ~${run.stationsUpdated}, prices ${run.pricesAccepted} accepted, `
-    + `${run.pricesIgnored} already known, ${run.pricesHeld} held, ${run.rejected} rejected`;
+  const refused = run.rejections.reduce((sum, r) => sum + (r.of === 'stations' ? r.count : 0), 0);
+  const stations = `stations +${run.stationsAdded} ~${run.stationsUpdated}${refused > 0 ? ` (${refused} refused)` : ''}`;
+  const counts = run.pricesRead === undefined
+    ? `stations +${run.stationsAdded} ~${run.stationsUpdated}, prices ${run.pricesAccepted} accepted, `
+      + `${run.pricesIgnored} already known, ${run.pricesHeld} held, ${run.rejected} rejected`
+    : `${stations}, prices ${run.pricesRead} read${run.pricesReleased ? ` + ${run.pricesReleased} released from hold` : ''}: `
+      + `${run.pricesAccepted} stored, ${run.pricesIgnored} already known, ${run.pricesCorrected ?? 0} corrected, `
+      + `${run.pricesHeld} held, ${run.rejected} rejected`;
   return `${formatInstant(run.startedAt)}  ${run.feed.padEnd(5)} ${run.error === undefined ? 'ok    ' : 'FAILED'} ${took}s  ${counts}`
     + (run.error === undefined ? '' : `\n    error: ${run.error}`);
 }

@@ -67,6 +67,8 @@ export interface Rejection {
   count: number;
   /** The first record rejected for this reason, shortened. */
   example: string;
+  /** Set for stations refused; absent for price rows (every row a feed or a file brings is one). */
+  of?: 'stations';
 }
 
 /** Unknown fuel codes seen during one run of a feed: each is logged once per run, not once per record. */
@@ -81,10 +83,21 @@ export class UnknownFuels {
   }
 }
 
+/**
+ * Every price row handed to a Normaliser is counted once as read and ends in its batch or in a
+ * rejection by reason: price() either keeps a row or rejects it, reject() rejects a row that
+ * could not be read at all. Stations are counted apart (rejectStation). The rows of a station
+ * refused in this batch (a broken position today, say) stay in the batch: the writer applies
+ * them to the station as stored, or counts them as of an unknown station when it has none.
+ */
 export class Normaliser {
   private readonly stations = new Map<string, StationInput>();
   private readonly prices: PriceEvent[] = [];
   private readonly rejections = new Map<string, Rejection>();
+  private readonly stationRejections = new Map<string, Rejection>();
+  /** Price rows read: kept, known to the adapter already (alreadyKnown), or rejected by reason. */
+  pricesRead = 0;
+  pricesKnown = 0;
 
   constructor(
     readonly feed: string,
@@ -93,16 +106,16 @@ export class Normaliser {
     private readonly unknown: UnknownFuels = new UnknownFuels(feed, undefined),
   ) {}
 
-  /** Adds or replaces a station; false (and a counted rejection) when a field is missing or out of bounds. */
+  /** Adds or replaces a station; false (and a counted station rejection) when a field is missing or out of bounds. */
   station(raw: RawStation): boolean {
     const code = clean(raw.code);
     const name = clean(raw.name);
     const state = clean(raw.state).toLowerCase();
-    if (!code || code.length > MAX_CODE) return this.reject('station without a usable code', raw);
-    if (!name) return this.reject('station without a name', raw);
-    if (!isStateId(state)) return this.reject('station with an unknown state', raw);
+    if (!code || code.length > MAX_CODE) return this.rejectStation('station without a usable code', raw);
+    if (!name) return this.rejectStation('station without a name', raw);
+    if (!isStateId(state)) return this.rejectStation('station with an unknown state', raw);
     const positionless = raw.latitude === null && raw.longitude === null;
-    if (!positionless && (!inRange(raw.latitude, LATITUDE) || !inRange(raw.longitude, LONGITUDE))) return this.reject('station position outside Australia', raw);
+    if (!positionless && (!inRange(raw.latitude, LATITUDE) || !inRange(raw.longitude, LONGITUDE))) return this.rejectStation('station position outside Australia', raw);
     const street = clean(raw.street ?? '');
     this.stations.set(code, {
       feed: this.feed, feedCode: code, slug: slugify(name),
@@ -114,7 +127,7 @@ export class Normaliser {
     return true;
   }
 
-  /** Adds a price; false when its fuel is unknown or ignored, or the record is out of bounds (counted). */
+  /** Adds a price row; false (and a counted rejection) when its fuel is unknown or not kept, or it is out of bounds. */
   price(raw: RawPrice): boolean {
     const code = clean(raw.code);
     const fuelCode = clean(raw.fuelCode);
@@ -124,7 +137,7 @@ export class Normaliser {
       return this.reject('unknown fuel code', raw);
     }
     const fuel = this.fuels[fuelCode];
-    if (fuel === null || fuel === undefined) return false;
+    if (fuel === null || fuel === undefined) return this.reject('fuel deliberately not kept', raw);
     if (!isFuelId(fuel)) return this.reject('unknown fuel code', raw);
     if (!Number.isInteger(raw.at) || raw.at < 946_684_800) return this.reject('price without a valid time', raw);
     if (raw.at > this.now + MAX_FUTURE_SEC) return this.reject('price dated more than two days ahead', raw);
@@ -138,16 +151,26 @@ export class Normaliser {
     } else if (!Number.isInteger(tenths) || tenths < 0 || tenths > 100_000) {
       tenths = 0;
     }
+    this.pricesRead++;
     this.prices.push({ feed: this.feed, feedCode: code, fuel, at: raw.at, priceTenths: tenths, available });
     return true;
   }
 
-  /** Counts a record that could not be read at all (a row with a bad shape, say). Always returns false. */
+  /** Counts a price row read and rejected: one price() refused, or a row that could not be read at all. Always returns false. */
   reject(reason: string, record: unknown): false {
-    const found = this.rejections.get(reason);
-    if (found) found.count++;
-    else this.rejections.set(reason, { reason, count: 1, example: excerpt(record) });
-    return false;
+    this.pricesRead++;
+    return count(this.rejections, reason, record);
+  }
+
+  /** Counts a station record refused (not a price row). Always returns false. */
+  rejectStation(reason: string, record: unknown): false {
+    return count(this.stationRejections, reason, record, 'stations');
+  }
+
+  /** Counts price rows read that the adapter itself knows were applied before (NT's cursor): read, and already known. */
+  alreadyKnown(rows: number): void {
+    this.pricesRead += rows;
+    this.pricesKnown += rows;
   }
 
   hasStation(code: string): boolean {
@@ -158,22 +181,36 @@ export class Normaliser {
     return { stations: [...this.stations.values()], prices: [...this.prices] };
   }
 
+  /** The price rows rejected, by reason. */
   rejected(): Rejection[] {
     return [...this.rejections.values()];
   }
 
-  /** Rejection counts of several normalisers merged by reason. */
+  /** The stations refused, by reason (`of: 'stations'`). */
+  stationsRejected(): Rejection[] {
+    return [...this.stationRejections.values()];
+  }
+
+  /** Rejection counts of several normalisers merged by reason (price rows and stations apart). */
   static merge(lists: ReadonlyArray<readonly Rejection[]>): Rejection[] {
     const merged = new Map<string, Rejection>();
     for (const list of lists) {
       for (const r of list) {
-        const found = merged.get(r.reason);
+        const key = `${r.of ?? 'prices'}:${r.reason}`;
+        const found = merged.get(key);
         if (found) found.count += r.count;
-        else merged.set(r.reason, { ...r });
+        else merged.set(key, { ...r });
       }
     }
     return [...merged.values()];
   }
+}
+
+function count(rejections: Map<string, Rejection>, reason: string, record: unknown, of?: 'stations'): false {
+  const found = rejections.get(reason);
+  if (found) found.count++;
+  else rejections.set(reason, { reason, count: 1, example: excerpt(record), ...(of ? { of } : {}) });
+  return false;
 }
 
 function clean(value: unknown): string {

@@ -13,14 +13,24 @@ import { FeedHttp } from './feed-fetch.ts';
 import { lastRunFailed } from './health.ts';
 import { Normaliser, type Rejection, UnknownFuels } from './normalise.ts';
 
+/**
+ * What one batch did with its price rows. They add up: read + released = accepted + ignored +
+ * corrected + held + the counts of the price rejections (stations refused are listed apart).
+ */
 export interface ApplyOutcome {
   stationsAdded: number;
   stationsUpdated: number;
+  /** Price rows the adapter read from the feed. */
+  pricesRead: number;
+  /** Rows held by an earlier run and now due: applied with this batch, so counted in accepted, ignored or corrected. */
+  pricesReleased: number;
   pricesAccepted: number;
+  /** Already known: the same report stored (or held) before, or known to the adapter (its cursor). */
   pricesIgnored: number;
-  /** New prices for stored instants (the later row wins): see BatchResult. */
   pricesCorrected: number;
+  /** Dated ahead of now and kept aside for the first time. */
   pricesHeld: number;
+  /** Price rows by reason, then stations refused (`of: 'stations'`). */
   rejected: Rejection[];
 }
 
@@ -36,15 +46,22 @@ export const RUN_ERROR_CHARS = 500;
 export async function applyNormalised(
   store: IngestStore, normaliser: Normaliser, options: { now: number; cursor?: { key: string; value: string } },
 ): Promise<ApplyOutcome> {
-  const result = await store.applyFeedBatch(normaliser.batch(), options);
+  const batch = normaliser.batch();
+  const result = await store.applyFeedBatch(batch, options);
   const rejected = normaliser.rejected();
   const example = result.unknownStation[0];
   if (result.unknownStationCount > 0 && example) {
     rejected.push({ reason: UNKNOWN_STATION, count: result.unknownStationCount, example: `${example.feed}/${example.feedCode}`.slice(0, 160) });
   }
+  // The store holds every row dated after now; those it held already (the same instant) are known.
+  let dueLater = 0;
+  for (const price of batch.prices) if (price.at > options.now) dueLater++;
   return {
-    stationsAdded: result.stationsAdded, stationsUpdated: result.stationsUpdated, pricesAccepted: result.pricesAccepted,
-    pricesIgnored: result.pricesIgnored, pricesCorrected: result.pricesCorrected, pricesHeld: result.pricesHeld, rejected,
+    stationsAdded: result.stationsAdded, stationsUpdated: result.stationsUpdated,
+    pricesRead: normaliser.pricesRead, pricesReleased: result.pricesReleased, pricesAccepted: result.pricesAccepted,
+    pricesIgnored: result.pricesIgnored + (dueLater - result.pricesHeld) + normaliser.pricesKnown,
+    pricesCorrected: result.pricesCorrected, pricesHeld: result.pricesHeld,
+    rejected: [...rejected, ...normaliser.stationsRejected()],
   };
 }
 
@@ -86,6 +103,7 @@ export async function runFeed(options: RunFeedOptions): Promise<FeedRun> {
   const run: FeedRun = {
     feed: adapter.id, startedAt, finishedAt: startedAt, stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 0,
     pricesIgnored: 0, pricesHeld: 0, rejected: 0, rejections: [], error: undefined, intervalSec: adapter.intervalSec,
+    pricesRead: 0, pricesReleased: 0, pricesCorrected: 0,
   };
   const outcomes: ApplyOutcome[] = [];
   try {
@@ -105,20 +123,26 @@ export async function runFeed(options: RunFeedOptions): Promise<FeedRun> {
     // One line, bounded: it is printed under the run's line and kept in the run log.
     run.error = oneLine(error instanceof Error ? error.message : String(error), RUN_ERROR_CHARS) || 'failed without a message';
   }
+  let [read, released, corrected] = [0, 0, 0];
   for (const o of outcomes) {
     run.stationsAdded += o.stationsAdded;
     run.stationsUpdated += o.stationsUpdated;
     run.pricesAccepted += o.pricesAccepted;
     run.pricesIgnored += o.pricesIgnored;
     run.pricesHeld += o.pricesHeld;
+    read += o.pricesRead;
+    released += o.pricesReleased;
+    corrected += o.pricesCorrected;
   }
+  Object.assign(run, { pricesRead: read, pricesReleased: released, pricesCorrected: corrected });
   run.rejections = Normaliser.merge(outcomes.map((o) => o.rejected));
-  run.rejected = run.rejections.reduce((sum, r) => sum + r.count, 0);
+  run.rejected = run.rejections.reduce((sum, r) => sum + (r.of === 'stations' ? 0 : r.count), 0);
   run.finishedAt = Math.max(startedAt, clock.now());
   for (const r of run.rejections) log.warn({ feed: adapter.id, reason: r.reason, count: r.count, example: r.example }, 'records rejected');
   const summary = {
-    feed: adapter.id, stationsAdded: run.stationsAdded, stationsUpdated: run.stationsUpdated, pricesAccepted: run.pricesAccepted,
-    pricesIgnored: run.pricesIgnored, pricesHeld: run.pricesHeld, rejected: run.rejected, calls: http.calls,
+    feed: adapter.id, stationsAdded: run.stationsAdded, stationsUpdated: run.stationsUpdated, pricesRead: read, pricesReleased: released,
+    pricesAccepted: run.pricesAccepted, pricesIgnored: run.pricesIgnored, pricesCorrected: corrected, pricesHeld: run.pricesHeld,
+    rejected: run.rejected, calls: http.calls,
   };
   if (run.error === undefined) log.info(summary, 'feed run done');
   else log.error({ ...summary, error: run.error }, 'feed run failed');

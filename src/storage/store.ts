@@ -164,6 +164,8 @@ export interface RejectionCount {
   reason: string;
   count: number;
   example: string;
+  /** Set for stations refused; absent for price rows. */
+  of?: 'stations';
 }
 
 /** One poll of a feed (or one imported file), as `fuelprice ingest status` shows it. */
@@ -176,8 +178,18 @@ export interface FeedRun {
   pricesAccepted: number;
   pricesIgnored: number;
   pricesHeld: number;
+  /** Price rows rejected (stations refused are listed in `rejections` with `of: 'stations'`, not counted here). */
   rejected: number;
   rejections: RejectionCount[];
+  /**
+   * Price rows the feed brought: read + released = accepted + ignored (already known) + corrected
+   * + held + rejected. Undefined for runs recorded before it was counted (and the two below).
+   */
+  pricesRead?: number;
+  /** Rows held by an earlier run and applied by this one (counted in accepted, ignored or corrected). */
+  pricesReleased?: number;
+  /** Rows that changed a stored report of the same station, fuel and instant: the later row wins. */
+  pricesCorrected?: number;
   /** Undefined when the run succeeded. */
   error: string | undefined;
   /** The feed's poll interval at the time: how old its last success may get before /ready calls it stale. */

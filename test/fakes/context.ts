@@ -2,7 +2,7 @@ import type { FeedConfig } from '../../src/config.ts';
 import type { FeedAdapter, KeptValues, PullContext } from '../../src/ingest/feed.ts';
 import type { Logger } from '../../src/logger.ts';
 import { FeedHttp, type HttpOptions } from '../../src/ingest/feed-fetch.ts';
-import { Normaliser, UnknownFuels } from '../../src/ingest/normalise.ts';
+import { Normaliser, type Rejection, UnknownFuels } from '../../src/ingest/normalise.ts';
 
 /** Records log lines instead of printing them, so tests can assert that something was said (once). */
 export class MemoryLog implements Logger {
@@ -41,4 +41,9 @@ export function testPullContext(adapter: FeedAdapter, options: TestContextOption
     kept: options.kept ?? new MemoryKept(),
     normaliser: () => new Normaliser(adapter.id, adapter.fuels, options.now, unknown),
   };
+}
+
+/** A batch's stations refused, then its price rows rejected, as one list (none without a normaliser). */
+export function allRejections(normaliser: Normaliser | undefined): Rejection[] {
+  return normaliser ? [...normaliser.stationsRejected(), ...normaliser.rejected()] : [];
 }

@@ -77,7 +77,7 @@ const NSW_STATIONS: RawStation[] = [
 
 // Live FuelWatch stations ('wa' feed): code from waStationKey, address as the RSS adapter writes it.
 const waLive = (name: string, brand: string, street: string, suburb: string, latitude: number, longitude: number): RawStation => ({
-  code: waStationKey(street, suburb), name, brand, address: `${street}, ${suburb} WA`, street, suburb, postcode: '', state: 'wa', latitude, longitude,
+  code: waStationKey(street, suburb, name), name, brand, address: `${street}, ${suburb} WA`, street, suburb, postcode: '', state: 'wa', latitude, longitude,
 });
 const WA_STATIONS: RawStation[] = [
   waLive('Caltex StarMart Northbridge', 'Caltex', '100 Newcastle Street', 'Northbridge', -31.945, 115.857),
@@ -534,7 +534,7 @@ for (const backend of testBackends()) {
         street: '420 Scarborough Beach Rd', suburb: 'OSBORNE PARK', postcode: '6017', state: 'wa', phone: '', website: '', latitude: false, longitude: false,
       });
       assert.deepEqual((await s.feedStations('wa')).filter((f) => f.id === 'vibe-osborne-park').map((f) => f.feedCode),
-        [waStationKey('420 Scarborough Beach Road', 'Osborne Park')]);
+        [waStationKey('420 Scarborough Beach Road', 'Osborne Park', 'Vibe Osborne Park')]);
       // PUBLISH_DATE 03/02/2026 -> 06:00 AWST (UTC+8) = 2 Feb 22:00 UTC; 02/02 -> 1 Feb 22:00 UTC.
       const day3 = utc(2026, 2, 2, 22, 0);
       assert.deepEqual(await current(s, 'caltex-starmart-northbridge'), [

@@ -40,9 +40,12 @@ describe('Normaliser', () => {
     assert.equal(n.station({ ...raw, latitude: Number.NaN }), false);
     assert.equal(n.station({ ...raw, latitude: 33.42 }), false);
     assert.equal(n.station({ ...raw, code: 'a\u0000b' }), true);
-    assert.deepEqual(n.rejected().map((r) => [r.reason, r.count]), [
-      ['station without a usable code', 1], ['station without a name', 1], ['station with an unknown state', 1], ['station position outside Australia', 2],
+    assert.deepEqual(n.stationsRejected().map((r) => [r.reason, r.count, r.of]), [
+      ['station without a usable code', 1, 'stations'], ['station without a name', 1, 'stations'], ['station with an unknown state', 1, 'stations'],
+      ['station position outside Australia', 2, 'stations'],
     ]);
+    // Stations are not price rows: none read, none rejected.
+    assert.deepEqual([n.pricesRead, n.rejected()], [0, []]);
     assert.equal(n.batch().stations[0]?.feedCode, 'a b');
   });
 
@@ -65,14 +68,28 @@ describe('Normaliser', () => {
       ['ulp91', 1859, true], ['lpg', 2999, true], ['ulp91', 1859, true], ['ulp91', 9999, false], ['ulp91', 0, false],
     ]);
     assert.deepEqual(n.rejected().map((r) => [r.reason, r.count]), [
-      ['unknown fuel code', 1], ['price outside 50-500 c/L for ulp91', 2], ['price outside 30-300 c/L for lpg', 1],
+      ['fuel deliberately not kept', 1], ['unknown fuel code', 1], ['price outside 50-500 c/L for ulp91', 2], ['price outside 30-300 c/L for lpg', 1],
       ['price that is not a number', 1], ['price dated more than two days ahead', 1],
     ]);
+    // 12 rows read: 5 kept, 7 rejected by reason.
+    assert.equal(n.pricesRead, 12);
+  });
+
+  test('every row is read once: kept, known to the adapter, or rejected', () => {
+    const n = new Normaliser('nsw', { U91: 'ulp91' }, NOW);
+    n.price({ code: '1', fuelCode: 'U91', at: NOW, priceTenths: 1859, available: true });
+    n.price({ code: '1', fuelCode: 'U91', at: NOW, priceTenths: 1, available: true });
+    n.reject('row of the wrong shape', 'junk');
+    n.alreadyKnown(2);
+    assert.deepEqual([n.pricesRead, n.pricesKnown, n.batch().prices.length, n.rejected().reduce((sum, r) => sum + r.count, 0)], [5, 2, 1, 2]);
   });
 
   test('merge adds counts by reason and keeps the first example', () => {
     assert.deepEqual(Normaliser.merge([[{ reason: 'a', count: 1, example: 'x' }], [{ reason: 'a', count: 2, example: 'y' }, { reason: 'b', count: 1, example: 'z' }]]),
       [{ reason: 'a', count: 3, example: 'x' }, { reason: 'b', count: 1, example: 'z' }]);
+    // A station refused and a price row rejected for the same reason stay apart.
+    assert.deepEqual(Normaliser.merge([[{ reason: 'a', count: 1, example: 'x' }, { reason: 'a', count: 1, example: 's', of: 'stations' }]]),
+      [{ reason: 'a', count: 1, example: 'x' }, { reason: 'a', count: 1, example: 's', of: 'stations' }]);
   });
 });
 

@@ -60,7 +60,7 @@ for (const backend of testBackends()) {
       const adapter = toyAdapter((ctx) => [batch(ctx, 'c1',
         ['S1', 'U91', NOW - 2 * HOUR, 1859],
         ['S1', 'DL', NOW - 2 * HOUR, 1899],
-        ['S1', 'ADB', NOW - 2 * HOUR, 1500], // known, deliberately not kept: no rejection
+        ['S1', 'ADB', NOW - 2 * HOUR, 1500], // known, deliberately not kept: counted by that reason
         ['S1', 'XYZ', NOW - 2 * HOUR, 1800], // unknown fuel code
         ['S1', 'XYZ', NOW - HOUR, 1800], // the same code again: counted, logged once
         ['S1', 'U91', NOW - HOUR, 18], // 1.8 c/L: a unit slip
@@ -69,8 +69,11 @@ for (const backend of testBackends()) {
       const run = await runFeed({ store, adapter, config, clock: fixedClock(NOW), log });
       assert.deepEqual(run, {
         feed: 'toy', startedAt: NOW, finishedAt: NOW, stationsAdded: 1, stationsUpdated: 0, pricesAccepted: 2, pricesIgnored: 0, pricesHeld: 0,
-        rejected: 4, intervalSec: 600, error: undefined,
+        // 7 rows read = 2 stored + 5 rejected by reason.
+        pricesRead: 7, pricesReleased: 0, pricesCorrected: 0,
+        rejected: 5, intervalSec: 600, error: undefined,
         rejections: [
+          { reason: 'fuel deliberately not kept', count: 1, example: `{"code":"S1","fuelCode":"ADB","at":${NOW - 2 * HOUR},"priceTenths":1500,"available":true}` },
           { reason: 'unknown fuel code', count: 2, example: `{"code":"S1","fuelCode":"XYZ","at":${NOW - 2 * HOUR},"priceTenths":1800,"available":true}` },
           { reason: 'price outside 50-500 c/L for ulp91', count: 1, example: `{"code":"S1","fuelCode":"U91","at":${NOW - HOUR},"priceTenths":18,"available":true}` },
           { reason: 'unknown station', count: 1, example: 'toy/S9' },

@@ -18,6 +18,7 @@
  * Each poll is a full snapshot (every site, every current price), so the adapter keeps no state:
  * the writer ignores reports it already holds.
  */
+import { STATE_ABBREVIATIONS, stationState } from '../../domain/postcodes.ts';
 import { roundHalfAwayFromZero } from '../../domain/rounding.ts';
 import { formatInstant } from '../../domain/time.ts';
 import type { StateId } from '../../domain/states.ts';
@@ -167,15 +168,18 @@ export function mapFpdSite(record: unknown, lookups: FpdLookups, feed: FpdFeed):
   if (typeof latitude !== 'number' || typeof longitude !== 'number') return 'site without a position';
   const street = text(record['A']);
   const postcode = text(record['P']);
-  const suburb = suburbOf(record, lookups.regions, feed.stateAbbrev);
+  // The scheme lists sites over its border too (Banora Point NSW 2486 in QLD's): the postcode says where.
+  const state = stationState(postcode, feed.state);
+  const abbrev = STATE_ABBREVIATIONS[state];
+  const suburb = suburbOf(record, lookups.regions, abbrev);
   // "180 Wickham St, Fortitude Valley QLD 4006", unless the street already ends with a postcode.
-  const locality = [suburb, feed.stateAbbrev, postcode].filter(Boolean).join(' ');
+  const locality = [suburb, abbrev, postcode].filter(Boolean).join(' ');
   const address = /\b\d{4}$/.test(street) ? street : [street, locality].filter(Boolean).join(', ');
   return {
     code: siteCode(record['S']),
     name: text(record['N']),
     brand: isId(record['B']) ? lookups.brands.get(record['B']) ?? '' : '',
-    address, street, suburb, postcode, state: feed.state, latitude, longitude,
+    address, street, suburb, postcode, state, latitude, longitude,
   };
 }
 
@@ -208,7 +212,7 @@ export function normaliseFpdSnapshot(normaliser: Normaliser, snapshot: FpdSnapsh
   for (const record of snapshot.sites) {
     if (isObject(record)) listed.add(siteCode(record['S']));
     const station = mapFpdSite(record, snapshot, feed);
-    if (typeof station === 'string') normaliser.reject(station, record);
+    if (typeof station === 'string') normaliser.rejectStation(station, record);
     else normaliser.station(station);
   }
   let newest: number | undefined;

@@ -144,10 +144,32 @@ export function splitNswAddress(address: string): { street: string; suburb: stri
   const postcode = /^\d{4}$/.test(words[words.length - 1] ?? '') ? words.pop() ?? '' : '';
   const state = STATE_ABBREVS.test(words[words.length - 1] ?? '') ? (words.pop() ?? '').toUpperCase() : '';
   let suburb = words.join(' ');
-  // No comma between street and suburb ("12 Main St WYOMING NSW 2250") cannot be split reliably.
-  if (parts.length === 0 && /\d/.test(suburb)) return { street: suburb, suburb: '', state, postcode };
+  if (parts.length === 0 && suburb !== '') {
+    const split = splitWithoutComma(words);
+    return { street: split.street, suburb: titleCase(split.suburb), state, postcode };
+  }
   if (suburb === '') suburb = parts.pop() ?? '';
   return { street: parts.join(', '), suburb: titleCase(suburb), state, postcode };
+}
+
+/** Street types that end a street's name ("Anzac Parade", "DAVID ST"), in full and abbreviated. */
+const STREET_TYPES = new Set(['ST', 'STREET', 'RD', 'ROAD', 'AVE', 'AV', 'AVENUE', 'HWY', 'HIGHWAY', 'PDE', 'PARADE', 'DR', 'DRIVE',
+  'TCE', 'TERRACE', 'PL', 'PLACE', 'CRES', 'CRESCENT', 'BLVD', 'BOULEVARD', 'LN', 'LANE', 'CCT', 'CIRCUIT', 'WAY', 'CL', 'CLOSE', 'CT', 'COURT',
+  'ESP', 'ESPLANADE', 'SQ', 'SQUARE', 'GR', 'GROVE']);
+
+/**
+ * An address with no comma before its state and postcode (5 of FuelCheck's 2,849 stations on
+ * 30 June 2024): the words after the last street type are the suburb ("827 Anzac Parade
+ * Maroubra" -> Maroubra; "Corner Pacific Hwy and Halls Road Coffs Harbour" -> Coffs Harbour);
+ * without a street type, words without a number are the suburb alone ("Wagga Wagga"); otherwise
+ * the suburb is left empty rather than guessed.
+ */
+function splitWithoutComma(words: readonly string[]): { street: string; suburb: string } {
+  let last = -1;
+  words.forEach((w, i) => { if (STREET_TYPES.has(w.toUpperCase())) last = i; });
+  if (last >= 0 && last < words.length - 1) return { street: words.slice(0, last + 1).join(' '), suburb: words.slice(last + 1).join(' ') };
+  if (last < 0 && !words.some((w) => /\d/.test(w))) return { street: '', suburb: words.join(' ') };
+  return { street: words.join(' '), suburb: '' };
 }
 
 /** FuelCheck writes most suburbs in capitals ("SURRY HILLS"); shown as "Surry Hills". Mixed case is kept. */
@@ -228,7 +250,7 @@ export function readNswPrice(record: unknown): RawPrice | { rejected: string } {
 export function addNswAnswer(normaliser: Normaliser, answer: NswAnswer): void {
   for (const record of answer.stations) {
     const station = readNswStation(record);
-    if ('rejected' in station) normaliser.reject(station.rejected, record);
+    if ('rejected' in station) normaliser.rejectStation(station.rejected, record);
     else normaliser.station(station);
   }
   for (const record of answer.prices) {

@@ -173,15 +173,21 @@ export function addNtOutlets(normaliser: Normaliser, outlets: readonly unknown[]
     const read = readNtOutlet(outlet, brands);
     if ('inactive' in read) continue;
     if (!('station' in read)) {
-      normaliser.reject(read.rejected, outlet);
+      normaliser.rejectStation(read.rejected, outlet);
       continue;
     }
-    if (!normaliser.station(read.station)) continue;
     for (const bad of read.rejected) normaliser.reject(bad.reason, bad.record);
+    if (!normaliser.station(read.station)) {
+      // Readings are dated at the poll, so those of an outlet refused now are counted and read again next poll.
+      for (const reading of read.readings) normaliser.reject('reading of an outlet refused', reading);
+      continue;
+    }
     for (const reading of read.readings) {
       const key = `${read.station.code}/${reading.fuelCode}`;
       const value = valueOf(reading);
       if (before.get(key) === value) {
+        // Read, and known: the cursor holds it as applied.
+        normaliser.alreadyKnown(1);
         after.set(key, value);
         continue;
       }

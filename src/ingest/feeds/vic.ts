@@ -117,10 +117,8 @@ export function readVicDetail(detail: unknown, brands: ReadonlyMap<string, strin
   };
   const record: VicRecord = { station, prices: [], rejected: [] };
   const list = detail['fuelPrices'];
-  if (!Array.isArray(list)) {
-    record.rejected.push({ reason: 'record without a fuelPrices list', record: detail });
-    return record;
-  }
+  // A station without a list of prices brings no price row: the station alone is kept.
+  if (!Array.isArray(list)) return record;
   for (const entry of list) {
     if (!isObject(entry) || typeof entry['fuelType'] !== 'string' || typeof entry['isAvailable'] !== 'boolean') {
       record.rejected.push({ reason: 'price without fuelType or isAvailable', record: entry });
@@ -143,15 +141,23 @@ export function readVicDetail(detail: unknown, brands: ReadonlyMap<string, strin
   return record;
 }
 
-/** Adds the records of one prices answer to a batch: a station's prices only once the station was accepted. */
+/**
+ * Adds the records of one prices answer to a batch. Every price row is counted: kept, or rejected
+ * by reason. The rows of a station the Normaliser refuses (a position outside Australia, as BP
+ * Rockbank's on 1 May 2026) stay in the batch, like every feed's: the writer applies them to the
+ * station as stored, or rejects them as of an unknown station. Those of a record without a
+ * fuelStation are rejected under that reason.
+ */
 export function addVicDetails(normaliser: Normaliser, details: readonly unknown[], brands: ReadonlyMap<string, string>): void {
   for (const detail of details) {
     const record = readVicDetail(detail, brands);
     if (!('station' in record)) {
-      normaliser.reject(record.rejected, detail);
+      normaliser.rejectStation(record.rejected, detail);
+      const rows = isObject(detail) && Array.isArray(detail['fuelPrices']) ? detail['fuelPrices'] : [];
+      for (const row of rows) normaliser.reject(`price of a ${record.rejected}`, row);
       continue;
     }
-    if (!normaliser.station(record.station)) continue;
+    normaliser.station(record.station);
     for (const bad of record.rejected) normaliser.reject(bad.reason, bad.record);
     for (const price of record.prices) normaliser.price(price);
   }

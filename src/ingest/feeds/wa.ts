@@ -7,9 +7,12 @@
  * Retailers notify FuelWatch by 14:00 and the prices are published at about 14:30 WA time; a
  * price holds for 24 hours from 06:00 on the item's date, so each report's `at` is 06:00 WA
  * time that day. Before 14:30 the tomorrow request answers a channel with no items.
- * FuelWatch gives no station code: stations are keyed on their normalised address and suburb
- * (waStationKey), which the historical-file importer reuses; the brand is only a field, so a
- * rebrand keeps the station. FuelWatch has no out-of-stock flag: a station that stops selling
+ * FuelWatch gives no station code: stations are keyed on their normalised address, suburb and
+ * trading name (waStationKey), which the historical-file importer reuses (its ADDRESS, LOCATION
+ * and TRADING_NAME). The trading name is in the key because two stations can share an address
+ * (7-Eleven Brabham and EG Ampol Brabham at 3 Marvel Ent, Brabham, on every day of April and May
+ * 2026); the brand is only a field, so a change of brand alone keeps the station, while a new
+ * trading name starts a new one. FuelWatch has no out-of-stock flag: a station that stops selling
  * a product simply leaves that product's list.
  */
 import { createHash } from 'node:crypto';
@@ -144,16 +147,18 @@ export function normaliseWaPlace(text: string): string {
 const MAX_KEY = 100;
 
 /**
- * A FuelWatch station's key from its address and suburb only, so the historical-file importer
- * (ADDRESS, LOCATION columns) finds the same station: "223 Belmont Avenue (Cnr Wright Street)",
- * "Cloverdale" and "223 BELMONT AVE (CNR WRIGHT ST)", "CLOVERDALE" give the same key. Keys
- * over 100 characters keep their start and end in a hash of the whole. Empty when either part is.
+ * A FuelWatch station's key from its address, suburb and trading name, each normalised, so that
+ * the historical-file importer (ADDRESS, LOCATION and TRADING_NAME columns) finds the same
+ * station: "223 Belmont Avenue (Cnr Wright Street)", "Cloverdale", "Caltex Cloverdale" and
+ * "223 BELMONT AVE (CNR WRIGHT ST)", "CLOVERDALE", "CALTEX CLOVERDALE" give the same key, and two
+ * stations at one address under two names stay two. Keys over 100 characters keep their start
+ * and end in a hash of the whole. Empty when the address or the suburb is.
  */
-export function waStationKey(address: string, suburb: string): string {
+export function waStationKey(address: string, suburb: string, tradingName: string): string {
   const street = normaliseWaPlace(address);
   const place = normaliseWaPlace(suburb);
   if (!street || !place) return '';
-  const key = `${street}|${place}`;
+  const key = `${street}|${place}|${normaliseWaPlace(tradingName)}`;
   if (key.length <= MAX_KEY) return key;
   const digest = createHash('sha1').update(key).digest('hex').slice(0, 12);
   return `${key.slice(0, MAX_KEY - 13)}#${digest}`;
@@ -179,7 +184,7 @@ export type WaRecord = { station: RawStation; price: RawPrice } | { rejected: st
 export function readWaItem(item: WaItem, productCode: string): WaRecord {
   const address = item['address'] ?? '';
   const suburb = item['location'] ?? '';
-  const code = waStationKey(address, suburb);
+  const code = waStationKey(address, suburb, item['trading-name'] ?? '');
   if (!code) return { rejected: 'station without an address and suburb' };
   const at = waEffectiveAt(item['date']);
   if (at === undefined) return { rejected: 'price without a valid date' };
@@ -193,7 +198,7 @@ export function readWaItem(item: WaItem, productCode: string): WaRecord {
   return { station, price: { code, fuelCode: productCode, at, priceTenths, available: true } };
 }
 
-/** Adds one product's items to a batch: a station's price only once the station itself was accepted. */
+/** Adds one product's items to a batch: each item is one price row, kept or rejected (with its station's reason when the station is refused). */
 export function addWaItems(normaliser: Normaliser, items: readonly WaItem[], productCode: string): void {
   for (const item of items) {
     const record = readWaItem(item, productCode);
@@ -201,7 +206,8 @@ export function addWaItems(normaliser: Normaliser, items: readonly WaItem[], pro
       normaliser.reject(record.rejected, item);
       continue;
     }
-    if (normaliser.station(record.station)) normaliser.price(record.price);
+    normaliser.station(record.station);
+    normaliser.price(record.price);
   }
 }
 

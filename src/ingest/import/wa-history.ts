@@ -20,7 +20,7 @@
  * Stations: a file that has FuelWatch's own station id (the snapshots' `stationId`, a CSV's
  * STATION_ID) keys each station by it, so two stations at one address stay two and an address
  * written anew keeps its station; a file without it keys stations as the live RSS feed ('wa')
- * does (waStationKey of address and suburb), so its rows join the live feed's stations. A station
+ * does (waStationKey of address, suburb and trading name), so its rows join the live feed's stations. A station
  * not stored yet is created from the row: with the file's position where it has one, else with
  * none. A station already stored is left as it is (an old file must not undo a later rename).
  */
@@ -85,7 +85,7 @@ function degrees(text: string): number | null {
 export function waHistoryCode(row: Row): string {
   const id = (row['STATION_ID'] ?? '').trim();
   if (/^\d{1,12}$/.test(id)) return id;
-  return waStationKey(row['ADDRESS'] ?? '', row['LOCATION'] ?? '');
+  return waStationKey(row['ADDRESS'] ?? '', row['LOCATION'] ?? '', row['TRADING_NAME'] ?? '');
 }
 
 /** 06:00 WA time on a PUBLISH_DATE (dd/mm/yyyy) or a snapshot's date (yyyy-mm-dd), when that day's price took effect. */

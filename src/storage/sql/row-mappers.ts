@@ -92,19 +92,34 @@ export function toToken(r: Row): TokenRecord {
   };
 }
 
+/**
+ * The rejections column holds the run's rejections as a JSON list, or (since rows read were
+ * counted) an object with that list and the counts feed_runs has no column for, so that
+ * `ingest status` prints the same line as `ingest` without a migration. Old rows stay lists.
+ */
+type RunExtras = { rejections: FeedRun['rejections']; pricesRead: number; pricesReleased: number; pricesCorrected: number };
+
+function runExtras(text: string): { rejections: FeedRun['rejections'] } | RunExtras {
+  const parsed = JSON.parse(text) as FeedRun['rejections'] | RunExtras;
+  return Array.isArray(parsed) ? { rejections: parsed } : parsed;
+}
+
 export function toFeedRun(r: Row): FeedRun {
+  const extras = runExtras(String(r.rejections));
   return {
     feed: String(r.feed), startedAt: Number(r.started_at), finishedAt: Number(r.finished_at),
     stationsAdded: Number(r.stations_added), stationsUpdated: Number(r.stations_updated), pricesAccepted: Number(r.prices_accepted),
     pricesIgnored: Number(r.prices_ignored), pricesHeld: Number(r.prices_held), rejected: Number(r.rejected),
-    rejections: JSON.parse(String(r.rejections)) as FeedRun['rejections'], error: typeof r.error === 'string' ? r.error : undefined,
-    intervalSec: Number(r.interval_sec),
+    error: typeof r.error === 'string' ? r.error : undefined,
+    intervalSec: Number(r.interval_sec), ...extras,
   };
 }
 
 export function feedRunValues(run: FeedRun): Array<string | number | null> {
   return [run.feed, run.startedAt, run.finishedAt, run.stationsAdded, run.stationsUpdated, run.pricesAccepted, run.pricesIgnored,
-    run.pricesHeld, run.rejected, JSON.stringify(run.rejections), run.error ?? null, run.intervalSec];
+    run.pricesHeld, run.rejected, JSON.stringify(run.pricesRead === undefined ? run.rejections : {
+      rejections: run.rejections, pricesRead: run.pricesRead, pricesReleased: run.pricesReleased ?? 0, pricesCorrected: run.pricesCorrected ?? 0,
+    }), run.error ?? null, run.intervalSec];
 }
 
 export function toFeedStation(r: Row): FeedStation {

@@ -149,7 +149,7 @@ const CASES: Case[] = [{
   city: ['brisbane', 'Brisbane'], station: ['7-eleven-fortitude-valley', '7-Eleven Fortitude Valley'],
   stations: [QLD_STATIONS, [...QLD_STATIONS.slice(0, 3), KEDRON, ...QLD_STATIONS.slice(3)]],
   // Round 1: 4 sites, 16 prices. Round 2: 18 prices, of which 6 are new (7-Eleven ulp91 + e10, BP's LPG, United's diesel, Kedron's 2).
-  runs: ['stations +4 ~0, prices 16 accepted, 0 already known, 0 held, 0 rejected', 'stations +1 ~0, prices 6 accepted, 12 already known, 0 held, 0 rejected'],
+  runs: ['stations +4 ~0, prices 16 read: 16 stored, 0 already known, 0 corrected, 0 held, 0 rejected', 'stations +1 ~0, prices 18 read: 6 stored, 12 already known, 0 corrected, 0 held, 0 rejected'],
   spread: [BNE_1, BNE_2], unavailable: [{}, {}], history: [FV_1, FV_2],
   // Toowoomba: BP reports the combined codes itself (999 e10/Unleaded 1899, 1000 Diesel/Premium Diesel 1929): they appear as
   // ulp-combined and diesel-combined only; its LPG is out in round 1 and back at 1139 in round 2. Gold Coast: United's diesel
@@ -166,7 +166,7 @@ const CASES: Case[] = [{
   city: ['adelaide', 'Adelaide'], station: ['otr-kilburn', 'OTR Kilburn'],
   stations: [SA_STATIONS, [...SA_STATIONS.slice(0, 2), PROSPECT, ...SA_STATIONS.slice(2)]],
   // Round 1: 4 sites, 14 prices. Round 2: 17 prices, 7 new (OTR ulp91 + e10, both LPGs, Prospect's 3).
-  runs: ['stations +4 ~0, prices 14 accepted, 0 already known, 0 held, 0 rejected', 'stations +1 ~0, prices 7 accepted, 10 already known, 0 held, 0 rejected'],
+  runs: ['stations +4 ~0, prices 14 read: 14 stored, 0 already known, 0 corrected, 0 held, 0 rejected', 'stations +1 ~0, prices 17 read: 7 stored, 10 already known, 0 corrected, 0 held, 0 rejected'],
   spread: [ADL_1, ADL_2], unavailable: [{ lpg: ['shell-norwood'] }, { lpg: ['bp-unley'] }], history: [OTR_1, OTR_2],
   // Gawler (Ampol alone, unchanged in round 2): ulp91 1859, diesel 1889, and the combined ids carry the same values.
   extra: () => ({
@@ -198,7 +198,7 @@ async function bodies(databaseUrl: string, now: number, paths: string[]): Promis
 
 const runLine = (now: number, feed: string, counts: string, error?: string): string =>
   `${isoAt(now).replace('.000Z', 'Z')}  ${feed.padEnd(5)} ${error === undefined ? 'ok    ' : 'FAILED'} 0s  ${counts}${error === undefined ? '' : `\n    error: ${error}`}`;
-const NOTHING = 'stations +0 ~0, prices 0 accepted, 0 already known, 0 held, 0 rejected';
+const NOTHING = 'stations +0 ~0, prices 0 read: 0 stored, 0 already known, 0 corrected, 0 held, 0 rejected';
 
 for (const c of CASES) {
   for (const backend of e2eBackends()) {
@@ -295,8 +295,8 @@ for (const c of CASES) {
           const run = await ingest(c.state, db.url, replay.now, c.env(replay));
           assert.equal(run.code, 0, run.stderr);
           // Every report of round 1 is stored already; its 4 sites are unchanged.
-          const known = Number(/prices (\d+) accepted/.exec(c.runs[0])?.[1]);
-          assert.equal(run.stdout, `${runLine(R1, c.state, `stations +0 ~0, prices 0 accepted, ${known} already known, 0 held, 0 rejected`)}\n`);
+          const known = Number(/prices (\d+) read/.exec(c.runs[0])?.[1]);
+          assert.equal(run.stdout, `${runLine(R1, c.state, `stations +0 ~0, prices ${known} read: 0 stored, ${known} already known, 0 corrected, 0 held, 0 rejected`)}\n`);
         } finally {
           await replay.close();
         }

@@ -89,7 +89,7 @@ function assertStationIds(answers: Answers, state: string, ids: readonly string[
 
 const runLine = (now: number, counts: string): string => `${isoAt(now).replace('.000Z', 'Z')}  nsw   ok     0s  ${counts}\n`;
 const failedLine = (now: number, error: string): string => `${isoAt(now).replace('.000Z', 'Z')}  nsw   FAILED 0s  `
-  + `stations +0 ~0, prices 0 accepted, 0 already known, 0 held, 0 rejected\n    error: ${error}\n`;
+  + `stations +0 ~0, prices 0 read: 0 stored, 0 already known, 0 corrected, 0 held, 0 rejected\n    error: ${error}\n`;
 const basic = `Basic ${Buffer.from(`${NSW_TEST_KEY}:${NSW_TEST_SECRET}`).toString('base64')}`;
 
 for (const backend of e2eBackends()) {
@@ -120,7 +120,7 @@ for (const backend of e2eBackends()) {
       // LPG (3), Braddon E10 U91 P98 DL PDL (5), Moonah U91 P95 DL LPG (4), Sandy Bay U91 P98 DL (3) = 22.
       // Rejected 6: Auburn's station and its U91 (unknown station), H2 at Surry Hills and at Braddon
       // (unknown fuel code), Pyrmont P98 2117.0 (21170 tenths, over 500 c/L), Sandy Bay P95 "N/A".
-      assert.equal(run.stdout, runLine(R1, 'stations +6 ~0, prices 22 accepted, 0 already known, 0 held, 6 rejected'));
+      assert.equal(run.stdout, runLine(R1, 'stations +6 ~0 (1 refused), prices 27 read: 22 stored, 0 already known, 0 corrected, 0 held, 5 rejected'));
       // A first run takes the snapshot, for both states, after one token.
       assert.deepEqual(fake.server.requests.map((r) => [r.path, r.query.get('states') ?? r.query.get('grant_type')]), [
         ['/oauth/client_credential/accesstoken', 'client_credentials'], ['/FuelPriceCheck/v2/fuel/prices', 'NSW|TAS'],
@@ -193,7 +193,7 @@ for (const backend of e2eBackends()) {
       assert.equal(run.code, 0, run.stderr);
       // /new answers only what changed since round 1: Surry Hills E10 and U91, Braddon PDL (0: out),
       // Marrickville E10 U91 DL, Moonah DL = 7 prices, with their 4 stations (only Marrickville new).
-      assert.equal(run.stdout, runLine(R2, 'stations +1 ~0, prices 7 accepted, 0 already known, 0 held, 0 rejected'));
+      assert.equal(run.stdout, runLine(R2, 'stations +1 ~0, prices 7 read: 7 stored, 0 already known, 0 corrected, 0 held, 0 rejected'));
       // A new process reuses the token round 1 bought and kept in the store (it lasts 12 hours): no token
       // call, only /new (the cursor is today's), never the snapshot.
       const sent = fake.server.requests.slice(from);
@@ -288,7 +288,7 @@ for (const backend of e2eBackends()) {
       from = fake.server.requests.length;
       const again = await ingest('nsw', db.url, R2 + 180, env());
       assert.equal(again.code, 0, again.stderr);
-      assert.equal(again.stdout, runLine(R2 + 180, 'stations +0 ~0, prices 0 accepted, 25 already known, 0 held, 6 rejected'));
+      assert.equal(again.stdout, runLine(R2 + 180, 'stations +0 ~0 (1 refused), prices 30 read: 0 stored, 25 already known, 0 corrected, 0 held, 5 rejected'));
       assert.deepEqual(paths(from), ['/FuelPriceCheck/v2/fuel/prices']);
       await unchanged();
 
@@ -300,7 +300,7 @@ for (const backend of e2eBackends()) {
       from = fake.server.requests.length;
       const nextDay = await ingest('nsw', db.url, NEXT, env());
       assert.equal(nextDay.code, 0, nextDay.stderr);
-      assert.equal(nextDay.stdout, runLine(NEXT, 'stations +0 ~0, prices 0 accepted, 25 already known, 0 held, 6 rejected'));
+      assert.equal(nextDay.stdout, runLine(NEXT, 'stations +0 ~0 (1 refused), prices 30 read: 0 stored, 25 already known, 0 corrected, 0 held, 5 rejected'));
       // The kept token, bought at R1 for 43,199 s (less 5 minutes' margin), has expired: a new one.
       assert.deepEqual(paths(from), ['/oauth/client_credential/accesstoken', '/FuelPriceCheck/v2/fuel/prices']);
       afterNext = texts(await api(db.url, NEXT));
@@ -323,7 +323,7 @@ for (const backend of e2eBackends()) {
         const from = other.server.requests.length;
         const next = await ingest('nsw', fresh.url, R2 + 60, envOf);
         assert.equal(next.code, 0, next.stderr);
-        assert.equal(next.stdout, runLine(R2 + 60, 'stations +1 ~0, prices 7 accepted, 18 already known, 0 held, 6 rejected'));
+        assert.equal(next.stdout, runLine(R2 + 60, 'stations +1 ~0 (1 refused), prices 30 read: 7 stored, 18 already known, 0 corrected, 0 held, 5 rejected'));
         assert.deepEqual(other.server.requests.slice(from).map((r) => r.path), ['/FuelPriceCheck/v2/fuel/prices']);
         assert.deepEqual(texts(await api(fresh.url, R2)), texts(afterRound2));
       } finally {

@@ -95,7 +95,7 @@ for (const backend of e2eBackends()) {
       assert.equal(run.code, 0, run.stderr);
       // Ampol Stuart Park 4 prices, BP Parap 4 (P95 out of stock), United Winnellie 3 (LAF as opal): 11.
       // Liberty Coconut Grove sits at 0,0: rejected. Puma Berrimah is inactive: left out, not rejected.
-      assert.equal(run.stdout, '2026-05-12T02:30:00Z  nt    ok     0s  stations +3 ~0, prices 11 accepted, 0 already known, 0 held, 1 rejected\n');
+      assert.equal(run.stdout, '2026-05-12T02:30:00Z  nt    ok     0s  stations +3 ~0 (1 refused), prices 13 read: 11 stored, 0 already known, 0 corrected, 0 held, 2 rejected\n');
       assert.deepEqual(fake.server.requests.map((r) => [r.path, r.query.get('searchOptions'), r.query.get('RegionId')]), [['/Home/Results', 'region', '3']]);
 
       const answers = await api(Q1);
@@ -130,7 +130,7 @@ for (const backend of e2eBackends()) {
       assert.equal(run.code, 0, run.stderr);
       // Only changes are reported (the cursor holds the last values): Ampol U91, BP P95, United DL (out),
       // and Shell Coconut Grove's DL and U91 = 5.
-      assert.equal(run.stdout, '2026-05-12T06:30:00Z  nt    ok     0s  stations +1 ~0, prices 5 accepted, 0 already known, 0 held, 1 rejected\n');
+      assert.equal(run.stdout, '2026-05-12T06:30:00Z  nt    ok     0s  stations +1 ~0 (1 refused), prices 15 read: 5 stored, 8 already known, 0 corrected, 0 held, 2 rejected\n');
 
       const answers = await api(Q2);
       // ulp91 1939, 1979, 1899, Shell 1949 -> 7766 / 4 = 1941.5 -> 194.15 c -> "1.94". ulp95 2099, 2119 -> 2109 -> "2.11".
@@ -157,7 +157,7 @@ for (const backend of e2eBackends()) {
       const cut = await ingest('nt', db.url, R2, env());
       assert.equal(cut.code, 1);
       // Half the page ends inside the #serverJson input, which is then never closed.
-      assert.equal(cut.stdout, '2026-05-12T06:30:00Z  nt    FAILED 0s  stations +0 ~0, prices 0 accepted, 0 already known, 0 held, 0 rejected\n'
+      assert.equal(cut.stdout, '2026-05-12T06:30:00Z  nt    FAILED 0s  stations +0 ~0, prices 0 read: 0 stored, 0 already known, 0 corrected, 0 held, 0 rejected\n'
         + '    error: MyFuel NT (site changed?): the results page has no #serverJson input\n');
       assert.deepEqual(await api(Q2), before);
 
@@ -170,13 +170,13 @@ for (const backend of e2eBackends()) {
 
       // The cursor was left as round 2 wrote it: the same page again reports nothing new.
       const again = await ingest('nt', db.url, R2, env());
-      assert.equal(again.stdout, '2026-05-12T06:30:00Z  nt    ok     0s  stations +0 ~0, prices 0 accepted, 0 already known, 0 held, 1 rejected\n');
+      assert.equal(again.stdout, '2026-05-12T06:30:00Z  nt    ok     0s  stations +0 ~0 (1 refused), prices 15 read: 0 stored, 13 already known, 0 corrected, 0 held, 2 rejected\n');
       assert.deepEqual(await api(Q2), before);
 
       const status = await runCli(['ingest', 'status'], { DATABASE_URL: db.url });
       assert.equal(status.code, 0, status.stderr);
       // Newest first: the good run (followed by its rejection line), then the two failed ones with their errors.
-      assert.ok(status.stdout.includes(`\nRecent runs, newest first:\n${again.stdout}    rejected 1: station position outside Australia`), status.stdout);
+      assert.ok(status.stdout.includes(`\nRecent runs, newest first:\n${again.stdout}    rejected 2: reading of an outlet refused`), status.stdout);
       assert.ok(status.stdout.includes(`\n${renamed.stdout}${cut.stdout}`), status.stdout);
     });
   });

@@ -99,7 +99,7 @@ for (const backend of e2eBackends()) {
       assert.equal(run.code, 0, run.stderr);
       // bp Clifton Hill 4 prices, Ampol Carlton North 5 (its PDSL out of stock), 7-Eleven Richmond 5: 14.
       // Liberty Brunswick has no position: rejected with its prices.
-      assert.equal(run.stdout, '2026-05-12T00:00:00Z  vic   ok     0s  stations +3 ~0, prices 14 accepted, 0 already known, 0 held, 1 rejected\n');
+      assert.equal(run.stdout, '2026-05-12T00:00:00Z  vic   ok     0s  stations +3 ~0 (1 refused), prices 16 read: 14 stored, 0 already known, 0 corrected, 0 held, 2 rejected\n');
       // Brands, then prices, each with the consumer id.
       assert.deepEqual(fake.server.requests.map((r) => [r.path, r.headers['x-consumer-id']]), [
         ['/open-data/v1/fuel/reference-data/brands', fake.consumerId], ['/open-data/v1/fuel/prices', fake.consumerId],
@@ -138,7 +138,7 @@ for (const backend of e2eBackends()) {
       assert.equal(run.code, 0, run.stderr);
       // New reports: bp U91 and P95, Ampol PDSL (back), 7-Eleven LPG (out), United U91 and DSL = 6;
       // the other 10 of the 16 are the same reports as round 1's.
-      assert.equal(run.stdout, '2026-05-13T00:00:00Z  vic   ok     0s  stations +1 ~0, prices 6 accepted, 10 already known, 0 held, 1 rejected\n');
+      assert.equal(run.stdout, '2026-05-13T00:00:00Z  vic   ok     0s  stations +1 ~0 (1 refused), prices 18 read: 6 stored, 10 already known, 0 corrected, 0 held, 2 rejected\n');
 
       const answers = await api(R2);
       // ulp91 1859, 1847, 1829, United 1799 -> 7334 / 4 = 1833.5 -> 183.35 c -> "1.83", 179.9 to 185.9.
@@ -173,7 +173,7 @@ for (const backend of e2eBackends()) {
       fake.server.failNext({ pathIncludes: '/fuel/prices', body: full.slice(0, Math.floor(full.length / 2)) });
       const cut = await ingest('vic', db.url, R2, env());
       assert.equal(cut.code, 1);
-      assert.equal(cut.stdout, '2026-05-13T00:00:00Z  vic   FAILED 0s  stations +0 ~0, prices 0 accepted, 0 already known, 0 held, 0 rejected\n'
+      assert.equal(cut.stdout, '2026-05-13T00:00:00Z  vic   FAILED 0s  stations +0 ~0, prices 0 read: 0 stored, 0 already known, 0 corrected, 0 held, 0 rejected\n'
         + '    error: Fair Fuel: the prices answer is not JSON (cut short or not the API?)\n');
       assert.equal(fake.server.requests.length, requestsBefore + 2);
       assert.deepEqual(await api(R2), before);
@@ -222,8 +222,8 @@ describe('feeds without credentials', () => {
       assert.equal(all.stderr, DISABLED.nsw + DISABLED.qld + DISABLED.sa + DISABLED.vic);
       // WA as in its own round 1; NT: Ampol Stuart Park 4 + BP Parap 4 + United Winnellie 3 prices,
       // Liberty Coconut Grove (no position) rejected, Puma Berrimah (inactive) left out.
-      assert.equal(all.stdout, '2026-05-12T07:00:00Z  wa    ok     0s  stations +3 ~0, prices 6 accepted, 0 already known, 6 held, 2 rejected\n'
-        + '2026-05-12T07:00:00Z  nt    ok     0s  stations +3 ~0, prices 11 accepted, 0 already known, 0 held, 1 rejected\n');
+      assert.equal(all.stdout, '2026-05-12T07:00:00Z  wa    ok     0s  stations +3 ~0 (1 refused), prices 14 read: 6 stored, 0 already known, 0 corrected, 6 held, 2 rejected\n'
+        + '2026-05-12T07:00:00Z  nt    ok     0s  stations +3 ~0 (1 refused), prices 13 read: 11 stored, 0 already known, 0 corrected, 0 held, 2 rejected\n');
       assert.equal(wa.server.requests.length, 14);
       assert.equal(nt.server.requests.length, 1);
       assert.equal(vic.server.requests.length, 0);

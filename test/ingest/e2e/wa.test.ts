@@ -81,7 +81,7 @@ for (const backend of e2eBackends()) {
       // Stations: Ampol Victoria Park, Puma Osborne Park, Vibe Bayswater (Liberty Belmont has no position: rejected).
       // Today (the 12th): ULP 3 (Ampol, Puma, Vibe) + diesel 2 + LPG 1 (Puma) = 6; Vibe's LPG at 11.9 c/L is
       // under the 30 c/L bound: rejected. Tomorrow (the 13th, from 06:00): ULP 3 + diesel 2 + LPG 1 = 6 held.
-      assert.equal(run.stdout, '2026-05-12T07:00:00Z  wa    ok     0s  stations +3 ~0, prices 6 accepted, 0 already known, 6 held, 2 rejected\n');
+      assert.equal(run.stdout, '2026-05-12T07:00:00Z  wa    ok     0s  stations +3 ~0 (1 refused), prices 14 read: 6 stored, 0 already known, 0 corrected, 6 held, 2 rejected\n');
       // 7 products x today and tomorrow: 14 requests, every one to the RSS path.
       assert.equal(fake.server.requests.length, 14);
 
@@ -119,7 +119,7 @@ for (const backend of e2eBackends()) {
       // minute ahead and already held (held counts only newly held ones: 0), the same 2 records rejected.
       const early = await ingest('wa', db.url, BEFORE_SIX_13, env());
       assert.equal(early.code, 0, early.stderr);
-      assert.equal(early.stdout, '2026-05-12T21:59:00Z  wa    ok     0s  stations +0 ~0, prices 0 accepted, 6 already known, 0 held, 2 rejected\n');
+      assert.equal(early.stdout, '2026-05-12T21:59:00Z  wa    ok     0s  stations +0 ~0 (1 refused), prices 14 read: 0 stored, 12 already known, 0 corrected, 0 held, 2 rejected\n');
       const at0559 = await api(BEFORE_SIX_13);
       // Spread and average are the 12th's prices still; none of the 13th's took effect a minute early.
       assert.deepEqual(at0559['/v1/cities/perth/spread'], round1['/v1/cities/perth/spread']);
@@ -129,7 +129,7 @@ for (const backend of e2eBackends()) {
       assert.equal(six.code, 0, six.stderr);
       // The 6 held prices are released and applied; the 12th's 6 are known, and the 13th's lists, due now,
       // repeat the 6 just released: 12 already known.
-      assert.equal(six.stdout, '2026-05-12T22:00:00Z  wa    ok     0s  stations +0 ~0, prices 6 accepted, 12 already known, 0 held, 2 rejected\n');
+      assert.equal(six.stdout, '2026-05-12T22:00:00Z  wa    ok     0s  stations +0 ~0 (1 refused), prices 14 read + 6 released from hold: 6 stored, 12 already known, 0 corrected, 0 held, 2 rejected\n');
       // ulp91: (1999 + 1945 + 1929) / 3 = 1957.67 -> 195.8 c -> "1.96", 192.9 to 199.9. Diesel unchanged
       // (same prices for the 13th). lpg: only Puma's 112.9 again (Vibe has no LPG for the 13th).
       const ulp = { average: '1.96', min: '192.9', max: '199.9' };
@@ -142,7 +142,7 @@ for (const backend of e2eBackends()) {
       const run = await ingest('wa', db.url, R2, env());
       assert.equal(run.code, 0, run.stderr);
       // Today (the 13th): ULP 3 + diesel 2 + LPG 1 = 6 known. Tomorrow (the 14th): ULP 4 + diesel 3 + LPG 2 = 9 held.
-      assert.equal(run.stdout, '2026-05-13T07:00:00Z  wa    ok     0s  stations +1 ~0, prices 0 accepted, 6 already known, 9 held, 0 rejected\n');
+      assert.equal(run.stdout, '2026-05-13T07:00:00Z  wa    ok     0s  stations +1 ~0, prices 15 read: 0 stored, 6 already known, 0 corrected, 9 held, 0 rejected\n');
       const atR2 = await api(R2);
       assertStationIds(atR2, ['7-eleven-rivervale', ...STATIONS]);
       // Rivervale has only held prices so far: the spread is still the 13th's.
@@ -151,7 +151,7 @@ for (const backend of e2eBackends()) {
       const six = await ingest('wa', db.url, SIX_14, env());
       assert.equal(six.code, 0, six.stderr);
       // The 9 held are released; the 13th's 6 are known and the 14th's 9, due now, repeat the released ones.
-      assert.equal(six.stdout, '2026-05-13T22:00:00Z  wa    ok     0s  stations +0 ~0, prices 9 accepted, 15 already known, 0 held, 0 rejected\n');
+      assert.equal(six.stdout, '2026-05-13T22:00:00Z  wa    ok     0s  stations +0 ~0, prices 15 read + 9 released from hold: 9 stored, 15 already known, 0 corrected, 0 held, 0 rejected\n');
       const answers = await api(SIX_14);
       // ulp91: (1979 + 1929 + 1899 + 1869) / 4 = 1919 -> "1.92", min 186.9 (Rivervale), max 197.9 (Ampol).
       // diesel: (1899 + 1887 + 1905) / 3 = 1897 -> "1.90", 188.7 to 190.5. lpg: (1099 + 1145) / 2 = 1122 -> "1.12", 109.9 to 114.5.
@@ -180,7 +180,7 @@ for (const backend of e2eBackends()) {
       fake.server.failNext({ body: full.slice(0, Math.floor(full.length / 2)) });
       const cut = await ingest('wa', db.url, SIX_14, env());
       assert.equal(cut.code, 1);
-      assert.equal(cut.stdout, '2026-05-13T22:00:00Z  wa    FAILED 0s  stations +0 ~0, prices 0 accepted, 0 already known, 0 held, 0 rejected\n'
+      assert.equal(cut.stdout, '2026-05-13T22:00:00Z  wa    FAILED 0s  stations +0 ~0, prices 0 read: 0 stored, 0 already known, 0 corrected, 0 held, 0 rejected\n'
         + '    error: FuelWatch RSS: the document ends before </channel></rss> (truncated?)\n');
       // The poll stopped at its first answer.
       assert.equal(fake.server.requests.length, requestsBefore + 1);
@@ -198,7 +198,7 @@ for (const backend of e2eBackends()) {
       fake.server.failNext(...Array.from({ length: 4 }, () => ({ truncate: true })));
       const dropped = await ingest('wa', db.url, SIX_14, env());
       assert.equal(dropped.code, 1, dropped.stderr);
-      assert.equal(dropped.stdout, '2026-05-13T22:00:00Z  wa    FAILED 0s  stations +0 ~0, prices 0 accepted, 0 already known, 0 held, 0 rejected\n'
+      assert.equal(dropped.stdout, '2026-05-13T22:00:00Z  wa    FAILED 0s  stations +0 ~0, prices 0 read: 0 stored, 0 already known, 0 corrected, 0 held, 0 rejected\n'
         + `    error: ${fake.url.replace('http://', '')}/fuelwatch/fuelWatchRSS: UND_ERR_SOCKET (connection closed before the answer was complete)\n`);
       assert.equal(fake.server.requests.length, requestsBefore + 4);
       assert.deepEqual(await api(SIX_14), before);

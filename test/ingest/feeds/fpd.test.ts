@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FeedError } from '../../../src/ingest/feed-error.ts';
@@ -7,7 +8,7 @@ import {
 } from '../../../src/ingest/feeds/fpd.ts';
 import { Normaliser } from '../../../src/ingest/normalise.ts';
 import type { Batch, PriceEvent, StationInput } from '../../../src/storage/store.ts';
-import { testPullContext } from '../../fakes/context.ts';
+import { allRejections, testPullContext } from '../../fakes/context.ts';
 import { type FpdFake, type FpdState, FPD_ROUND_NOW, FPD_TEST_TOKENS, fpdFixture, startFpdFake } from '../../fakes/fpd.ts';
 
 // Midnights UTC: 2026-11-21 = 1_795_219_200 (2026-01-01 = 1_767_225_600, + 324 days * 86_400);
@@ -136,7 +137,7 @@ async function pullFrom(fake: FpdFake, options: { token?: string; sleep?: (ms: n
   assert.equal(pulled.length, 1);
   const [only] = pulled;
   assert.ok(only);
-  return { ctx, batch: only.normaliser.batch(), rejected: only.normaliser.rejected(), cursor: only.cursor };
+  return { ctx, batch: only.normaliser.batch(), rejected: allRejections(only.normaliser), cursor: only.cursor };
 }
 
 /** Round 1's prices with `edit` applied, as the fake's body replacement. */
@@ -207,7 +208,7 @@ describe('FPD API parsing', () => {
       ...QLD_LOOKUPS, sites: readFpdList(fpdFixture('qld', 'sites'), 'sites', 'S'), prices: readFpdList(fpdFixture('qld', 'prices'), 'prices', 'SitePrices'),
     }, QLD_FPD);
     assert.deepEqual(normaliser.batch(), QLD_ROUND_1);
-    assert.deepEqual(normaliser.rejected(), []);
+    assert.deepEqual(allRejections(normaliser), []);
     assert.equal(newest, T.q2023);
   });
 });
@@ -377,5 +378,52 @@ describe('FPD API faults (QLD fake, round 1)', () => {
     const { batch, rejected } = await pullFrom(fake);
     assert.deepEqual(batch, QLD_ROUND_1);
     assert.deepEqual(rejected.map((r) => [r.reason, r.count]), [['price record of the wrong shape', 1]]);
+  });
+});
+
+describe('real QLD rows (the state\'s February 2023 file: test/fixtures/feeds/fpd/real/)', () => {
+  // Each line of the slice as the API's records carry it: a site (S, N, A, P, Lat, Lng) and a price
+  // (SiteId, FuelId by the fuel types list, TransactionDateUtc, Price in tenths). The file's times
+  // are UTC to the minute ("24/02/2023 23:19" is 2023-02-24T23:19:00).
+  const FUEL_IDS: Record<string, number> = { Unleaded: 2, Diesel: 3, LPG: 4, 'PULP 95/96 RON': 5, 'PULP 98 RON': 8, e10: 12, 'Premium Diesel': 14 };
+  const lines = readFileSync(new URL('../../fixtures/feeds/fpd/real/qld-2023-02-slice.csv', import.meta.url), 'utf8')
+    .replace(/^\uFEFF/, '').split(/\r?\n/).filter((line) => line !== '').slice(1).map((line) => line.split(','));
+  const siteOf = (f: string[]) => ({ S: Number(f[0]), N: f[1], A: f[3], P: f[6], Lat: Number(f[7]), Lng: Number(f[8]), B: 0, G1: 0 });
+  const priceOf = (f: string[]) => {
+    const [d, m, y, hh, mm] = (f[11] ?? '').split(/[/ :]/);
+    return { SiteId: Number(f[0]), FuelId: FUEL_IDS[f[9] ?? ''], CollectionMethod: 'T', TransactionDateUtc: `${y}-${m}-${d}T${hh}:${mm}:00`, Price: Number(f[10]) };
+  };
+  const snapshot = (rows: string[][]) => {
+    const sites = new Map(rows.map((f) => [f[0], siteOf(f)]));
+    return { ...QLD_LOOKUPS, sites: [...sites.values()], prices: rows.map(priceOf) };
+  };
+
+  test('a site of the QLD scheme at Banora Point NSW 2486 is stored in New South Wales', () => {
+    const banora = lines.filter((f) => f[0] === '61401947');
+    assert.equal(banora[0]?.[5], 'NSW'); // the file's own Site_State
+    const normaliser = new Normaliser('qld', FPD_FUELS, 1_700_000_000);
+    normaliseFpdSnapshot(normaliser, snapshot(banora), QLD_FPD);
+    const [site] = normaliser.batch().stations;
+    assert.deepEqual([site?.state, site?.postcode, site?.address], ['nsw', '2486', 'Leisure Drive, NSW 2486']);
+    assert.equal(normaliser.batch().prices.length, banora.length);
+  });
+
+  test('same-minute corrections reach the writer both, in the file\'s order, at one instant', () => {
+    const pairs = lines.filter((f) => f[0] !== '61401947');
+    const normaliser = new Normaliser('qld', FPD_FUELS, 1_700_000_000);
+    normaliseFpdSnapshot(normaliser, snapshot(pairs), QLD_FPD);
+    // By hand from the file: BP Lindum U91 0.1 c/L then 174.9 at 20/02/2023 02:47 (the 0.1 is out of
+    // bounds and rejected); BP Oxley premium diesel 203.9 then 201.9 at 24/02/2023 23:19; Metro West
+    // Ipswich U91 172.8 then 172.9 at 20/02/2023 03:06; NightOwl Shell Caboolture premium diesel
+    // 209.9 then 205.9 at 02/02/2023 22:57. 2023-02-01T00:00Z = 1_675_209_600.
+    const at = (day: number, h: number, m: number) => 1_675_209_600 + (day - 1) * 86_400 + h * 3_600 + m * 60;
+    assert.deepEqual(normaliser.batch().prices.map((p) => [p.feedCode, p.fuel, p.at, p.priceTenths]), [
+      ['61401365', 'ulp91', at(20, 2, 47), 1749],
+      ['61401417', 'pdiesel', at(24, 23, 19), 2039], ['61401417', 'pdiesel', at(24, 23, 19), 2019],
+      ['61401492', 'ulp91', at(20, 3, 6), 1728], ['61401492', 'ulp91', at(20, 3, 6), 1729],
+      ['61401863', 'pdiesel', at(2, 22, 57), 2099], ['61401863', 'pdiesel', at(2, 22, 57), 2059],
+    ]);
+    assert.deepEqual(normaliser.rejected().map((r) => [r.reason, r.count]), [['price outside 50-500 c/L for ulp91', 1]]);
+    assert.equal(normaliser.pricesRead, pairs.length);
   });
 });

@@ -7,7 +7,7 @@ import {
 } from '../../../src/ingest/feeds/nsw.ts';
 import { Normaliser } from '../../../src/ingest/normalise.ts';
 import type { PriceEvent, StationInput } from '../../../src/storage/store.ts';
-import { MemoryKept, testPullContext } from '../../fakes/context.ts';
+import { allRejections, MemoryKept, testPullContext } from '../../fakes/context.ts';
 import {
   type NswFake, NSW_ROUND_1_NOW, NSW_ROUND_2_NOW, NSW_TEST_KEY, NSW_TEST_SECRET, nswFixture, startNswFake,
 } from '../../fakes/nsw.ts';
@@ -134,7 +134,7 @@ describe('NSW FuelCheck adapter', () => {
     const batches = await pulled;
     assert.equal(batches.length, 1);
     assert.deepEqual(batches[0]?.normaliser.batch(), { stations: ROUND_1_STATIONS, prices: ROUND_1_PRICES });
-    assert.deepEqual(batches[0]?.normaliser.rejected().map((r) => [r.reason, r.count]), ROUND_1_REJECTIONS);
+    assert.deepEqual(allRejections(batches[0]?.normaliser).map((r) => [r.reason, r.count]), ROUND_1_REJECTIONS);
     assert.equal(batches[0]?.cursor, JSON.stringify({ snapshotAt: R1, lastAt: R1 }));
     // Two records carry the unknown code H2: one warning for the run.
     const unknown = ctx.log.lines.filter((l) => l.msg === 'unknown fuel code: its prices are skipped');
@@ -176,7 +176,7 @@ describe('NSW FuelCheck adapter', () => {
         price('TAS-17', 'diesel', T.moonah2, 1959),
       ],
     });
-    assert.deepEqual(second[0]?.normaliser.rejected(), []);
+    assert.deepEqual(allRejections(second[0]?.normaliser), []);
     assert.equal(second[0]?.cursor, JSON.stringify({ snapshotAt: R1, lastAt: R2 }));
 
     const third = await pull(fake, R2 + 1_800, { cursor: second[0]?.cursor }).pulled;
@@ -363,13 +363,23 @@ describe('FuelCheck records', () => {
     assert.equal(formatRequestTimestamp(1_778_457_600 + 9 * 3_600 + 7 * 60 + 3), '11/05/2026 09:07:03 AM');
   });
 
+  test('real FuelCheck addresses without a comma (30 June 2024 answer): the suburb after the street type, or the place alone', () => {
+    // The five such addresses of the real whole-state answer (WizardJR/nsw_fuel_price_checker src/data.json, e48c46ca), stations 18669, 19251, 19527, 19777, 20168.
+    assert.deepEqual(splitNswAddress('Corner Pacific Hwy and Halls Road Coffs Harbour NSW 2450'), { street: 'Corner Pacific Hwy and Halls Road', suburb: 'Coffs Harbour', state: 'NSW', postcode: '2450' });
+    assert.deepEqual(splitNswAddress('Avonside NSW 2628'), { street: '', suburb: 'Avonside', state: 'NSW', postcode: '2628' });
+    assert.deepEqual(splitNswAddress('Wagga Wagga NSW 2650'), { street: '', suburb: 'Wagga Wagga', state: 'NSW', postcode: '2650' });
+    assert.deepEqual(splitNswAddress('827 Anzac Parade Maroubra NSW 2035'), { street: '827 Anzac Parade', suburb: 'Maroubra', state: 'NSW', postcode: '2035' });
+    assert.deepEqual(splitNswAddress('842-844 DAVID ST North Albury NSW 2640'), { street: '842-844 DAVID ST', suburb: 'North Albury', state: 'NSW', postcode: '2640' });
+  });
+
   test('addresses split into street, suburb (capitals made readable), state and postcode', () => {
     assert.deepEqual(splitNswAddress('424 Cleveland St, SURRY HILLS NSW 2010'), { street: '424 Cleveland St', suburb: 'Surry Hills', state: 'NSW', postcode: '2010' });
     assert.deepEqual(splitNswAddress('208-212 Pacific Hwy North, Coffs Harbour NSW 2450'), { street: '208-212 Pacific Hwy North', suburb: 'Coffs Harbour', state: 'NSW', postcode: '2450' });
     assert.deepEqual(splitNswAddress("Cnr Northbourne Ave & Barry Dr, O'CONNOR ACT 2602"), { street: 'Cnr Northbourne Ave & Barry Dr', suburb: "O'Connor", state: 'ACT', postcode: '2602' });
     assert.deepEqual(splitNswAddress('1 Main Rd, Lot 2, KEMPTON, TAS 7030'), { street: '1 Main Rd, Lot 2', suburb: 'Kempton', state: 'TAS', postcode: '7030' });
     assert.deepEqual(splitNswAddress('123 Fake Street, Hurstville'), { street: '123 Fake Street', suburb: 'Hurstville', state: '', postcode: '' });
-    assert.deepEqual(splitNswAddress('12 Main St WYOMING NSW 2250'), { street: '12 Main St WYOMING', suburb: '', state: 'NSW', postcode: '2250' });
+    assert.deepEqual(splitNswAddress('12 Main St WYOMING NSW 2250'), { street: '12 Main St', suburb: 'Wyoming', state: 'NSW', postcode: '2250' });
+    assert.deepEqual(splitNswAddress('12 Main WYOMING NSW 2250'), { street: '12 Main WYOMING', suburb: '', state: 'NSW', postcode: '2250' });
     assert.deepEqual(splitNswAddress(''), { street: '', suburb: '', state: '', postcode: '' });
   });
 
@@ -451,7 +461,7 @@ describe('FuelCheck records', () => {
     // 12/05 08:00 AEST = 11/05 22:00Z = 1_778_457_600 + 22*3600.
     assert.deepEqual(normaliser.batch().prices, [price('NSW-9', 'ulp91', 1_778_536_800, 1879)]);
     assert.deepEqual(normaliser.batch().stations.map((s) => [s.feedCode, s.suburb, s.state]), [['NSW-9', 'Goulburn', 'nsw']]);
-    assert.deepEqual(normaliser.rejected().map((r) => [r.reason, r.count]), [['station record that is not an object', 1], ['price that is not a number', 1]]);
+    assert.deepEqual(allRejections(normaliser).map((r) => [r.reason, r.count]), [['station record that is not an object', 1], ['price that is not a number', 1]]);
   });
 });
 

@@ -65,8 +65,9 @@ describe('NT MyFuel adapter (best effort)', () => {
     const { pulled } = await pullFrom(fake, ROUND_1_NOW);
     assert.equal(pulled.length, 1);
     assert.deepEqual(pulled[0]?.normaliser.batch(), { stations: [STATIONS.ampol, STATIONS.bp, STATIONS.united], prices: ROUND_1_PRICES });
-    // Liberty has 0,0 for a position and is dropped alone; inactive Puma is left out without a rejection.
-    assert.deepEqual(pulled[0]?.normaliser.rejected().map((r) => [r.reason, r.count]), [['station position outside Australia', 1]]);
+    // Liberty has 0,0 for a position and is refused, its two readings counted (and read again next poll); inactive Puma is left out without a rejection.
+    assert.deepEqual(pulled[0]?.normaliser.stationsRejected().map((r) => [r.reason, r.count]), [['station position outside Australia', 1]]);
+    assert.deepEqual(pulled[0]?.normaliser.rejected().map((r) => [r.reason, r.count]), [['reading of an outlet refused', 2]]);
     assert.equal(pulled[0]?.cursor, ROUND_1_CURSOR);
   });
 
@@ -163,9 +164,10 @@ describe('MyFuel NT page reading', () => {
     addNtOutlets(ctx.normaliser(), [outlet(3)], brands, ROUND_1_NOW, undefined);
     const warnings = ctx.log.lines.filter((l) => l.msg === 'unknown fuel code: its prices are skipped');
     assert.deepEqual(warnings.map((l) => l.obj), [{ feed: 'nt', fuelCode: 'H2' }]);
+    assert.deepEqual(normaliser.stationsRejected().map((r) => [r.reason, r.count]), [['outlet without FuelOutletId or AvailableFuels', 1]]);
     assert.deepEqual(normaliser.rejected().map((r) => [r.reason, r.count]), [
       ['price that is not a number', 2], ['fuel without FuelCode or isAvailable', 2], ['unknown fuel code', 2],
-      ['price outside 50-500 c/L for ulp91', 2], ['outlet without FuelOutletId or AvailableFuels', 1],
+      ['price outside 50-500 c/L for ulp91', 2],
     ]);
     assert.deepEqual(normaliser.batch().prices.map((p) => [p.feedCode, p.fuel, p.priceTenths]), [['1', 'ulp98', 2199], ['2', 'ulp98', 2199]]);
     assert.equal(normaliser.batch().stations[0]?.brand, 'Puma Energy');

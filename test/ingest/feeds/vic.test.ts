@@ -5,7 +5,7 @@ import {
   addVicDetails, parseIsoInstant, parseVicBrands, parseVicPrices, splitVicAddress, vicAdapter,
 } from '../../../src/ingest/feeds/vic.ts';
 import type { PriceEvent, StationInput } from '../../../src/storage/store.ts';
-import { testPullContext } from '../../fakes/context.ts';
+import { allRejections, testPullContext } from '../../fakes/context.ts';
 import { instantRetries } from '../../fakes/server.ts';
 import { type VicFake, VIC_ROUND_1_NOW, VIC_TEST_CONSUMER_ID, startVicFake, vicFixture } from '../../fakes/vic.ts';
 
@@ -23,6 +23,7 @@ const T = {
   ampolPdsl2: 1_778_550_300, //  2026-05-12T01:45:00Z = 1_778_544_000 + 1*3600 + 45*60
   sevenLpg2: 1_778_554_700, //   2026-05-12T02:58:20Z = 1_778_544_000 + 2*3600 + 58*60 + 20
   united: 1_778_564_028, //      2026-05-12T05:33:48Z = 1_778_544_000 + 5*3600 + 33*60 + 48
+  liberty: 1_778_461_950, //     2026-05-11T01:12:30Z = 1_778_457_600 + 1*3600 + 12*60 + 30
 };
 // Round 1 is read at 2026-05-12 10:00 Melbourne (UTC+10) = 00:00 UTC; round 2 a day later.
 const ROUND_1_NOW = 1_778_544_000;
@@ -32,6 +33,7 @@ const BP = 'a0C5j00000Fq2XbEAJ';
 const AMPOL = 'a0C5j00000Fq2Y4EAJ';
 const SEVEN = 'a0C5j00000Fq2ZhEAJ';
 const UNITED = 'a0C5j00000Fq2bXEAR';
+const LIBERTY = 'a0C5j00000Fq2aREAR';
 
 const station = (feedCode: string, slug: string, name: string, brand: string, street: string, suburb: string, postcode: string, phone: string, latitude: number, longitude: number): StationInput => ({
   feed: 'vic', feedCode, slug, name, brand, address: `${street}, ${suburb} VIC ${postcode}`, street, suburb, postcode, state: 'vic',
@@ -57,11 +59,15 @@ const SEVEN_1 = [
   price(SEVEN, 'ulp91', T.sevenPetrol, 1829), price(SEVEN, 'ulp95', T.sevenPetrol, 1969), price(SEVEN, 'ulp98', T.sevenPetrol, 2049),
   price(SEVEN, 'diesel', T.sevenDiesel, 1929),
 ];
+const LIBERTY_1 = [price(LIBERTY, 'ulp91', T.liberty, 1799), price(LIBERTY, 'diesel', T.liberty, 1899)];
 const ROUND_1_PRICES: PriceEvent[] = [
   price(BP, 'ulp91', T.bpLatest, 1899), price(BP, 'ulp95', T.bpLatest, 2039), price(BP, 'ulp98', T.bpLatest, 2119), price(BP, 'diesel', T.bpDiesel, 1959),
   // Ampol's premium diesel is out of stock: isAvailable false, price null.
   ...AMPOL_1, price(AMPOL, 'pdiesel', T.ampolDiesel, 0, false),
   ...SEVEN_1, price(SEVEN, 'lpg', T.sevenLpg, 1099),
+  // Liberty Brunswick has no position: the station is refused, its rows go on to the writer (the
+  // station as stored, or rejected as of an unknown station).
+  ...LIBERTY_1,
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -93,8 +99,8 @@ describe('VIC Fair Fuel adapter', () => {
     assert.equal(pulled.length, 1);
     assert.equal(pulled[0]?.cursor, undefined);
     assert.deepEqual(pulled[0]?.normaliser.batch(), { stations: [STATIONS.bp, STATIONS.ampol, STATIONS.seven], prices: ROUND_1_PRICES });
-    assert.deepEqual(pulled[0]?.normaliser.rejected().map((r) => [r.reason, r.count]), [['station position outside Australia', 1]]);
-    assert.match(pulled[0]?.normaliser.rejected()[0]?.example ?? '', /Liberty Brunswick/);
+    assert.deepEqual(allRejections(pulled[0]?.normaliser).map((r) => [r.reason, r.count]), [['station position outside Australia', 1]]);
+    assert.match(allRejections(pulled[0]?.normaliser)[0]?.example ?? '', /Liberty Brunswick/);
   });
 
   test('two calls, brands then prices, each with the consumer id, a fresh UUID and a User-Agent', async () => {
@@ -123,7 +129,7 @@ describe('VIC Fair Fuel adapter', () => {
         prices: [
           price(BP, 'ulp91', T.bpRound2, 1859), price(BP, 'ulp95', T.bpRound2, 1999), price(BP, 'ulp98', T.bpLatest, 2119), price(BP, 'diesel', T.bpDiesel, 1959),
           ...AMPOL_1, price(AMPOL, 'pdiesel', T.ampolPdsl2, 2019),
-          ...SEVEN_1, price(SEVEN, 'lpg', T.sevenLpg2, 0, false),
+          ...SEVEN_1, price(SEVEN, 'lpg', T.sevenLpg2, 0, false), ...LIBERTY_1,
           price(UNITED, 'ulp91', T.united, 1799), price(UNITED, 'diesel', T.united, 1899),
         ],
       });
@@ -226,7 +232,7 @@ describe('Fair Fuel records', () => {
     ], brands);
     const warnings = ctx.log.lines.filter((l) => l.msg === 'unknown fuel code: its prices are skipped');
     assert.deepEqual(warnings.map((l) => l.obj), [{ feed: 'vic', fuelCode: 'H2' }]);
-    assert.deepEqual(normaliser.rejected().map((r) => [r.reason, r.count]), [
+    assert.deepEqual(allRejections(normaliser).map((r) => [r.reason, r.count]), [
       ['price that is not a number', 1],
       ['price without a valid time', 1],
       ['unknown fuel code', 2],
@@ -237,11 +243,14 @@ describe('Fair Fuel records', () => {
     assert.deepEqual(normaliser.batch().prices, [{ feed: 'vic', feedCode: 'S1', fuel: 'e10', at: 1_778_472_000, priceTenths: 1839, available: true }]);
   });
 
-  test('a record without a fuelStation is rejected; one without its prices list keeps the station', () => {
+  test('a record without a fuelStation is refused and its price rows counted; one without its prices list keeps the station', () => {
     const ctx = testPullContext(vicAdapter, { url: 'http://unused.invalid', now: ROUND_1_NOW });
     const normaliser = ctx.normaliser();
-    addVicDetails(normaliser, [{ fuelPrices: [] }, 'text', { ...detail([]), fuelPrices: undefined }], brands);
-    assert.deepEqual(normaliser.rejected().map((r) => [r.reason, r.count]), [['record without a fuelStation', 2], ['record without a fuelPrices list', 1]]);
+    const row = { fuelType: 'U91', price: 189.9, isAvailable: true, updatedAt: '2026-05-11T04:00:00Z' };
+    addVicDetails(normaliser, [{ fuelPrices: [row, row] }, 'text', { ...detail([]), fuelPrices: undefined }], brands);
+    assert.deepEqual(normaliser.stationsRejected().map((r) => [r.reason, r.count]), [['record without a fuelStation', 2]]);
+    assert.deepEqual(normaliser.rejected().map((r) => [r.reason, r.count]), [['price of a record without a fuelStation', 2]]);
+    assert.equal(normaliser.pricesRead, 2);
     assert.deepEqual(normaliser.batch().stations.map((s) => s.feedCode), ['S1']);
   });
 

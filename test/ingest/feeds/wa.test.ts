@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FeedError } from '../../../src/ingest/feed-error.ts';
@@ -5,7 +6,7 @@ import {
   addWaItems, parseFuelWatchRss, readWaItem, waAdapter, waEffectiveAt, waStationKey,
 } from '../../../src/ingest/feeds/wa.ts';
 import type { PriceEvent, StationInput } from '../../../src/storage/store.ts';
-import { testPullContext } from '../../fakes/context.ts';
+import { allRejections, testPullContext } from '../../fakes/context.ts';
 import { instantRetries } from '../../fakes/server.ts';
 import { type WaFake, WA_ROUND_1_NOW, startWaFake, waFixture } from '../../fakes/wa.ts';
 
@@ -21,10 +22,12 @@ const MAY_14_0600 = 1_778_709_600;
 const ROUND_1_NOW = 1_778_569_200;
 const ROUND_2_NOW = ROUND_1_NOW + 86_400;
 
-const AMPOL = '850 ALBANY HWY|EAST VICTORIA PARK';
-const PUMA = '377 SCARBOROUGH BEACH RD|OSBORNE PARK';
-const VIBE = 'CNR GUILDFORD RD & WHATLEY CRES|BAYSWATER';
-const SEVEN = '281 GREAT EASTERN HWY|RIVERVALE';
+const AMPOL = '850 ALBANY HWY|EAST VICTORIA PARK|AMPOL VICTORIA PARK';
+const PUMA = '377 SCARBOROUGH BEACH RD|OSBORNE PARK|PUMA OSBORNE PARK';
+const VIBE = 'CNR GUILDFORD RD & WHATLEY CRES|BAYSWATER|VIBE BAYSWATER';
+const SEVEN = '281 GREAT EASTERN HWY|RIVERVALE|7-ELEVEN RIVERVALE';
+// Liberty Belmont has no position: its station is refused, its price goes on to the writer.
+const LIBERTY = '120 GREAT EASTERN HWY|BELMONT|LIBERTY BELMONT';
 
 const station = (feedCode: string, slug: string, name: string, brand: string, street: string, suburb: string, phone: string, latitude: number, longitude: number): StationInput => ({
   feed: 'wa', feedCode, slug, name, brand, address: `${street}, ${suburb} WA`, street, suburb, postcode: '', state: 'wa',
@@ -47,6 +50,7 @@ const EXPECTED_QUERIES = ['1', '2', '4', '5', '6', '10', '11'].flatMap((p) => [`
 
 const ROUND_1_PRICES: PriceEvent[] = [
   price(AMPOL, 'ulp91', MAY_12_0600, 1899), price(PUMA, 'ulp91', MAY_12_0600, 1765), price(VIBE, 'ulp91', MAY_12_0600, 1749),
+  price(LIBERTY, 'ulp91', MAY_12_0600, 1759),
   price(AMPOL, 'ulp91', MAY_13_0600, 1999), price(PUMA, 'ulp91', MAY_13_0600, 1945), price(VIBE, 'ulp91', MAY_13_0600, 1929),
   price(AMPOL, 'diesel', MAY_12_0600, 1919), price(PUMA, 'diesel', MAY_12_0600, 1887),
   price(AMPOL, 'diesel', MAY_13_0600, 1919), price(PUMA, 'diesel', MAY_13_0600, 1887),
@@ -82,12 +86,12 @@ describe('WA FuelWatch adapter', () => {
     assert.ok(only);
     assert.equal(only.cursor, undefined);
     assert.deepEqual(only.normaliser.batch(), { stations: [STATIONS.ampol, STATIONS.puma, STATIONS.vibe], prices: ROUND_1_PRICES });
-    // Liberty Belmont has no position: it alone is dropped; Vibe's LPG at 11.9 c/L is a unit slip.
-    assert.deepEqual(only.normaliser.rejected().map((r) => [r.reason, r.count]), [
+    // Liberty Belmont has no position: its station is refused (its price stays); Vibe's LPG at 11.9 c/L is a unit slip.
+    assert.deepEqual(allRejections(only.normaliser).map((r) => [r.reason, r.count]), [
       ['station position outside Australia', 1],
       ['price outside 30-300 c/L for lpg', 1],
     ]);
-    assert.match(only.normaliser.rejected()[0]?.example ?? '', /Liberty Belmont/);
+    assert.match(allRejections(only.normaliser)[0]?.example ?? '', /Liberty Belmont/);
   });
 
   test('asks once per product and day, on the RSS path, with Product= and Day=', async () => {
@@ -127,7 +131,7 @@ describe('WA FuelWatch adapter', () => {
           price(PUMA, 'lpg', MAY_14_0600, 1099), price(SEVEN, 'lpg', MAY_14_0600, 1145),
         ],
       });
-      assert.deepEqual(pulled[0]?.normaliser.rejected(), []);
+      assert.deepEqual(allRejections(pulled[0]?.normaliser), []);
       assert.throws(() => own.advance(), /2 rounds/);
     } finally {
       await own.close();
@@ -198,32 +202,36 @@ describe('parseFuelWatchRss', () => {
 });
 
 describe('waStationKey', () => {
-  test('the same station however the address is written', () => {
-    const key = '223 BELMONT AVE CNR WRIGHT ST|CLOVERDALE';
-    assert.equal(waStationKey('223 Belmont Ave (Cnr Wright St)', 'CLOVERDALE'), key);
-    assert.equal(waStationKey('223  BELMONT AVENUE (Corner Wright Street)', ' Cloverdale '), key);
-    assert.equal(waStationKey('223 Belmont Av., Cnr. Wright St', 'cloverdale'), key);
+  test('the same station however the address and name are written', () => {
+    const key = '223 BELMONT AVE CNR WRIGHT ST|CLOVERDALE|CALTEX CLOVERDALE';
+    assert.equal(waStationKey('223 Belmont Ave (Cnr Wright St)', 'CLOVERDALE', 'Caltex Cloverdale'), key);
+    assert.equal(waStationKey('223  BELMONT AVENUE (Corner Wright Street)', ' Cloverdale ', 'CALTEX  CLOVERDALE'), key);
+    assert.equal(waStationKey('223 Belmont Av., Cnr. Wright St', 'cloverdale', 'caltex cloverdale'), key);
+  });
+
+  test('two stations at one address under two trading names are two keys', () => {
+    assert.notEqual(waStationKey('3 Marvel Ent', 'BRABHAM', '7-Eleven Brabham'), waStationKey('3 Marvel Ent', 'BRABHAM', 'EG Ampol Brabham'));
   });
 
   test('road, highway, street and mount forms are unified; number ranges lose their spaces', () => {
-    assert.equal(waStationKey('12 - 14 Great Eastern Highway', 'Mount Lawley'), '12-14 GREAT EASTERN HWY|MT LAWLEY');
-    assert.equal(waStationKey('12-14 GREAT EASTERN HWY', 'MT LAWLEY'), '12-14 GREAT EASTERN HWY|MT LAWLEY');
-    assert.equal(waStationKey('100 Landsdale Road', 'Landsdale'), waStationKey('100 LANDSDALE RD', 'LANDSDALE'));
+    assert.equal(waStationKey('12 - 14 Great Eastern Highway', 'Mount Lawley', 'Shell'), '12-14 GREAT EASTERN HWY|MT LAWLEY|SHELL');
+    assert.equal(waStationKey('12-14 GREAT EASTERN HWY', 'MT LAWLEY', 'Shell'), '12-14 GREAT EASTERN HWY|MT LAWLEY|SHELL');
+    assert.equal(waStationKey('100 Landsdale Road', 'Landsdale', 'Shell'), waStationKey('100 LANDSDALE RD', 'LANDSDALE', 'Shell'));
   });
 
   test('different places stay apart, and an address or suburb missing gives no key', () => {
-    assert.notEqual(waStationKey('1 Main St', 'PERTH'), waStationKey('1 Main St', 'NORTHAM'));
-    assert.notEqual(waStationKey('1 Main St', 'PERTH'), waStationKey('11 Main St', 'PERTH'));
-    assert.equal(waStationKey('', 'PERTH'), '');
-    assert.equal(waStationKey('1 Main St', '  '), '');
+    assert.notEqual(waStationKey('1 Main St', 'PERTH', 'Shell'), waStationKey('1 Main St', 'NORTHAM', 'Shell'));
+    assert.notEqual(waStationKey('1 Main St', 'PERTH', 'Shell'), waStationKey('11 Main St', 'PERTH', 'Shell'));
+    assert.equal(waStationKey('', 'PERTH', 'Shell'), '');
+    assert.equal(waStationKey('1 Main St', '  ', 'Shell'), '');
   });
 
   test('a very long address keeps a stable key of at most 100 characters', () => {
     const address = `Lot 1234 ${'Very Long Industrial Estate Access Road '.repeat(4)}`;
-    const key = waStationKey(address, 'WELSHPOOL');
+    const key = waStationKey(address, 'WELSHPOOL', 'Shell');
     assert.equal(key.length, 100);
-    assert.equal(key, waStationKey(address.toUpperCase().replace(/Road/gi, 'Rd'), 'Welshpool'));
-    assert.notEqual(key, waStationKey(address, 'KEWDALE'));
+    assert.equal(key, waStationKey(address.toUpperCase().replace(/Road/gi, 'Rd'), 'Welshpool', 'SHELL'));
+    assert.notEqual(key, waStationKey(address, 'KEWDALE', 'Shell'));
   });
 });
 
@@ -239,7 +247,7 @@ describe('readWaItem and addWaItems', () => {
     for (const bad of [undefined, '', '13/05/2026', '2026-13-01', '2026-5-13']) assert.equal(waEffectiveAt(bad), undefined, String(bad));
     const record = readWaItem(item, '1');
     assert.ok('price' in record);
-    assert.deepEqual(record.price, { code: '1 GREAT EASTERN HWY|MIDLAND', fuelCode: '1', at: 1_778_623_200, priceTenths: 1859, available: true });
+    assert.deepEqual(record.price, { code: '1 GREAT EASTERN HWY|MIDLAND|SHELL MIDLAND', fuelCode: '1', at: 1_778_623_200, priceTenths: 1859, available: true });
   });
 
   test('an item without a date or a readable price is rejected with its reason', () => {
@@ -255,8 +263,42 @@ describe('readWaItem and addWaItems', () => {
     addWaItems(ctx.normaliser(), [item], '99');
     const warnings = ctx.log.lines.filter((l) => l.msg === 'unknown fuel code: its prices are skipped');
     assert.deepEqual(warnings.map((l) => l.obj), [{ feed: 'wa', fuelCode: '99' }]);
-    assert.deepEqual(first.rejected().map((r) => [r.reason, r.count]), [['unknown fuel code', 2]]);
+    assert.deepEqual(allRejections(first).map((r) => [r.reason, r.count]), [['unknown fuel code', 2]]);
     assert.equal(first.batch().prices.length, 0);
     assert.equal(first.batch().stations.length, 2);
+  });
+});
+
+describe('two real stations at one address (FuelWatch, 1 and 2 May 2026)', () => {
+  // test/fixtures/feeds/wa/real/: four stations' ULP rows from FuelWatch's site API, read as the
+  // RSS items FuelWatch publishes for them (same trading name, address, suburb and position).
+  type SiteRow = { stationId: number; siteName: string; address: string; suburb: string; latitude: number; longitude: number; priceToday: number };
+  const days = JSON.parse(readFileSync(new URL('../../fixtures/feeds/wa/real/shared-addresses-ulp.json', import.meta.url), 'utf8')) as Record<string, SiteRow[]>;
+  const itemOf = (row: SiteRow, date: string) => ({
+    title: `${row.priceToday}: ${row.siteName}`, brand: '', date, price: String(row.priceToday), 'trading-name': row.siteName,
+    location: row.suburb, address: row.address, phone: '', latitude: String(row.latitude), longitude: String(row.longitude),
+  });
+  const batchOf = (date: string) => {
+    const ctx = testPullContext(waAdapter, { url: 'http://unused.invalid', now: ROUND_1_NOW });
+    const normaliser = ctx.normaliser();
+    addWaItems(normaliser, (days[date] ?? []).map((row) => itemOf(row, date)), '1');
+    return normaliser.batch();
+  };
+
+  test('4 stations stay 4, each with its own price; the same 4 keys the next day', () => {
+    const first = batchOf('2026-05-01');
+    // By hand from the rows: 7-Eleven Haynes 175.9 and Shell Reddy Express Brookdale 179.9 at 1256 Armadale Rd;
+    // 7-Eleven Brabham 175.9 and EG Ampol Brabham 179.9 at 3 Marvel Ent (FuelWatch stationIds 1228, 2226, 1794, 2047).
+    const haynes = '1256 ARMADALE RD|ARMADALE|7-ELEVEN HAYNES';
+    const brabham = '3 MARVEL ENT|BRABHAM|7-ELEVEN BRABHAM';
+    const egAmpol = '3 MARVEL ENT|BRABHAM|EG AMPOL BRABHAM';
+    const reddy = '1256 ARMADALE RD|ARMADALE|SHELL REDDY EXPRESS BROOKDALE';
+    assert.deepEqual(first.stations.map((s) => s.feedCode), [haynes, brabham, egAmpol, reddy]);
+    // 06:00 WA on 1 May 2026 = 22:00 UTC on 30 April = 1_777_593_600 - 7_200.
+    const at = 1_777_586_400;
+    assert.deepEqual(first.prices.map((p) => [p.feedCode, p.at, p.priceTenths]), [[haynes, at, 1759], [brabham, at, 1759], [egAmpol, at, 1799], [reddy, at, 1799]]);
+    const second = batchOf('2026-05-02');
+    assert.deepEqual(second.stations.map((s) => s.feedCode), [haynes, brabham, egAmpol, reddy]);
+    assert.deepEqual(second.prices.map((p) => [p.feedCode, p.priceTenths]), [[haynes, 1739], [brabham, 1739], [egAmpol, 1759], [reddy, 1799]]);
   });
 });

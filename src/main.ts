@@ -43,6 +43,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'copy': return await (await import('./cli/copy.ts')).copyCommand(config, rest);
       case 'ingest': return await (await import('./cli/ingest.ts')).ingestCommand(config, rest);
       case 'import': return await (await import('./cli/import.ts')).importCommand(config, rest);
+      case 'backtest': return await (await import('./cli/backtest.ts')).backtestCommand(config, rest);
       default:
         throw new UsageError(`unknown command '${command.slice(0, 40)}'`);
     }

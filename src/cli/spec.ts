@@ -171,6 +171,23 @@ export const COMMANDS = {
     },
     env: [],
   },
+  backtest: {
+    name: 'backtest',
+    summary: 'replay a city\'s stored history day by day: what following the cycle advice saves against simple rules (docs/BACKTEST.md)',
+    details: [
+      'No look-ahead: each day\'s advice sees only the days before it. Prints, per rule, the mean price paid,',
+      'the saving against buying on the due day, and the share of perfect hindsight\'s saving.',
+    ],
+    options: {
+      city: { type: 'string', arg: 'ID', about: 'the city, as /v1/cities lists it', required: true },
+      fuel: { type: 'string', arg: 'F', about: 'the fuel', shown: 'ulp91' },
+      from: { type: 'string', arg: 'YYYY-MM-DD', about: 'first purchase due', shown: 'eight weeks into the history' },
+      to: { type: 'string', arg: 'YYYY-MM-DD', about: 'last purchase due', shown: 'the last whole window' },
+      every: { type: 'string', arg: 'N', about: 'days between purchases, 1 to 60', shown: '7' },
+      delay: { type: 'string', arg: 'N', about: 'days a purchase may be put off, 0 to 30', shown: '3' },
+    },
+    env: ['DATABASE_URL', 'FUELPRICE_NOW'],
+  },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;

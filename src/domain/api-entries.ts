@@ -2,7 +2,7 @@ import { type FuelId, perFuel } from './fuels.ts';
 import type { RankedPrice } from './cheapest.ts';
 import { formatKm } from './nearby.ts';
 import type { FuelSeries } from './history.ts';
-import type { CurrentPrice } from './price-rows.ts';
+import type { StationReport } from './price-rows.ts';
 import type { Spread, Summary } from './today.ts';
 import { formatCents, formatDollars } from './rounding.ts';
 import type { StateId } from './states.ts';
@@ -63,28 +63,30 @@ export function unavailableEntries(unavailable: Map<FuelId, string[]>): Array<{ 
 export interface StationPriceOut { price: string | false; available: boolean; updated_at: number | false; source: string | false }
 
 /**
- * A station's current prices, one entry per fuel: its report for the fuel as stored (price in
- * cents, ddd.d, kept when out of stock), else false. Nothing is derived: a combined id shows only
+ * A station's current prices, one entry per fuel: its latest report for the fuel (when, by which
+ * feed, in stock or not) with the price in cents (ddd.d) of its latest report that was in stock:
+ * an out-of-stock fuel keeps its last real price, and one never reported in stock has `price`
+ * false. A fuel with no report is false throughout. Nothing is derived: a combined id shows only
  * a report a feed made under that id, never one of its members' prices.
  */
-export function stationPriceEntries(prices: readonly CurrentPrice[], source: string): Array<{ fuel: FuelId } & StationPriceOut> {
+export function stationPriceEntries(prices: readonly StationReport[], source: string): Array<{ fuel: FuelId } & StationPriceOut> {
   const byFuel = new Map(prices.map((p) => [p.fuel, p]));
   return perFuel((fuel): StationPriceOut => {
     const report = byFuel.get(fuel);
-    return report
-      ? { price: formatCents(report.priceTenths), available: report.available, updated_at: report.reportedAt, source }
-      : { price: false, available: false, updated_at: false, source: false };
+    if (!report) return { price: false, available: false, updated_at: false, source: false };
+    const shown = report.available ? report.priceTenths : report.lastAvailableTenths;
+    return { price: shown === undefined ? false : formatCents(shown), available: report.available, updated_at: report.reportedAt, source };
   });
 }
 
 export interface CheapestOut {
-  station_id: string; name: string; brand: string; address: string; latitude: string; longitude: string;
+  station_id: string; name: string; brand: string; address: string; latitude: string | false; longitude: string | false;
   price: string; updated_at: number; distance_km?: string;
 }
 
 /** A page of ranked prices as /v1/prices/cheapest lists them, with their stations' details (a station not found is left out). */
 /** What an item shows of its station (a store's Station has it). */
-interface StationShown { id: string; name: string; brand: string; address: string; latitude: string; longitude: string }
+interface StationShown { id: string; name: string; brand: string; address: string; latitude: string | false; longitude: string | false }
 
 export function cheapestEntries(page: readonly RankedPrice[], stations: readonly StationShown[]): CheapestOut[] {
   const byId = new Map(stations.map((s) => [s.id, s]));

@@ -25,13 +25,19 @@ export interface CurrentPrice {
   openFrom: number;
 }
 
+/** A station's latest report for a fuel, with the price of its latest report that said available. */
+export interface StationReport extends CurrentPrice {
+  /** The report's own price when available; when out of stock, the last available report's (undefined: there was none). */
+  lastAvailableTenths: number | undefined;
+}
+
 /** A station's current reports (none, when it has never reported) and the feed that reports them. */
 export interface StationPrices {
   id: string;
   name: string;
   /** The feed the station belongs to (stations are keyed by feed and feed code): `demo` for demo data. */
   feed: string;
-  prices: CurrentPrice[];
+  prices: StationReport[];
 }
 
 /** A final city mean for an output fuel (combined ids included) on a sealed day. */

@@ -29,6 +29,37 @@ export function formatDollars(meanTenths: number): string {
   return formatScaled(roundHalfAwayFromZero(meanTenths / 10), 2);
 }
 
-export function formatCoordinate(deg: number): string {
-  return formatScaled(roundHalfAwayFromZero(deg * 10_000), 4);
+/**
+ * A decimal number's text ("144.85954996", "-0.00005", "1e-7") rounded half away from zero to
+ * `decimals` places, exactly, as an integer count of 10^-decimals: 144.85954996 to 4 places is
+ * 1448595. Digits are read, never multiplied in binary floating point, so the result is that of
+ * the text itself. Undefined when the text is not a plain decimal number.
+ */
+export function roundDecimalText(text: string, decimals: number): number | undefined {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d{1,3}))?$/.exec(text.trim());
+  if (!match || (match[2] === '' && (match[3] ?? '') === '')) return undefined;
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = match;
+  // The digits as one string with the decimal point `point` digits from the left.
+  let digits = whole + fraction;
+  let point = whole.length + Number(exponent);
+  if (point < 0) {
+    digits = '0'.repeat(-point) + digits;
+    point = 0;
+  }
+  digits = digits.padEnd(point + decimals + 1, '0');
+  const kept = digits.slice(0, point + decimals).replace(/^0+(?=\d)/, '') || '0';
+  const units = Number(kept) + (Number(digits[point + decimals]) >= 5 ? 1 : 0);
+  if (!Number.isSafeInteger(units)) return undefined;
+  return sign === '-' && units !== 0 ? -units : units;
+}
+
+/**
+ * Degrees with four decimals (about 11 m), rounded once and exactly: from the number's shortest
+ * decimal text, the text the feed sent when it came as JSON or XML (a float never round-trips
+ * through `deg * 10000`, which made 144.85954996 "144.8596"). Rounding the result again gives it back.
+ */
+export function formatCoordinate(deg: number | string): string {
+  const units = roundDecimalText(typeof deg === 'number' ? String(deg) : deg, 4);
+  if (units === undefined) throw new RangeError(`not a coordinate: ${String(deg).slice(0, 40)}`);
+  return formatScaled(units, 4);
 }

@@ -4,7 +4,7 @@
  * rejected and why. A bad record is dropped alone; the rest of the batch goes on.
  */
 import { type FuelId, isFuelId } from '../domain/fuels.ts';
-import { roundHalfAwayFromZero } from '../domain/rounding.ts';
+import { roundDecimalText } from '../domain/rounding.ts';
 import { isStateId } from '../domain/states.ts';
 import { slugify } from '../storage/places.ts';
 import type { Batch, PriceEvent, StationInput } from '../storage/store.ts';
@@ -42,8 +42,12 @@ export interface RawStation {
   state: string;
   phone?: string;
   website?: string;
-  latitude: number;
-  longitude: number;
+  /**
+   * Decimal degrees. Both null for a source that has no position at all (the NSW and WA history
+   * files): the station is stored without one. NaN (a field that could not be read) is rejected.
+   */
+  latitude: number | null;
+  longitude: number | null;
 }
 
 export interface RawPrice {
@@ -53,7 +57,7 @@ export interface RawPrice {
   fuelCode: string;
   /** Unix seconds at which the price takes effect. */
   at: number;
-  /** Integer tenths of a cent; ignored (stored as given, or 0) when not available. */
+  /** Integer tenths of a cent; 0 means not available, whatever `available` says; kept as given (or 0) when not available. */
   priceTenths: number;
   available: boolean;
 }
@@ -97,7 +101,8 @@ export class Normaliser {
     if (!code || code.length > MAX_CODE) return this.reject('station without a usable code', raw);
     if (!name) return this.reject('station without a name', raw);
     if (!isStateId(state)) return this.reject('station with an unknown state', raw);
-    if (!inRange(raw.latitude, LATITUDE) || !inRange(raw.longitude, LONGITUDE)) return this.reject('station position outside Australia', raw);
+    const positionless = raw.latitude === null && raw.longitude === null;
+    if (!positionless && (!inRange(raw.latitude, LATITUDE) || !inRange(raw.longitude, LONGITUDE))) return this.reject('station position outside Australia', raw);
     const street = clean(raw.street ?? '');
     this.stations.set(code, {
       feed: this.feed, feedCode: code, slug: slugify(name),
@@ -124,14 +129,16 @@ export class Normaliser {
     if (!Number.isInteger(raw.at) || raw.at < 946_684_800) return this.reject('price without a valid time', raw);
     if (raw.at > this.now + MAX_FUTURE_SEC) return this.reject('price dated more than two days ahead', raw);
     let tenths = raw.priceTenths;
-    if (raw.available) {
+    // A price of 0 is never a price: the feeds send it for a fuel they have none of (FuelCheck's EV chargers, say).
+    const available = raw.available && tenths !== 0;
+    if (available) {
       if (!Number.isInteger(tenths)) return this.reject('price that is not a number', raw);
       const [low, high] = PRICE_BOUNDS[fuel];
       if (tenths < low || tenths > high) return this.reject(`price outside ${low / 10}-${high / 10} c/L for ${fuel}`, raw);
     } else if (!Number.isInteger(tenths) || tenths < 0 || tenths > 100_000) {
       tenths = 0;
     }
-    this.prices.push({ feed: this.feed, feedCode: code, fuel, at: raw.at, priceTenths: tenths, available: raw.available });
+    this.prices.push({ feed: this.feed, feedCode: code, fuel, at: raw.at, priceTenths: tenths, available });
     return true;
   }
 
@@ -179,8 +186,8 @@ function bounded(value: string): string {
   return value.slice(0, MAX_TEXT);
 }
 
-function inRange(value: number, [low, high]: readonly [number, number]): boolean {
-  return Number.isFinite(value) && value >= low && value <= high;
+function inRange(value: number | null, [low, high]: readonly [number, number]): boolean {
+  return value !== null && Number.isFinite(value) && value >= low && value <= high;
 }
 
 function excerpt(record: unknown): string {
@@ -197,5 +204,6 @@ function excerpt(record: unknown): string {
 export function centsToTenths(value: unknown): number | undefined {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
   if (!/^\d{1,5}(\.\d+)?$/.test(text)) return undefined;
-  return roundHalfAwayFromZero(Number(text) * 10);
+  // From the decimal text, exactly: "185.95" is 1860 and "134.69999999999999" 1347, with no binary float in between.
+  return roundDecimalText(text, 1);
 }

@@ -18,6 +18,8 @@ export interface ApplyOutcome {
   stationsUpdated: number;
   pricesAccepted: number;
   pricesIgnored: number;
+  /** New prices for stored instants (the later row wins): see BatchResult. */
+  pricesCorrected: number;
   pricesHeld: number;
   rejected: Rejection[];
 }
@@ -42,7 +44,7 @@ export async function applyNormalised(
   }
   return {
     stationsAdded: result.stationsAdded, stationsUpdated: result.stationsUpdated, pricesAccepted: result.pricesAccepted,
-    pricesIgnored: result.pricesIgnored, pricesHeld: result.pricesHeld, rejected,
+    pricesIgnored: result.pricesIgnored, pricesCorrected: result.pricesCorrected, pricesHeld: result.pricesHeld, rejected,
   };
 }
 

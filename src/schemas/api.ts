@@ -23,6 +23,12 @@ export const CitySchema = Type.Object({
   longitude: Type.String({ description: 'Decimal degrees.', examples: ['151.2073'] }),
 }, { $id: 'City' });
 
+/** A station's coordinate: decimal degrees as text, or false when its source gives no position (never made up). */
+const stationCoordinate = (example: string) => Type.Union([Type.String({ examples: [example] }), Type.Literal(false)], {
+  description: 'Decimal degrees, or false for a station whose source gives no position (the NSW and WA history files have none): '
+    + 'such a station is in no city and in no near search. Latitude and longitude are false together.',
+});
+
 export const StationSchema = Type.Object({
   id: Type.String({ description: 'Lowercase slug; -2, -3 may disambiguate.', examples: ['ampol-foodary-kingsford'] }),
   name: Type.String({ examples: ['Ampol Foodary Kingsford'] }),
@@ -34,8 +40,8 @@ export const StationSchema = Type.Object({
   state: StateIdSchema,
   phone: Type.String({ description: 'May be empty.' }),
   website: Type.String({ description: 'May be empty.' }),
-  latitude: Type.String({ examples: ['-33.9240'] }),
-  longitude: Type.String({ examples: ['151.2272'] }),
+  latitude: stationCoordinate('-33.9240'),
+  longitude: stationCoordinate('151.2272'),
 }, { $id: 'Station' });
 
 export const HistoryRecordSchema = Type.Object({
@@ -104,7 +110,7 @@ export const StationPricesResponse = Type.Object({
   data: named({
     prices: Type.Array(Type.Object({
       fuel: FuelIdSchema,
-      price: orFalse(Type.String({ description: 'Cents, ddd.d: the last reported price, kept when out of stock.', examples: ['185.9'] })),
+      price: orFalse(Type.String({ description: 'Cents, ddd.d: the last price reported in stock, kept while out of stock; false when the fuel was never reported in stock.', examples: ['185.9'] })),
       available: Type.Boolean({ description: 'In stock at the last report; false too when there is no report.' }),
       updated_at: orFalse(Type.Integer({ description: 'Unix second of the last report.' })),
       source: orFalse(Type.String({ description: 'The feed that reported it (the station\'s feed; demo for demo data).', examples: ['demo'] })),
@@ -234,8 +240,8 @@ export const CheapestItemSchema = Type.Object({
   name: Type.String(),
   brand: Type.String(),
   address: Type.String({ description: 'May be empty.' }),
-  latitude: Type.String(),
-  longitude: Type.String(),
+  latitude: stationCoordinate('-31.8872'),
+  longitude: stationCoordinate('115.9731'),
   price: Type.String({ description: 'Cents, ddd.d: the station\'s available price (for a combined id, its lowest member price).', examples: ['172.9'] }),
   updated_at: Type.Integer({ description: 'Unix second of that price\'s report.' }),
   distance_km: Type.Optional(Type.String({ description: 'Only with near: great-circle km from the point, one decimal.', examples: ['1.4'] })),

@@ -33,8 +33,12 @@ export function uniqueSlug(wanted: string, isTaken: (candidate: string) => boole
 
 export const CITY_RADIUS_KM = 25;
 
-/** The nearest city of the station's own state within 25 km (ties to the smaller id), or null. */
-export function assignCity(cities: ReadonlyArray<{ id: string; latitude: number; longitude: number }>, latitude: number, longitude: number): string | null {
+/**
+ * The nearest city of the station's own state within 25 km (ties to the smaller id), or null.
+ * A station without a position is in no city: its suburb or postcode is not taken for a place.
+ */
+export function assignCity(cities: ReadonlyArray<{ id: string; latitude: number; longitude: number }>, latitude: number | null, longitude: number | null): string | null {
+  if (latitude === null || longitude === null) return null;
   let best: { id: string; km: number } | null = null;
   for (const city of cities) {
     const km = distanceKm(latitude, longitude, city.latitude, city.longitude);

@@ -32,8 +32,9 @@ export interface Station {
   state: StateId;
   phone: string;
   website: string;
-  latitude: string;
-  longitude: string;
+  /** Decimal degrees as text, or false for a station whose source gives no position (never made up). */
+  latitude: string | false;
+  longitude: string | false;
 }
 
 export interface ListQuery {
@@ -89,8 +90,9 @@ export interface StationInput extends Omit<Station, 'id' | 'latitude' | 'longitu
   feedCode: string;
   /** Wanted id; the writer keeps an existing station's id and adds -2, -3 on a clash. */
   slug: string;
-  latitude: number;
-  longitude: number;
+  /** Both null for a station whose source gives no position (NSW and WA history files). */
+  latitude: number | null;
+  longitude: number | null;
 }
 
 export interface PriceEvent {
@@ -108,11 +110,18 @@ export interface Batch {
   prices: PriceEvent[];
 }
 
+/**
+ * What a batch did with its rows: every price row is accepted (a new instant stored), ignored
+ * (the same report as the one stored for its instant, byte for byte), or corrected (a new price
+ * or availability for a stored instant: the later row wins). Rows of one instant in one batch
+ * count in order: the first as new, each later one as known or a correction of the one before.
+ */
 export interface BatchResult {
   stationsAdded: number;
   stationsUpdated: number;
   pricesAccepted: number;
   pricesIgnored: number;
+  pricesCorrected: number;
 }
 
 /** Where a feed or an imported file left off: stored in the same transaction as the batch it follows. */

@@ -5,6 +5,7 @@ import {
   formatCents,
   formatCoordinate,
   formatDollars,
+  roundDecimalText,
   roundHalfAwayFromZero,
 } from '../../src/domain/rounding.ts';
 
@@ -103,5 +104,57 @@ describe('formatting', () => {
     assert.equal(formatCoordinate(-0.00005), '-0.0001');
     assert.equal(formatCoordinate(115.8), '115.8000');
     assert.equal(formatCoordinate(1.00005), '1.0001');
+  });
+
+  test('formatCoordinate rounds the decimal once, exactly: a VIC longitude of 144.85954996 is 144.8595', () => {
+    // Fair Fuel's AMPOL FOODARY AVONDALE HEIGHTS (prices of 1 May 2026): 144.8595|4996, the dropped part under a half.
+    assert.equal(formatCoordinate(144.85954996), '144.8595');
+    assert.equal(formatCoordinate('144.85954996'), '144.8595');
+    // The other seven of that day that the old rounding (x 10000 with a relative tolerance) pushed up.
+    assert.equal(formatCoordinate(145.39094988566166), '145.3909');
+    assert.equal(formatCoordinate(144.97984994), '144.9798');
+    assert.equal(formatCoordinate(144.47084988), '144.4708');
+    assert.equal(formatCoordinate(145.08844991883612), '145.0884');
+    assert.equal(formatCoordinate(145.02244992565437), '145.0224');
+    assert.equal(formatCoordinate(144.77534986665688), '144.7753');
+    // Stored as shown and shown again: the same text (the writer keeps coordinates rounded).
+    assert.equal(formatCoordinate(Number(formatCoordinate(144.85954996))), '144.8595');
+    assert.equal(formatCoordinate(1e-7), '0.0000');
+    assert.equal(formatCoordinate(-1e-5), '0.0000');
+  });
+});
+
+describe('roundDecimalText', () => {
+  test('examples', () => {
+    assert.equal(roundDecimalText('144.85954996', 4), 1448595);
+    assert.equal(roundDecimalText('144.85955', 4), 1448596);
+    assert.equal(roundDecimalText('-144.85955', 4), -1448596);
+    assert.equal(roundDecimalText('134.69999999999999', 1), 1347);
+    assert.equal(roundDecimalText('185.95', 1), 1860);
+    assert.equal(roundDecimalText('185.94999', 1), 1859);
+    assert.equal(roundDecimalText('189', 1), 1890);
+    assert.equal(roundDecimalText('.5', 0), 1);
+    assert.equal(roundDecimalText('1.5e3', 1), 15000);
+    assert.equal(roundDecimalText('1e-7', 4), 0);
+    assert.equal(roundDecimalText('-0.00004', 4), 0);
+    assert.ok(!Object.is(roundDecimalText('-0.00004', 4), -0));
+    for (const bad of ['', '-', '.', 'abc', '1,5', '0x10', '1e', '1e400']) assert.equal(roundDecimalText(bad, 4), undefined, bad);
+  });
+
+  test('agrees with a BigInt reference on random decimal texts', () => {
+    // Reference: scale by 10^(decimals + 1) in BigInt, then half away from zero on the last digit.
+    const reference = (negative: boolean, whole: string, fraction: string, decimals: number): number => {
+      const digits = BigInt(whole + fraction.padEnd(decimals + 1, '0').slice(0, decimals + 1));
+      // Digits past the first dropped one never change a rounding half away from zero.
+      const units = digits / 10n + (digits % 10n >= 5n ? 1n : 0n);
+      return Number(negative && units !== 0n ? -units : units);
+    };
+    fc.assert(fc.property(
+      fc.boolean(), fc.stringMatching(/^[1-9]\d{0,3}$|^0$/), fc.stringMatching(/^\d{0,12}$/), fc.integer({ min: 0, max: 6 }),
+      (negative, whole, fraction, decimals) => {
+        const text = `${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
+        assert.equal(roundDecimalText(text, decimals), reference(negative, whole, fraction, decimals), text);
+      },
+    ), { numRuns: 2000 });
   });
 });

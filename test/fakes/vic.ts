@@ -10,6 +10,7 @@
  * joins. Liberty Brunswick has no position in either round.
  */
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { FakeFeedServer, type FakeReply, type FakeRequest } from './server.ts';
 
 const FIXTURES = new URL('../fixtures/feeds/vic/', import.meta.url);
@@ -34,10 +35,37 @@ export function vicFixture(round: number, name: 'prices' | 'brands'): string {
   return readFileSync(new URL(`round-${round}.${name}.json`, FIXTURES), 'utf8');
 }
 
+/** Real Fair Fuel answers (test/fixtures/feeds/vic/real/, see its README): the prices body of one day, as published. */
+export const VIC_REAL_DAYS = ['2026-05-01', '2026-05-02'] as const;
+export type VicRealDay = (typeof VIC_REAL_DAYS)[number];
+
+export function vicRealPrices(day: VicRealDay): string {
+  return gunzipSync(readFileSync(new URL(`real/prices-${day}.json.gz`, FIXTURES))).toString('utf8');
+}
+
+export function vicRealBrands(): string {
+  return readFileSync(new URL('real/brands-2026-05-03.json', FIXTURES), 'utf8');
+}
+
+/** What a fake answers in place of the rounds' files: real answers, say (each round one body). */
+export interface VicBodies {
+  prices(round: number): string;
+  brands(round: number): string;
+  rounds: number;
+}
+
+/** The real answers of VIC_REAL_DAYS as rounds 1 and 2, with the brands list the archive holds. */
+export function vicRealBodies(): VicBodies {
+  const brands = vicRealBrands();
+  const days = VIC_REAL_DAYS.map(vicRealPrices);
+  return { prices: (round) => days[round - 1] ?? '', brands: () => brands, rounds: days.length };
+}
+
 const json = (status: number, body: unknown): FakeReply => ({ status, body: JSON.stringify(body) });
 
-export async function startVicFake(consumerId = VIC_TEST_CONSUMER_ID): Promise<VicFake> {
+export async function startVicFake(consumerId = VIC_TEST_CONSUMER_ID, bodies?: VicBodies): Promise<VicFake> {
   let round = 1;
+  const rounds = bodies?.rounds ?? VIC_FAKE_ROUNDS;
   const handler = (request: FakeRequest): FakeReply => {
     const given = request.headers['x-consumer-id'];
     if (given === undefined || given === '') return json(401, { error: 'Unauthorised', message: 'x-consumer-id header is required' });
@@ -46,8 +74,8 @@ export async function startVicFake(consumerId = VIC_TEST_CONSUMER_ID): Promise<V
     if (typeof transaction !== 'string' || !UUID.test(transaction)) return json(400, { error: 'Bad Request', message: 'x-transactionid must be a UUID' });
     if (!request.headers['user-agent']) return json(400, { error: 'Bad Request', message: 'User-Agent header is required' });
     if (request.method !== 'GET') return json(405, { error: 'Method Not Allowed' });
-    if (request.path === '/open-data/v1/fuel/prices') return { body: vicFixture(round, 'prices') };
-    if (request.path === '/open-data/v1/fuel/reference-data/brands') return { body: vicFixture(round, 'brands') };
+    if (request.path === '/open-data/v1/fuel/prices') return { body: bodies ? bodies.prices(round) : vicFixture(round, 'prices') };
+    if (request.path === '/open-data/v1/fuel/reference-data/brands') return { body: bodies ? bodies.brands(round) : vicFixture(round, 'brands') };
     return json(404, { error: 'Not Found' });
   };
   const server = new FakeFeedServer(handler);
@@ -56,7 +84,7 @@ export async function startVicFake(consumerId = VIC_TEST_CONSUMER_ID): Promise<V
     url, server, consumerId,
     get round() { return round; },
     advance() {
-      if (round >= VIC_FAKE_ROUNDS) throw new Error(`the VIC fake has ${VIC_FAKE_ROUNDS} rounds`);
+      if (round >= rounds) throw new Error(`the VIC fake has ${rounds} rounds`);
       round++;
     },
     close: () => server.close(),

@@ -91,6 +91,7 @@ describe('demo cities and stations', () => {
     for (const c of cities) byState.set(c.state, [...(byState.get(c.state) ?? []), c]);
     for (const p of planStations(3, 'small')) {
       const { latitude, longitude, state } = p.input;
+      assert.ok(latitude !== null && longitude !== null, `${p.input.name} has a position`);
       assert.equal(assignCity(byState.get(state) ?? [], latitude, longitude), p.town.id, p.input.feedCode);
       const km = distanceKm(latitude, longitude, p.town.latitude, p.town.longitude);
       assert.ok(km <= (p.town.capital ? 17 : 5.5), `${p.input.name} ${km.toFixed(1)} km from ${p.town.id}`);

@@ -41,8 +41,9 @@ const FPD_NOW = 1_795_219_200;
 function assertSaneBatch(batch: Batch, now: number): void {
   for (const s of batch.stations) {
     assert.ok(isStateId(s.state), s.state);
-    assert.ok(Number.isFinite(s.latitude) && s.latitude >= -44 && s.latitude <= -9, `latitude ${s.latitude}`);
-    assert.ok(Number.isFinite(s.longitude) && s.longitude >= 112 && s.longitude <= 160, `longitude ${s.longitude}`);
+    // A live feed's station always has a position (only history files may lack one).
+    assert.ok(s.latitude !== null && Number.isFinite(s.latitude) && s.latitude >= -44 && s.latitude <= -9, `latitude ${s.latitude}`);
+    assert.ok(s.longitude !== null && Number.isFinite(s.longitude) && s.longitude >= 112 && s.longitude <= 160, `longitude ${s.longitude}`);
     assert.ok(s.feedCode.length > 0 && s.feedCode.length <= 100);
     for (const text of [s.name, s.brand, s.address, s.street, s.suburb, s.postcode, s.phone, s.website]) {
       // eslint-disable-next-line no-control-regex -- control characters are what this looks for

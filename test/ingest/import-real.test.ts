@@ -191,8 +191,8 @@ function waReference(files: readonly string[]): Expected {
       const [y, m, d] = r.date.split('-').map(Number) as [number, number, number];
       const at = Date.UTC(y, m - 1, d, 6 - 8, 0, 0) / 1000;
       const fuel = WA_FUELS[r.fuelType] ?? '?';
-      // The station as the address names it (FuelWatch's stationId is not the key yet).
-      const station = `${r.address.toLowerCase()}|${r.suburb.toLowerCase()}`;
+      // The station as FuelWatch numbers it: two stations at one address are two.
+      const station = String(r.stationId);
       reports.push({ station, fuel, at, tenths: r.tempUnavailable ? 0 : Math.round((r.priceToday ?? 0) * 10), available: !r.tempUnavailable });
     }
   }
@@ -448,7 +448,7 @@ for (const backend of testBackends()) {
       const station = await s.station(oakford.id);
       assert.deepEqual([station?.latitude, station?.longitude, station?.state], ['-32.2093', '115.9523', 'wa']);
       const ulp = (await currentOf(s, oakford.id)).find((p) => p.fuel === 'ulp91');
-      const reference = expected.current.get('1780 thomas rd|oakford')?.get('ulp91');
+      const reference = expected.current.get('2280')?.get('ulp91');
       assert.ok(reference);
       assert.deepEqual(ulp, { fuel: 'ulp91', priceTenths: reference.tenths, available: true, reportedAt: reference.at });
     });

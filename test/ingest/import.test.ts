@@ -12,7 +12,7 @@ import { waStationKey } from '../../src/ingest/feeds/wa.ts';
 import { headerKey, resolveHeader, rowOf } from '../../src/ingest/import/csv.ts';
 import { parseDayFirstDate, parseDayFirstDateTime, parseExcelSerial, parseIsoDateTime } from '../../src/ingest/import/dates.ts';
 import {
-  NSW_BLANK_DATE, NSW_BLANK_FUEL, NSW_BLANK_FUEL_NONE_ABOVE, NSW_STATION_NOT_KNOWN, NswStationIndex, fillDown, nswAddressKey, nswHistory,
+  NSW_BLANK_DATE, NSW_BLANK_FUEL, NSW_BLANK_FUEL_NONE_ABOVE, NswStationIndex, fillDown, nswAddressKey, nswHistory, nswHistoryCode,
   nswPriceTime, postcodeOf,
 } from '../../src/ingest/import/nsw-history.ts';
 import { type FileOutcome, ImportProgress, PLAIN_INTERVAL_MS, summaryLine } from '../../src/ingest/import/progress.ts';
@@ -23,7 +23,7 @@ import {
 import { waHistory, waPublishTime } from '../../src/ingest/import/wa-history.ts';
 import type { ImportFormat } from '../../src/ingest/import/format.ts';
 import { Normaliser, type RawStation, type Rejection } from '../../src/ingest/normalise.ts';
-import { UNKNOWN_STATION, applyNormalised } from '../../src/ingest/runner.ts';
+import { applyNormalised } from '../../src/ingest/runner.ts';
 import type { CopyTable, FeedStation, PriceStore } from '../../src/storage/store.ts';
 import { snapshot, testBackends } from '../helpers.ts';
 
@@ -198,17 +198,36 @@ describe('import: matching NSW rows to known stations', () => {
   test('by address and postcode first, then by name and postcode; a key two stations share matches neither', () => {
     const station = (feedCode: string, name: string, address: string, postcode: string): FeedStation =>
       ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, suburb: 'Kensington', postcode, state: 'nsw' });
-    const index = new NswStationIndex([
+    // Each case a file of its own (the index also remembers what one file showed).
+    const index = (): NswStationIndex => new NswStationIndex([
       station('NSW-1', 'BP Kensington', '150 Anzac Parade, Kensington NSW 2033', '2033'),
       station('NSW-2', 'Shell Kensington', '1 Todman Avenue, Kensington NSW 2033', '2033'),
       station('NSW-3', 'Shell Kensington', '9 Doncaster Avenue, Kensington NSW 2033', '2033'),
     ]);
-    assert.equal(index.match('BP', '150 Anzac Pde', 'Kensington', '2033'), 'NSW-1');
-    assert.equal(index.match('BP Kensington', 'Cnr Anzac Parade & Todman Avenue', 'Kensington', '2033'), 'NSW-1');
-    assert.equal(index.match('BP Kensington', '150 Anzac Parade', 'Kensington', '2034'), undefined);
+    assert.equal(index().match('BP', '150 Anzac Pde', 'Kensington', '2033'), 'NSW-1');
+    assert.equal(index().match('BP Kensington', 'Cnr Anzac Parade & Todman Avenue', 'Kensington', '2033'), 'NSW-1');
+    assert.equal(index().match('BP Kensington', '150 Anzac Parade', 'Kensington', '2034'), undefined);
     // Two stations share this name: only an address tells them apart.
-    assert.equal(index.match('Shell Kensington', '1 Todman Ave', 'Kensington', '2033'), 'NSW-2');
-    assert.equal(index.match('Shell Kensington', 'Shop 1, Todman Avenue', 'Kensington', '2033'), undefined);
+    assert.equal(index().match('Shell Kensington', '1 Todman Ave', 'Kensington', '2033'), 'NSW-2');
+    assert.equal(index().match('Shell Kensington', 'Shop 1, Todman Avenue', 'Kensington', '2033'), undefined);
+  });
+
+  test('within one file, a second name at a station\'s address or a second address under its name is another station', () => {
+    const station = (feedCode: string, name: string, address: string): FeedStation =>
+      ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, suburb: 'Marulan', postcode: '2579', state: 'nsw' });
+    const index = new NswStationIndex([station('NSW-7', 'BP Marulan Northbound', 'Hume Highway, Marulan NSW 2579')]);
+    assert.equal(index.match('BP Marulan Northbound', 'Hume Hwy', 'Marulan', '2579'), 'NSW-7');
+    // The same address under another name in the same file: not the northbound station (a rebrand between files still is).
+    assert.equal(index.match('BP Marulan Southbound', 'Hume Highway', 'Marulan', '2579'), undefined);
+    assert.equal(new NswStationIndex([station('NSW-7', 'BP Marulan Northbound', 'Hume Highway, Marulan NSW 2579')])
+      .match('Ampol Marulan Northbound', 'Hume Highway', 'Marulan', '2579'), 'NSW-7');
+    // The same name at another address in the same file: not the station seen at the first.
+    assert.equal(index.match('BP Marulan Northbound', '1 George St', 'Marulan', '2579'), undefined);
+    // A station created from a row is found again by the row's own code, name and address as written.
+    const code = nswHistoryCode('BP Marulan Southbound', 'Hume Highway, Marulan NSW 2579', 'Marulan', '2579');
+    assert.equal(code, 'history:bp marulan southbound|hume hwy|2579');
+    index.add({ feedCode: code, name: 'BP Marulan Southbound', address: 'Hume Highway, Marulan NSW 2579', suburb: 'Marulan', postcode: '2579' });
+    assert.equal(index.match('BP Marulan Southbound', 'Hume Highway', 'Marulan', '2579'), code);
   });
 
   test('blank station fields are the station above; then a blank fuel or date is the row above\'s too', () => {
@@ -307,7 +326,7 @@ describe('import: progress output', () => {
   const outcome = (over: Partial<FileOutcome> = {}): FileOutcome => ({
     format: 'nsw-history', file: 'may.csv', status: 'imported', rows: 120000, resumedAfter: 0, stationsAdded: 0,
     pricesAccepted: 118000, pricesIgnored: 1500, pricesCorrected: 0, pricesHeld: 0, error: undefined,
-    rejected: [{ reason: 'unknown fuel code', count: 300, example: '' }, { reason: NSW_STATION_NOT_KNOWN, count: 200, example: '' }],
+    rejected: [{ reason: 'unknown fuel code', count: 300, example: '' }, { reason: 'price with an unreadable PriceUpdatedDate', count: 200, example: '' }],
     ...over,
   });
 
@@ -330,7 +349,7 @@ describe('import: progress output', () => {
       'import nsw-history may.csv: 50% 120000 rows, 0 rejected',
       'import nsw-history may.csv: 99% 200000 rows, 2 rejected',
       'import nsw-history may.csv: 120000 rows read = 118000 stored + 1500 already known + 0 corrected + 500 rejected '
-        + '(300 unknown fuel code; 200 station not known: run `fuelprice ingest nsw` first)',
+        + '(300 unknown fuel code; 200 price with an unreadable PriceUpdatedDate)',
       '',
     ].join('\n'));
   });
@@ -414,12 +433,23 @@ for (const backend of testBackends()) {
       const outcome = await run(s, nswHistory, NSW_FILE);
       assert.equal(outcome.status, 'imported', outcome.error);
       assert.equal(outcome.rows, 30);
-      assert.equal(outcome.stationsAdded, 0);
-      assert.equal(outcome.pricesAccepted, 25);
+      // Metro Petroleum Marrickville is not a live station: created from its rows, without a position.
+      assert.equal(outcome.stationsAdded, 1);
+      assert.equal(outcome.pricesAccepted, 27);
       assert.equal(outcome.pricesIgnored, 0);
       assert.deepEqual(byReason(outcome.rejected), {
-        [NSW_STATION_NOT_KNOWN]: 2, 'unknown fuel code': 1, [WRONG_FIELD_COUNT]: 1, 'price outside 50-500 c/L for e10': 1,
+        'unknown fuel code': 1, [WRONG_FIELD_COUNT]: 1, 'price outside 50-500 c/L for e10': 1,
       });
+      assert.deepEqual(await s.station('metro-petroleum-marrickville'), {
+        id: 'metro-petroleum-marrickville', name: 'Metro Petroleum Marrickville', brand: 'Metro Fuel',
+        address: '310 Illawarra Road, Marrickville NSW 2204', street: '310 Illawarra Road', suburb: 'Marrickville', postcode: '2204',
+        state: 'nsw', phone: '', website: '', latitude: false, longitude: false,
+      });
+      // 03/02 09:00 AEDT = 2 Feb 22:00 UTC.
+      assert.deepEqual(await current(s, 'metro-petroleum-marrickville'), [
+        { fuel: 'e10', priceTenths: 1779, available: true, reportedAt: utc(2026, 2, 2, 22, 0) },
+        { fuel: 'ulp91', priceTenths: 1799, available: true, reportedAt: utc(2026, 2, 2, 22, 0) },
+      ]);
       // Times are AEDT (UTC+11) in February: 10/02/2026 04:30 = 9 Feb 17:30 UTC, 01/02 06:05 = 31 Jan 19:05 UTC.
       assert.deepEqual(await current(s, 'ampol-foodary-surry-hills'), [
         { fuel: 'diesel', priceTenths: 1899, available: true, reportedAt: utc(2026, 1, 31, 19, 5) },
@@ -476,27 +506,35 @@ for (const backend of testBackends()) {
     test('nsw-history: importing the same file again changes nothing, with or without its cursor', async () => {
       const s = await fresh();
       await seed(s, 'nsw', NSW_STATIONS);
-      assert.equal((await run(s, nswHistory, NSW_FILE)).pricesAccepted, 25);
+      assert.equal((await run(s, nswHistory, NSW_FILE)).pricesAccepted, 27);
       const before = await snapshot(s);
       const again = await run(s, nswHistory, NSW_FILE);
       assert.deepEqual([again.status, again.rows, again.pricesAccepted], ['already imported', 30, 0]);
       assert.equal(await snapshot(s), before);
-      // Read again from the first row: the writer recognises every report it already has.
+      // Read again from the first row: the writer recognises every report it already has, and the station created then is found again.
       const restarted = await run(s, nswHistory, NSW_FILE, { restart: true });
-      assert.deepEqual([restarted.status, restarted.pricesAccepted, restarted.pricesIgnored], ['imported', 0, 25]);
+      assert.deepEqual([restarted.status, restarted.stationsAdded, restarted.pricesAccepted, restarted.pricesIgnored], ['imported', 0, 0, 27]);
       assert.equal(await snapshot(s), before);
     });
 
-    test('wa-history: one price a day at 06:00 WA time on the stations the live feed keys; unknown stations are left out', async () => {
+    test('wa-history: one price a day at 06:00 WA time on the stations the live feed keys; a station it does not know is created', async () => {
       const s = await fresh();
       await seed(s, 'wa', WA_STATIONS);
       const outcome = await run(s, waHistory, WA_FILE);
       assert.equal(outcome.status, 'imported', outcome.error);
       assert.equal(outcome.rows, 30);
-      assert.equal(outcome.pricesAccepted, 24);
+      assert.equal(outcome.stationsAdded, 1);
+      assert.equal(outcome.pricesAccepted, 27);
       assert.deepEqual(byReason(outcome.rejected), {
-        [UNKNOWN_STATION]: 3, [WRONG_FIELD_COUNT]: 1, 'price outside 50-500 c/L for ulp91': 1, 'unknown fuel code': 1,
+        [WRONG_FIELD_COUNT]: 1, 'price outside 50-500 c/L for ulp91': 1, 'unknown fuel code': 1,
       });
+      // Vibe Osborne Park: no live station, so made from its rows (FuelWatchRetail files have no position), keyed as the live feed keys it.
+      assert.deepEqual(await s.station('vibe-osborne-park'), {
+        id: 'vibe-osborne-park', name: 'Vibe Osborne Park', brand: 'Vibe', address: '420 Scarborough Beach Rd, OSBORNE PARK WA 6017',
+        street: '420 Scarborough Beach Rd', suburb: 'OSBORNE PARK', postcode: '6017', state: 'wa', phone: '', website: '', latitude: false, longitude: false,
+      });
+      assert.deepEqual((await s.feedStations('wa')).filter((f) => f.id === 'vibe-osborne-park').map((f) => f.feedCode),
+        [waStationKey('420 Scarborough Beach Road', 'Osborne Park')]);
       // PUBLISH_DATE 03/02/2026 -> 06:00 AWST (UTC+8) = 2 Feb 22:00 UTC; 02/02 -> 1 Feb 22:00 UTC.
       const day3 = utc(2026, 2, 2, 22, 0);
       assert.deepEqual(await current(s, 'caltex-starmart-northbridge'), [
@@ -520,7 +558,7 @@ for (const backend of testBackends()) {
       assert.deepEqual(days.map((d) => [d.weightedTenths, d.seconds]), [[1899 * 64_800, 64_800]]);
       const before = await snapshot(s);
       const again = await run(s, waHistory, WA_FILE, { restart: true });
-      assert.deepEqual([again.pricesAccepted, again.pricesIgnored], [0, 24]);
+      assert.deepEqual([again.stationsAdded, again.pricesAccepted, again.pricesIgnored], [0, 0, 27]);
       assert.equal(await snapshot(s), before);
     });
 
@@ -530,11 +568,18 @@ for (const backend of testBackends()) {
       const outcome = await run(s, qldHistory, QLD_FILE);
       assert.equal(outcome.status, 'imported', outcome.error);
       assert.equal(outcome.rows, 26);
-      assert.equal(outcome.stationsAdded, 3);
-      assert.equal(outcome.pricesAccepted, 21);
+      assert.equal(outcome.stationsAdded, 4);
+      assert.equal(outcome.pricesAccepted, 23);
       assert.deepEqual(byReason(outcome.rejected), {
-        'station position outside Australia': 2, [WRONG_FIELD_COUNT]: 1, 'price outside 50-500 c/L for e10': 1, 'unknown fuel code': 1,
+        [WRONG_FIELD_COUNT]: 1, 'price outside 50-500 c/L for e10': 1, 'unknown fuel code': 1,
       });
+      // Both position fields empty: a station without a position (never 0,0), its two prices kept.
+      assert.deepEqual(await s.station('puma-kangaroo-point'), {
+        id: 'puma-kangaroo-point', name: 'Puma Kangaroo Point', brand: 'Puma Energy', address: '410 Main St, Kangaroo Point QLD 4169',
+        street: '410 Main St', suburb: 'Kangaroo Point', postcode: '4169', state: 'qld', phone: '', website: '', latitude: false, longitude: false,
+      });
+      // 05/02/2026 06:00 UTC.
+      assert.deepEqual(await current(s, 'puma-kangaroo-point'), [{ fuel: 'ulp91', priceTenths: 2049, available: true, reportedAt: utc(2026, 2, 5, 6, 0) }]);
       assert.deepEqual(await s.station('7-eleven-fortitude-valley'), {
         id: '7-eleven-fortitude-valley', name: '7-Eleven Fortitude Valley', brand: '7-Eleven',
         address: 'Cnr Brunswick St & Ann St, Fortitude Valley QLD 4006', street: 'Cnr Brunswick St & Ann St', suburb: 'Fortitude Valley',
@@ -652,10 +697,9 @@ describe('fuelprice import (command)', () => {
     const dir = mkdtempSync(join(tmp, 'cli-'));
     const first = await captured(() => importCommand(config(dir), ['qld-history', QLD_FILE]));
     assert.equal(first.code, 0);
-    assert.equal(first.text.trim(), `import qld-history ${QLD_FILE}: 26 rows read = 21 stored + 0 already known + 0 corrected + 5 rejected `
-      // The first rejected row of each reason, by hand from the file: 14 (no position), 16 (189), 15 (a field too many), 17 (Premium e5).
-      + `(2 station position outside Australia [first: line 14]; 1 price outside 50-500 c/L for e10 [first: line 16]; `
-      + `1 ${WRONG_FIELD_COUNT} [first: line 15]; 1 unknown fuel code [first: line 17]); 4 stations added`);
+    assert.equal(first.text.trim(), `import qld-history ${QLD_FILE}: 26 rows read = 23 stored + 0 already known + 0 corrected + 3 rejected `
+      + // The first rejected row of each reason, by hand from the file: 16 (189), 15 (a field too many), 17 (Premium e5).
+      `(1 price outside 50-500 c/L for e10 [first: line 16]; 1 ${WRONG_FIELD_COUNT} [first: line 15]; 1 unknown fuel code [first: line 17]); 5 stations added`);
     const bad = tmpFile('bad.csv', 'SiteId,Price\n1,2\n');
     const second = await captured(() => importCommand(config(dir), ['qld-history', QLD_FILE, bad]));
     assert.equal(second.code, 1);

@@ -10,6 +10,17 @@ const raw = {
 };
 
 describe('Normaliser', () => {
+  test('a price of 0 is read as out of stock, whatever the feed says of availability', () => {
+    const n = new Normaliser('vic', { U91: 'ulp91', EV: 'ev' }, NOW);
+    assert.equal(n.price({ code: '7', fuelCode: 'U91', at: NOW - 60, priceTenths: 0, available: true }), true);
+    assert.equal(n.price({ code: '7', fuelCode: 'EV', at: NOW - 60, priceTenths: 0, available: false }), true);
+    assert.deepEqual(n.batch().prices, [
+      { feed: 'vic', feedCode: '7', fuel: 'ulp91', at: NOW - 60, priceTenths: 0, available: false },
+      { feed: 'vic', feedCode: '7', fuel: 'ev', at: NOW - 60, priceTenths: 0, available: false },
+    ]);
+    assert.deepEqual(n.rejected(), []);
+  });
+
   test('a station is trimmed, its state lower-cased, its slug made from its name', () => {
     const n = new Normaliser('nsw', {}, NOW);
     assert.equal(n.station(raw), true);

@@ -133,8 +133,8 @@ describe('PostgreSQL storage', { skip: SERVER ? false : 'set FUELPRICE_TEST_POST
       const results = await Promise.all([a.applyBatch({ stations: STATIONS, prices: PRICES }), b.applyBatch({ stations: STATIONS, prices: PRICES })]);
       results.sort((x, y) => y.pricesAccepted - x.pricesAccepted);
       assert.deepEqual(results, [
-        { stationsAdded: STATIONS.length, stationsUpdated: 0, pricesAccepted: PRICES.length, pricesIgnored: 0 },
-        { stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 0, pricesIgnored: PRICES.length },
+        { stationsAdded: STATIONS.length, stationsUpdated: 0, pricesAccepted: PRICES.length, pricesIgnored: 0, pricesCorrected: 0 },
+        { stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 0, pricesIgnored: PRICES.length, pricesCorrected: 0 },
       ]);
       assert.deepEqual(await b.counts(), { cities: CITIES.length, stations: STATIONS.length, prices: PRICES.length });
     });

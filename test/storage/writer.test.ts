@@ -14,7 +14,7 @@ for (const backend of testBackends()) {
         await loadFixture(store);
         const before = await snapshot(store);
         const result = await store.applyBatch({ stations: STATIONS, prices: PRICES });
-        assert.deepEqual(result, { stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 0, pricesIgnored: PRICES.length });
+        assert.deepEqual(result, { stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 0, pricesIgnored: PRICES.length, pricesCorrected: 0 });
         assert.equal(await snapshot(store), before);
       } finally { await drop(); }
     });
@@ -88,7 +88,7 @@ for (const backend of testBackends()) {
         await loadFixture(store);
         const renamed = { ...itemAt(STATIONS, 0), name: 'Alpha Sydney Renamed', slug: 'Alpha Sydney Renamed', latitude: -33.9, longitude: 151.22 }; // first fixture station
         const result = await store.applyBatch({ stations: [renamed], prices: [] });
-        assert.deepEqual(result, { stationsAdded: 0, stationsUpdated: 1, pricesAccepted: 0, pricesIgnored: 0 });
+        assert.deepEqual(result, { stationsAdded: 0, stationsUpdated: 1, pricesAccepted: 0, pricesIgnored: 0, pricesCorrected: 0 });
         const station = await store.station('alpha-sydney');
         assert.equal(station?.name, 'Alpha Sydney Renamed');
         assert.equal(station?.latitude, '-33.9000');

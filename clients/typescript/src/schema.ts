@@ -278,7 +278,7 @@ export interface paths {
         };
         /**
          * Station current prices
-         * @description The station's last report per fuel, one entry per fuel id: price in cents (ddd.d), in stock or not, when and by which feed; false when it has no report. A combined id has a price only when a feed reports that id itself.
+         * @description The station's last report per fuel, one entry per fuel id: in stock or not, when and by which feed, and the last price in cents (ddd.d) reported in stock (kept while out of stock; false when never in stock); false throughout when it has no report. A combined id has a price only when a feed reports that id itself.
          */
         get: operations["getStationPrices"];
         put?: never;
@@ -441,10 +441,10 @@ export interface components {
             phone: string;
             /** @description May be empty. */
             website: string;
-            /** @example -33.9240 */
-            latitude: string;
-            /** @example 151.2272 */
-            longitude: string;
+            /** @description Decimal degrees, or false for a station whose source gives no position (the NSW and WA history files have none): such a station is in no city and in no near search. Latitude and longitude are false together. */
+            latitude: string | false;
+            /** @description Decimal degrees, or false for a station whose source gives no position (the NSW and WA history files have none): such a station is in no city and in no near search. Latitude and longitude are false together. */
+            longitude: string | false;
         };
         HistoryRecord: {
             /** @description Unix second at which the local day starts. */
@@ -1779,10 +1779,10 @@ export interface operations {
                             phone: string;
                             /** @description May be empty. */
                             website: string;
-                            /** @example -33.9240 */
-                            latitude: string;
-                            /** @example 151.2272 */
-                            longitude: string;
+                            /** @description Decimal degrees, or false for a station whose source gives no position (the NSW and WA history files have none): such a station is in no city and in no near search. Latitude and longitude are false together. */
+                            latitude: string | false;
+                            /** @description Decimal degrees, or false for a station whose source gives no position (the NSW and WA history files have none): such a station is in no city and in no near search. Latitude and longitude are false together. */
+                            longitude: string | false;
                             /**
                              * @description Only with near: great-circle km from the point, one decimal.
                              * @example 1.4
@@ -2452,8 +2452,10 @@ export interface operations {
                             brand: string;
                             /** @description May be empty. */
                             address: string;
-                            latitude: string;
-                            longitude: string;
+                            /** @description Decimal degrees, or false for a station whose source gives no position (the NSW and WA history files have none): such a station is in no city and in no near search. Latitude and longitude are false together. */
+                            latitude: string | false;
+                            /** @description Decimal degrees, or false for a station whose source gives no position (the NSW and WA history files have none): such a station is in no city and in no near search. Latitude and longitude are false together. */
+                            longitude: string | false;
                             /**
                              * @description Cents, ddd.d: the station's available price (for a combined id, its lowest member price).
                              * @example 172.9

@@ -90,7 +90,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.get('/v1/stations/:id/prices', {
     schema: {
       summary: 'Station current prices',
-      description: 'The station\'s last report per fuel, one entry per fuel id: price in cents (ddd.d), in stock or not, when and by which feed; false when it has no report. A combined id has a price only when a feed reports that id itself.',
+      description: 'The station\'s last report per fuel, one entry per fuel id: in stock or not, when and by which feed, and the last price in cents (ddd.d) reported in stock (kept while out of stock; false when never in stock); false throughout when it has no report. A combined id has a price only when a feed reports that id itself.',
       tags, security, params: IdParams, response: { 200: StationPricesResponse, ...errorResponses(404) },
     },
   }, async (request) => {

@@ -6,20 +6,25 @@
  * column first, which is not read). PriceUpdatedDate comes as an Excel serial (2018's
  * workbooks), as text `1/04/2020 12:13:08 AM`, or ISO `2023-01-01T00:09:40`; all are Sydney
  * wall-clock times. Some workbooks leave cells blank below the first of a run of equal values
- * (merged cells): see fillDown for what a blank means. The files carry no station code and no position, so each row is matched to a
- * station the live FuelCheck feed ('nsw') already created: by address and postcode, else by
- * name and postcode. Rows of stations not known yet are rejected (counted) and can be imported
- * again after `fuelprice ingest nsw` has seen them.
+ * (merged cells): see fillDown for what a blank means.
+ * local time. The files carry no station code and no position. Each row's station is found
+ * (NswStationIndex) among the 'nsw' stations stored, live and history-made alike, by address and
+ * postcode, else by name and postcode (a key two stations share matches neither); a station
+ * found nowhere is created from the row, without a position, under a code made of its own name,
+ * address and postcode (nswHistoryCode), so the next file finds it again.
  */
+import { createHash } from 'node:crypto';
+import { stateFromPostcode } from '../../domain/postcodes.ts';
+import { isStateId } from '../../domain/states.ts';
 import { localTimeToUnix } from '../../domain/time.ts';
 import type { FeedStation, IngestStore } from '../../storage/store.ts';
+import { splitNswAddress } from '../feeds/nsw.ts';
 import type { FuelMap } from '../normalise.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
 import { parseDayFirstDateTime, parseExcelSerial, parseIsoDateTime } from './dates.ts';
 import type { ImportFormat, RowReader } from './format.ts';
 
-export const NSW_STATION_NOT_KNOWN = 'station not known: run `fuelprice ingest nsw` first';
 /** A row that names its station but not its fuel: no row above belongs to that station, so there is no fuel to take. */
 export const NSW_BLANK_FUEL = 'blank FuelCode on a row that names its station';
 /** A row of the station above with a blank FuelCode, where the row above has no fuel either (or there is no row above). */
@@ -49,6 +54,7 @@ const NSW_COLUMNS: readonly ColumnSpec[] = [
   { name: 'Address' },
   { name: 'Suburb' },
   { name: 'Postcode' },
+  // Read for the stations a file creates; a file without it creates them brandless.
   { name: 'Brand', optional: true },
   { name: 'FuelCode', aliases: ['FuelType'] },
   { name: 'PriceUpdatedDate' },
@@ -104,23 +110,81 @@ export function nswNameKey(name: string, postcode: string): string {
   return words.length === 0 || code === '' ? '' : `${words.join(' ')}|${code}`;
 }
 
-/** The feed codes of the stations the live feed knows, by address key and by name key; a key two stations share matches neither. */
+/** Prefix of the codes of stations created from history files: the live feed's codes ("NSW-972") never start so. */
+export const NSW_HISTORY_CODE_PREFIX = 'history:';
+const MAX_CODE = 100;
+
+/**
+ * The code of a station created from a history row: its name, address (street part) and postcode
+ * as matching keys, so the same station in another month's file gets the same code. Codes over
+ * 100 characters keep their start and a hash of the whole. '' when the row has no name or postcode.
+ */
+export function nswHistoryCode(name: string, address: string, suburb: string, postcode: string): string {
+  const nameKey = nswNameKey(name, postcode);
+  if (nameKey === '') return '';
+  const street = nswAddressKey(address, suburb, postcode).split('|')[0] ?? '';
+  const code = `${NSW_HISTORY_CODE_PREFIX}${nameKey.replace(/\|\d{4}$/, '')}|${street}|${postcodeOf(postcode)}`;
+  if (code.length <= MAX_CODE) return code;
+  return `${code.slice(0, MAX_CODE - 13)}#${createHash('sha1').update(code).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * The feed codes of the 'nsw' stations stored (the live feed's and those history files created),
+ * by address key, by name key and by code; a key two stations share matches neither. It also
+ * remembers, for the file being read, under which names and addresses each station appeared:
+ * one station shows one name and one address in a month's file, so a second name at an address
+ * or a second address under a name is a second station (FuelCheck has many "7-Eleven Blacktown"
+ * and "BP Marulan Northbound"/"Southbound" on one Hume Highway address).
+ */
 export class NswStationIndex {
   private readonly byAddress = new Map<string, string | null>();
   private readonly byName = new Map<string, string | null>();
+  private readonly codes = new Set<string>();
+  private readonly inFile = new Map<string, { names: Set<string>; addresses: Set<string> }>();
 
-  constructor(stations: readonly FeedStation[]) {
-    for (const s of stations) {
-      add(this.byAddress, nswAddressKey(s.address, s.suburb, s.postcode), s.feedCode);
-      add(this.byName, nswNameKey(s.name, s.postcode), s.feedCode);
-    }
+  constructor(stations: ReadonlyArray<Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>>) {
+    for (const s of stations) this.add(s);
   }
 
-  /** The feed code of the station a history row names, if exactly one known station fits. */
+  /** A station to match later rows to (one this import creates). */
+  add(s: Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>): void {
+    add(this.byAddress, nswAddressKey(s.address, s.suburb, s.postcode), s.feedCode);
+    add(this.byName, nswNameKey(s.name, s.postcode), s.feedCode);
+    this.codes.add(s.feedCode);
+  }
+
+  /**
+   * The feed code of the station a history row names, in this order: the station a history file
+   * created under the row's own code (nswHistoryCode); the one station at the row's address and
+   * postcode (a rebrand or a new name keeps the station) unless this file showed it under another
+   * name; the one station of the row's name and postcode (an address written anew keeps it) unless
+   * this file showed it at another address. Undefined when none fits: the row's station is new.
+   */
   match(name: string, address: string, suburb: string, postcode: string): string | undefined {
-    const byAddress = this.byAddress.get(nswAddressKey(address, suburb, postcode));
-    if (byAddress) return byAddress;
-    return this.byName.get(nswNameKey(name, postcode)) ?? undefined;
+    const addressKey = nswAddressKey(address, suburb, postcode);
+    const nameKey = nswNameKey(name, postcode);
+    const own = nswHistoryCode(name, address, suburb, postcode);
+    if (own !== '' && this.codes.has(own)) return this.seen(own, nameKey, addressKey);
+    const byAddress = addressKey === '' ? undefined : this.byAddress.get(addressKey);
+    if (byAddress && this.fits(byAddress, 'names', nameKey)) return this.seen(byAddress, nameKey, addressKey);
+    const byName = nameKey === '' ? undefined : this.byName.get(nameKey);
+    if (byName && this.fits(byName, 'addresses', addressKey)) return this.seen(byName, nameKey, addressKey);
+    return undefined;
+  }
+
+  /** Records that the file showed the station under this name and address (match() does, and the reader for a station it creates). */
+  seen(code: string, nameKey: string, addressKey: string): string {
+    let shown = this.inFile.get(code);
+    if (!shown) this.inFile.set(code, (shown = { names: new Set(), addresses: new Set() }));
+    if (nameKey !== '') shown.names.add(nameKey);
+    if (addressKey !== '') shown.addresses.add(addressKey);
+    return code;
+  }
+
+  /** False when the file already showed the station under other names (or addresses) but not this one. */
+  private fits(code: string, what: 'names' | 'addresses', key: string): boolean {
+    const shown = this.inFile.get(code)?.[what];
+    return shown === undefined || shown.size === 0 || key === '' || shown.has(key);
   }
 }
 
@@ -166,10 +230,44 @@ export function nswPriceTime(text: string): number | undefined {
   return wall && localTimeToUnix('nsw', wall.y, wall.m, wall.d, wall.h, wall.mi, wall.s);
 }
 
+/** The state of a station a history row creates: the one its address names, else its postcode's. */
+function nswHistoryState(written: string, postcode: string): string {
+  const named = written.toLowerCase();
+  return isStateId(named) ? named : stateFromPostcode(postcode) ?? '';
+}
+
 class NswHistoryReader implements RowReader {
   private previous: Row | undefined;
 
   constructor(private readonly index: NswStationIndex) {}
+
+  /** The row's station: found among those stored or created by this import, else created now (undefined when refused, counted). */
+  private station(row: Row, normaliser: Normaliser, line: number): string | undefined {
+    const field = (name: string): string => row[name] ?? '';
+    const parts = splitNswAddress(field('Address'));
+    // A blank Postcode cell: the one the address ends with ("..., Dubbo NSW 2830"), if it has one.
+    const [name, address, suburb, postcode] = [field('ServiceStationName'), field('Address'), field('Suburb'), postcodeOf(field('Postcode')) || parts.postcode];
+    const found = this.index.match(name, address, suburb, postcode);
+    if (found !== undefined) return found;
+    const code = nswHistoryCode(name, address, suburb, postcode);
+    if (code === '') {
+      normaliser.reject(name.trim() === '' ? 'station without a name, at an address no known station has'
+        : 'station without a postcode, of a name no known station has', { line, ...row });
+      return undefined;
+    }
+    const state = nswHistoryState(parts.state, postcode);
+    if (state === '') {
+      normaliser.reject('station without a state or postcode', { line, ...row });
+      return undefined;
+    }
+    const added = normaliser.station({
+      code, name, brand: field('Brand'), address, street: parts.street, suburb: suburb.trim() || parts.suburb, postcode, state,
+      latitude: null, longitude: null,
+    });
+    if (!added) return undefined;
+    this.index.add({ feedCode: code, name, address, suburb, postcode });
+    return this.index.seen(code, nswNameKey(name, postcode), nswAddressKey(address, suburb, postcode));
+  }
 
   skip(row: Row): void {
     this.previous = fillDown(row, this.previous);
@@ -193,11 +291,8 @@ class NswHistoryReader implements RowReader {
       normaliser.reject(continued ? NSW_BLANK_DATE_NONE_ABOVE : NSW_BLANK_DATE, { line, ...input });
       return;
     }
-    const code = this.index.match(field('ServiceStationName'), field('Address'), field('Suburb'), field('Postcode'));
-    if (code === undefined) {
-      normaliser.reject(NSW_STATION_NOT_KNOWN, { line, ...row });
-      return;
-    }
+    const code = this.station(row, normaliser, line);
+    if (code === undefined) return;
     const at = nswPriceTime(field('PriceUpdatedDate'));
     if (at === undefined) {
       normaliser.reject('price with an unreadable PriceUpdatedDate', { line, ...row });

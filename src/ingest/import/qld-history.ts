@@ -3,15 +3,19 @@
  * every price change, columns SiteId, Site_Name, Site_Brand, Sites_Address_Line_1, Site_Suburb,
  * Site_State, Site_Post_Code, Site_Latitude, Site_Longitude, Fuel_Type, Price (tenths of a cent;
  * 9999 = not available), TransactionDateutc (UTC, `dd/mm/yyyy HH:mm`; older files
- * `yyyy-mm-ddTHH:mm:ss`). Sites carry a position, so the import creates the stations it has
- * not seen, as feed 'qld' with the SiteId as code (the key of the live FPD feed). Stations
- * already known are left as they are: an old file must not undo a later rename or rebrand.
+ * `yyyy-mm-ddTHH:mm:ss`). The import creates the stations it has not seen, as feed 'qld' with
+ * the SiteId as code (the key of the live FPD feed, so a later live ingest finds them), in the
+ * state Site_State names (else its postcode's), with the file's position (none where both fields
+ * are empty). Stations already known are left as they are: an old file must not undo a later
+ * rename or rebrand.
  *
  * Also read: the FPD API's `Price/GetSitesPrices` answer written flat to CSV (`SiteId, FuelId,
  * CollectionMethod, TransactionDateUtc, Price`, price `1899.0`, ISO times with fractions): fuels
  * by the API's FuelId, sites as the live feed stored them (the file names none, so a site the
  * store does not know is rejected by the runner).
  */
+import { stateFromPostcode } from '../../domain/postcodes.ts';
+import { isStateId } from '../../domain/states.ts';
 import type { IngestStore } from '../../storage/store.ts';
 import type { FuelMap } from '../normalise.ts';
 import { FPD_FUELS } from '../feeds/fpd.ts';
@@ -48,6 +52,7 @@ const QLD_COLUMNS: readonly ColumnSpec[] = [
   { name: 'Site_Brand', optional: true },
   { name: 'Sites_Address_Line_1', optional: true },
   { name: 'Site_Suburb', optional: true },
+  { name: 'Site_State', optional: true },
   { name: 'Site_Post_Code', optional: true },
   { name: 'Site_Latitude', optional: true },
   { name: 'Site_Longitude', optional: true },
@@ -67,6 +72,18 @@ function degrees(text: string): number {
   return /^-?\d{1,3}(\.\d+)?$/.test(text) ? Number(text) : NaN;
 }
 
+/** A site's position: none when both fields are empty (never 0,0), NaN (refused) for one that cannot be read. */
+function position(latitude: string, longitude: string): { latitude: number | null; longitude: number | null } {
+  if (latitude.trim() === '' && longitude.trim() === '') return { latitude: null, longitude: null };
+  return { latitude: degrees(latitude.trim()), longitude: degrees(longitude.trim()) };
+}
+
+/** The state a site is in: the one Site_State names, else its postcode's, else (neither) Queensland's, whose scheme it is. */
+function qldSiteState(named: string, postcode: string): string {
+  const state = named.trim().toLowerCase();
+  return isStateId(state) ? state : stateFromPostcode(postcode.trim()) ?? 'qld';
+}
+
 class QldHistoryReader implements RowReader {
   constructor(private readonly known: Set<string>) {}
 
@@ -84,11 +101,11 @@ class QldHistoryReader implements RowReader {
       const street = field('Sites_Address_Line_1');
       const suburb = field('Site_Suburb');
       const postcode = field('Site_Post_Code');
+      const state = qldSiteState(field('Site_State'), postcode);
       const added = normaliser.station({
         code, name: field('Site_Name'), brand: field('Site_Brand'),
-        address: [street, [suburb, 'QLD', postcode].filter((p) => p !== '').join(' ')].filter((p) => p !== '').join(', '),
-        street, suburb, postcode, state: 'qld',
-        latitude: degrees(field('Site_Latitude')), longitude: degrees(field('Site_Longitude')),
+        address: [street, [suburb, state.toUpperCase(), postcode].filter((p) => p !== '').join(' ')].filter((p) => p !== '').join(', '),
+        street, suburb, postcode, state, ...position(field('Site_Latitude'), field('Site_Longitude')),
       });
       // A station the normaliser refused is counted with its reason on each of its rows; its prices go nowhere.
       if (!added) return;

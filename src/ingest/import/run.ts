@@ -204,12 +204,12 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
         }
         batchFirstLine = undefined;
         cursorSaved ||= withCursor;
-        usable ||= applied.pricesAccepted + applied.pricesIgnored + applied.pricesHeld + ((applied as { pricesCorrected?: number }).pricesCorrected ?? 0) > 0;
+        usable ||= applied.pricesAccepted + applied.pricesIgnored + applied.pricesHeld + applied.pricesCorrected > 0;
         outcome.stationsAdded += applied.stationsAdded;
         outcome.pricesAccepted += applied.pricesAccepted;
         outcome.pricesIgnored += applied.pricesIgnored;
         // Same station, fuel and instant with a new price (the writer keeps the later row); counted by writers that tell.
-        outcome.pricesCorrected += (applied as { pricesCorrected?: number }).pricesCorrected ?? 0;
+        outcome.pricesCorrected += applied.pricesCorrected;
         outcome.pricesHeld += applied.pricesHeld;
         outcome.rejected = Normaliser.merge([outcome.rejected, applied.rejected]);
         outcome.firstRejectedLine = Object.fromEntries(firstLines);

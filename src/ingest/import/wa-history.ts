@@ -15,16 +15,22 @@
  *   is rejected with its reason; tempUnavailable reads as out of stock.
  *
  * A WA price holds for 24 hours from 06:00 on its day, so each row's instant is 06:00 WA time
- * on its date. Rows belong to stations keyed as the live FuelWatch feed ('wa') keys them
- * (waStationKey of address and suburb). A snapshot row carries a position: its station is
- * created when the store does not know it (waSnapshotStation); a CSV row's station must be
- * known, else the runner rejects its price.
+ * on its date.
+ *
+ * Stations: a file that has FuelWatch's own station id (the snapshots' `stationId`, a CSV's
+ * STATION_ID) keys each station by it, so two stations at one address stay two and an address
+ * written anew keeps its station; a file without it keys stations as the live RSS feed ('wa')
+ * does (waStationKey of address and suburb), so its rows join the live feed's stations. A station
+ * not stored yet is created from the row: with the file's position where it has one, else with
+ * none. A station already stored is left as it is (an old file must not undo a later rename).
  */
+import { stateFromPostcode } from '../../domain/postcodes.ts';
+import { isStateId } from '../../domain/states.ts';
 import { localTimeToUnix } from '../../domain/time.ts';
 import type { IngestStore } from '../../storage/store.ts';
 import type { FuelMap } from '../normalise.ts';
 import { waStationKey } from '../feeds/wa.ts';
-import { type Normaliser, type RawStation, centsToTenths } from '../normalise.ts';
+import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
 import { parseDayFirstDate, parseIsoDateTime } from './dates.ts';
 import type { ImportFormat, RowReader } from './format.ts';
@@ -55,15 +61,32 @@ const WA_COLUMNS: readonly ColumnSpec[] = [
   { name: 'PRODUCT_PRICE', aliases: ['priceToday'] },
   { name: 'ADDRESS', aliases: ['address'] },
   { name: 'LOCATION', aliases: ['suburb'] },
+  // What a station the file creates is made of; files without them create it from the rest.
   { name: 'TRADING_NAME', aliases: ['siteName'], optional: true },
   { name: 'BRAND_DESCRIPTION', aliases: ['brandName'], optional: true },
   { name: 'POSTCODE', aliases: ['postCode'], optional: true },
-  { name: 'latitude', optional: true },
-  { name: 'longitude', optional: true },
+  { name: 'STATION_ID', aliases: ['stationId', 'SITE_ID'], optional: true },
+  { name: 'STATE', aliases: ['state'], optional: true },
+  { name: 'LATITUDE', aliases: ['latitude'], optional: true },
+  { name: 'LONGITUDE', aliases: ['longitude'], optional: true },
   { name: 'tempUnavailable', optional: true },
 ];
 
 export const WA_NO_PRICE_TODAY = 'row without a price for its day (priceToday empty)';
+
+/** A decimal degree, or NaN (refused by the normaliser); null for an empty field. */
+function degrees(text: string): number | null {
+  const t = text.trim();
+  if (t === '') return null;
+  return /^-?\d{1,3}(\.\d+)?$/.test(t) ? Number(t) : NaN;
+}
+
+/** The code of a row's station: FuelWatch's station id where the file has one, else the live feed's address key; '' when neither. */
+export function waHistoryCode(row: Row): string {
+  const id = (row['STATION_ID'] ?? '').trim();
+  if (/^\d{1,12}$/.test(id)) return id;
+  return waStationKey(row['ADDRESS'] ?? '', row['LOCATION'] ?? '');
+}
 
 /** 06:00 WA time on a PUBLISH_DATE (dd/mm/yyyy) or a snapshot's date (yyyy-mm-dd), when that day's price took effect. */
 export function waPublishTime(text: string): number | undefined {
@@ -71,40 +94,38 @@ export function waPublishTime(text: string): number | undefined {
   return date && localTimeToUnix('wa', date.y, date.m, date.d, 6, 0, 0);
 }
 
-/** A decimal degree as the snapshot writes it, or NaN (an empty field is not 0). */
-function degrees(text: string): number {
-  return /^-?\d{1,3}(\.\d+)?$/.test(text) ? Number(text) : NaN;
-}
-
-/**
- * The station a snapshot row describes, under the key the live feed uses (waStationKey of
- * address and suburb), or undefined for a row without a position (a CSV row). FuelWatch's own
- * stationId is in the row too: the hook for telling apart two stations at one address (16
- * addresses in April and May 2026), which today share a key.
- */
-export function waSnapshotStation(row: Row, code: string): RawStation | undefined {
-  const latitude = degrees(row['latitude'] ?? '');
-  const longitude = degrees(row['longitude'] ?? '');
-  if (Number.isNaN(latitude) || Number.isNaN(longitude)) return undefined;
-  const street = row['ADDRESS'] ?? '';
-  const suburb = row['LOCATION'] ?? '';
-  return {
-    code, name: row['TRADING_NAME'] ?? '', brand: row['BRAND_DESCRIPTION'] ?? '', address: `${street}, ${suburb} WA`,
-    street, suburb, postcode: row['POSTCODE'] ?? '', state: 'wa', latitude, longitude,
-  };
-}
-
 class WaHistoryReader implements RowReader {
   constructor(private readonly known: Set<string>) {}
 
   skip(): void {}
 
+  /** Creates the row's station unless it is stored or created already; false when it was refused (counted). */
+  private station(code: string, row: Row, normaliser: Normaliser): boolean {
+    if (this.known.has(code)) return true;
+    const field = (name: string): string => (row[name] ?? '').trim();
+    const [street, suburb, postcode] = [field('ADDRESS'), field('LOCATION'), field('POSTCODE')];
+    const named = field('STATE').toLowerCase();
+    // FuelWatch lists WA's stations only: a file that names no state and no postcode is of WA.
+    const state = isStateId(named) ? named : stateFromPostcode(postcode) ?? 'wa';
+    const latitude = degrees(field('LATITUDE'));
+    const longitude = degrees(field('LONGITUDE'));
+    const added = normaliser.station({
+      code, name: field('TRADING_NAME'), brand: field('BRAND_DESCRIPTION'),
+      address: `${street}, ${[suburb, 'WA', postcode].filter((p) => p !== '').join(' ')}`, street, suburb, postcode, state,
+      // Half a position is no position: the normaliser refuses NaN, never makes one up.
+      latitude: latitude === null && longitude !== null ? NaN : latitude, longitude: longitude === null && latitude !== null ? NaN : longitude,
+    });
+    if (added) this.known.add(code);
+    return added;
+  }
+
   read(row: Row, normaliser: Normaliser, line: number): void {
-    const code = waStationKey(row['ADDRESS'] ?? '', row['LOCATION'] ?? '');
+    const code = waHistoryCode(row);
     if (code === '') {
-      normaliser.reject('station without an address and suburb', { line, ...row });
+      normaliser.reject('station without a station id, address and suburb', { line, ...row });
       return;
     }
+    if (!this.station(code, row, normaliser)) return;
     const at = waPublishTime(row['PUBLISH_DATE'] ?? '');
     if (at === undefined) {
       normaliser.reject('price with an unreadable PUBLISH_DATE', { line, ...row });
@@ -120,14 +141,6 @@ class WaHistoryReader implements RowReader {
     if (priceTenths === undefined) {
       normaliser.reject('price that is not a number', { line, ...row });
       return;
-    }
-    if (!this.known.has(code)) {
-      const station = waSnapshotStation(row, code);
-      if (station) {
-        // Refused (no name, a position outside Australia): counted with its reason, its price goes nowhere.
-        if (!normaliser.station(station)) return;
-        this.known.add(code);
-      }
     }
     normaliser.price({ code, fuelCode: row['PRODUCT_DESCRIPTION'] ?? '', at, priceTenths, available: !unavailable });
   }

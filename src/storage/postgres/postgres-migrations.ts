@@ -325,4 +325,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   INSERT INTO feed_counts (feed, runs, failures)
     SELECT feed, count(*), count(error) FROM feed_runs GROUP BY feed;
   `,
+  `
+  -- Stations without a position (see the SQLite migration of the same number): latitude and
+  -- longitude may be NULL, both or neither.
+  ALTER TABLE stations ALTER COLUMN latitude DROP NOT NULL, ALTER COLUMN longitude DROP NOT NULL,
+    ADD CONSTRAINT stations_position_whole CHECK ((latitude IS NULL) = (longitude IS NULL));
+  `,
 ];

@@ -3,14 +3,17 @@ import { fuelIndex } from '../../domain/fuels.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
 import { assignCity, slugify, uniqueSlug } from '../places.ts';
-import { toOpenState, toReport } from '../sql/row-mappers.ts';
+import { toDayRun, toOpenState, toReport } from '../sql/row-mappers.ts';
 import { BULK, INGEST_STATEMENTS as SQL } from '../sql/statements.ts';
 import type { Batch, BatchResult, StationInput } from '../store.ts';
 import {
-  BatchTally, NO_DAY_LOWER_BOUND, type ReportPlan, type StationDayWrite, type StationRunWrite, type StoredStation,
-  closeAt, closeSealedPart, distinctInstants, feedKey, groupPrices, planReports, sameStation, sealDue, storedCoordinates,
+  BatchTally, NO_DAY_LOWER_BOUND, type StationDayWrite, type StationRunWrite, type StoredStation,
+  closeAt, closeSealedPart, feedKey, groupPrices, sameStation, sealDue, storedCoordinates,
 } from '../writer/batch-plan.ts';
-import { DayTotals, type OpenState, type Report, advance, replay } from '../writer/day-totals.ts';
+import { DayTotals, type OpenState, type Report } from '../writer/day-totals.ts';
+import {
+  type Classified, type ReportPlan, type Settled, classifyReports, lateReads, lateReadsUntil, planReports, runPiecesOutside, settleGroup,
+} from '../writer/late-reports.ts';
 import { recomputeCityDays } from './postgres-city-means.ts';
 import { bulkInsert, execute, firstRow, rows } from './postgres-connection.ts';
 
@@ -25,7 +28,7 @@ type Client = pg.PoolClient;
 
 interface KnownStation extends StoredStation {
   name: string; brand: string; address: string; street: string; suburb: string; postcode: string;
-  phone: string; website: string; latitude: number; longitude: number;
+  phone: string; website: string; latitude: number | null; longitude: number | null;
 }
 
 export async function bumpDataVersion(client: Client): Promise<void> {
@@ -46,18 +49,21 @@ export async function applyBatchIn(client: Client, batch: Batch): Promise<BatchR
 
   const groups = groupPrices(batch.prices, (event) => fuelIndex(event.fuel), (feed, code) => known.get(feedKey(feed, code)));
   const current = await currentStates(client, groups.map((g) => [g.station.key, g.fuel]));
-  const stored = await insertEvents(client, groups.flatMap((g) => distinctInstants(g.reports).map((r) => ({ stationKey: g.station.key, fuel: g.fuel, report: r }))));
+  const stored = await storedReports(client, groups.flatMap((g) => g.reports.map((r) => ({ stationKey: g.station.key, fuel: g.fuel, report: r }))));
+  const classified = groups.map((g) => classifyReports(g.reports, (at) => stored.get(eventKey(g.station.key, g.fuel, at))));
+  await insertEvents(client, groups.flatMap((g, i) => (classified[i]?.fresh ?? []).map((r) => ({ stationKey: g.station.key, fuel: g.fuel, report: r }))));
+  await correctEvents(client, groups.flatMap((g, i) => (classified[i]?.corrected ?? []).map((r) => ({ stationKey: g.station.key, fuel: g.fuel, report: r }))));
 
   const opens: Array<{ stationKey: number; fuel: number; cityId: string | null; state: StateId; open: OpenState }> = [];
-  for (const { station, fuel, reports } of groups) {
-    const fresh = distinctInstants(reports).filter((r) => stored.has(eventKey(station.key, fuel, r.at)));
-    if (fresh.length === 0) { tally.group(station, fuel, reports.length, 0, new DayTotals()); continue; }
+  for (const [i, { station, fuel }] of groups.entries()) {
+    const rows = classified[i] as Classified;
+    if (rows.fresh.length === 0 && rows.corrected.length === 0) { tally.group(station, fuel, rows, new DayTotals()); continue; }
     const before = current.get(`${station.key}:${fuel}`);
-    const plan = planReports(station.state, before, fresh);
-    const outcome = plan.kind === 'advance' ? advance(station.state, before, fresh) : await replayFrom(client, station, fuel, plan);
-    closeSealedPart(station.state, outcome.totals, outcome.open, sealedBefore(station.state));
-    if (outcome.open) opens.push({ stationKey: station.key, fuel, cityId: station.cityId, state: station.state, open: outcome.open });
-    tally.group(station, fuel, reports.length, fresh.length, outcome.totals);
+    const plan = planReports(before, rows.fresh, rows.corrected);
+    const settled = await settleLate(client, station, fuel, before, plan);
+    closeSealedPart(station.state, settled.totals, settled.open, sealedBefore(station.state));
+    if (settled.open) opens.push({ stationKey: station.key, fuel, cityId: station.cityId, state: station.state, open: settled.open });
+    tally.group(station, fuel, rows, settled.totals, settled.spans);
   }
   await upsertCurrent(client, opens);
   await addStationDays(client, tally.days);
@@ -77,7 +83,7 @@ async function stationsByFeed(client: Client, named: ReadonlyArray<{ feed: strin
   return new Map(found.map((r) => [feedKey(String(r.feed), String(r.feed_code)), {
     key: Number(r.key), id: String(r.id), state: r.state as StateId, cityId: typeof r.city_id === 'string' ? r.city_id : null,
     name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street), suburb: String(r.suburb),
-    postcode: String(r.postcode), phone: String(r.phone), website: String(r.website), latitude: Number(r.latitude), longitude: Number(r.longitude),
+    postcode: String(r.postcode), phone: String(r.phone), website: String(r.website), latitude: r.latitude === null ? null : Number(r.latitude), longitude: r.longitude === null ? null : Number(r.longitude),
   }]));
 }
 
@@ -86,7 +92,8 @@ class CitiesByState {
   private readonly byState = new Map<StateId, Array<{ id: string; latitude: number; longitude: number }>>();
   constructor(private readonly client: Client) {}
 
-  async nearest(state: StateId, latitude: number, longitude: number): Promise<string | null> {
+  async nearest(state: StateId, latitude: number | null, longitude: number | null): Promise<string | null> {
+    if (latitude === null || longitude === null) return null;
     let cities = this.byState.get(state);
     if (!cities) {
       cities = (await rows(this.client, SQL.citiesInState, [state]))
@@ -132,25 +139,54 @@ function eventKey(stationKey: number, fuel: number, at: number): string {
   return `${stationKey}:${fuel}:${at}`;
 }
 
-/** Stores the reports not stored yet; returns the keys of those it stored. */
-async function insertEvents(client: Client, events: ReadonlyArray<{ stationKey: number; fuel: number; report: Report }>): Promise<Set<string>> {
-  if (events.length === 0) return new Set();
-  // Those stored already are skipped by the conflict, and so not returned.
-  const { rows: inserted } = await bulkInsert(client, BULK.priceEvents, [events.map((e) => e.stationKey), events.map((e) => e.fuel),
-    events.map((e) => e.report.at), events.map((e) => e.report.priceTenths), events.map((e) => e.report.available)],
-  'ON CONFLICT (station_key, fuel, at) DO NOTHING RETURNING station_key, fuel, at');
-  return new Set(inserted.map((r) => eventKey(Number(r.station_key), Number(r.fuel), Number(r.at))));
+/** The stored reports at the instants a batch brings, by eventKey. */
+async function storedReports(client: Client, events: ReadonlyArray<{ stationKey: number; fuel: number; report: Report }>): Promise<Map<string, Report>> {
+  if (events.length === 0) return new Map();
+  const found = await rows(client, `
+    SELECT e.station_key, e.fuel, e.at, e.price_tenths, e.available
+    FROM price_events e JOIN unnest($1::int[], $2::smallint[], $3::bigint[]) AS k (station_key, fuel, at) USING (station_key, fuel, at)`,
+  [events.map((e) => e.stationKey), events.map((e) => e.fuel), events.map((e) => e.report.at)]);
+  return new Map(found.map((r) => [eventKey(Number(r.station_key), Number(r.fuel), Number(r.at)), toReport(r)]));
 }
 
-/** Out-of-order reports: drop the station's days from that report's day on and rebuild them from the events. */
-async function replayFrom(client: Client, station: StoredStation, fuel: number, plan: Extract<ReportPlan, { kind: 'replay' }>)
-  : Promise<{ totals: DayTotals; open: OpenState | undefined }> {
-  const inForce = await firstRow(client, SQL.reportInForce, [station.key, fuel, plan.dayStartSec]);
-  const reports = (await rows(client, SQL.reportsAfter, [station.key, fuel, plan.dayStartSec])).map(toReport);
-  await execute(client, SQL.dropDaysFrom, [station.key, fuel, plan.fromDay]);
-  await execute(client, SQL.dropRunsFrom, [station.key, plan.fromDay, fuel, plan.fromDay]);
-  await execute(client, SQL.cutRunsBefore, [plan.fromDay - 1, station.key, plan.fromDay, fuel]);
-  return replay(station.state, plan.dayStartSec, inForce ? toReport(inForce) : undefined, reports, plan.closeUntil);
+/** Stores new reports (classifyReports found none of them stored). */
+async function insertEvents(client: Client, events: ReadonlyArray<{ stationKey: number; fuel: number; report: Report }>): Promise<void> {
+  if (events.length === 0) return;
+  await bulkInsert(client, BULK.priceEvents, [events.map((e) => e.stationKey), events.map((e) => e.fuel),
+    events.map((e) => e.report.at), events.map((e) => e.report.priceTenths), events.map((e) => e.report.available)]);
+}
+
+/** Stores corrections: a stored instant's new price or availability. */
+async function correctEvents(client: Client, events: ReadonlyArray<{ stationKey: number; fuel: number; report: Report }>): Promise<void> {
+  if (events.length === 0) return;
+  await execute(client, `
+    UPDATE price_events e SET price_tenths = u.price_tenths, available = u.available
+    FROM unnest($1::int[], $2::smallint[], $3::bigint[], $4::int[], $5::boolean[]) AS u (station_key, fuel, at, price_tenths, available)
+    WHERE e.station_key = u.station_key AND e.fuel = u.fuel AND e.at = u.at`,
+  [events.map((e) => e.stationKey), events.map((e) => e.fuel), events.map((e) => e.report.at), events.map((e) => e.report.priceTenths), events.map((e) => e.report.available)]);
+}
+
+/** Works out a group's plan (settleGroup), reading what its late reports need and dropping the spans they rebuild. */
+async function settleLate(client: Client, station: StoredStation, fuel: number, current: OpenState | undefined, plan: ReportPlan): Promise<Settled> {
+  const reads = lateReads(station.state, plan);
+  let inForce: Report | undefined;
+  let later: Report[] = [];
+  if (reads) {
+    const found = await firstRow(client, SQL.reportInForce, [station.key, fuel, reads.from]);
+    inForce = found ? toReport(found) : undefined;
+    const next = await firstRow(client, SQL.nextReportAfter, [station.key, fuel, reads.after]);
+    const until = lateReadsUntil(station.state, next ? Number(next.at) : undefined);
+    later = (await rows(client, SQL.reportsBetween, [station.key, fuel, reads.from, until])).map(toReport);
+  }
+  const settled = settleGroup(station.state, current, plan, inForce, later);
+  for (const span of settled.spans) {
+    await execute(client, SQL.dropDaysBetween, [station.key, fuel, span.from, span.to]);
+    const runs = (await rows(client, SQL.runsOverlapping, [station.key, fuel, span.from, span.to])).map(toDayRun);
+    if (runs.length === 0) continue;
+    await execute(client, SQL.dropRunsOverlapping, [station.key, fuel, span.from, span.to]);
+    await addStationRuns(client, runPiecesOutside(runs, span).map((run) => ({ stationKey: station.key, fuel, run })));
+  }
+  return settled;
 }
 
 async function upsertCurrent(client: Client, opens: ReadonlyArray<{ stationKey: number; fuel: number; cityId: string | null; state: StateId; open: OpenState }>): Promise<void> {

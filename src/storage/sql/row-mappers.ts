@@ -2,7 +2,7 @@ import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import type { City, CurrentPrice, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, Station, StationDayRow, StationPrices, TokenRecord } from '../store.ts';
-import type { OpenState, Report } from '../writer/day-totals.ts';
+import type { DayRun, OpenState, Report } from '../writer/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
 import type { FuelPriceRow, PositionRow } from '../nearest.ts';
 import type { Row } from './dialect.ts';
@@ -35,8 +35,13 @@ export function toStation(r: Row): Station {
   return {
     id: String(r.id), name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street),
     suburb: String(r.suburb), postcode: String(r.postcode), state: r.state as StateId, phone: String(r.phone),
-    website: String(r.website), latitude: formatCoordinate(Number(r.latitude)), longitude: formatCoordinate(Number(r.longitude)),
+    website: String(r.website), latitude: coordinateOf(r.latitude), longitude: coordinateOf(r.longitude),
   };
+}
+
+/** A stored coordinate as the API shows it: false when the station has no position. */
+function coordinateOf(value: unknown): string | false {
+  return value === null || value === undefined ? false : formatCoordinate(Number(value));
 }
 
 export function toStationDay(stationId: string, r: Row): StationDayRow {
@@ -55,12 +60,19 @@ export function toCurrent(r: Row): CurrentPrice {
 export function toStationPrices(rows: readonly Row[]): StationPrices | undefined {
   const first = rows[0];
   if (!first) return undefined;
-  const prices = rows.filter((r) => r.fuel !== null && r.fuel !== undefined).map(toCurrent);
+  const prices = rows.filter((r) => r.fuel !== null && r.fuel !== undefined).map((r) => ({
+    ...toCurrent(r), lastAvailableTenths: r.last_available_tenths === null || r.last_available_tenths === undefined ? undefined : Number(r.last_available_tenths),
+  }));
   return { id: String(first.station_id), name: String(first.name), feed: String(first.feed), prices };
 }
 
 export function toReport(r: Row): Report {
   return { at: Number(r.at), priceTenths: Number(r.price_tenths), available: flag(r.available) };
+}
+
+/** A station_runs row (from_day, to_day, price_tenths) as a run of whole days. */
+export function toDayRun(r: Row): DayRun {
+  return { from: Number(r.from_day), to: Number(r.to_day), priceTenths: Number(r.price_tenths) };
 }
 
 /**

@@ -126,9 +126,14 @@ export function readStatements(d: Dialect) {
       WHERE station_key = $1 AND to_day >= $2 AND from_day <= $3 ORDER BY fuel, to_day`,
     currentForStation: `SELECT ${CURRENT_COLUMNS} FROM stations s JOIN current_prices c ON c.station_key = s.key
       WHERE s.id = $1 ORDER BY c.fuel`,
-    /** The station with its current prices: one row with NULL price columns when it has none, no row when unknown (toStationPrices). */
-    stationPrices: `SELECT s.name, s.feed, ${CURRENT_COLUMNS} FROM stations s LEFT JOIN current_prices c ON c.station_key = s.key
-      WHERE s.id = $1 ORDER BY c.fuel`,
+    /**
+     * The station with its current prices: one row with NULL price columns when it has none, no row when unknown
+     * (toStationPrices). An out-of-stock fuel brings its last available price (NULL when it never had one).
+     */
+    stationPrices: `SELECT s.name, s.feed, ${CURRENT_COLUMNS}, CASE WHEN c.available THEN c.price_tenths ELSE (
+        SELECT p.price_tenths FROM price_events p WHERE p.station_key = s.key AND p.fuel = c.fuel AND p.available = TRUE
+        AND p.at <= c.reported_at ORDER BY p.at DESC LIMIT 1) END AS last_available_tenths
+      FROM stations s LEFT JOIN current_prices c ON c.station_key = s.key WHERE s.id = $1 ORDER BY c.fuel`,
     currentForCity: `SELECT ${CURRENT_COLUMNS} FROM stations s JOIN current_prices c ON c.station_key = s.key
       WHERE s.city_id = $1 ORDER BY ${d.byteOrder('s.id')}, c.fuel`,
     /** Today's count and sum per reported fuel with an available price, kept on write (city_current). */
@@ -148,7 +153,7 @@ export function readStatements(d: Dialect) {
     cityFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.city_id = $2 AND ${OF_OUTPUT}`,
     stateFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.state = $2 AND ${OF_OUTPUT}`,
     /** For the position index (storage/nearest.ts): every station's position, and every available price of output fuel $1. */
-    positions: 'SELECT key, id, latitude, longitude FROM stations',
+    positions: 'SELECT key, id, latitude, longitude FROM stations WHERE latitude IS NOT NULL',
     fuelPricesByKey: `SELECT c.station_key, c.price_tenths, c.reported_at FROM current_prices c WHERE ${OF_OUTPUT}`,
     /** citySums with min and max, by two index steps each (current_prices_by_city). */
     cityTotals: `SELECT t.fuel, t.available_count, t.sum_tenths,
@@ -248,14 +253,18 @@ export const INGEST_STATEMENTS = {
   moveCurrentPrices: 'UPDATE current_prices SET city_id = $1, state = $2 WHERE station_key = $3',
   insertStation: `INSERT INTO stations (name, brand, address, street, suburb, postcode, state, phone, website,
     latitude, longitude, city_id, id, feed, feed_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING key`,
-  /** Out of order: the report in force at the start of the replayed day, and every one after it. */
+  /** A group's stored reports at the instants a batch brings (new, already known, or corrected: late-reports.ts). */
+  storedReportsBetween: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at BETWEEN $3 AND $4',
+  correctReport: 'UPDATE price_events SET price_tenths = $1, available = $2 WHERE station_key = $3 AND fuel = $4 AND at = $5',
+  /** Late reports (late-reports.ts lateReads): the report in force at the start of the first changed day, the first after the last late one, and those between. */
   reportInForce: `SELECT at, price_tenths, available FROM price_events
-    WHERE station_key = $1 AND fuel = $2 AND at <= $3 ORDER BY at DESC LIMIT 1`,
-  reportsAfter: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at > $3 ORDER BY at',
-  /** The days a replay rebuilds: sums from the day on, runs that start on it or later, runs cut short that reach it. */
-  dropDaysFrom: 'DELETE FROM station_daily WHERE station_key = $1 AND fuel = $2 AND day >= $3',
-  dropRunsFrom: 'DELETE FROM station_runs WHERE station_key = $1 AND to_day >= $2 AND fuel = $3 AND from_day >= $4',
-  cutRunsBefore: 'UPDATE station_runs SET to_day = $1 WHERE station_key = $2 AND to_day >= $3 AND fuel = $4',
+    WHERE station_key = $1 AND fuel = $2 AND at < $3 ORDER BY at DESC LIMIT 1`,
+  nextReportAfter: 'SELECT at FROM price_events WHERE station_key = $1 AND fuel = $2 AND at > $3 ORDER BY at LIMIT 1',
+  reportsBetween: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at >= $3 AND at < $4 ORDER BY at',
+  /** The days [$3, $4] a late report changes: their sums dropped, the runs that overlap them read and dropped (the parts outside go back). */
+  dropDaysBetween: 'DELETE FROM station_daily WHERE station_key = $1 AND fuel = $2 AND day BETWEEN $3 AND $4',
+  runsOverlapping: 'SELECT from_day, to_day, price_tenths FROM station_runs WHERE station_key = $1 AND fuel = $2 AND to_day >= $3 AND from_day <= $4',
+  dropRunsOverlapping: 'DELETE FROM station_runs WHERE station_key = $1 AND fuel = $2 AND to_day >= $3 AND from_day <= $4',
   /** The seal: every price of the state still open before the cutoff, then all of them moved on to it. */
   openBefore: `SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
     FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE s.state = $1 AND c.open_from < $2`,

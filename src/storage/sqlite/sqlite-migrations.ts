@@ -292,4 +292,37 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   INSERT INTO feed_counts (feed, runs, failures)
     SELECT feed, count(*), sum(CASE WHEN error IS NULL THEN 0 ELSE 1 END) FROM feed_runs GROUP BY feed;
   `,
+  `
+  -- Stations without a position (issue 28): the published history files of NSW and WA give none,
+  -- and a position is never made up, so latitude and longitude may be NULL (both or neither). Such
+  -- a station is in no city, no near search and no position index (storage/nearest.ts). SQLite
+  -- cannot drop NOT NULL in place: the table is built again with the same keys, rows and indexes.
+  CREATE TABLE stations_v12 (
+    key INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    feed TEXT NOT NULL,
+    feed_code TEXT NOT NULL,
+    name TEXT NOT NULL,
+    brand TEXT NOT NULL,
+    address TEXT NOT NULL,
+    street TEXT NOT NULL,
+    suburb TEXT NOT NULL,
+    postcode TEXT NOT NULL,
+    state TEXT NOT NULL,
+    phone TEXT NOT NULL,
+    website TEXT NOT NULL,
+    latitude REAL,
+    longitude REAL,
+    city_id TEXT REFERENCES cities (id),
+    UNIQUE (feed, feed_code),
+    CHECK ((latitude IS NULL) = (longitude IS NULL))
+  );
+  INSERT INTO stations_v12 (key, id, feed, feed_code, name, brand, address, street, suburb, postcode, state, phone, website, latitude, longitude, city_id)
+    SELECT key, id, feed, feed_code, name, brand, address, street, suburb, postcode, state, phone, website, latitude, longitude, city_id FROM stations;
+  DROP TABLE stations;
+  ALTER TABLE stations_v12 RENAME TO stations;
+  CREATE INDEX stations_by_state ON stations (state, id);
+  CREATE INDEX stations_by_city ON stations (city_id, id);
+  CREATE INDEX stations_by_position ON stations (latitude, longitude, id);
+  `,
 ];

@@ -3,14 +3,15 @@ import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
 import { assignCity, uniqueSlug } from '../places.ts';
 import type { Row } from '../sql/dialect.ts';
-import { toOpenState, toReport } from '../sql/row-mappers.ts';
+import { toDayRun, toOpenState, toReport } from '../sql/row-mappers.ts';
 import { BULK, INGEST_STATEMENTS as SQL } from '../sql/statements.ts';
 import type { Batch, BatchResult, StationInput } from '../store.ts';
 import {
-  BatchTally, type GroupDays, NO_DAY_LOWER_BOUND, type ReportPlan, type StoredStation,
-  closeAt, closeSealedPart, distinctInstants, feedKey, groupPrices, planReports, sameStation, sealDue, storedCoordinates,
+  BatchTally, type GroupDays, NO_DAY_LOWER_BOUND, type StoredStation,
+  closeAt, closeSealedPart, feedKey, groupPrices, sameStation, sealDue, storedCoordinates,
 } from '../writer/batch-plan.ts';
-import { DayTotals, type OpenState, type Report, advance, replay } from '../writer/day-totals.ts';
+import { DayTotals, type OpenState, type Report } from '../writer/day-totals.ts';
+import { type Classified, type DaySpan, classifyReports, lateReads, lateReadsUntil, planReports, runPiecesOutside, settleGroup } from '../writer/late-reports.ts';
 import { recomputeCityDays } from './sqlite-city-means.ts';
 import type { RowBuffer, SqliteConnection } from './sqlite-connection.ts';
 
@@ -58,8 +59,8 @@ export class SqliteWriter {
     groups.sort((a, b) => a.station.key - b.station.key || a.fuel - b.fuel);
     const events = this.db.bulk(BULK.priceEvents);
     for (const { station, fuel, reports } of groups) {
-      const { accepted, totals } = this.applyReports(station, fuel, reports, sealedBefore(station.state), events);
-      tally.group(station, fuel, reports.length, accepted, totals);
+      const { rows, totals, spans } = this.applyReports(station, fuel, reports, sealedBefore(station.state), events);
+      tally.group(station, fuel, rows, totals, spans);
     }
     events.flush();
     this.addStationDays(tally.groups);
@@ -112,52 +113,57 @@ export class SqliteWriter {
     return row ? toStored(row) : undefined;
   }
 
-  /** Stores the group's new reports (through `events`) and works out the daily sums they add. */
+  /** Stores the group's new and corrected reports (new ones through `events`) and works out the daily sums they change. */
   private applyReports(
     station: StoredStation, fuel: number, reports: readonly Report[], sealedBefore: LocalDay, events: RowBuffer,
-  ): { accepted: number; totals: DayTotals } {
+  ): { rows: Classified; totals: DayTotals; spans: DaySpan[] } {
     const row = this.db.get('SELECT price_tenths, available, reported_at, open_from FROM current_prices WHERE station_key = $1 AND fuel = $2',
       [station.key, fuel]);
     const current: OpenState | undefined = row ? toOpenState(row) : undefined;
     // A value that binds as NULL breaks a NOT NULL column: such a report is not stored (as INSERT OR IGNORE did).
     const unstorable = (r: Report): boolean => bindsAsNull(r.at) || bindsAsNull(r.priceTenths);
-    const all = distinctInstants(reports);
-    const distinct = all.some(unstorable) ? all.filter((r) => !unstorable(r)) : all;
-    // Reports already stored are ignored, the stored one winning: one range read finds them all.
-    let first = Infinity;
-    let last = -Infinity;
-    for (const r of distinct) { if (r.at < first) first = r.at; if (r.at > last) last = r.at; }
-    const stored = distinct.length === 0 ? []
-      : this.db.column<number>('SELECT at FROM price_events WHERE station_key = $1 AND fuel = $2 AND at BETWEEN $3 AND $4', [station.key, fuel, first, last]);
-    const storedAt = new Set(stored);
-    const fresh = stored.length === 0 ? distinct : distinct.filter((r) => !storedAt.has(r.at));
-    if (fresh.length === 0) return { accepted: 0, totals: new DayTotals() };
+    const usable = reports.some(unstorable) ? reports.filter((r) => !unstorable(r)) : reports;
+    // The stored reports at the group's instants: one range read finds them all.
+    const first = usable[0]?.at ?? 0;
+    const last = usable[usable.length - 1]?.at ?? 0;
+    const stored = usable.length === 0 ? []
+      : this.db.all(SQL.storedReportsBetween, [station.key, fuel, first, last]).map(toReport);
+    const storedAt = new Map(stored.map((r) => [r.at, r]));
+    const rows = classifyReports(usable, (at) => storedAt.get(at));
+    if (rows.fresh.length === 0 && rows.corrected.length === 0) return { rows, totals: new DayTotals(), spans: [] };
     const values = events.values;
-    for (const r of fresh) {
+    for (const r of rows.fresh) {
       values.push(station.key, fuel, r.at, r.priceTenths, r.available ? 1 : 0);
       events.added();
     }
-    const plan = planReports(station.state, current, fresh);
-    let outcome: { totals: DayTotals; open: OpenState | undefined };
-    if (plan.kind === 'advance') outcome = advance(station.state, current, fresh);
-    else {
-      events.flush(); // the replay reads this group's events back, new ones included
-      outcome = this.replayFrom(station, fuel, plan);
+    for (const r of rows.corrected) this.db.run(SQL.correctReport, [r.priceTenths, r.available ? 1 : 0, station.key, fuel, r.at]);
+    const plan = planReports(current, rows.fresh, rows.corrected);
+    const reads = lateReads(station.state, plan);
+    let inForce: Report | undefined;
+    let later: Report[] = [];
+    if (reads) {
+      events.flush(); // the late reports' days are rebuilt from the stored reports, this batch's included
+      const found = this.db.get(SQL.reportInForce, [station.key, fuel, reads.from]);
+      inForce = found ? toReport(found) : undefined;
+      const next = this.db.get(SQL.nextReportAfter, [station.key, fuel, reads.after]);
+      const until = lateReadsUntil(station.state, next ? Number(next.at) : undefined);
+      later = this.db.all(SQL.reportsBetween, [station.key, fuel, reads.from, until]).map(toReport);
     }
-    closeSealedPart(station.state, outcome.totals, outcome.open, sealedBefore);
-    const open = outcome.open;
+    const settled = settleGroup(station.state, current, plan, inForce, later);
+    for (const span of settled.spans) this.dropSpan(station.key, fuel, span);
+    closeSealedPart(station.state, settled.totals, settled.open, sealedBefore);
+    const open = settled.open;
     if (open) this.db.insertRow(BULK.currentPrices, [station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId, station.state]);
-    return { accepted: fresh.length, totals: outcome.totals };
+    return { rows, totals: settled.totals, spans: settled.spans };
   }
 
-  /** Out-of-order reports: drop the station's days from that report's day on and rebuild them from the events. */
-  private replayFrom(station: StoredStation, fuel: number, plan: Extract<ReportPlan, { kind: 'replay' }>): { totals: DayTotals; open: OpenState | undefined } {
-    const inForce = this.db.get(SQL.reportInForce, [station.key, fuel, plan.dayStartSec]);
-    const reports = this.db.all(SQL.reportsAfter, [station.key, fuel, plan.dayStartSec]).map(toReport);
-    this.db.run(SQL.dropDaysFrom, [station.key, fuel, plan.fromDay]);
-    this.db.run(SQL.dropRunsFrom, [station.key, plan.fromDay, fuel, plan.fromDay]);
-    this.db.run(SQL.cutRunsBefore, [plan.fromDay - 1, station.key, plan.fromDay, fuel]);
-    return replay(station.state, plan.dayStartSec, inForce ? toReport(inForce) : undefined, reports, plan.closeUntil);
+  /** Drops a span's sums and the runs that overlap it, storing again the parts of those runs outside it. */
+  private dropSpan(stationKey: number, fuel: number, span: DaySpan): void {
+    this.db.run(SQL.dropDaysBetween, [stationKey, fuel, span.from, span.to]);
+    const runs = this.db.all(SQL.runsOverlapping, [stationKey, fuel, span.from, span.to]).map(toDayRun);
+    if (runs.length === 0) return;
+    this.db.run(SQL.dropRunsOverlapping, [stationKey, fuel, span.from, span.to]);
+    for (const piece of runPiecesOutside(runs, span)) this.db.insertRow(BULK.stationRuns, [stationKey, piece.to, fuel, piece.from, piece.priceTenths]);
   }
 
   private upsertStation(input: StationInput, cities: Map<StateId, CityPoint[]>): { station: StoredStation; change: 'added' | 'updated' | 'same' } {
@@ -180,7 +186,7 @@ export class SqliteWriter {
   }
 
   /** The station's city; the cities of a state are read once per batch (a batch does not change them). */
-  private cityFor(state: StateId, latitude: number, longitude: number, cache: Map<StateId, CityPoint[]>): string | null {
+  private cityFor(state: StateId, latitude: number | null, longitude: number | null, cache: Map<StateId, CityPoint[]>): string | null {
     let cities = cache.get(state);
     if (!cities) cache.set(state, (cities = this.db.all<CityPoint>(SQL.citiesInState, [state])));
     return assignCity(cities, latitude, longitude);
@@ -237,7 +243,7 @@ function storedFields(r: Row): Parameters<typeof sameStation>[0] {
   return {
     name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street), suburb: String(r.suburb),
     postcode: String(r.postcode), phone: String(r.phone), website: String(r.website), state: r.state as StateId,
-    latitude: Number(r.latitude), longitude: Number(r.longitude),
+    latitude: r.latitude === null ? null : Number(r.latitude), longitude: r.longitude === null ? null : Number(r.longitude),
   };
 }
 

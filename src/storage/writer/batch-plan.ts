@@ -3,6 +3,7 @@ import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import { type LocalDay, dayStart, localDayOf } from '../../domain/time.ts';
 import { type DayRun, type DayTotal, DayTotals, type OpenState, type Report, addInterval } from './day-totals.ts';
+import type { Classified, DaySpan } from './late-reports.ts';
 import type { BatchResult, PriceEvent, StationInput } from '../store.ts';
 
 /**
@@ -27,7 +28,9 @@ export function feedKey(feed: string, code: string): string {
 }
 
 /** Coordinates as stored: rounded as the API shows them, so an unchanged station compares equal. */
-export function storedCoordinates(input: StationInput): { latitude: number; longitude: number } {
+export function storedCoordinates(input: StationInput): { latitude: number | null; longitude: number | null } {
+  // No position is stored as none (both null), never as a made-up one.
+  if (input.latitude === null || input.longitude === null) return { latitude: null, longitude: null };
   return { latitude: Number(formatCoordinate(input.latitude)), longitude: Number(formatCoordinate(input.longitude)) };
 }
 
@@ -86,29 +89,6 @@ function inTimeOrder(reports: readonly Report[]): boolean {
   return true;
 }
 
-/** The reports to store: one per instant, the first received winning. */
-export function distinctInstants(reports: readonly Report[]): readonly Report[] {
-  for (let i = 1; i < reports.length; i++) {
-    if (reports[i]?.at === reports[i - 1]?.at) return reports.filter((report, j) => j === 0 || report.at !== reports[j - 1]?.at);
-  }
-  return reports;
-}
-
-/** How newly stored reports change a station's fuel: in time order they advance; one older than the current report replays. */
-export type ReportPlan =
-  | { kind: 'advance' }
-  | { kind: 'replay'; fromDay: LocalDay; dayStartSec: number; closeUntil: number };
-
-export function planReports(state: StateId, current: OpenState | undefined, fresh: readonly Report[]): ReportPlan {
-  const outOfOrder = current ? fresh.find((report) => report.at < current.at) : undefined;
-  if (!current || !outOfOrder) return { kind: 'advance' };
-  const fromDay = localDayOf(state, outOfOrder.at);
-  return {
-    kind: 'replay', fromDay, dayStartSec: dayStart(state, fromDay),
-    closeUntil: Math.max(current.openFrom, fresh[fresh.length - 1]?.at ?? 0),
-  };
-}
-
 /** Keeps the seal's invariant: no open interval starts before the state's sealed days end. */
 export function closeSealedPart(state: StateId, totals: DayTotals, open: OpenState | undefined, sealedBefore: LocalDay): void {
   if (!open || sealedBefore === NO_DAY_LOWER_BOUND) return;
@@ -139,7 +119,7 @@ export interface GroupDays {
 
 /** Tallies a batch: the result to report, the daily sums to add, and the sealed city days to recompute. */
 export class BatchTally {
-  readonly result: BatchResult = { stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 0, pricesIgnored: 0 };
+  readonly result: BatchResult = { stationsAdded: 0, stationsUpdated: 0, pricesAccepted: 0, pricesIgnored: 0, pricesCorrected: 0 };
   /** Per group with daily sums, in the order the groups were tallied. */
   readonly groups: GroupDays[] = [];
   /** City id -> sealed days [from, to] that a late report touched. */
@@ -152,19 +132,26 @@ export class BatchTally {
     if (change === 'updated') this.result.stationsUpdated++;
   }
 
-  group(station: StoredStation, fuel: number, received: number, accepted: number, totals: DayTotals): void {
-    this.result.pricesAccepted += accepted;
-    this.result.pricesIgnored += received - accepted;
-    if (totals.size === 0) return;
-    this.groups.push({ station, fuel, totals });
+  /**
+   * One station's fuel: its rows as classified, the sums and runs to add, and the spans of days
+   * rebuilt for late reports (their stored days dropped: a sealed day among them is recomputed
+   * for the city even when nothing is added back, a day now out of stock all day, say).
+   */
+  group(station: StoredStation, fuel: number, rows: Pick<Classified, 'fresh' | 'known' | 'correcting'>, totals: DayTotals, rebuilt: readonly DaySpan[] = []): void {
+    this.result.pricesAccepted += rows.fresh.length;
+    this.result.pricesIgnored += rows.known;
+    this.result.pricesCorrected += rows.correcting;
+    if (totals.size > 0) this.groups.push({ station, fuel, totals });
     if (!station.cityId) return;
     const sealed = this.sealedBefore(station.state);
-    for (const day of totals.days) if (day < sealed) widen(this.resealCities, station.cityId, day);
-    for (const run of totals.runs) {
-      if (run.from >= sealed) continue;
-      widen(this.resealCities, station.cityId, run.from);
-      widen(this.resealCities, station.cityId, Math.min(run.to, sealed - 1));
-    }
+    const touch = (from: LocalDay, to: LocalDay): void => {
+      if (from >= sealed) return;
+      widen(this.resealCities, station.cityId as string, from);
+      widen(this.resealCities, station.cityId as string, Math.min(to, sealed - 1));
+    };
+    for (const day of totals.days) touch(day, day);
+    for (const run of totals.runs) touch(run.from, run.to);
+    for (const span of rebuilt) touch(span.from, span.to);
   }
 
   /** Every daily sum to add, one row each. */
@@ -183,7 +170,7 @@ export class BatchTally {
 
   /** Whether anything the API answers changed, so the data version must grow. */
   get changed(): boolean {
-    return this.result.stationsAdded + this.result.stationsUpdated + this.result.pricesAccepted > 0;
+    return this.result.stationsAdded + this.result.stationsUpdated + this.result.pricesAccepted + this.result.pricesCorrected > 0;
   }
 }
 

@@ -97,11 +97,11 @@ export function addInterval(totals: DayTotals, state: StateId, from: number, to:
 }
 
 /**
- * Reports later than the current one, in time order: each closes the interval of the one
- * before it. Returns the totals to add and the new open state.
+ * Reports later than the current one and its open interval's start, in time order: each closes
+ * the interval of the one before it. Adds to `totals` (new ones by default) and returns them
+ * with the new open state.
  */
-export function advance(state: StateId, current: OpenState | undefined, reports: readonly Report[]): { totals: DayTotals; open: OpenState | undefined } {
-  const totals = new DayTotals();
+export function advance(state: StateId, current: OpenState | undefined, reports: readonly Report[], totals = new DayTotals()): { totals: DayTotals; open: OpenState | undefined } {
   let previous: Report | undefined = current;
   let openFrom = current?.openFrom ?? 0;
   for (const report of reports) {
@@ -113,26 +113,6 @@ export function advance(state: StateId, current: OpenState | undefined, reports:
 }
 
 /** A report as the open interval it starts (a fresh object: the report may be a batch's PriceEvent). */
-function openState(report: Report, openFrom: number): OpenState {
+export function openState(report: Report, openFrom: number): OpenState {
   return { at: report.at, priceTenths: report.priceTenths, available: report.available, openFrom };
-}
-
-/**
- * Rebuilds a station's days for one fuel from `fromDay` on, after a report arrived out of
- * order: replays every report in force from the start of that day up to `closeUntil` (the
- * open interval's start, which stays where it was).
- */
-export function replay(
-  state: StateId, dayStartSec: number, inForce: Report | undefined, reports: readonly Report[], closeUntil: number,
-): { totals: DayTotals; open: OpenState | undefined } {
-  const totals = new DayTotals();
-  let previous: { from: number; report: Report } | undefined = inForce ? { from: dayStartSec, report: inForce } : undefined;
-  for (const report of reports) {
-    if (previous) addInterval(totals, state, previous.from, Math.min(report.at, closeUntil), previous.report);
-    previous = { from: report.at, report };
-  }
-  if (!previous) return { totals, open: undefined };
-  const openFrom = Math.max(closeUntil, previous.from);
-  addInterval(totals, state, previous.from, openFrom, previous.report);
-  return { totals, open: openState(previous.report, openFrom) };
 }

@@ -1,0 +1,65 @@
+import { type Config, clockFor } from '../config.ts';
+import { type BacktestResult, backtest } from '../domain/backtest.ts';
+import { priceCycle } from '../domain/cycle.ts';
+import { isFuelId } from '../domain/fuels.ts';
+import { cityHistory } from '../domain/history.ts';
+import { type LocalDay, localDayOf } from '../domain/time.ts';
+import { UsageError, intOption, parseCommand } from './args.ts';
+import { CommandError } from './errors.ts';
+import { openDatabase } from './database.ts';
+import { COMMANDS } from './spec.ts';
+
+/** A YYYY-MM-DD date as a local day number (days since 1970-01-01). */
+function dayOption(value: string | undefined, name: string): LocalDay | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const day = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / 86_400_000 : NaN;
+  if (!m || !Number.isInteger(day) || new Date(day * 86_400_000).toISOString().slice(0, 10) !== value) {
+    throw new UsageError(`--${name} must be a date YYYY-MM-DD, got '${value.slice(0, 20)}'`);
+  }
+  return day;
+}
+
+const isoDay = (day: LocalDay): string => new Date(day * 86_400_000).toISOString().slice(0, 10);
+const cents = (tenths: number): string => (tenths / 10).toFixed(2);
+
+/** The result as the command prints it: one line of what was replayed, then a row per rule. */
+export function backtestTable(head: string, result: BacktestResult): string {
+  const lines = [head, `${'rule'.padEnd(18)}${'paid c/L'.padStart(10)}${'saved c/L'.padStart(11)}${'of oracle'.padStart(11)}`];
+  for (const r of result.rules) {
+    const share = r.shareOfOracle === null ? '-' : `${Math.round(r.shareOfOracle * 100)}%`;
+    lines.push(`${r.rule.padEnd(18)}${cents(r.meanPaidTenths).padStart(10)}${cents(r.savingTenths).padStart(11)}${share.padStart(11)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function backtestCommand(config: Config, args: string[]): Promise<number> {
+  const { values } = parseCommand(COMMANDS.backtest, args);
+  const cityId = values.city ?? '';
+  const fuel = values.fuel ?? 'ulp91';
+  if (!isFuelId(fuel)) throw new UsageError(`--fuel must be a fuel id such as ulp91, got '${fuel.slice(0, 20)}'`);
+  const every = intOption(values.every, 'every', 1, 60, 7);
+  const delay = intOption(values.delay, 'delay', 0, 30, 3);
+  const learnWeeks = 8;
+  const now = clockFor(config).now();
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL' });
+  try {
+    const city = await store.city(cityId);
+    if (!city) throw new CommandError(`no city '${cityId.slice(0, 60)}' (ids as /v1/cities lists them)`, 2);
+    const today = localDayOf(city.state, now);
+    const range = { from: null, to: today - 1 };
+    const series = (cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now).get(fuel) ?? []).filter((d) => d.day < today);
+    const first = series.reduce((a, d) => Math.min(a, d.day), Infinity);
+    if (first === Infinity) throw new CommandError(`${city.id} has no ${fuel} history to replay`, 1);
+    const from = dayOption(values.from, 'from') ?? first + 7 * learnWeeks;
+    const to = dayOption(values.to, 'to') ?? today - 1 - delay;
+    if (from > to) throw new UsageError(`nothing to replay: from ${isoDay(from)} is after to ${isoDay(to)} (the history runs from ${isoDay(first)} to ${isoDay(today - 1)})`);
+    const result = backtest(series, (before, day) => priceCycle(before, day).advice, { from, to, every, delay, learnWeeks });
+    const head = `${city.id} ${fuel}, purchases due every ${every} days from ${isoDay(from)} to ${isoDay(to)}, up to ${delay} days late: `
+      + `${result.purchases} purchases (${result.skipped} windows without data left out); savings against buying on the due day`;
+    process.stdout.write(backtestTable(head, result));
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

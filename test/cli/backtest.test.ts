@@ -1,0 +1,85 @@
+/**
+ * `fuelprice backtest` end to end: a Perth station whose price makes a perfect weekly sawtooth,
+ * stored through the writer, replayed by the command in its own process. Expected rows worked
+ * out by hand (docs/BACKTEST.md's rules).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { CITIES, STATIONS } from '../fixture.ts';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
+import { itemAt, runCli } from '../helpers.ts';
+
+// Monday 5 January 2026; Perth is UTC+8 all year.
+const MONDAY = Date.UTC(2026, 0, 5) / 1000 - 8 * 3600;
+/** Monday 180.0, Tuesday 178.0 (the trough), Wednesday's restoration to 192.0, then 2.0 c a day down. */
+const WEEK = [1800, 1780, 1920, 1900, 1880, 1860, 1840];
+const WEEKS = 12;
+// Noon on the Monday after the twelve weeks.
+const NOW = new Date((MONDAY + WEEKS * 7 * 86_400 + 12 * 3600) * 1000).toISOString();
+
+describe('fuelprice backtest', () => {
+  let dir: string;
+  let url: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fuelprice-backtest-'));
+    url = `sqlite:${join(dir, 'b.db')}`;
+    const store = new SqliteStore(join(dir, 'b.db'));
+    await store.migrate();
+    await store.upsertCities(CITIES);
+    const perth = itemAt(STATIONS.filter((s) => s.state === 'wa'), 0);
+    // One report at each local midnight: each day's mean is that day's price.
+    const prices = Array.from({ length: WEEKS * 7 }, (_, i) => ({ feed: perth.feed, feedCode: perth.feedCode, fuel: 'ulp91' as const,
+      at: MONDAY + i * 86_400, priceTenths: itemAt(WEEK, i % 7), available: true }));
+    await store.applyBatch({ stations: [perth], prices });
+    await store.seal(MONDAY + WEEKS * 7 * 86_400 + 3600);
+    await store.close();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('a weekly sawtooth: the advice, the cheapest weekday and tomorrow-is-higher all buy on the Tuesday trough', async () => {
+    const run = await runCli(['backtest', '--city', 'perth', '--fuel', 'ulp91'], { DATABASE_URL: url, FUELPRICE_NOW: NOW });
+    assert.equal(run.stderr, '');
+    assert.equal(run.code, 0);
+    // From eight weeks in (Monday 2 March) to the last window that closes before today (Thursday 26 March,
+    // today less 1 less 3 days): purchases due on 2, 9, 16 and 23 March. Each window Monday to Thursday:
+    // fixed pays Monday's 180.0; the trough is Tuesday's 178.0, 2.0 c less. The advice says fill-up on
+    // Tuesday (six days after Wednesday's restoration, at least 0.75 of the 7-day period, Monday's mean
+    // at the lowest since); Tuesday is the cheapest weekday learnt; on Tuesday tomorrow (192.0) is higher.
+    assert.equal(run.stdout, [
+      'perth ulp91, purchases due every 7 days from 2026-03-02 to 2026-03-26, up to 3 days late: 4 purchases (0 windows without data left out); savings against buying on the due day',
+      'rule                paid c/L  saved c/L  of oracle',
+      'fixed                 180.00       0.00         0%',
+      'advice                178.00       2.00       100%',
+      'cheapest-weekday      178.00       2.00       100%',
+      'tomorrow-higher       178.00       2.00       100%',
+      'oracle                178.00       2.00       100%',
+      '',
+    ].join('\n'));
+  });
+
+  test('a chosen window and no delay', async () => {
+    // Purchases due on Wednesdays 4 and 11 March, no delay: every rule pays Wednesday's 192.0.
+    const run = await runCli(['backtest', '--city', 'perth', '--from', '2026-03-04', '--to', '2026-03-11', '--delay', '0'], { DATABASE_URL: url, FUELPRICE_NOW: NOW });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(run.stdout.split('\n').slice(2, 7).map((l) => l.split(/\s+/).slice(0, 3).join(' ')),
+      ['fixed 192.00 0.00', 'advice 192.00 0.00', 'cheapest-weekday 192.00 0.00', 'tomorrow-higher 192.00 0.00', 'oracle 192.00 0.00']);
+  });
+
+  test('bad input: a clear line and exit 2, nothing printed on stdout', async () => {
+    for (const [args, message] of [
+      [['--city', 'atlantis'], "fuelprice: no city 'atlantis' (ids as /v1/cities lists them)"],
+      [['--city', 'perth', '--fuel', 'unobtainium'], "fuelprice: --fuel must be a fuel id such as ulp91, got 'unobtainium'"],
+      [['--city', 'perth', '--from', '2026-02-30'], "fuelprice: --from must be a date YYYY-MM-DD, got '2026-02-30'"],
+      [['--city', 'perth', '--every', '0'], 'fuelprice: --every must be a whole number from 1 to 60, got \'0\''],
+      [['--city', 'perth', '--from', '2026-05-01', '--to', '2026-04-01'], 'fuelprice: nothing to replay: from 2026-05-01 is after to 2026-04-01 (the history runs from 2026-01-05 to 2026-03-29)'],
+    ] as const) {
+      const run = await runCli(['backtest', ...args], { DATABASE_URL: url, FUELPRICE_NOW: NOW });
+      assert.equal(run.code, 2, args.join(' '));
+      assert.equal(run.stdout, '');
+      assert.equal(run.stderr.split('\n')[0], message);
+    }
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * The exact inverse of migration 12 (stations may have no position), for the upgrade tests: the
+ * stations table as version 11 had it, every row kept (the fixture's stations all have positions).
+ */
+export const SQLITE_UNDO_12 = `
+  CREATE TABLE stations_v11 (
+    key INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    feed TEXT NOT NULL,
+    feed_code TEXT NOT NULL,
+    name TEXT NOT NULL,
+    brand TEXT NOT NULL,
+    address TEXT NOT NULL,
+    street TEXT NOT NULL,
+    suburb TEXT NOT NULL,
+    postcode TEXT NOT NULL,
+    state TEXT NOT NULL,
+    phone TEXT NOT NULL,
+    website TEXT NOT NULL,
+    latitude REAL NOT NULL,
+    longitude REAL NOT NULL,
+    city_id TEXT REFERENCES cities (id),
+    UNIQUE (feed, feed_code)
+  );
+  INSERT INTO stations_v11 SELECT key, id, feed, feed_code, name, brand, address, street, suburb, postcode, state, phone, website,
+    latitude, longitude, city_id FROM stations;
+  DROP TABLE stations;
+  ALTER TABLE stations_v11 RENAME TO stations;
+  CREATE INDEX stations_by_state ON stations (state, id);
+  CREATE INDEX stations_by_city ON stations (city_id, id);
+  CREATE INDEX stations_by_position ON stations (latitude, longitude, id);
+`;
+
+export const POSTGRES_UNDO_12 = `
+  ALTER TABLE stations DROP CONSTRAINT stations_position_whole,
+    ALTER COLUMN latitude SET NOT NULL, ALTER COLUMN longitude SET NOT NULL;
+`;

@@ -4,11 +4,12 @@
 #   docker run -d --name fuelprice -p 8080:8080 -v fuelprice-data:/data fuelprice
 #   docker exec fuelprice fuelprice tokens create --name me
 #
-# Three stages on the same Debian (bookworm) and the same Node major as package.json's engines:
+# Three stages on the same Debian (bookworm) and Node 24 (LTS), the supported runtime (package.json's
+# engines allow 22.12 or later; CI runs the suite on 24):
 # `deps` installs the production dependencies and compiles better-sqlite3's native addon,
 # `build` compiles the TypeScript, and the runtime stage takes both without the compilers.
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 # better-sqlite3 fetches a prebuilt addon from GitHub when one exists for this Node and
 # platform, and builds it from source with node-gyp otherwise: python3, make and g++ for that case.
@@ -26,7 +27,7 @@ RUN npm ci --omit=dev --ignore-scripts \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()" \
  && npm cache clean --force
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
@@ -36,7 +37,7 @@ COPY src ./src
 # source file and runs it (COPY --from keeps modification times) instead of the sources.
 RUN npm run build
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 # /data is the volume the SQLite database lives in, owned by the unprivileged `node` user
 # (uid 1000) of the base image; `fuelprice` on the PATH for `docker exec`.

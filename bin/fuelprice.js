@@ -8,6 +8,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// Node 24 (LTS) is the supported runtime and 22.12 the oldest that package.json's engines allow;
+// an older one (Node 20 is past its end of life) still starts, with one line on stderr saying so.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  process.stderr.write(`fuelprice: Node.js ${process.version} is not supported (22.12 or later; 24 LTS is the supported release): \`. scripts/node24.sh\` installs Node 24 from the npm registry for this shell\n`);
+}
 const built = join(root, 'dist', 'src', 'main.js');
 
 /** The newest modification time under a folder, in ms. */

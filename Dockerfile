@@ -11,15 +11,15 @@
 
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
-# better-sqlite3 fetches a prebuilt addon from GitHub when one exists for this Node and
-# platform, and builds it from source with node-gyp otherwise: python3, make and g++ for that case.
+# better-sqlite3 13 carries its Node-API addon for linux x64 and arm64 in its npm package; python3,
+# make and g++ are for a platform without one (`npm rebuild better-sqlite3 --build-from-source`).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 # --ignore-scripts: the package's own `prepare` (tsc) cannot run without the dev dependencies;
-# then only the two dependencies that need their install scripts run them. node-gyp compiles
-# against the headers the base image has in /usr/local/include/node (npm_config_nodedir)
+# then only the two dependencies that need their install scripts run them. A node-gyp build would
+# compile against the headers the base image has in /usr/local/include/node (npm_config_nodedir)
 # instead of downloading them from nodejs.org, so that the build needs no host but npm's
 # registry and Debian's mirror.
 RUN npm ci --omit=dev --ignore-scripts \

@@ -1,5 +1,6 @@
 /** Reads and validates the environment once; everything else receives the frozen result. */
 import { isIP } from 'node:net';
+import { maskSecrets } from './secrets.ts';
 
 export interface FeedConfig {
   readonly url: string;
@@ -40,7 +41,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:./data/fuelprice.db';
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL', `must start with sqlite: or postgres://, got '${databaseUrl.slice(0, 40)}'`);
+    throw new ConfigError('DATABASE_URL', `must start with sqlite: or postgres://, got '${maskSecrets(databaseUrl).slice(0, 60)}'`);
   }
   const redisUrl = env.REDIS_URL?.trim() || undefined;
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
@@ -163,7 +164,7 @@ function parseUrl(variable: string, value: string | undefined, fallback: string)
     const parsed = new URL(url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
   } catch {
-    throw new ConfigError(variable, `must be an http(s) URL, got '${url.slice(0, 60)}'`);
+    throw new ConfigError(variable, `must be an http(s) URL, got '${maskSecrets(url).slice(0, 60)}'`);
   }
   return url.replace(/\/+$/, '');
 }

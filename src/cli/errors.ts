@@ -4,6 +4,8 @@
  * when tried (a server out of reach, a port in use), 2 for a setting that cannot work as given.
  */
 
+import { maskSecrets } from '../secrets.ts';
+
 export class CommandError extends Error {
   constructor(message: string, readonly exitCode: 1 | 2) {
     super(message);
@@ -82,7 +84,7 @@ export function sqliteOpenError(error: unknown, path: string, from: string): Com
 
 /** A SQLite database outside any existing folder is a typo more often than a wish: only migrate and demo make the folder. */
 export function sqliteFolderMissing(url: string, folder: string, from: string): CommandError {
-  return new CommandError(`${from} names ${url}, but the folder ${folder} does not exist `
+  return new CommandError(`${from} names ${maskSecrets(url)}, but the folder ${folder} does not exist `
     + '(create it, or run `fuelprice migrate`, which does)', 2);
 }
 

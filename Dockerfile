@@ -65,6 +65,8 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 # `docker stop` sends SIGTERM: requests in flight finish and the process exits within 10 s,
-# which is docker's default wait; give it `--stop-timeout 15` for room.
+# which is docker's default wait; give it `--stop-timeout 15` for room. --create: the image's own
+# volume starts empty, so the first start makes the database there (outside the image, a missing
+# SQLite file is an error unless asked for, as a mistyped name would otherwise start a new one).
 ENTRYPOINT ["fuelprice"]
-CMD ["serve"]
+CMD ["serve", "--create"]

@@ -13,6 +13,8 @@ export interface Config {
   /** Prefix of every Redis key (FUELPRICE_REDIS_PREFIX, default `fuelprice:`): installations sharing one Redis keep apart. */
   readonly redisPrefix: string;
   readonly port: number;
+  /** Whether PORT was set (else `port` is the default, 8080): errors say where a port came from. */
+  readonly portSet: boolean;
   readonly host: string;
   readonly logLevel: string;
   /** Which X-Forwarded-For hops to believe (TRUST_PROXY): none by default. */
@@ -52,6 +54,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('FUELPRICE_REDIS_PREFIX', 'must be 1 to 64 letters, digits or . _ : -');
   }
   const port = parsePort(env.PORT);
+  const portSet = (env.PORT?.trim() ?? '') !== '';
   const host = env.HOST?.trim() || '127.0.0.1';
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
@@ -66,7 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentials: Object.fromEntries(credentialVars.map((v) => [v, env[v]?.trim() || undefined])),
   });
   return Object.freeze({
-    databaseUrl, redisUrl, redisPrefix, port, host, logLevel, fixedNow, trustProxy, maxEventLoopDelayMs, maxConnections, keepAliveTimeoutMs, metricsToken,
+    databaseUrl, redisUrl, redisPrefix, port, portSet, host, logLevel, fixedNow, trustProxy, maxEventLoopDelayMs, maxConnections, keepAliveTimeoutMs, metricsToken,
     feeds: Object.freeze({
       nsw: feed('NSW_FUELCHECK_URL', 'https://api.onegov.nsw.gov.au', 'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET'),
       qld: feed('QLD_FPD_URL', 'https://fppdirectapi-prod.fuelpricesqld.com.au', 'QLD_FPD_TOKEN'),

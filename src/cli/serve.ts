@@ -23,16 +23,22 @@ const SEAL_EVERY_MS = 60_000;
 
 interface ServeOptions extends ListenSettings {
   demo: boolean;
+  /** Make the database when it does not exist (--create, or --demo); otherwise a missing SQLite file is an error. */
+  create: boolean;
 }
+
+/** What the error for a missing SQLite database suggests to serve. */
+const SERVE_CREATE_HINT = '`fuelprice migrate`, or start with `serve --create` (`serve --demo` for the demo dataset)';
 
 export async function serveCommand(config: Config, args: string[]): Promise<number> {
   const { values } = parseCommand(COMMANDS.serve, args);
   const options: ServeOptions = {
     port: values.port === undefined ? config.port : parsePort(values.port, '--port'),
-    portFrom: values.port === undefined ? 'PORT' : '--port',
+    portFrom: values.port !== undefined ? '--port' : config.portSet ? 'PORT' : 'default',
     host: values.host ?? config.host,
     hostFrom: values.host === undefined ? 'HOST' : '--host',
     demo: values.demo ?? false,
+    create: (values.create ?? false) || (values.demo ?? false),
   };
   const workers = intOption(values.workers, 'workers', 1, 64, 1);
   if (workers > 1 && /^sqlite:(:memory:)?$/.test(config.databaseUrl)) {
@@ -53,7 +59,7 @@ export async function serveCommand(config: Config, args: string[]): Promise<numb
  */
 async function servePrimary(config: Config, options: ServeOptions, workers: number): Promise<number> {
   const clock = clockFor(config);
-  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', createFolder: options.demo });
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', create: options.create, createHint: SERVE_CREATE_HINT });
   let sealer: NodeJS.Timeout | undefined;
   try {
     const demoToken = options.demo ? await prepareDemo(store, clock.now()) : undefined;
@@ -88,7 +94,7 @@ async function servePrimary(config: Config, options: ServeOptions, workers: numb
  */
 async function serveProcess(config: Config, options: ServeOptions, role: 'single' | 'worker'): Promise<number> {
   const clock = clockFor(config);
-  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', createFolder: options.demo, migrate: role === 'single' });
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', create: options.create, createHint: SERVE_CREATE_HINT, migrate: role === 'single' });
 
   const demoToken = role === 'single' && options.demo ? await prepareDemo(store, clock.now()) : undefined;
   if (role === 'single') await releaseAndSeal(store, clock.now()); // as the primary does

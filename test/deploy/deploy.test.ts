@@ -135,16 +135,19 @@ async function assertServeAccepts(args: readonly string[]): Promise<void> {
 }
 
 describe('the Dockerfile', () => {
-  test('every stage starts from the Node major that package.json requires', () => {
+  test('every stage starts from the supported Node major (README, the one CI runs), which package.json\'s engines allow', () => {
     const required = /^>=\s*(\d+)\.(\d+)/.exec(PACKAGE.engines.node);
     assert.ok(required?.[1], `engines.node ${PACKAGE.engines.node} names a minimum`);
+    const supported = /Node\.js (\d+) \(LTS\) is the supported runtime/.exec(read('README.md'))?.[1];
+    assert.ok(supported, 'the README names the supported Node major');
+    assert.ok(Number(supported) >= Number(required[1]), `engines.node ${PACKAGE.engines.node} allows Node ${supported}`);
+    assert.match(read('scripts/node24.sh'), new RegExp(`"\\$package@${supported}"`), `CI's Node (scripts/node24.sh) is ${supported}`);
     assert.ok(DOCKERFILE.length >= 2, 'a build stage and a runtime stage');
     for (const stage of DOCKERFILE) {
       const image = stage[0]?.args.split(/\s+/)[0] ?? '';
       const tag = /^node:(\d+)(?:\.(\d+))?-[a-z-]+$/.exec(image);
       assert.ok(tag?.[1], `FROM ${image} is node:<major>[.<minor>]-<variant>`);
-      assert.equal(tag[1], required[1], `FROM ${image}`);
-      if (tag[2] !== undefined) assert.ok(Number(tag[2]) >= Number(required[2]), `FROM ${image} is at least ${PACKAGE.engines.node}`);
+      assert.equal(tag[1], supported, `FROM ${image}`);
     }
     assert.match(DOCKERFILE.at(-1)?.[0]?.args ?? '', /-slim$/, 'the runtime stage is a slim image');
   });

@@ -252,6 +252,7 @@ describe('logs never hold a credential', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fuelprice-logs-'));
     try {
       const env = { DATABASE_URL: `sqlite:${join(dir, 'tokens.db')}`, LOG_LEVEL: 'trace' };
+      assert.equal((await runCli(['migrate'], env)).code, 0);
       const created = await runCli(['tokens', 'create', '--name', 'ci'], env);
       assert.equal(created.code, 0, created.stderr);
       assert.match(created.stdout, /^fp_[a-z2-7]{8}_[A-Za-z0-9_-]{43}\n$/);

@@ -8,6 +8,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// Node 24 (LTS) is the supported runtime and 22.12 the oldest that package.json's engines allow.
+// Under Node 20 (past its end of life) better-sqlite3 13's addon crashes the process when loaded,
+// so an older Node is refused here, with what to do, before anything is loaded.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  process.stderr.write(`fuelprice: needs Node.js 22.12 or later (24 LTS is the supported release), not ${process.version}. `
+    + '`. scripts/node24.sh` installs Node 24 from the npm registry and puts it first on the PATH of this shell.\n');
+  process.exit(1);
+}
 const built = join(root, 'dist', 'src', 'main.js');
 
 /** The newest modification time under a folder, in ms. */

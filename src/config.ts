@@ -1,5 +1,6 @@
 /** Reads and validates the environment once; everything else receives the frozen result. */
 import { isIP } from 'node:net';
+import { maskSecrets } from './secrets.ts';
 
 export interface FeedConfig {
   readonly url: string;
@@ -12,6 +13,8 @@ export interface Config {
   /** Prefix of every Redis key (FUELPRICE_REDIS_PREFIX, default `fuelprice:`): installations sharing one Redis keep apart. */
   readonly redisPrefix: string;
   readonly port: number;
+  /** Whether PORT was set (else `port` is the default, 8080): errors say where a port came from. */
+  readonly portSet: boolean;
   readonly host: string;
   readonly logLevel: string;
   /** Which X-Forwarded-For hops to believe (TRUST_PROXY): none by default. */
@@ -40,7 +43,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:./data/fuelprice.db';
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL', `must start with sqlite: or postgres://, got '${databaseUrl.slice(0, 40)}'`);
+    throw new ConfigError('DATABASE_URL', `must start with sqlite: or postgres://, got '${maskSecrets(databaseUrl).slice(0, 60)}'`);
   }
   const redisUrl = env.REDIS_URL?.trim() || undefined;
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
@@ -51,6 +54,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('FUELPRICE_REDIS_PREFIX', 'must be 1 to 64 letters, digits or . _ : -');
   }
   const port = parsePort(env.PORT);
+  const portSet = (env.PORT?.trim() ?? '') !== '';
   const host = env.HOST?.trim() || '127.0.0.1';
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
@@ -65,7 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentials: Object.fromEntries(credentialVars.map((v) => [v, env[v]?.trim() || undefined])),
   });
   return Object.freeze({
-    databaseUrl, redisUrl, redisPrefix, port, host, logLevel, fixedNow, trustProxy, maxEventLoopDelayMs, maxConnections, keepAliveTimeoutMs, metricsToken,
+    databaseUrl, redisUrl, redisPrefix, port, portSet, host, logLevel, fixedNow, trustProxy, maxEventLoopDelayMs, maxConnections, keepAliveTimeoutMs, metricsToken,
     feeds: Object.freeze({
       nsw: feed('NSW_FUELCHECK_URL', 'https://api.onegov.nsw.gov.au', 'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET'),
       qld: feed('QLD_FPD_URL', 'https://fppdirectapi-prod.fuelpricesqld.com.au', 'QLD_FPD_TOKEN'),
@@ -163,7 +167,7 @@ function parseUrl(variable: string, value: string | undefined, fallback: string)
     const parsed = new URL(url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
   } catch {
-    throw new ConfigError(variable, `must be an http(s) URL, got '${url.slice(0, 60)}'`);
+    throw new ConfigError(variable, `must be an http(s) URL, got '${maskSecrets(url).slice(0, 60)}'`);
   }
   return url.replace(/\/+$/, '');
 }

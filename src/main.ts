@@ -4,6 +4,7 @@ import { CommandError } from './cli/errors.ts';
 import { commandHelp, overview, usageHint } from './cli/help.ts';
 import { type CommandSpec, specFor } from './cli/spec.ts';
 import { packageVersion } from './cli/version.ts';
+import { maskSecrets } from './secrets.ts';
 
 /**
  * Runs one subcommand and returns its exit code: 0 done, 1 failed, 2 bad usage or configuration.
@@ -48,19 +49,22 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command '${command.slice(0, 40)}'`);
     }
   } catch (error) {
+    // Every failure's words pass through maskSecrets: a driver's or a parser's message may quote a
+    // URL with its password (DATABASE_URL=postgres://app:pw@…), which is never written out.
+    const say = (text: string): void => { process.stderr.write(maskSecrets(text)); };
     if (error instanceof UsageError) {
-      process.stderr.write(`fuelprice: ${error.message}\n${usageHint(spec)}`);
+      say(`fuelprice: ${error.message}\n${usageHint(spec)}`);
       return 2;
     }
     if (error instanceof ConfigError) {
-      process.stderr.write(`fuelprice: ${error.message}\n`);
+      say(`fuelprice: ${error.message}\n`);
       return 2;
     }
     if (error instanceof CommandError) {
-      process.stderr.write(`fuelprice: ${error.message}\n`);
+      say(`fuelprice: ${error.message}\n`);
       return error.exitCode;
     }
-    process.stderr.write(`fuelprice: ${error instanceof Error ? error.message : String(error)}\n`);
+    say(`fuelprice: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 }

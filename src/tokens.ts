@@ -66,8 +66,8 @@ const TOKEN_TEXT = /fp_[a-z2-7]{8}_[A-Za-z0-9_-]{43}/g;
 // Query parameters a client might put a credential in by mistake (?access_token=, ?api_key=, ...).
 const SECRET_PARAMETER = /token|key|auth|secret|pass/i;
 
-/** A URL as logs may hold it: token-shaped text and the values of credential-like query parameters replaced. */
-export function redactUrl(url: string): string {
+/** A URL as it is, with token-shaped text and the values of credential-like query parameters replaced. */
+function redactPlain(url: string): string {
   const mark = url.indexOf('?');
   const query = mark === -1 ? undefined : url.slice(mark + 1).split('&').map((pair) => {
     const eq = pair.indexOf('=');
@@ -75,6 +75,37 @@ export function redactUrl(url: string): string {
   }).join('&');
   const kept = query === undefined ? url : `${url.slice(0, mark)}?${query}`;
   return kept.replace(TOKEN_TEXT, '[redacted]');
+}
+
+/** Each run of %XX escapes decoded (as UTF-8, else byte by byte); never throws on a malformed one. */
+function percentDecoded(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    }
+  });
+}
+
+/**
+ * A URL as logs may hold it: token-shaped text and the values of credential-like query
+ * parameters replaced, also where percent-encoding hides them (`/v1/cities/fp%5F…`,
+ * `?access%5Ftoken=`, twice encoded too). A URL with nothing to redact is kept as requested; one
+ * whose decoded form has something is logged decoded, with it replaced.
+ */
+export function redactUrl(url: string): string {
+  const kept = redactPlain(url);
+  if (!url.includes('%')) return kept;
+  let decoded = url;
+  // Up to three rounds: what a client encoded twice or three times is still found.
+  for (let round = 0; round < 3 && decoded.includes('%'); round++) {
+    const next = percentDecoded(decoded);
+    if (next === decoded) break;
+    decoded = next;
+  }
+  const redacted = redactPlain(decoded);
+  return redacted === decoded ? kept : redacted;
 }
 
 /** "90d", "12h", "30m", "3600s" or plain seconds. */

@@ -25,7 +25,7 @@ export async function copyCommand(_config: Config, args: string[]): Promise<numb
   const source = await openDatabase(values.from, { from: '--from' });
   let target: PriceStore | undefined;
   try {
-    target = await openDatabase(values.to, { from: '--to', createFolder: true });
+    target = await openDatabase(values.to, { from: '--to', create: true });
     const tty = process.stderr.isTTY === true;
     let lastTable = '';
     let lastShown = -1;

@@ -17,7 +17,7 @@ export async function demoCommand(config: Config, args: string[]): Promise<numbe
     scale,
     nowSec: clockFor(config).now(),
   };
-  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', createFolder: true });
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', create: true });
   try {
     if ((await store.counts()).stations > 0) {
       process.stderr.write('fuelprice: the database already has stations; the demo writes only into an empty one (use a new DATABASE_URL or remove ./data).\n');

@@ -4,6 +4,8 @@
  * when tried (a server out of reach, a port in use), 2 for a setting that cannot work as given.
  */
 
+import { maskSecrets } from '../secrets.ts';
+
 export class CommandError extends Error {
   constructor(message: string, readonly exitCode: 1 | 2) {
     super(message);
@@ -80,29 +82,37 @@ export function sqliteOpenError(error: unknown, path: string, from: string): Com
   return new CommandError(`cannot open the SQLite database at ${path} (from ${from}): ${reason}`, 1);
 }
 
-/** A SQLite database outside any existing folder is a typo more often than a wish: only migrate and demo make the folder. */
-export function sqliteFolderMissing(url: string, folder: string, from: string): CommandError {
-  return new CommandError(`${from} names ${url}, but the folder ${folder} does not exist `
-    + '(create it, or run `fuelprice migrate`, which does)', 2);
+/**
+ * A SQLite file that does not exist is a typo more often than a wish: only the commands that
+ * create databases make one (migrate, demo, serve --demo or --create, copy's target).
+ */
+export function sqliteMissing(url: string, path: string, missingFolder: string | undefined, from: string, createHint: string): CommandError {
+  const where = missingFolder === undefined ? `there is no database at ${path}` : `the folder ${missingFolder} does not exist`;
+  return new CommandError(`${from} names ${maskSecrets(url)}, but ${where} (check the name, or create it with ${createHint})`, 2);
 }
 
 export interface ListenSettings {
   port: number;
   host: string;
-  /** `--port` or `PORT`. */
-  portFrom: string;
+  /** `--port`, `PORT`, or `default` (neither set: 8080). */
+  portFrom: '--port' | 'PORT' | 'default';
   /** `--host` or `HOST`. */
   hostFrom: string;
 }
 
-/** "port 8080 is in use (from PORT); set PORT to a free port", or undefined for other errors. */
+/**
+ * "port 8080 is in use (the default: neither --port nor PORT is set); choose a free port with
+ * --port N or PORT=N", or undefined for other errors. Both ways are always named, whichever was used.
+ */
 export function listenError(error: unknown, listen: ListenSettings): CommandError | undefined {
-  const change = listen.portFrom.startsWith('--') ? `choose a free ${listen.portFrom}` : `set ${listen.portFrom} to a free port`;
+  const from = listen.portFrom === 'default' ? 'the default: neither --port nor PORT is set' : `from ${listen.portFrom}`;
+  const change = listen.portFrom === 'PORT' ? 'PORT=N or --port N' : '--port N or PORT=N';
+  const tail = listen.portFrom === '--port' ? ' (--port wins over PORT)' : '';
   switch (codeOf(error)) {
     case 'EADDRINUSE':
-      return new CommandError(`port ${listen.port} is in use (from ${listen.portFrom}); ${change}`, 1);
+      return new CommandError(`port ${listen.port} is in use (${from}); choose a free port with ${change}${tail}`, 1);
     case 'EACCES':
-      return new CommandError(`port ${listen.port} needs privileges this process lacks (from ${listen.portFrom}); ${change} from 1024 up`, 1);
+      return new CommandError(`port ${listen.port} needs privileges this process lacks (${from}); choose a port from 1024 up with ${change}${tail}`, 1);
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':

@@ -11,6 +11,7 @@ import type { FeedRun, PriceStore } from '../storage/store.ts';
 import { UsageError, intOption, parseCommand } from './args.ts';
 import { openDatabase } from './database.ts';
 import { COMMANDS } from './spec.ts';
+import { errorSerializer } from '../http/request-log.ts';
 import { holdsDemo } from './guards.ts';
 
 /**
@@ -48,7 +49,7 @@ export async function ingestCommand(config: Config, args: string[]): Promise<num
   }
 
   const clock = clockFor(config);
-  const log = pino({ level: config.logLevel }, process.stderr);
+  const log = pino({ level: config.logLevel, serializers: { err: errorSerializer } }, process.stderr);
   const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL' });
   try {
     if (await holdsDemo(store)) return 2;

@@ -1,12 +1,13 @@
 import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { buildApp } from '../app.ts';
-import { logDestination, loggerOptions } from '../http/request-log.ts';
+import { errorSerializer, logDestination, loggerOptions } from '../http/request-log.ts';
 import { type Clock, type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
 import { eventLoopGauge } from '../http/load-shedding.ts';
 import type { PriceStore } from '../storage/store.ts';
 import { newToken } from '../tokens.ts';
+import { maskSecrets } from '../secrets.ts';
 import { UsageError, intOption, parseCommand } from './args.ts';
 import { openDatabase } from './database.ts';
 import { type ListenSettings, listenError } from './errors.ts';
@@ -22,16 +23,22 @@ const SEAL_EVERY_MS = 60_000;
 
 interface ServeOptions extends ListenSettings {
   demo: boolean;
+  /** Make the database when it does not exist (--create, or --demo); otherwise a missing SQLite file is an error. */
+  create: boolean;
 }
+
+/** What the error for a missing SQLite database suggests to serve. */
+const SERVE_CREATE_HINT = '`fuelprice migrate`, or start with `serve --create` (`serve --demo` for the demo dataset)';
 
 export async function serveCommand(config: Config, args: string[]): Promise<number> {
   const { values } = parseCommand(COMMANDS.serve, args);
   const options: ServeOptions = {
     port: values.port === undefined ? config.port : parsePort(values.port, '--port'),
-    portFrom: values.port === undefined ? 'PORT' : '--port',
+    portFrom: values.port !== undefined ? '--port' : config.portSet ? 'PORT' : 'default',
     host: values.host ?? config.host,
     hostFrom: values.host === undefined ? 'HOST' : '--host',
     demo: values.demo ?? false,
+    create: (values.create ?? false) || (values.demo ?? false),
   };
   const workers = intOption(values.workers, 'workers', 1, 64, 1);
   if (workers > 1 && /^sqlite:(:memory:)?$/.test(config.databaseUrl)) {
@@ -41,7 +48,7 @@ export async function serveCommand(config: Config, args: string[]): Promise<numb
   if (cluster.isPrimary) return servePrimary(config, options, workers);
   return serveProcess(config, options, 'worker').catch((error: unknown) => {
     // A worker that cannot start must end (its channel to the primary would keep it alive); the primary reports it.
-    process.stderr.write(`fuelprice: worker ${process.pid}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(maskSecrets(`fuelprice: worker ${process.pid}: ${error instanceof Error ? error.message : String(error)}\n`));
     process.exit(1);
   });
 }
@@ -52,12 +59,12 @@ export async function serveCommand(config: Config, args: string[]): Promise<numb
  */
 async function servePrimary(config: Config, options: ServeOptions, workers: number): Promise<number> {
   const clock = clockFor(config);
-  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', createFolder: options.demo });
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', create: options.create, createHint: SERVE_CREATE_HINT });
   let sealer: NodeJS.Timeout | undefined;
   try {
     const demoToken = options.demo ? await prepareDemo(store, clock.now()) : undefined;
     await releaseAndSeal(store, clock.now()); // WA prices already due are applied now, not at the first tick
-    const logger = pino({ level: config.logLevel, base: { pid: process.pid, role: 'primary' } });
+    const logger = pino({ level: config.logLevel, base: { pid: process.pid, role: 'primary' }, serializers: { err: errorSerializer } });
     sealer = startSealer(store, clock, (error) => logger.error({ err: error }, 'sealing days failed'));
     const live = options.demo ? await startDemoFeed(store, config, logger) : undefined;
     logger.info({ workers }, 'starting workers');
@@ -87,7 +94,7 @@ async function servePrimary(config: Config, options: ServeOptions, workers: numb
  */
 async function serveProcess(config: Config, options: ServeOptions, role: 'single' | 'worker'): Promise<number> {
   const clock = clockFor(config);
-  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', createFolder: options.demo, migrate: role === 'single' });
+  const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL', create: options.create, createHint: SERVE_CREATE_HINT, migrate: role === 'single' });
 
   const demoToken = role === 'single' && options.demo ? await prepareDemo(store, clock.now()) : undefined;
   if (role === 'single') await releaseAndSeal(store, clock.now()); // as the primary does
@@ -199,11 +206,21 @@ function announce(address: string, host: string, demoToken: string | undefined):
   const also = EVERY_INTERFACE.has(host) ? ` and every interface (${host})` : '';
   process.stderr.write(`fuelprice is serving on ${address}${also}  (dashboard: ${address}/, docs: ${address}/docs)\n`);
   if (demoToken) {
-    process.stdout.write(`\nYour API token (shown once; make more with: npm run fuelprice -- tokens create --name NAME):\n\n  ${demoToken}\n\n`);
-    process.stdout.write(`Try: curl -H "Authorization: Bearer ${demoToken}" ${address}/v1/cities/sydney/spread\n\n`);
-    // In the fragment, which the browser keeps to itself: the token never reaches a log line.
-    process.stdout.write(`Or open the dashboard with it: ${address}/#token=${demoToken}\n\n`);
+    // One banner, written once, for the person at the terminal: on stdout when that is one;
+    // otherwise on stderr, never among the JSON log lines stdout carries to a log collector.
+    const out = process.stdout.isTTY === true ? process.stdout : process.stderr;
+    out.write(demoBanner(address, demoToken));
   }
+}
+
+/**
+ * The new demo token and how to use it. The dashboard link carries it in the URL's fragment,
+ * which the browser keeps to itself, so it never reaches a request log.
+ */
+export function demoBanner(address: string, token: string): string {
+  return `\nYour API token (shown once; make more with: npm run fuelprice -- tokens create --name NAME):\n\n  TOKEN=${token}\n\n`
+    + `Try: curl -H "Authorization: Bearer $TOKEN" ${address}/v1/cities/sydney/spread\n\n`
+    + `Or open the dashboard with it: ${address}/#token=${token}\n\n`;
 }
 
 /** Fills an empty database with the demo dataset; returns a new token when none existed. */

@@ -70,6 +70,7 @@ export const COMMANDS = {
       host: { type: 'string', arg: 'H', about: 'address to listen on', shown: 'HOST, 127.0.0.1' },
       workers: { type: 'string', arg: 'N', about: 'processes serving the one port, 1 to 64 (a shared database: not sqlite::memory:)', shown: '1' },
       demo: { type: 'boolean', about: 'fill an empty database with the demo dataset, print a token when none exists, keep its prices moving' },
+      create: { type: 'boolean', about: 'create the database when it does not exist (without it, a missing SQLite file is an error)' },
     },
     env: ['DATABASE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'FUELPRICE_NOW', 'REDIS_URL', 'FUELPRICE_REDIS_PREFIX', 'TRUST_PROXY',
       'MAX_EVENT_LOOP_DELAY_MS', 'MAX_CONNECTIONS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN'],
@@ -156,7 +157,7 @@ export const COMMANDS = {
   },
   migrate: {
     name: 'migrate',
-    summary: 'create or upgrade the schema (creates a SQLite database\'s folder)',
+    summary: 'create or upgrade the schema, and say which (creates a SQLite database and its folder)',
     options: {},
     env: ['DATABASE_URL'],
   },

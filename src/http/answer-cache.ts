@@ -221,12 +221,13 @@ export class AnswerCache {
         let hit = cache.get(key, version, bucket);
         if (!hit) {
           const flight = `${version}\u0000${bucket}\u0000${key}`;
-          // Waits only for a GET's answer: a HEAD's or an error's is not kept, and the waiter then works out its own.
+          // Waits only for a GET's answer: an error's is not kept, and the waiter then works out its own.
           if (await misses.wait(flight)) hit = cache.get(key, version, bucket);
           if (!hit) {
             if (request.method === 'GET') misses.lead(flight, request);
+            // Counted as a miss in onSend, once an answer has been worked out (docs/METRICS.md): not
+            // for an unknown route or an error, which are neither hits nor misses.
             slots.set(request, { key, version, bucket });
-            this.options.counts?.cacheMiss();
             return;
           }
         }
@@ -252,15 +253,19 @@ export class AnswerCache {
         misses.land(request);
         return payload;
       }
+      // A 200 of a route, worked out for want of a kept answer (a slot was taken): the one place a
+      // miss is counted (docs/METRICS.md). Unknown routes (404 before any handler) and errors are neither.
+      const slot = slots.get(request);
+      if (slot && !request.is404) this.options.counts?.cacheMiss();
       const known = reply.getHeader('etag');
       const etag = typeof known === 'string' ? known : etagOf(payload);
       reply.header('cache-control', `private, max-age=${maxAgeSec}`);
       let body: string | Buffer | PiecedBody = payload;
       if (known === undefined) {
         reply.header('etag', etag);
-        const slot = slots.get(request);
-        if (cache && slot && request.method === 'GET') {
-          // Kept joined: the cache and the fast path send one Buffer.
+        if (cache && slot && !request.is404) {
+          // A HEAD's answer is worked out whole (Fastify sends none of its body) and kept like a
+          // GET's: the next GET or HEAD of the URL is a hit. Kept joined: the cache and the fast path send one Buffer.
           if (body instanceof PiecedBody) body = body.joined();
           cache.set(slot.key, slot.version, slot.bucket, { body, etag, headers: stableHeaders(reply.getHeaders()), route: request.routeOptions.url });
         }

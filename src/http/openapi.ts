@@ -64,6 +64,9 @@ function documentRoute({ schema, url, route }: { schema: FastifySchema; url: str
   };
 }
 
+/** The sha256 of the inline <style> element swagger-ui's bundle inserts when the page loads (Chromium reports it when blocked). */
+const SWAGGER_UI_STYLE_HASH = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
+
 /**
  * The OpenAPI document (/v1/openapi.json, built from the routes' schemas) and the docs page
  * (/docs). Registered before the routes, so that every route is in the document. The document
@@ -104,6 +107,9 @@ export async function addOpenApi(app: FastifyInstance, dataNote: string): Promis
   await app.register(swaggerUi, {
     routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true }, theme: { title: DOCS_TITLE },
     // swagger-ui's policy, but never framed, and no upgrade-insecure-requests: served over plain HTTP, it would send the page's scripts to https and break it.
-    transformStaticCSP: (policy) => policy.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(/\s*upgrade-insecure-requests;?/, ''),
+    // The one <style> element swagger-ui's bundle (React) adds is allowed by its hash, so that every load is free of a CSP violation
+    // (test/browser/dashboard.test.ts loads /docs and fails on one; a swagger-ui update that changes it shows there).
+    transformStaticCSP: (policy) => policy.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(/\s*upgrade-insecure-requests;?/, '')
+      .replace(/style-src ([^;]*?)\s*;/, `style-src $1 '${SWAGGER_UI_STYLE_HASH}';`),
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyServerOptions } from 'fastify';
 import { isatty } from 'node:tty';
 import pino from 'pino';
+import { maskSecrets } from '../secrets.ts';
 import { redactUrl } from '../tokens.ts';
 import { LineBuffer } from './log-buffer.ts';
 
@@ -15,6 +16,17 @@ interface LoggedRequest {
 }
 
 /**
+ * How a logged error (`{ err }`) is written: pino's own shape, with any URL's password masked in
+ * its message and stack (a driver's error may quote the URL it was given).
+ */
+export function errorSerializer(error: Error): ReturnType<typeof pino.stdSerializers.err> {
+  const shown = pino.stdSerializers.err(error);
+  if (typeof shown?.message === 'string') shown.message = maskSecrets(shown.message);
+  if (typeof shown?.stack === 'string') shown.stack = maskSecrets(shown.stack);
+  return shown;
+}
+
+/**
  * Structured logs (pino); the Authorization header never reaches them. Requests are logged by
  * the access line below (one a request), not by Fastify's pair of lines.
  */
@@ -23,6 +35,7 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
     level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
     serializers: {
+      err: errorSerializer,
       req: (req: LoggedRequest) => ({
         method: req.method, url: redactUrl(req.url ?? ''), version: headerText(req.headers?.['accept-version']), host: req.host,
         remoteAddress: req.ip, remotePort: req.socket?.remotePort,

@@ -37,7 +37,7 @@ export interface ServerLimits {
 
 /**
  * Node's defaults are for servers that may take uploads for minutes; this one answers small GETs.
- * Each value is the reason it has, not a guess: see docs/DEPLOYMENT.md.
+ * Each value is the reason it has, not a guess: see docs/DEPLOY.md.
  */
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   // A real client sends its headers in one packet; 10 s is generous and frees a slowloris socket 50 s sooner than Node's 60 s.

@@ -1,19 +1,23 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '../config.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
-import type { PriceStore } from './store.ts';
+import type { Migration, PriceStore } from './store.ts';
 
 /**
  * The store named by DATABASE_URL, migrated and ready. `migrate: false` skips the migration for
  * a process whose parent has just migrated the same database (the workers of `serve --workers`).
  */
-export async function openStore(databaseUrl: string, options: { migrate?: boolean } = {}): Promise<PriceStore> {
+export async function openStore(databaseUrl: string, options: { migrate?: boolean; onMigrated?: (migration: Migration) => void } = {}): Promise<PriceStore> {
   const migrate = options.migrate ?? true;
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/fuelprice.db');
     const store = new SqliteStore(path === ':memory:' ? path : resolve(path));
-    if (migrate) await store.migrate();
+    if (migrate) {
+      // Migrated first, then told: `onMigrated?.(await …)` would skip the migration when no one listens.
+      const done = await store.migrate();
+      options.onMigrated?.(done);
+    }
     return store;
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -21,7 +25,10 @@ export async function openStore(databaseUrl: string, options: { migrate?: boolea
     const { PostgresStore } = await import('./postgres/postgres-store.ts');
     const store = new PostgresStore({ connectionString: databaseUrl });
     try {
-      if (migrate) await store.migrate();
+      if (migrate) {
+        const done = await store.migrate();
+        options.onMigrated?.(done);
+      }
     } catch (error) {
       await store.close();
       throw error;

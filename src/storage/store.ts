@@ -228,10 +228,16 @@ export interface TokenRecord {
   rateLimit: number | null;
 }
 
+/** What a migration did: the schema version found (0 for a new database) and the one left. */
+export interface Migration {
+  from: number;
+  to: number;
+}
+
 /** What every store is: opened, migrated, closed, and the versions that caches key on. */
 export interface StoreBase {
   readonly backend: 'sqlite' | 'postgres';
-  migrate(): Promise<void>;
+  migrate(): Promise<Migration>;
   close(): Promise<void>;
   /** Throws when storage cannot answer. */
   ping(): Promise<void>;

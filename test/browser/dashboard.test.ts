@@ -7,7 +7,7 @@ import { releaseAndSeal } from '../../src/ingest/scheduler.ts';
 import { writeDemo } from '../../src/ingest/demo.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
-import { ageText } from '../../src/web/page/format.ts';
+import { ageText, centsOf } from '../../src/web/page/format.ts';
 import { NOW } from '../fixture.ts';
 import { type RunningServer, fixedClock, startServer, testBackends, waitFor } from '../helpers.ts';
 
@@ -108,7 +108,7 @@ describe('the dashboard in Chromium', () => {
   type Spread = { data: { spread: Array<{ fuel: string; min: string | false; average: string | false; max: string | false }> } };
   type Unavailable = { data: { unavailable: Array<{ fuel: string; stations: string[] | false; count: number }> } };
   type History = { data: { history: Array<{ fuel: string; records: Array<{ date: string }> | false }> } };
-  type Cycle = { data: { phase: string; advice: string; last_restoration: { date: string; rise: string } | false; restorations: Array<{ date: string }> } };
+  type Cycle = { data: { phase: string; advice: string; period_days: number | false; days_since_restoration: number | false; last_restoration: { date: string; rise: string } | false; restorations: Array<{ date: string }> } };
 
   /** Every panel equals the API's answer for the same city, point and fuel. */
   async function assertShowsApi(page: Page, city: string, near: string, fuel: string, timeframe: string): Promise<void> {
@@ -131,17 +131,39 @@ describe('the dashboard in Chromium', () => {
     assert.equal(await page.getAttribute('#chart', 'data-restorations'), String(cycle.data.restorations.filter((r) => shownDays.has(r.date)).length),
       'every restoration on a day the chart shows is marked');
     if (cycle.data.last_restoration) assert.match(await page.textContent('#cycle') ?? '', new RegExp(`${cycle.data.last_restoration.date} \\(\\+${cycle.data.last_restoration.rise} c/L\\)`));
+    // With a cycle, the next restoration is named, and marked on the chart when it falls in (or within a period after) the days shown.
+    if (cycle.data.period_days !== false && cycle.data.last_restoration && cycle.data.days_since_restoration !== false) {
+      assert.match(await page.textContent('#cycle') ?? '', /Next restorationdue \d{2}-\d{2}-\d{4} \((in \d+ days|tomorrow|today|\d+ days? overdue)\)/);
+    }
+
+    // Ties at the lowest price are all marked the cheapest, in one colour; no other row is.
+    const prices = await page.$$eval('#cheapest tbody tr', (trs) => trs.map((tr) => [tr.classList.contains('cheapest'), tr.querySelector('.price')?.textContent,
+      getComputedStyle(tr.querySelector('.price') as Element).color]));
+    const lowest = cheapest.data[0]?.price;
+    assert.deepEqual(prices.map(([marked, price]) => [marked, price]), prices.map(([, price]) => [price === lowest, price]));
+    assert.equal(new Set(prices.filter(([marked]) => marked).map(([, , colour]) => colour)).size, 1);
 
     const spread = await api<Spread>(`/v1/cities/${city}/spread`);
     const spreadRows = await page.$$eval('#spread tbody tr', (trs) => trs.map((tr) => [tr.getAttribute('data-fuel'), ...[...tr.querySelectorAll('td')].map((td) => td.textContent)]));
     const priced = spread.data.spread.filter((s) => s.average !== false);
     assert.ok(priced.length >= 4);
-    assert.deepEqual(spreadRows, priced.map((s) => [s.fuel, s.min, s.average, s.max]));
+    // Each row in its fuel's own unit, the average (dollars in the API) in cents like min and max: never c/L beside $/L.
+    const units = new Map((await api<{ data: Array<{ id: string; unit: string }> }>('/v1/fuel-types')).data.map((f) => [f.id, f.unit]));
+    assert.deepEqual(spreadRows, priced.map((s) => [s.fuel, s.min, centsOf(s.average as string), s.max, units.get(s.fuel)]));
+    assert.deepEqual(await page.$$eval('#spread thead th', (ths) => ths.map((th) => th.textContent)), ['Fuel', 'Min', 'Average', 'Max', 'Unit']);
+    assert.equal(units.get('ev'), 'c/kWh');
 
+    // Out of stock by station names (as /v1/stations/{id} names them), the ids kept in data-stations.
     const unavailable = await api<Unavailable>(`/v1/cities/${city}/unavailable`);
     const out = unavailable.data.unavailable.filter((u) => u.stations !== false && u.stations.length > 0);
-    const listed = await page.$$eval('#outages li', (lis) => lis.map((li) => [li.getAttribute('data-fuel'), li.querySelector('.ids')?.textContent]));
-    assert.deepEqual(listed, out.map((u) => [u.fuel, (u.stations as string[]).join(', ')]));
+    const names = new Map<string, string>();
+    for (const id of out.flatMap((u) => (u.stations as string[]).slice(0, 25))) names.set(id, (await api<{ data: { name: string } }>(`/v1/stations/${id}`)).data.name);
+    const listed = await page.$$eval('#outages li', (lis) => lis.map((li) => [li.getAttribute('data-fuel'), li.getAttribute('data-stations'), li.querySelector('.stations')?.textContent]));
+    assert.deepEqual(listed, out.map((u) => {
+      const stations = u.stations as string[];
+      const more = stations.length > 25 ? ` and ${stations.length - 25} more` : '';
+      return [u.fuel, stations.join(' '), stations.slice(0, 25).map((id) => names.get(id)).join(', ') + more];
+    }));
   }
 
   test('the page and its assets: its own CSP, hashed assets cached for good, ETags; other paths still 404', async () => {
@@ -177,12 +199,13 @@ describe('the dashboard in Chromium', () => {
     }
   });
 
-  test('the demo URL fills in the token; a city and a fuel show what the API answers; screenshots at desktop and phone widths', async () => {
+  test('the demo URL goes straight to prices; a city and a fuel show what the API answers; screenshots at desktop and phone widths', async () => {
     const { page, problems } = await open(`/#token=${encodeURIComponent(server.token)}`);
-    assert.equal(await page.inputValue('#token'), server.token);
+    // No click: connected with the link's token, and the first city's prices shown.
+    await page.waitForSelector('#results[data-state="ready"]');
     assert.equal(new URL(page.url()).hash, '', 'the token is taken out of the address bar');
-    await page.click('#token-form button[type=submit]');
-    await page.waitForSelector('#query-panel:not([hidden])');
+    assert.equal(await page.isHidden('#token-panel'), true);
+    assert.match(await page.textContent('#cheapest-title') ?? '', /^Cheapest Unleaded 91 near Sydney$/);
     assert.equal(await page.evaluate(() => sessionStorage.getItem('fuelprice-token')), server.token);
     assert.equal(await page.evaluate(() => localStorage.getItem('fuelprice-token')), null);
     assert.equal(await page.locator('#city option').count(), (await api<{ total_items: number }>('/v1/cities?limit=1')).total_items);
@@ -199,6 +222,17 @@ describe('the dashboard in Chromium', () => {
     await page.setViewportSize({ width: 375, height: 812 });
     await page.waitForFunction(() => (document.querySelector<HTMLElement>('#chart .uplot')?.offsetWidth ?? 999) <= 375);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'nothing wider than the phone');
+    // On the phone, Show prices brings the results into view (the form alone fills the screen).
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.click('#query-form button[type=submit]');
+    await page.waitForSelector('#results[data-state="ready"]');
+    await page.waitForFunction(() => { const top = document.querySelector('#results')?.getBoundingClientRect().top ?? 9999; return top >= -1 && top < window.innerHeight / 2; });
+    // A tap on a point (no hover on a phone) names its station and price under the plot.
+    const cheapestDot = page.locator('#scatter circle.station').last();
+    await cheapestDot.scrollIntoViewIfNeeded();
+    await cheapestDot.click();
+    assert.equal(await page.textContent('#scatter-picked'), await cheapestDot.getAttribute('data-label'));
+    assert.match(await page.textContent('#scatter-picked') ?? '', /^.+: \d+\.\d c\/L, \d+\.\d km$/);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-phone.png'), fullPage: true });
     for (const panel of ['cheapest', 'chart']) await page.locator(`#${panel}-panel`).screenshot({ path: join(ARTIFACTS, `dashboard-phone-${panel}.png`) });
     assert.deepEqual(problems, []);
@@ -275,7 +309,7 @@ describe('the dashboard in Chromium', () => {
       await page.keyboard.press('Tab');
       order.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent || ''));
     }
-    assert.deepEqual(order, ['location', 'locate', 'fuel', 'radius', 'timeframe', 'Show prices']);
+    assert.deepEqual(order, ['location', 'locate', 'fuel', 'radius', 'timeframe', 'go']);
     await page.keyboard.press('Enter');
     await page.waitForSelector('#results[data-state="ready"]');
     await page.keyboard.press('Tab');
@@ -287,6 +321,41 @@ describe('the dashboard in Chromium', () => {
     await page.waitForSelector('#query-panel:not([hidden])');
     assert.ok(await page.locator('#token-panel').isHidden());
     assert.deepEqual(problems, []);
+  });
+
+  test('an empty database: the page says there is no data yet and how to get some, instead of an empty list and a button that does nothing', async () => {
+    const sqlite = testBackends()[0];
+    assert.ok(sqlite);
+    const empty = await sqlite.create();
+    const emptyServer = await startServer(empty.store, fixedClock(NOW));
+    try {
+      const context = await browser.newContext({ viewport: { width: 375, height: 812 } });
+      contexts.push(context);
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => { if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text()); });
+      await page.goto(`${emptyServer.baseUrl}/#token=${encodeURIComponent(emptyServer.token)}`);
+      await page.waitForSelector('#no-data:not([hidden])');
+      assert.match(await page.textContent('#no-data') ?? '', /^This server has no data yet: no city and no station\. Prices come from a feed \(fuelprice ingest\), a history import \(fuelprice import\) or, to try things, the demo/);
+      assert.equal(await page.isHidden('#query-form'), true);
+      assert.equal(await page.isDisabled('#go'), true);
+      assert.equal(await page.isHidden('#results'), true);
+      assert.deepEqual(problems, []);
+    } finally {
+      await emptyServer.close();
+      await empty.drop();
+    }
+  });
+
+  test('the docs page loads without a CSP violation (its policy allows the one style swagger-ui adds), at desktop and phone widths', async () => {
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 812 }]) {
+      const { page, context, problems } = await open('/docs');
+      await page.setViewportSize(viewport);
+      await page.waitForSelector('.swagger-ui .info .title');
+      await page.waitForTimeout(300);
+      assert.deepEqual(problems, [], `${viewport.width} px`);
+      await context.close();
+    }
   });
 
   test('a CSP violation would fail these tests: an inline style attribute is blocked and reported', async () => {

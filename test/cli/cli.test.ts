@@ -14,10 +14,15 @@ describe('the fuelprice command', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('migrate creates the schema', async () => {
+  test('migrate says what it did: created a new database, then already up to date', async () => {
+    const path = join(dir, 'cli.db');
     const r = await runCli(['migrate'], env);
     assert.equal(r.code, 0);
-    assert.match(r.stderr, /Schema is up to date/);
+    const version = /\(schema version (\d+)\)/.exec(r.stderr)?.[1] ?? 'none';
+    assert.equal(r.stderr, `Created a new database at ${path} (schema version ${version}).\n`);
+    const again = await runCli(['migrate'], env);
+    assert.equal(again.code, 0);
+    assert.equal(again.stderr, `The schema of ${env.DATABASE_URL} is already up to date (version ${version}); nothing changed.\n`);
   });
 
   test('tokens create prints the token as the only line; list never shows it; revoke works once', async () => {

@@ -12,7 +12,7 @@ import { runCli } from '../helpers.ts';
 
 /** Each command's --help: its usage line, the options it must name, the variables it must list. */
 const HELP: Array<{ args: string[]; usage: string; options: string[]; env: string[] }> = [
-  { args: ['serve'], usage: 'fuelprice serve [--port N] [--host H] [--workers N] [--demo]', options: ['--port N', '--host H', '--workers N', '--demo'],
+  { args: ['serve'], usage: 'fuelprice serve [--port N] [--host H] [--workers N] [--demo] [--create]', options: ['--port N', '--host H', '--workers N', '--demo', '--create'],
     env: ['DATABASE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'FUELPRICE_NOW', 'REDIS_URL', 'TRUST_PROXY', 'MAX_CONNECTIONS'] },
   { args: ['demo'], usage: 'fuelprice demo [--seed N] [--years N] [--scale small|au]', options: ['--seed N', '--years N', '--scale small|au'], env: ['DATABASE_URL'] },
   { args: ['tokens', 'create'], usage: 'fuelprice tokens create --name NAME [--expires-in DURATION] [--rate-limit N]',
@@ -104,7 +104,7 @@ describe('fuelprice --help and --version', () => {
     assert.equal(r.code, 2);
     assert.equal(r.stdout, '');
     assert.equal(r.stderr, 'fuelprice: Unknown option \'--verbose\'\n'
-      + 'Usage: fuelprice serve [--port N] [--host H] [--workers N] [--demo]\n'
+      + 'Usage: fuelprice serve [--port N] [--host H] [--workers N] [--demo] [--create]\n'
       + 'Run \'fuelprice serve --help\' for its options.\n');
     const create = await runCli(['tokens', 'create', '--name', 'x', '--expires', '9d']);
     assert.equal(create.code, 2);

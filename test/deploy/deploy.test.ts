@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -117,6 +117,7 @@ const DOCKERFILE = dockerStages(read('Dockerfile'));
 const RUNTIME = DOCKERFILE.at(-1) ?? [];
 const COMPOSE = read('compose.yaml');
 const UNIT = unitService(read('docs/fuelprice.service'));
+const INGEST_UNIT = unitService(read('docs/fuelprice-ingest.service'));
 const DEPLOY_MD = read('docs/DEPLOY.md');
 /** The shell blocks of DEPLOY.md: the commands it tells an operator to type. */
 const DEPLOY_SHELL = [...DEPLOY_MD.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').join('\n');
@@ -135,16 +136,19 @@ async function assertServeAccepts(args: readonly string[]): Promise<void> {
 }
 
 describe('the Dockerfile', () => {
-  test('every stage starts from the Node major that package.json requires', () => {
+  test('every stage starts from the supported Node major (README, the one CI runs), which package.json\'s engines allow', () => {
     const required = /^>=\s*(\d+)\.(\d+)/.exec(PACKAGE.engines.node);
     assert.ok(required?.[1], `engines.node ${PACKAGE.engines.node} names a minimum`);
+    const supported = /Node\.js (\d+) \(LTS\) is the supported runtime/.exec(read('README.md'))?.[1];
+    assert.ok(supported, 'the README names the supported Node major');
+    assert.ok(Number(supported) >= Number(required[1]), `engines.node ${PACKAGE.engines.node} allows Node ${supported}`);
+    assert.match(read('scripts/node24.sh'), new RegExp(`"\\$package@${supported}"`), `CI's Node (scripts/node24.sh) is ${supported}`);
     assert.ok(DOCKERFILE.length >= 2, 'a build stage and a runtime stage');
     for (const stage of DOCKERFILE) {
       const image = stage[0]?.args.split(/\s+/)[0] ?? '';
       const tag = /^node:(\d+)(?:\.(\d+))?-[a-z-]+$/.exec(image);
       assert.ok(tag?.[1], `FROM ${image} is node:<major>[.<minor>]-<variant>`);
-      assert.equal(tag[1], required[1], `FROM ${image}`);
-      if (tag[2] !== undefined) assert.ok(Number(tag[2]) >= Number(required[2]), `FROM ${image} is at least ${PACKAGE.engines.node}`);
+      assert.equal(tag[1], supported, `FROM ${image}`);
     }
     assert.match(DOCKERFILE.at(-1)?.[0]?.args ?? '', /-slim$/, 'the runtime stage is a slim image');
   });
@@ -251,6 +255,34 @@ describe('the systemd unit', () => {
     // The command line reads the environment file, not the unit: the file must name the same database.
     assert.ok(DEPLOY_MD.includes(`# /etc/fuelprice/fuelprice.env\nDATABASE_URL=${url}\n`), 'DEPLOY.md\'s environment file sets the unit\'s DATABASE_URL');
     assert.equal(unitValue(UNIT, 'ReadWritePaths'), undefined);
+  });
+});
+
+describe('the scheduled ingest\'s systemd unit', () => {
+  test('runs ingest all --watch beside the server: the same node, program, user, environment file, database and hardening; always restarted', async () => {
+    const [node, script, ...args] = (unitValue(INGEST_UNIT, 'ExecStart') ?? '').split(/\s+/);
+    const [serverNode, serverScript] = (unitValue(UNIT, 'ExecStart') ?? '').split(/\s+/);
+    assert.deepEqual([node, script], [serverNode, serverScript]);
+    assert.deepEqual(args, ['ingest', 'all', '--watch']);
+    const spec = CLI_COMMANDS.ingest;
+    assert.ok('watch' in spec.options, 'ingest has --watch');
+    for (const key of ['User', 'Group', 'EnvironmentFile', 'WorkingDirectory', 'StateDirectory', 'UMask', 'NoNewPrivileges', 'ProtectSystem', 'ProtectHome', 'PrivateTmp',
+      'RestrictAddressFamilies', 'CapabilityBoundingSet', 'SystemCallFilter', 'SystemCallErrorNumber']) {
+      assert.equal(unitValue(INGEST_UNIT, key), unitValue(UNIT, key), key);
+    }
+    assert.equal(unitEnv(INGEST_UNIT).DATABASE_URL, unitEnv(UNIT).DATABASE_URL, 'the same database');
+    for (const variable of Object.keys(unitEnv(INGEST_UNIT))) assert.ok(CONFIG_VARIABLES.has(variable), variable);
+    assert.equal(unitValue(INGEST_UNIT, 'Restart'), 'always');
+    assert.ok(Number(unitValue(INGEST_UNIT, 'TimeoutStopSec')) > 30, 'above the 30 s a feed request may take');
+    assert.match(DEPLOY_SHELL, /install -m 0644 docs\/fuelprice\.service docs\/fuelprice-ingest\.service \/etc\/systemd\/system\//);
+    assert.match(DEPLOY_SHELL, /systemctl enable --now fuelprice fuelprice-ingest/);
+  });
+
+  test('DEPLOY.md says a new database is empty until data is written, and each way ends on an answer with data', () => {
+    assert.match(DEPLOY_MD, /\*\*A new database is empty\.\*\*/);
+    const dataAnswers = [...DEPLOY_SHELL.matchAll(/curl -H "Authorization: Bearer fp_\.\.\." "http:\/\/127\.0\.0\.1:8080\/v1\/cities\?state=WA"/g)];
+    assert.equal(dataAnswers.length, 3, 'container, compose and systemd each end on cities with data');
+    assert.equal(existsSync(join(ROOT, 'docs', 'DEPLOYMENT.md')), false, 'one deploy document');
   });
 });
 

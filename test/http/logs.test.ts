@@ -121,6 +121,31 @@ describe('logs never hold a credential', () => {
     }
   });
 
+  test('a token percent-encoded in a path or a query (once or twice) is redacted after decoding', async () => {
+    const { app, base, lines } = await loggingApp(store);
+    try {
+      const once = valid.token.replaceAll('_', '%5F');
+      const twice = valid.token.replaceAll('_', '%255F');
+      const hidden = valid.token.replace(/[A-Za-z]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+      const paths = [`/v1/cities/${once}`, `/v1/cities/${twice}/spread`, `/v1/cities/${hidden}`, `/v1/cities?access%5Ftoken=s3cretvalue&limit=2`, `/v1/cities?q=${encodeURIComponent(valid.token)}`];
+      for (const path of paths) {
+        const r = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${valid.token}` } });
+        await r.arrayBuffer();
+      }
+      const text = lines.join('');
+      assertNothingOf([valid.token.slice(12), 's3cretvalue'], text);
+      for (const path of paths) assert.ok(!text.includes(path.slice(12, 40)), `nothing of ${path} past its prefix`);
+      const urls = parsed(lines).filter((e) => e.msg === 'request').map((e) => e.url);
+      assert.deepEqual(urls, ['/v1/cities/[redacted]', '/v1/cities/[redacted]/spread', '/v1/cities/[redacted]', '/v1/cities?access_token=[redacted]&limit=2', '/v1/cities?q=[redacted]']);
+      // A URL with nothing to hide is logged as it was asked for, escapes and all.
+      const plain = await fetch(`${base}/v1/prices/cheapest?near=-33.87%2C151.21&fuel=U91`, { headers: { authorization: `Bearer ${valid.token}` } });
+      await plain.arrayBuffer();
+      assert.equal(parsed(lines).filter((e) => e.msg === 'request').at(-1)?.url, '/v1/prices/cheapest?near=-33.87%2C151.21&fuel=U91');
+    } finally {
+      await app.close();
+    }
+  });
+
   test('the logged client address: the TCP peer by default, whatever X-Forwarded-For says; the forwarded one from a trusted proxy; the same on both paths', async () => {
     const spoofed = { 'x-forwarded-for': '203.0.113.7' };
     for (const [options, expected] of [[{}, '127.0.0.1'], [{ trustProxy: ['127.0.0.1'] }, '203.0.113.7'], [{ trustProxy: 1 }, '203.0.113.7']] as const) {
@@ -227,6 +252,7 @@ describe('logs never hold a credential', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fuelprice-logs-'));
     try {
       const env = { DATABASE_URL: `sqlite:${join(dir, 'tokens.db')}`, LOG_LEVEL: 'trace' };
+      assert.equal((await runCli(['migrate'], env)).code, 0);
       const created = await runCli(['tokens', 'create', '--name', 'ci'], env);
       assert.equal(created.code, 0, created.stderr);
       assert.match(created.stdout, /^fp_[a-z2-7]{8}_[A-Za-z0-9_-]{43}\n$/);

@@ -235,6 +235,27 @@ for (const backend of testBackends()) {
       assert.ok((valueOf(after, 'fuelprice_answer_cache_entries') ?? 0) >= 1);
     });
 
+    test('answer cache: a miss only where an answer was worked out; unknown routes, an unknown id and HEADs of them are neither; a HEAD\'s answer is kept for the GET', async () => {
+      const before = await scrape();
+      for (const path of ['/v1/nowhere', '/v1/cities/sydney/nothing', '/v1/cities/atlantis']) {
+        for (const method of ['GET', 'HEAD', 'HEAD']) assert.equal((await call(path, { method })).status, 404, `${method} ${path}`);
+      }
+      const path = '/v1/cities/perth/spread';
+      const head = await call(path, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.equal((await call(path, { method: 'HEAD' })).status, 200);
+      const got = await call(path);
+      assert.equal(got.status, 200);
+      const body = await got.text();
+      assert.equal(got.headers.get('etag'), head.headers.get('etag'), 'the GET is the answer the HEAD worked out');
+      assert.equal(Buffer.byteLength(body), Number(head.headers.get('content-length')), 'with its whole body');
+      assert.ok(body.startsWith('{"data":'), body.slice(0, 40));
+      const after = await scrape();
+      const grew = (name: string, labels: Record<string, string> = {}): number => counted(after, name, labels) - counted(before, name, labels);
+      assert.equal(grew('fuelprice_answer_cache_misses_total'), 1, 'the first HEAD of the spread, and nothing else');
+      assert.equal(grew('fuelprice_answer_cache_hits_total', { path: 'full' }) + grew('fuelprice_answer_cache_hits_total', { path: 'fast' }), 2, 'the second HEAD and the GET');
+    });
+
     test('a rate-limited request is counted under 429', async () => {
       const before = await scrape();
       assert.equal((await call('/v1/brands', { bearer: limited.token })).status, 200);

@@ -33,7 +33,7 @@ export interface ClientOptions {
   baseUrl: string;
   /** A token from `fuelprice tokens create`. */
   token: string;
-  /** The fetch to use; the global one by default (Node.js 20+, browsers). */
+  /** The fetch to use; the global one by default (Node.js 22+, browsers). */
   fetch?: typeof fetch;
   /** Retries of a call answered 429 or 503; default 2 (three attempts in all). 0 turns retries off. */
   retries?: number;

@@ -15,7 +15,7 @@ import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readSt
 import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
-  FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, OutOfStock,
+  FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, Migration, OutOfStock,
   CheapestPage, PoolStats, PriceArea, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
@@ -69,8 +69,8 @@ export class PostgresStore implements PriceStore {
     return firstRow(this.db(), text, params);
   }
 
-  async migrate(): Promise<void> {
-    await transaction(this.db(), 'migration', async (client) => {
+  async migrate(): Promise<Migration> {
+    return transaction(this.db(), 'migration', async (client) => {
       // No DDL unless there is something to do: a role with only SELECT, INSERT, UPDATE and
       // DELETE (least privilege for serve and ingest) can open an up-to-date database.
       const exists = (await firstRow(client, "SELECT to_regclass('schema_migrations') IS NOT NULL AS e"))?.e === true;
@@ -91,6 +91,7 @@ export class PostgresStore implements PriceStore {
       if (stored !== groups.length) {
         await bulkInsert(client, BULK.fuelGroups, [groups.map((g) => g[0]), groups.map((g) => g[1])]);
       }
+      return { from: version, to: POSTGRES_MIGRATIONS.length };
     });
   }
 

@@ -14,7 +14,7 @@ import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readSt
 import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
-  FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, OutOfStock,
+  FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, Migration, OutOfStock,
   CheapestPage, PriceArea, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
@@ -61,7 +61,7 @@ export class SqliteStore implements PriceStore {
     return this.db.db.transaction(fn);
   }
 
-  async migrate(): Promise<void> {
+  async migrate(): Promise<Migration> {
     const db = this.db.db;
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SQLITE_MIGRATIONS.length) {
@@ -74,6 +74,7 @@ export class SqliteStore implements PriceStore {
       }
       for (const fuel of FUELS) for (const output of outputsOf(fuel)) this.db.insertRow(BULK.fuelGroups, [fuelIndex(fuel), fuelIndex(output)]);
     })();
+    return { from: version, to: SQLITE_MIGRATIONS.length };
   }
 
   async close(): Promise<void> {

@@ -53,7 +53,7 @@ function marksPlugin(marks: CycleMarks): uPlot.Plugin {
 }
 
 /** Draws (or redraws) the chart into `host`, as wide as the host; days are placed and labelled in `timeZone` (the city's). */
-export function drawChart(host: HTMLElement, data: [number[], number[]], fuelName: string, marks: CycleMarks, timeZone: string): uPlot {
+export function drawChart(host: HTMLElement, data: [number[], number[]], fuelName: string, unit: string, marks: CycleMarks, timeZone: string): uPlot {
   host.replaceChildren();
   const width = Math.max(280, host.clientWidth);
   const dollars = (v: number | null): string => (v === null ? '' : `$${v.toFixed(2)}`);
@@ -63,12 +63,13 @@ export function drawChart(host: HTMLElement, data: [number[], number[]], fuelNam
     width, height: 260, plugins: [marksPlugin(marks)],
     // The panel's title names the series; uPlot's live legend would only repeat it.
     legend: { show: false },
-    scales: { x: { time: true } },
+    // The x axis reaches the next restoration when it is due after the last day shown, so that its line is seen.
+    scales: { x: { time: true, range: (_u, min, max) => [min, marks.nextDueAt !== undefined && marks.nextDueAt > max ? marks.nextDueAt + 43_200 : max] } },
     // Ticks at the city's midnights, not the browser's.
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), timeZone),
     series: [
       { label: 'Day', value: (_u, v) => (v === null ? '' : dayText.format(new Date(v * 1000))) },
-      { label: `${fuelName} ($/L)`, stroke: css('--accent', '#0b6e4f'), width: 2, points: { show: data[0].length <= 62 }, value: (_u, v) => dollars(v) },
+      { label: `${fuelName} (${unit})`, stroke: css('--accent', '#0b6e4f'), width: 2, points: { show: data[0].length <= 62 }, value: (_u, v) => dollars(v) },
     ],
     axes: [{ values: (_u, ticks) => labels(ticks) }, { values: (_u, ticks) => ticks.map((t) => `$${t.toFixed(2)}`), size: 60 }],
   }, data, host);

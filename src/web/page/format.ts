@@ -72,6 +72,25 @@ export function project(points: readonly Point[], box: Box): Array<{ x: number; 
   return xs.map((x, i) => ({ x: offsetX + (x - minX) * scale, y: offsetY + ((ys[i] ?? 0) - minY) * scale }));
 }
 
+/** A fuel's dollar unit from its cent unit (/v1/fuel-types): c/L to $/L, c/kWh to $/kWh, c/kg to $/kg. */
+export function dollarUnit(centUnit: string): string {
+  return centUnit.replace(/^c\//, '$/');
+}
+
+/** A dollar figure of the API (d.dd) in whole cents: the API rounds an average to the cent, so no tenth is shown. */
+export function centsOf(dollars: string): string {
+  return String(Math.round(Number(dollars) * 100));
+}
+
+/** The API's `dd-mm-yyyy` date `days` later, in the same form. */
+export function addDays(text: string, days: number): string | undefined {
+  const start = apiDate(text);
+  if (!start) return undefined;
+  const day = new Date(start.getTime() + days * 86_400_000);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${two(day.getUTCDate())}-${two(day.getUTCMonth() + 1)}-${day.getUTCFullYear()}`;
+}
+
 /** `dd-mm-yyyy` (the API's dates) as a Date at UTC midnight, for display only. */
 export function apiDate(text: string): Date | undefined {
   const match = /^(\d{2})-(\d{2})-(\d{4})$/.exec(text);

@@ -12,7 +12,7 @@ import {
 } from './api.ts';
 import { STATE_TIME_ZONES, type StateId } from '../../domain/states.ts';
 import { drawChart, seriesOf } from './chart.ts';
-import { type Point, adviceText, ageText, apiDate, nearest, parseLocation, priceColour, retryText } from './format.ts';
+import { type Point, addDays, adviceText, ageText, apiDate, centsOf, dollarUnit, nearest, parseLocation, priceColour, retryText } from './format.ts';
 import { drawScatter } from './scatter.ts';
 
 const TOKEN_KEY = 'fuelprice-token';
@@ -28,12 +28,13 @@ function element<T extends Element = HTMLElement>(id: string): T {
 const ui = {
   status: element('status'), statusText: element('status-text'), retry: element<HTMLButtonElement>('retry'), forget: element<HTMLButtonElement>('forget'),
   tokenPanel: element('token-panel'), tokenForm: element<HTMLFormElement>('token-form'), token: element<HTMLInputElement>('token'), remember: element<HTMLInputElement>('remember'),
-  queryPanel: element('query-panel'), queryForm: element<HTMLFormElement>('query-form'), city: element<HTMLSelectElement>('city'),
+  queryPanel: element('query-panel'), queryForm: element<HTMLFormElement>('query-form'), city: element<HTMLSelectElement>('city'), noData: element('no-data'),
+  go: element<HTMLButtonElement>('go'),
   location: element<HTMLInputElement>('location'), locate: element<HTMLButtonElement>('locate'), locationError: element('location-error'),
   fuel: element<HTMLSelectElement>('fuel'), radius: element<HTMLSelectElement>('radius'), timeframe: element<HTMLSelectElement>('timeframe'),
   results: element('results'),
   cheapestTitle: element('cheapest-title'), cheapestWhere: element('cheapest-where'), cheapest: element<HTMLTableElement>('cheapest'), cheapestEmpty: element('cheapest-empty'),
-  scatter: element<SVGSVGElement>('scatter'), legend: element('scatter-legend'), legendMin: element('legend-min'), legendMax: element('legend-max'), mapEmpty: element('map-empty'),
+  scatter: element<SVGSVGElement>('scatter'), picked: element('scatter-picked'), legend: element('scatter-legend'), legendMin: element('legend-min'), legendMax: element('legend-max'), mapEmpty: element('map-empty'),
   chartTitle: element('chart-title'), cycle: element('cycle'), chart: element('chart'), chartEmpty: element('chart-empty'),
   spreadTitle: element('spread-title'), spread: element<HTMLTableElement>('spread'), spreadEmpty: element('spread-empty'),
   outagesTitle: element('outages-title'), outages: element('outages'), outagesEmpty: element('outages-empty'),
@@ -43,6 +44,8 @@ let token = '';
 let cities: City[] = [];
 let fuels: FuelType[] = [];
 let chart: uPlot | undefined;
+/** Station names by id, as /v1/stations/{id} answered them (the out-of-stock lists give ids). */
+const stationNames = new Map<string, string>();
 let lastAction: (() => Promise<void>) | undefined;
 let countdown: ReturnType<typeof setInterval> | undefined;
 
@@ -161,7 +164,12 @@ async function connect(): Promise<void> {
   ui.queryPanel.hidden = false;
   ui.forget.hidden = false;
   setStatus('idle');
-  ui.city.focus();
+  // An empty database (no feed, import or demo has run yet): say so, rather than an empty list and a button that does nothing.
+  const noData = cities.length === 0;
+  ui.noData.hidden = !noData;
+  ui.queryForm.hidden = noData;
+  ui.go.disabled = noData;
+  if (!noData) ui.city.focus();
 }
 
 // ---- the results -----------------------------------------------------------------------------
@@ -188,9 +196,12 @@ function renderCheapest(q: Query, items: readonly Cheapest[], total: number): vo
   ui.cheapestWhere.textContent = total > 0
     ? `${total} station${total === 1 ? '' : 's'} within ${q.radius} km selling it now; the ${Math.min(LIST_ROWS, items.length)} cheapest, in ${q.fuel.unit}.`
     : '';
+  // Every station at the lowest price is the cheapest, marked alike (in the list and in green on the plot).
+  const lowest = Math.min(...items.map((item) => Number(item.price)));
   const rows = items.slice(0, LIST_ROWS).map((item) => {
     const tr = document.createElement('tr');
     tr.dataset.station = item.station_id;
+    if (Number(item.price) === lowest) tr.classList.add('cheapest');
     const name = cell(item.name, 'name');
     const price = cell(item.price, 'num price');
     const swatch = document.createElement('span');
@@ -211,6 +222,7 @@ function renderCheapest(q: Query, items: readonly Cheapest[], total: number): vo
   ui.cheapest.hidden = rows.length === 0;
   empty(ui.cheapestEmpty, rows.length === 0 ? `No station within ${q.radius} km of ${q.where} has ${q.fuel.name} for sale now.` : undefined);
 
+  ui.picked.textContent = '';
   if (items.length === 0) {
     ui.scatter.replaceChildren();
     ui.scatter.setAttribute('data-points', '0');
@@ -234,7 +246,12 @@ function renderCycle(q: Query, cycle: Cycle['data']): void {
   lines.push(['Cycle', cycle.cycles && cycle.period_days !== false ? `every ${cycle.period_days} days` : 'none in the last year']);
   lines.push(['Last restoration', cycle.last_restoration === false
     ? 'none in the last year'
-    : `${cycle.last_restoration.date} (+${cycle.last_restoration.rise} c/L), ${cycle.days_since_restoration === false ? '' : `${cycle.days_since_restoration} days ago`}`]);
+    : `${cycle.last_restoration.date} (+${cycle.last_restoration.rise} ${q.fuel.unit}), ${cycle.days_since_restoration === false ? '' : `${cycle.days_since_restoration} days ago`}`]);
+  const next = nextRestoration(cycle);
+  if (next) {
+    const left = next.inDays;
+    lines.push(['Next restoration', `due ${next.date} (${left > 1 ? `in ${left} days` : left === 1 ? 'tomorrow' : left === 0 ? 'today' : `${-left} day${left === -1 ? '' : 's'} overdue`})`]);
+  }
   lines.push(['Phase now', cycle.phase]);
   const list = document.createElement('dl');
   for (const [term, value] of lines) {
@@ -251,6 +268,13 @@ function renderCycle(q: Query, cycle: Cycle['data']): void {
   ui.cycle.dataset.phase = cycle.phase;
   ui.cycle.dataset.advice = cycle.advice;
   ui.cycle.setAttribute('aria-label', `Price cycle of ${q.fuel.name} in ${q.city.name}`);
+}
+
+/** When the next restoration is due: the last one plus the cycle's period (with a cycle), and the days from today to it. */
+function nextRestoration(cycle: Cycle['data']): { date: string; inDays: number } | undefined {
+  if (!cycle.cycles || cycle.period_days === false || cycle.last_restoration === false || cycle.days_since_restoration === false) return undefined;
+  const date = addDays(cycle.last_restoration.date, cycle.period_days);
+  return date === undefined ? undefined : { date, inDays: cycle.period_days - cycle.days_since_restoration };
 }
 
 function renderChart(q: Query, history: CityHistory['data'], cycle: Cycle['data']): void {
@@ -272,12 +296,17 @@ function renderChart(q: Query, history: CityHistory['data'], cycle: Cycle['data'
   const restoration = cycle.last_restoration === false ? undefined : cycle.last_restoration;
   const restorationAt = restoration && dayStarts.get(restoration.date);
   const dayOf = restoration && apiDate(restoration.date);
-  const nextDueAt = cycle.cycles && cycle.period_days !== false && dayOf ? (restorationAt ?? dayOf.getTime() / 1000) + cycle.period_days * 86_400 : undefined;
+  const dueAt = cycle.cycles && cycle.period_days !== false && dayOf ? (restorationAt ?? dayOf.getTime() / 1000) + cycle.period_days * 86_400 : undefined;
+  // Marked when it falls in the days shown or within one period after the last of them (the axis then reaches it).
+  const lastDay = data[0][data[0].length - 1] ?? 0;
+  const nextDueAt = dueAt !== undefined && cycle.period_days !== false && dueAt >= (data[0][0] ?? 0) && dueAt <= lastDay + cycle.period_days * 86_400 ? dueAt : undefined;
   ui.chart.hidden = false;
   empty(ui.chartEmpty, undefined);
   ui.chart.dataset.points = String(data[0].length);
   ui.chart.dataset.restorations = String(restorationsAt.length);
-  chart = drawChart(ui.chart, data, q.fuel.name, { restorationsAt, nextDueAt }, STATE_TIME_ZONES[q.city.state as StateId] ?? 'Australia/Sydney');
+  if (nextDueAt === undefined) delete ui.chart.dataset.nextDue;
+  else ui.chart.dataset.nextDue = String(nextDueAt);
+  chart = drawChart(ui.chart, data, q.fuel.name, dollarUnit(q.fuel.unit), { restorationsAt, nextDueAt }, STATE_TIME_ZONES[q.city.state as StateId] ?? 'Australia/Sydney');
 }
 
 function renderSpread(q: Query, spread: Spread['data']): void {
@@ -289,7 +318,9 @@ function renderSpread(q: Query, spread: Spread['data']): void {
     const th = document.createElement('th');
     th.scope = 'row';
     th.textContent = fuelName(s.fuel);
-    tr.append(th, cell(s.min === false ? '–' : s.min, 'num'), cell(s.average === false ? '–' : s.average, 'num'), cell(s.max === false ? '–' : s.max, 'num'));
+    // One unit a row, the fuel's own (c/L, c/kWh for EV, c/kg for CNG and LNG): the API's average (dollars) in cents like min and max.
+    const unit = fuels.find((f) => f.id === s.fuel)?.unit ?? 'c/L';
+    tr.append(th, cell(s.min === false ? '–' : s.min, 'num'), cell(s.average === false ? '–' : centsOf(s.average), 'num'), cell(s.max === false ? '–' : s.max, 'num'), cell(unit, 'unit'));
     return tr;
   });
   ui.spread.tBodies[0]?.replaceChildren(...rows);
@@ -297,17 +328,40 @@ function renderSpread(q: Query, spread: Spread['data']): void {
   empty(ui.spreadEmpty, rows.length === 0 ? `No prices in ${spread.name} today.` : undefined);
 }
 
+/** How many out-of-stock stations a fuel lists by name; the rest are counted ("and 12 more"). */
+const OUTAGE_NAMES = 25;
+
+/** The names of these stations (/v1/stations/{id}, kept for the page's life); an id stays as it is when its answer fails. */
+async function loadStationNames(ids: readonly string[]): Promise<void> {
+  const wanted = [...new Set(ids)].filter((id) => !stationNames.has(id));
+  await Promise.all(wanted.map(async (id) => {
+    try {
+      const answer = await apiGet<{ data: { name: string } }>(`/v1/stations/${encodeURIComponent(id)}`, token);
+      stationNames.set(id, answer.data.name);
+    } catch (error) {
+      if (error instanceof ApiProblem && error.kind !== 'failed') throw error;
+    }
+  }));
+}
+
+function outageStations(unavailable: Unavailable['data']): string[] {
+  return unavailable.unavailable.flatMap((u) => (u.stations || []).slice(0, OUTAGE_NAMES));
+}
+
 function renderOutages(unavailable: Unavailable['data']): void {
   ui.outagesTitle.textContent = `Out of stock now in ${unavailable.name}`;
   const items = unavailable.unavailable.filter((u) => u.stations !== false && u.stations.length > 0).map((u) => {
+    const stations = u.stations || [];
     const li = document.createElement('li');
     li.dataset.fuel = u.fuel;
+    li.dataset.stations = stations.join(' ');
     const name = document.createElement('strong');
     name.textContent = fuelName(u.fuel);
-    const ids = document.createElement('span');
-    ids.className = 'ids';
-    ids.textContent = (u.stations || []).join(', ');
-    li.append(name, ` (${u.count}): `, ids);
+    const names = document.createElement('span');
+    names.className = 'stations';
+    const shown = stations.slice(0, OUTAGE_NAMES).map((id) => stationNames.get(id) ?? id);
+    names.textContent = shown.join(', ') + (stations.length > shown.length ? ` and ${stations.length - shown.length} more` : '');
+    li.append(name, ` (${u.count}): `, names);
     return li;
   });
   ui.outages.replaceChildren(...items);
@@ -329,6 +383,7 @@ async function showResults(q: Query): Promise<void> {
     apiGet<Spread>(`/v1/cities/${city}/spread`, token),
     apiGet<Unavailable>(`/v1/cities/${city}/unavailable`, token),
   ]);
+  await loadStationNames(outageStations(unavailable.data));
   renderCheapest(q, cheapest.data, cheapest.total_items);
   renderCycle(q, cycle.data);
   renderChart(q, history.data, cycle.data);
@@ -337,6 +392,8 @@ async function showResults(q: Query): Promise<void> {
   ui.results.dataset.state = cheapest.data.length === 0 ? 'empty' : 'ready';
   ui.results.removeAttribute('aria-busy');
   setStatus('idle');
+  // On a phone the form fills the screen: bring the answer into view rather than leave it below the fold.
+  if (ui.results.getBoundingClientRect().top > window.innerHeight * 0.5) ui.results.scrollIntoView({ block: 'start' });
 }
 
 /** The form as a query, or undefined after showing why the location cannot be read. */
@@ -385,6 +442,16 @@ ui.queryForm.addEventListener('submit', (event) => {
 
 ui.city.addEventListener('change', () => { ui.location.value = ''; });
 
+// A tap (or a click) on a point says which station it is, as hovering does with a mouse; its row in the list is marked too.
+ui.scatter.addEventListener('click', (event) => {
+  const dot = (event.target as Element).closest('circle.station');
+  if (!(dot instanceof SVGElement)) return;
+  ui.scatter.querySelector('circle.picked')?.classList.remove('picked');
+  dot.classList.add('picked');
+  ui.picked.textContent = dot.dataset.label ?? '';
+  for (const row of ui.cheapest.tBodies[0]?.rows ?? []) row.classList.toggle('picked', row.dataset.station === dot.dataset.station);
+});
+
 ui.retry.addEventListener('click', () => { if (lastAction) run(lastAction); });
 
 ui.forget.addEventListener('click', () => {
@@ -420,8 +487,14 @@ new ResizeObserver(() => {
 const given = tokenFromFragment();
 const kept = storedToken();
 if (given !== undefined) {
-  ui.token.value = given;
-  ui.tokenForm.querySelector<HTMLButtonElement>('button[type=submit]')?.focus();
+  // The link `serve --demo` prints: kept for this tab, connected, and straight to the prices of the first city.
+  token = given;
+  keepToken(given, false);
+  run(async () => {
+    await connect();
+    const query = cities.length > 0 ? readQuery() : undefined;
+    if (query) await showResults(query);
+  });
 } else if (kept) {
   token = kept;
   ui.remember.checked = localStorage.getItem(TOKEN_KEY) !== null;

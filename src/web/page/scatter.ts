@@ -30,6 +30,9 @@ export function drawScatter(host: SVGSVGElement, stations: readonly Cheapest[], 
     const dot = svg('circle', { cx: at.x.toFixed(1), cy: at.y.toFixed(1), r: 7, fill: priceColour(fractionOf(prices[i] ?? 0, min, max)), class: 'station' });
     const tip = svg('title', {});
     tip.textContent = `${station.name}: ${station.price} ${unit}`;
+    // For a tap, which has no hover: the page shows this under the plot (main.ts).
+    dot.dataset.station = station.station_id;
+    dot.dataset.label = `${station.name}: ${station.price} ${unit}${station.distance_km === undefined ? '' : `, ${station.distance_km} km`}`;
     dot.append(tip);
     host.append(dot);
   }

@@ -135,6 +135,8 @@ describe('ingest --watch on SIGTERM', () => {
     });
     const feedUrl = await fake.start();
     try {
+      // ingest opens an existing database only (a missing SQLite file is a typo until migrate makes it).
+      assert.equal((await runCli(['migrate'], { DATABASE_URL: url })).code, 0);
       const child = spawn(process.execPath, [BIN, 'ingest', 'wa', '--watch'], {
         env: { PATH: process.env.PATH ?? '', DATABASE_URL: url, FUELPRICE_NOW: isoAt(WA_ROUND_1_NOW), LOG_LEVEL: 'info', WA_FUELWATCH_URL: feedUrl },
         stdio: ['ignore', 'ignore', 'pipe'],

@@ -147,7 +147,7 @@ describe('serve --workers N', () => {
     try {
       const r = await runCli(['serve', '--workers', '2', '--port', String(address.port)], { DATABASE_URL: env.DATABASE_URL ?? '' });
       assert.equal(r.code, 1);
-      assert.match(r.stderr, new RegExp(`^fuelprice: worker \\d+: port ${address.port} is in use \\(from --port\\); choose a free --port$`, 'm'));
+      assert.match(r.stderr, new RegExp(`^fuelprice: worker \\d+: port ${address.port} is in use \\(from --port\\); choose a free port with --port N or PORT=N \\(--port wins over PORT\\)$`, 'm'));
       assert.doesNotMatch(r.stderr, /serving on/);
     } finally {
       taken.close();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { UsageError } from '../../src/cli/args.ts';
 import { importCommand } from '../../src/cli/import.ts';
 import { loadConfig } from '../../src/config.ts';
+import { openStore } from '../../src/storage/open.ts';
 import { localDayFromYmd } from '../../src/domain/time.ts';
 import { demoCities } from '../../src/ingest/demo.ts';
 import { waStationKey } from '../../src/ingest/feeds/wa.ts';
@@ -695,6 +696,8 @@ describe('fuelprice import (command)', () => {
 
   test('imports each file with a summary line, skips a finished one, and exits 1 when a file failed', async () => {
     const dir = mkdtempSync(join(tmp, 'cli-'));
+    // The database made first, as `fuelprice migrate` does: import opens only an existing SQLite file.
+    await (await openStore(config(dir).databaseUrl)).close();
     const first = await captured(() => importCommand(config(dir), ['qld-history', QLD_FILE]));
     assert.equal(first.code, 0);
     assert.equal(first.text.trim(), `import qld-history ${QLD_FILE}: 26 rows read = 23 stored + 0 already known + 0 corrected + 3 rejected `

@@ -21,7 +21,10 @@ export function e2eBackends(): Array<{ name: string; create(): Promise<E2eDataba
     name: 'sqlite',
     async create(): Promise<E2eDatabase> {
       const dir = mkdtempSync(join(tmpdir(), 'fuelprice-e2e-'));
-      return { url: `sqlite:${join(dir, 'e2e.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+      const url = `sqlite:${join(dir, 'e2e.db')}`;
+      // Made first, as an operator runs `fuelprice migrate` before `ingest`: the CLI opens only an existing SQLite file.
+      await (await openStore(url)).close();
+      return { url, drop: async () => rmSync(dir, { recursive: true, force: true }) };
     },
   }];
   const server = postgresServerUrl();

@@ -58,6 +58,8 @@ describe('fuelprice import of several files and a folder', () => {
     writeFileSync(join(folder, '.hidden.csv'), 'not read');
     writeFileSync(join(folder, 'MANIFEST.tsv'), 'not read either');
     const e85 = join(REAL, '2026-04-06_E85.json.gz');
+    // The database is made first, as an operator runs migrate (an import does not create one).
+    assert.equal((await runCli(['migrate'], env)).code, 0);
     const run = await runCli(['import', 'wa-history', e85, folder], env);
     assert.equal(run.code, 0, run.stderr);
     const lines = run.stderr.trim().split('\n');

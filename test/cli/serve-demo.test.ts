@@ -40,7 +40,7 @@ describe('serve --demo keeps the demo alive', () => {
     const status = await runCli(['ingest', 'status'], { DATABASE_URL: databaseUrl });
     assert.equal(status.code, 0);
     assert.match(status.stdout, /^demo {4}\S+ +\S+ +ok$/m);
-    assert.match(status.stdout, / demo {2}ok {5}\d+s {2}stations \+0 ~0, prices [1-9]\d* accepted/);
+    assert.match(status.stdout, / demo {2}ok {5}\d+s {2}stations \+0 ~0, prices [1-9]\d* read: [1-9]\d* stored/);
 
     const refused = await runCli(['ingest', 'wa'], { DATABASE_URL: databaseUrl, WA_FUELWATCH_URL: 'http://127.0.0.1:1' });
     assert.equal(refused.code, 2);

@@ -1,7 +1,8 @@
 import { type Config, clockFor } from '../config.ts';
 import { type BacktestResult, backtest } from '../domain/backtest.ts';
-import { priceCycle } from '../domain/cycle.ts';
+import { fillUpAdvice } from '../domain/advice.ts';
 import { isFuelId } from '../domain/fuels.ts';
+import { PUBLISHES_TOMORROW } from '../domain/states.ts';
 import { cityHistory } from '../domain/history.ts';
 import { type LocalDay, localDayOf } from '../domain/time.ts';
 import { UsageError, intOption, parseCommand } from './args.ts';
@@ -54,7 +55,8 @@ export async function backtestCommand(config: Config, args: string[]): Promise<n
     const from = dayOption(values.from, 'from') ?? first + 7 * learnWeeks;
     const to = dayOption(values.to, 'to') ?? today - 1 - delay;
     if (from > to) throw new UsageError(`nothing to replay: from ${isoDay(from)} is after to ${isoDay(to)} (the history runs from ${isoDay(first)} to ${isoDay(today - 1)})`);
-    const result = backtest(series, (before, day) => priceCycle(before, day).advice, { from, to, every, delay, learnWeeks });
+    const publishesTomorrow = PUBLISHES_TOMORROW.has(city.state);
+    const result = backtest(series, (known) => fillUpAdvice(known).advice, { from, to, every, delay, learnWeeks, publishesTomorrow });
     const head = `${city.id} ${fuel}, purchases due every ${every} days from ${isoDay(from)} to ${isoDay(to)}, up to ${delay} days late: `
       + `${result.purchases} purchases (${result.skipped} windows without data left out); savings against buying on the due day`;
     process.stdout.write(backtestTable(head, result));

@@ -7,9 +7,10 @@
  *   its window [due, due + delay] that has a mean (the price paid is that day's city mean). A
  *   window with no day with a mean is left out for every rule alike.
  * - `fixed`: on the day it falls due (a fixed weekday when `every` is 7): the baseline.
- * - `advice`: on the first day of the window whose advice, worked out from the days before it
- *   only, is `fill-up`; on the window's last day with a mean when it never is. Advice `no-cycle`
- *   buys on the due day, as `fixed` does.
+ * - `advice`: on the first day of the window whose advice, worked out from what was known on it
+ *   (Advisor), is `fill-up`, `no-cycle` or `unknown` (the last two: buy when due, so a city
+ *   without a cycle never beats the fixed day by luck); on the window's last day with a mean
+ *   when the advice waits throughout.
  * - `cheapest-weekday`: on the first day of the window that falls on the weekday that was
  *   cheapest against its own week over the `learnWeeks` weeks before the window; the due day
  *   when there is no such history or the window misses that weekday.
@@ -20,13 +21,17 @@
  * - Each rule's saving is the mean over purchases of (fixed's price − its price), in tenths of a
  *   cent a litre; its share is that saving over the oracle's.
  */
+import type { AdviceInput, AdviceValue } from './advice.ts';
+import { cheapestWeekday, weekday } from './cycle.ts';
 import type { DailyMean } from './history.ts';
 import type { LocalDay } from './time.ts';
 
-export type Advice = 'fill-up' | 'wait' | 'no-cycle';
-
-/** The advice on `today`, from the days before it only (the replay gives it no other). */
-export type Advisor = (before: readonly DailyMean[], today: LocalDay) => Advice;
+/**
+ * The advice on `today` from what was known at the decision time: the days before it and, where
+ * the state publishes tomorrow's prices the day before (`publishesTomorrow`), today's mean as
+ * `now` and tomorrow's as `tomorrow` (the replay gives it nothing else).
+ */
+export type Advisor = (known: AdviceInput) => AdviceValue;
 
 export const RULES = ['fixed', 'advice', 'cheapest-weekday', 'tomorrow-higher', 'oracle'] as const;
 export type Rule = (typeof RULES)[number];
@@ -40,6 +45,11 @@ export interface BacktestOptions {
   delay: number;
   /** Weeks of history the cheapest weekday is learnt from. */
   learnWeeks: number;
+  /**
+   * The state publishes the next day's prices the afternoon before (WA): the advisor decides
+   * after that, knowing today's and tomorrow's means. Elsewhere it knows the days before only.
+   */
+  publishesTomorrow: boolean;
 }
 
 export interface RuleResult {
@@ -59,40 +69,8 @@ export interface BacktestResult {
   rules: RuleResult[];
 }
 
-/** 1970-01-01 was a Thursday: weekday 0 is Monday. */
-export function weekday(day: LocalDay): number {
-  return (((day + 3) % 7) + 7) % 7;
-}
-
-/**
- * The weekday cheapest against its own week over the days given (each day's mean less the mean
- * of its Monday-to-Sunday week, averaged per weekday); undefined with fewer than two whole weeks.
- */
-export function cheapestWeekday(days: readonly DailyMean[]): number | undefined {
-  const weeks = new Map<number, DailyMean[]>();
-  for (const d of days) {
-    const week = Math.floor((d.day - weekday(d.day)) / 7);
-    const list = weeks.get(week) ?? [];
-    list.push(d);
-    weeks.set(week, list);
-  }
-  const sums = Array.from({ length: 7 }, () => ({ sum: 0, n: 0 }));
-  let whole = 0;
-  for (const list of weeks.values()) {
-    if (list.length < 7) continue;
-    whole++;
-    const mean = list.reduce((a, d) => a + d.meanTenths, 0) / list.length;
-    for (const d of list) { const s = sums[weekday(d.day)]; if (s) { s.sum += d.meanTenths - mean; s.n++; } }
-  }
-  if (whole < 2) return undefined;
-  let best: number | undefined;
-  let bestValue = Infinity;
-  for (const [i, s] of sums.entries()) if (s.n > 0 && s.sum / s.n < bestValue) { bestValue = s.sum / s.n; best = i; }
-  return best;
-}
-
 export function backtest(series: readonly DailyMean[], advisor: Advisor, options: BacktestOptions): BacktestResult {
-  const { from, to, every, delay, learnWeeks } = options;
+  const { from, to, every, delay, learnWeeks, publishesTomorrow } = options;
   if (!(every >= 1 && delay >= 0 && from <= to)) throw new RangeError('backtest: every >= 1, delay >= 0 and from <= to');
   const sorted = [...series].sort((a, b) => a.day - b.day);
   const mean = new Map(sorted.map((d) => [d.day, d.meanTenths]));
@@ -112,8 +90,9 @@ export function backtest(series: readonly DailyMean[], advisor: Advisor, options
         case 'oracle': return window.reduce((a, d) => (price(d) < price(a) ? d : a), first);
         case 'advice': {
           for (const day of window) {
-            const advice = advisor(before(day), day);
-            if (advice === 'no-cycle') return first;
+            const known: AdviceInput = publishesTomorrow ? { days: before(day), today: day, now: mean.get(day), tomorrow: mean.get(day + 1) } : { days: before(day), today: day };
+            const advice = advisor(known);
+            if (advice === 'no-cycle' || advice === 'unknown') return day;
             if (advice === 'fill-up') return day;
           }
           return last;

@@ -1,12 +1,19 @@
 /**
  * A city's petrol price cycle, read from its own daily means (the series the history serves).
+ * What it advises is in advice.ts; the method, with its measured savings, in docs/CYCLE.md.
  *
- * The method (README, endpoint 10, says the same):
  * - The year: the changes on the local days today − 364 to today, each against the day before
- *   (so today − 365 is read too); a change needs both days present.
- * - A rising day: its mean is at least RISING_DAY (1.0 c/L) above the day before's.
- * - A restoration: a maximal run of consecutive rising days whose rises sum to at least
- *   RESTORATION (5.0 c/L); its date is its first day, its rise that sum.
+ *   (so today − 365 is read too).
+ * - A change needs both its days to have a mean (a missing day is never bridged).
+ * - Days without news: a day with no mean, or whose mean equals the day before's to the last
+ *   digit (no station's price moved all day: in a city with reports that does not happen, so the
+ *   feed most likely sent nothing and the mean is the day before's carried forward). The
+ *   advice takes no decision on them (advice.ts), and the cheapest weekday is learnt without them.
+ * - A restoration starts on a day rising at least RESTORATION_DAY (3.0 c/L) on the day before,
+ *   and takes in the next day when that one rises at least RISING_DAY (1.0 c/L) too (a jump late
+ *   in a day shows in two daily means); it counts when its rise, the sum, is at least
+ *   RESTORATION (5.0 c/L). Its date is that first day. So a creeping rise of a cent a day is not
+ *   a restoration (Bunbury's smooth rises), and it does not date the jump that follows it.
  * - Intervals: days between the starts of consecutive restorations; the period is their
  *   median (the mean of the middle two for an even count), rounded to a whole day.
  * - The city cycles when it has at least 3 restorations in the year and the intervals are
@@ -15,8 +22,9 @@
  *   or it started today or yesterday; "trough" when at least 0.75 × period days have passed
  *   since it started and the latest mean is within TROUGH_MARGIN (1.0 c/L) of the lowest mean
  *   since its run ended; "falling" otherwise. "none" when it does not cycle.
- * - Advice: "fill-up" in the trough (prices at their lowest, a rise is due), "wait" when rising
- *   or falling, "no-cycle" when it does not cycle.
+ * - A weekly cycle (period 7) has a cheapest weekday: the one whose days are cheapest against
+ *   the seven days centred on them, over the WEEKDAY_WEEKS (8) weeks before today, given at
+ *   least two such days of each weekday with news on all seven.
  * - The last restoration and the days since it are given whenever the year has one, cycle or not,
  *   and so is every restoration of the year (the dashboard marks them on its chart).
  */
@@ -25,15 +33,16 @@ import type { LocalDay } from './time.ts';
 
 /** Tenths of a cent per litre. */
 export const RISING_DAY = 10;
+export const RESTORATION_DAY = 30;
 export const RESTORATION = 50;
 export const TROUGH_MARGIN = 10;
 export const YEAR_DAYS = 365;
 export const MIN_RESTORATIONS = 3;
 export const MAX_RELATIVE_MAD = 0.35;
 export const TROUGH_FRACTION = 0.75;
+export const WEEKDAY_WEEKS = 8;
 
 export type CyclePhase = 'rising' | 'falling' | 'trough' | 'none';
-export type CycleAdvice = 'fill-up' | 'wait' | 'no-cycle';
 
 export interface Restoration {
   /** First day of the run. */
@@ -51,29 +60,49 @@ export interface PriceCycle {
   lastRestoration: Restoration | null;
   daysSinceRestoration: number | null;
   phase: CyclePhase;
-  advice: CycleAdvice;
+  /** A weekly cycle's cheapest weekday (0 Monday .. 6 Sunday); null otherwise or without the weeks to learn it. */
+  cheapestWeekday: number | null;
+  /** The latest whole day before `today` with news (see newsDays) in the year, or null. */
+  latestNews: LocalDay | null;
+}
+
+/** 1970-01-01 was a Thursday: weekday 0 is Monday. */
+export function weekday(day: LocalDay): number {
+  return (((day + 3) % 7) + 7) % 7;
+}
+
+/** The means of the days with news (present, and not the day before's repeated to the last digit), by day. */
+export function newsDays(days: readonly DailyMean[]): Map<LocalDay, number> {
+  const all = new Map<LocalDay, number>();
+  for (const d of days) all.set(d.day, d.meanTenths);
+  const news = new Map<LocalDay, number>();
+  for (const [day, mean] of all) if (all.get(day - 1) !== mean) news.set(day, mean);
+  return news;
 }
 
 /** Every restoration in the year up to `today`, oldest first. `days` may come in any order. */
 export function restorations(days: readonly DailyMean[], today: LocalDay): Restoration[] {
-  // Changes on the last 365 days, each against the day before (so the day before them is read too).
+  return restorationsIn(new Map(days.map((d) => [d.day, d.meanTenths])), today);
+}
+
+function restorationsIn(news: ReadonlyMap<LocalDay, number>, today: LocalDay): Restoration[] {
   const from = today - YEAR_DAYS + 1;
-  const byDay = new Map<LocalDay, number>();
-  for (const d of days) if (d.day >= from - 1 && d.day <= today) byDay.set(d.day, d.meanTenths);
-  const found: Restoration[] = [];
-  let run: Restoration | null = null;
-  const close = (): void => {
-    if (run && run.riseTenths >= RESTORATION) found.push(run);
-    run = null;
+  const rise = (day: LocalDay): number | null => {
+    const mean = news.get(day);
+    const before = news.get(day - 1);
+    return mean === undefined || before === undefined ? null : mean - before;
   };
+  const found: Restoration[] = [];
   for (let day = from; day <= today; day++) {
-    const mean = byDay.get(day);
-    const before = byDay.get(day - 1);
-    const rise = mean === undefined || before === undefined ? null : mean - before;
-    if (rise === null || rise < RISING_DAY) { close(); continue; }
-    if (run) { run.lastDay = day; run.riseTenths += rise; } else run = { day, lastDay: day, riseTenths: rise };
+    const first = rise(day);
+    if (first === null || first < RESTORATION_DAY) continue;
+    const next = day + 1 <= today ? rise(day + 1) : null;
+    const run: Restoration = next !== null && next >= RISING_DAY
+      ? { day, lastDay: day + 1, riseTenths: first + next }
+      : { day, lastDay: day, riseTenths: first };
+    if (run.riseTenths >= RESTORATION) found.push(run);
+    day = run.lastDay;
   }
-  close();
   return found;
 }
 
@@ -83,12 +112,46 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid] ?? 0 : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-/** The cycle as of `today` (a local day), from one fuel's daily means in tenths of a cent. */
-export function priceCycle(days: readonly DailyMean[], today: LocalDay): PriceCycle {
-  const found = restorations(days, today);
+/**
+ * The weekday cheapest against the days around it: each day's mean less the mean of the seven
+ * days centred on it (so a steady rise or fall over the weeks does not make the week's last day
+ * look cheapest), averaged per weekday; undefined unless every weekday has at least two such days.
+ */
+export function cheapestWeekday(days: readonly DailyMean[]): number | undefined {
+  const byDay = new Map(days.map((d) => [d.day, d.meanTenths]));
+  const sums = Array.from({ length: 7 }, () => ({ sum: 0, n: 0 }));
+  for (const [day, mean] of byDay) {
+    let around = 0;
+    let whole = true;
+    for (let d = day - 3; d <= day + 3; d++) { const m = byDay.get(d); if (m === undefined) { whole = false; break; } around += m; }
+    const s = sums[weekday(day)];
+    if (whole && s) { s.sum += mean - around / 7; s.n++; }
+  }
+  if (sums.some((s) => s.n < 2)) return undefined;
+  let best: number | undefined;
+  let bestValue = Infinity;
+  for (const [i, s] of sums.entries()) if (s.sum / s.n < bestValue) { bestValue = s.sum / s.n; best = i; }
+  return best;
+}
+
+/**
+ * The cycle as of `today` (a local day), from one fuel's daily means in tenths of a cent.
+ * `latest`, when given, is the mean of the prices in force now: it stands for today's mean in
+ * the phase (the day is not over, and today's time-weighted mean is mostly yesterday's prices).
+ */
+export function priceCycle(days: readonly DailyMean[], today: LocalDay, latest?: number): PriceCycle {
+  const present = new Map<LocalDay, number>();
+  for (const d of days) if (d.day <= today) present.set(d.day, d.meanTenths);
+  if (latest !== undefined) present.set(today, latest);
+  const found = restorationsIn(present, today);
   const last = found[found.length - 1] ?? null;
   const daysSince = last ? today - last.day : null;
-  const none: PriceCycle = { restorations: found, cycles: false, periodDays: null, lastRestoration: last, daysSinceRestoration: daysSince, phase: 'none', advice: 'no-cycle' };
+  const news = newsDays(days.filter((d) => d.day < today));
+  let latestNews: LocalDay | null = null;
+  for (const day of news.keys()) if (day > today - YEAR_DAYS && (latestNews === null || day > latestNews)) latestNews = day;
+  const none: PriceCycle = {
+    restorations: found, cycles: false, periodDays: null, lastRestoration: last, daysSinceRestoration: daysSince, phase: 'none', cheapestWeekday: null, latestNews,
+  };
   if (!last || daysSince === null || found.length < MIN_RESTORATIONS) return none;
   const intervals = found.slice(1).map((r, i) => r.day - (found[i]?.day ?? r.day));
   const mid = median(intervals);
@@ -96,12 +159,16 @@ export function priceCycle(days: readonly DailyMean[], today: LocalDay): PriceCy
   if (mid <= 0 || mad > MAX_RELATIVE_MAD * mid) return none;
   const period = Math.round(mid);
 
-  const recent = days.filter((d) => d.day > last.lastDay && d.day <= today);
-  const latest = days.filter((d) => d.day <= today).reduce<DailyMean | null>((a, d) => (a && a.day >= d.day ? a : d), null);
+  const recent = [...present].filter(([day]) => day > last.lastDay).map(([, mean]) => mean);
+  let latestDay: LocalDay | null = null;
+  for (const day of present.keys()) if (latestDay === null || day > latestDay) latestDay = day;
+  const latestMean = latestDay === null ? undefined : present.get(latestDay);
   let phase: CyclePhase;
-  if (daysSince <= 1 || (latest !== null && latest.day <= last.lastDay)) phase = 'rising';
-  else if (latest !== null && daysSince >= TROUGH_FRACTION * period
-    && latest.meanTenths <= Math.min(...recent.map((d) => d.meanTenths)) + TROUGH_MARGIN) phase = 'trough';
+  if (daysSince <= 1 || latestDay === null || latestDay <= last.lastDay) phase = 'rising';
+  else if (latestMean !== undefined && daysSince >= TROUGH_FRACTION * period && latestMean <= Math.min(...recent) + TROUGH_MARGIN) phase = 'trough';
   else phase = 'falling';
-  return { restorations: found, cycles: true, periodDays: period, lastRestoration: last, daysSinceRestoration: daysSince, phase, advice: phase === 'trough' ? 'fill-up' : 'wait' };
+  const weekly = period === 7
+    ? cheapestWeekday([...news].filter(([day]) => day < today && day >= today - 7 * WEEKDAY_WEEKS).map(([day, meanTenths]) => ({ day, meanTenths })))
+    : undefined;
+  return { restorations: found, cycles: true, periodDays: period, lastRestoration: last, daysSinceRestoration: daysSince, phase, cheapestWeekday: weekly ?? null, latestNews };
 }

@@ -31,3 +31,10 @@ export const STATE_NAMES: Record<StateId, string> = {
   nt: 'Northern Territory',
   act: 'Australian Capital Territory',
 };
+
+/**
+ * States whose scheme publishes the next day's prices the day before: WA (FuelWatch, about
+ * 14:30 WA time, in force from 06:00 the next day). The advice and `backtest` read tomorrow's
+ * prices only there.
+ */
+export const PUBLISHES_TOMORROW: ReadonlySet<StateId> = new Set<StateId>(['wa']);

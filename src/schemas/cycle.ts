@@ -20,6 +20,11 @@ const RestorationSchema = Type.Object({
 });
 
 const NoCycle = Type.Literal(false, { description: 'Not known: no cycle, or no restoration in the last year.' });
+const NoWeekday = Type.Literal(false, { description: 'Not a weekly cycle, or fewer than two weeks of every weekday to learn it from.' });
+const NoPrice = Type.Literal(false, { description: 'No current price for the fuel in the city.' });
+
+/** Weekday names as the answer gives them, Monday first (weekday 0). */
+export const WEEKDAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 
 export const CycleResponse = Type.Object({
   data: Type.Object({
@@ -34,7 +39,16 @@ export const CycleResponse = Type.Object({
     }),
     days_since_restoration: Type.Union([Type.Integer({ minimum: 0 }), NoCycle]),
     phase: Type.Union([Type.Literal('rising'), Type.Literal('falling'), Type.Literal('trough'), Type.Literal('none')]),
-    advice: Type.Union([Type.Literal('fill-up'), Type.Literal('wait'), Type.Literal('no-cycle')]),
+    cheapest_weekday: Type.Union([Type.Union(WEEKDAY_NAMES.map((w) => Type.Literal(w))), NoWeekday]),
+    now: Type.Union([Type.String({ description: 'The mean of the prices in force now, cents per litre, ddd.d.', examples: ['177.3'] }), NoPrice]),
+    advice: Type.Union([Type.Literal('fill-up'), Type.Literal('wait'), Type.Literal('no-cycle'), Type.Literal('unknown')], {
+      description: 'fill-up: buy today; wait: prices are due to fall; no-cycle: no regular cycle, buy when you need to; '
+        + 'unknown: no price changes reported for two days, so the cycle cannot be read.',
+    }),
+    reason: Type.String({ description: 'Why, in plain words.', examples: ['Tuesday is the cheapest day of this weekly cycle over the last 8 weeks, and today is Tuesday.'] }),
+    confidence: Type.Union([Type.Literal('high'), Type.Literal('medium'), Type.Literal('low')], {
+      description: 'high: from published next-day prices; medium: a cycle of at least 5 restorations in the year, or no cycle over 300 days of reports; low: less.',
+    }),
   }),
 }, {
   description: 'The city\'s price cycle for the fuel, and what it advises.',
@@ -42,6 +56,7 @@ export const CycleResponse = Type.Object({
     id: 'sydney', name: 'Sydney', fuel: 'ulp91', cycles: true, period_days: 40,
     last_restoration: { date: '09-11-2026', rise: '30.4' },
     restorations: [{ date: '21-08-2026', rise: '28.7' }, { date: '30-09-2026', rise: '29.9' }, { date: '09-11-2026', rise: '30.4' }],
-    days_since_restoration: 14, phase: 'falling', advice: 'wait',
+    days_since_restoration: 14, phase: 'falling', cheapest_weekday: false, now: '183.9', advice: 'wait',
+    reason: 'Prices are still falling, 14 days after the last restoration. The city\'s cycle runs every 40 days.', confidence: 'medium',
   } }],
 });

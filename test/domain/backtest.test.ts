@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type Advisor, backtest, cheapestWeekday, weekday } from '../../src/domain/backtest.ts';
+import { type Advisor, backtest } from '../../src/domain/backtest.ts';
+import { cheapestWeekday, weekday } from '../../src/domain/cycle.ts';
 import type { DailyMean } from '../../src/domain/history.ts';
 
 // 2026-01-05 was a Monday: days since 1970-01-01.
@@ -25,8 +26,8 @@ describe('the backtest of when to fill up', () => {
     // Ten weeks of history, purchases due on the Mondays of weeks 4 to 9 (six of them).
     const series = sawtooth(10);
     // An advisor that says fill-up on Tuesdays, seen from the days before (it looks at nothing else).
-    const tuesdays: Advisor = (_before, today) => (weekday(today) === 1 ? 'fill-up' : 'wait');
-    const result = backtest(series, tuesdays, { from: MONDAY + 28, to: MONDAY + 63, every: 7, delay: 3, learnWeeks: 4 });
+    const tuesdays: Advisor = ({ today }) => (weekday(today) === 1 ? 'fill-up' : 'wait');
+    const result = backtest(series, tuesdays, { from: MONDAY + 28, to: MONDAY + 63, every: 7, delay: 3, learnWeeks: 4, publishesTomorrow: false });
     assert.equal(result.purchases, 6);
     assert.equal(result.skipped, 0);
     const byRule = Object.fromEntries(result.rules.map((r) => [r.rule, r]));
@@ -41,38 +42,61 @@ describe('the backtest of when to fill up', () => {
     assert.deepEqual(byRule['tomorrow-higher'], { rule: 'tomorrow-higher', meanPaidTenths: 1780, savingTenths: 20, shareOfOracle: 1 });
   });
 
-  test('advice that never says fill-up buys on the last day of each window; no-cycle buys on the due day', () => {
+  test('advice that never says fill-up buys on the last day of each window; no-cycle and unknown buy on the day they are said', () => {
     const series = sawtooth(6);
-    const options = { from: MONDAY + 14, to: MONDAY + 28, every: 7, delay: 3, learnWeeks: 2 };
+    const options = { from: MONDAY + 14, to: MONDAY + 28, every: 7, delay: 3, learnWeeks: 2, publishesTomorrow: false };
     // Thursdays at 190.0: 10.0 c dearer than Mondays.
     const waiting = backtest(series, never, options).rules.find((r) => r.rule === 'advice');
     assert.deepEqual(waiting, { rule: 'advice', meanPaidTenths: 1900, savingTenths: -100, shareOfOracle: -5 });
     const flat = backtest(series, () => 'no-cycle', options).rules.find((r) => r.rule === 'advice');
     assert.deepEqual(flat, { rule: 'advice', meanPaidTenths: 1800, savingTenths: 0, shareOfOracle: 0 });
+    // wait on Mondays, then unknown: bought on Tuesdays at 178.0 (the day unknown is said, not the due day).
+    const late = backtest(series, ({ today }) => (weekday(today) === 0 ? 'wait' : 'unknown'), options).rules.find((r) => r.rule === 'advice');
+    assert.deepEqual(late, { rule: 'advice', meanPaidTenths: 1780, savingTenths: 20, shareOfOracle: 1 });
   });
 
   test('the advisor sees only the days before the one it advises on', () => {
     const series = sawtooth(3);
-    const seen: Array<[number, number]> = [];
-    backtest(series, (before, today) => { seen.push([today, Math.max(...before.map((d) => d.day))]); return 'wait'; },
-      { from: MONDAY + 7, to: MONDAY + 7, every: 7, delay: 3, learnWeeks: 1 });
-    assert.deepEqual(seen, [0, 1, 2, 3].map((i) => [MONDAY + 7 + i, MONDAY + 6 + i]));
+    const seen: unknown[] = [];
+    backtest(series, ({ days, today, now, tomorrow }) => { seen.push([today, Math.max(...days.map((d) => d.day)), now, tomorrow]); return 'wait'; },
+      { from: MONDAY + 7, to: MONDAY + 7, every: 7, delay: 3, learnWeeks: 1, publishesTomorrow: false });
+    assert.deepEqual(seen, [0, 1, 2, 3].map((i) => [MONDAY + 7 + i, MONDAY + 6 + i, undefined, undefined]));
+  });
+
+  test('where tomorrow is published the day before, the advisor also knows today\'s mean and tomorrow\'s', () => {
+    const series = sawtooth(3);
+    const seen: unknown[] = [];
+    backtest(series, ({ days, today, now, tomorrow }) => { seen.push([today, Math.max(...days.map((d) => d.day)), now, tomorrow]); return 'wait'; },
+      { from: MONDAY + 14, to: MONDAY + 14, every: 7, delay: 3, learnWeeks: 1, publishesTomorrow: true });
+    // Monday 180.0 (tomorrow Tuesday 178.0), Tuesday (Wednesday 192.0), Wednesday (Thursday 190.0), Thursday (Friday 188.0).
+    assert.deepEqual(seen, [[MONDAY + 14, MONDAY + 13, 1800, 1780], [MONDAY + 15, MONDAY + 14, 1780, 1920],
+      [MONDAY + 16, MONDAY + 15, 1920, 1900], [MONDAY + 17, MONDAY + 16, 1900, 1880]]);
   });
 
   test('a window without any mean is left out for every rule; a flat market saves nothing and has no share', () => {
     const flat = Array.from({ length: 28 }, (_, i) => ({ day: MONDAY + i, meanTenths: 1850 })).filter((d) => d.day < MONDAY + 14 || d.day > MONDAY + 17);
-    const result = backtest(flat, never, { from: MONDAY, to: MONDAY + 21, every: 7, delay: 3, learnWeeks: 2 });
+    const result = backtest(flat, never, { from: MONDAY, to: MONDAY + 21, every: 7, delay: 3, learnWeeks: 2, publishesTomorrow: false });
     assert.deepEqual([result.purchases, result.skipped], [3, 1]);
     for (const r of result.rules) assert.deepEqual([r.meanPaidTenths, r.savingTenths, r.shareOfOracle], [1850, 0, null], r.rule);
   });
 
-  test('the cheapest weekday needs two whole weeks', () => {
-    assert.equal(cheapestWeekday(sawtooth(1)), undefined);
-    assert.equal(cheapestWeekday(sawtooth(2)), 1);
+  test('the cheapest weekday needs two days of each weekday with the week centred on them', () => {
+    // Two weeks: days 3 to 10 have their ±3 days; only Thursday (days 3 and 10) is there twice.
+    assert.equal(cheapestWeekday(sawtooth(2)), undefined);
+    // Three weeks: days 3 to 17, every weekday twice or more; each centred week averages the same, so Tuesday's 178.0 is cheapest.
+    assert.equal(cheapestWeekday(sawtooth(3)), 1);
+  });
+
+  test('the cheapest weekday is not fooled by a trend: a weekly cycle on a steady fall still has its Tuesday', () => {
+    // The sawtooth falling 2.0 c/L a day besides. Against its own Monday-to-Sunday week (mean 185.43 + the fall to
+    // Thursday), Tuesday is 178.0 - 185.43 + 4.0 = -3.43 and Sunday 184.0 - 185.43 - 6.0 = -7.43: Sunday would look
+    // cheapest. Against the seven days centred on each day, a linear fall cancels and Tuesday is -7.43 again.
+    const falling = sawtooth(6).map((d) => ({ day: d.day, meanTenths: d.meanTenths - 20 * (d.day - MONDAY) }));
+    assert.equal(cheapestWeekday(falling), 1);
   });
 
   test('bad options are refused', () => {
-    assert.throws(() => backtest([], never, { from: 2, to: 1, every: 7, delay: 3, learnWeeks: 2 }), RangeError);
-    assert.throws(() => backtest([], never, { from: 1, to: 2, every: 0, delay: 3, learnWeeks: 2 }), RangeError);
+    assert.throws(() => backtest([], never, { from: 2, to: 1, every: 7, delay: 3, learnWeeks: 2, publishesTomorrow: false }), RangeError);
+    assert.throws(() => backtest([], never, { from: 1, to: 2, every: 0, delay: 3, learnWeeks: 2, publishesTomorrow: false }), RangeError);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { type PriceCycle, median, priceCycle, restorations } from '../../src/domain/cycle.ts';
+import { fillUpAdvice } from '../../src/domain/advice.ts';
+import { median, priceCycle, restorations } from '../../src/domain/cycle.ts';
 import type { DailyMean } from '../../src/domain/history.ts';
 import { type LocalDay, formatLocalDay, localDayFromYmd } from '../../src/domain/time.ts';
 
@@ -24,12 +25,13 @@ const mod = (a: number, n: number): number => ((a % n) + n) % n;
  */
 const sawtooth = (p: number, fall: number, kToday: number) => (day: LocalDay): number => 1700 + fall * (p - 1 - mod(day - (TODAY - kToday), p));
 
-/** What the route answers, minus id, name and fuel. */
-function shown(c: PriceCycle): Record<string, unknown> {
+/** What the route answers, minus id, name, fuel and the advice's words: the cycle of `days` on TODAY and its advice. */
+function shown(days: readonly DailyMean[]): Record<string, unknown> {
+  const { cycle: c, advice } = fillUpAdvice({ days, today: TODAY });
   return {
     cycles: c.cycles, period: c.periodDays,
     last: c.lastRestoration && { date: formatLocalDay(c.lastRestoration.day), rise: c.lastRestoration.riseTenths },
-    since: c.daysSinceRestoration, phase: c.phase, advice: c.advice,
+    since: c.daysSinceRestoration, phase: c.phase, advice,
   };
 }
 
@@ -40,7 +42,7 @@ describe('priceCycle on known cycles', () => {
     // every interval 7, median 7, deviation 0. 3 days since is under 0.75 × 7 = 5.25: falling, wait.
     const days = series(sawtooth(7, 30, 3));
     assert.equal(restorations(days, TODAY).length, 52);
-    assert.deepEqual(shown(priceCycle(days, TODAY)), {
+    assert.deepEqual(shown(days), {
       cycles: true, period: 7, last: { date: '22-11-2026', rise: 180 }, since: 3, phase: 'falling', advice: 'wait',
     });
   });
@@ -60,7 +62,7 @@ describe('priceCycle on known cycles', () => {
     // Starts today − 1 − 14n for n = 0..25 (26), plus today − 364 at the edge.
     assert.equal(found.length, 27);
     assert.deepEqual(found.slice(-2).map((r) => [TODAY - r.day, TODAY - r.lastDay, r.riseTenths]), [[15, 14, 180], [1, 0, 180]]);
-    assert.deepEqual(shown(priceCycle(days, TODAY)), {
+    assert.deepEqual(shown(days), {
       cycles: true, period: 14, last: { date: '24-11-2026', rise: 180 }, since: 1, phase: 'rising', advice: 'wait',
     });
   });
@@ -71,7 +73,7 @@ describe('priceCycle on known cycles', () => {
     // lowest since the rise: trough.
     const days = series(sawtooth(42, 8, 40));
     assert.equal(restorations(days, TODAY).length, 8);
-    assert.deepEqual(shown(priceCycle(days, TODAY)), {
+    assert.deepEqual(shown(days), {
       cycles: true, period: 42, last: { date: '16-10-2026', rise: 328 }, since: 40, phase: 'trough', advice: 'fill-up',
     });
   });
@@ -81,7 +83,7 @@ describe('priceCycle on known cycles', () => {
     // a rise of 1.1 c/L is a rising day but, alone, no restoration (under 5.0).
     const base = sawtooth(42, 8, 40);
     const days = series((day) => (day === TODAY ? 1727 : base(day)));
-    assert.deepEqual(shown(priceCycle(days, TODAY)), {
+    assert.deepEqual(shown(days), {
       cycles: true, period: 42, last: { date: '16-10-2026', rise: 328 }, since: 40, phase: 'falling', advice: 'wait',
     });
   });
@@ -91,31 +93,29 @@ describe('priceCycle without a cycle', () => {
   const nothing = { cycles: false, period: null, last: null, since: null, phase: 'none', advice: 'no-cycle' };
 
   test('no history', () => {
-    assert.deepEqual(shown(priceCycle([], TODAY)), nothing);
+    assert.deepEqual(shown([]), nothing);
   });
 
   test('flat', () => {
-    assert.deepEqual(shown(priceCycle(series(() => 1800), TODAY)), nothing);
+    assert.deepEqual(shown(series(() => 1800)), nothing);
   });
 
   test('noisy small moves: up 2.0 c/L every other day is a rising day each time, never 5.0 in a run', () => {
-    assert.deepEqual(shown(priceCycle(series((day) => 1800 + 20 * mod(day, 2)), TODAY)), nothing);
+    assert.deepEqual(shown(series((day) => 1800 + 20 * mod(day, 2))), nothing);
     // Up 0.9 c/L a day for the whole year: no rising day at all (under 1.0).
-    assert.deepEqual(shown(priceCycle(series((day) => 1800 + 9 * (day - TODAY)), TODAY)), nothing);
+    assert.deepEqual(shown(series((day) => 1800 + 9 * (day - TODAY))), nothing);
   });
 
   test('three restorations at irregular intervals: reported, but no cycle', () => {
     // One-day spikes of 6.0 c/L on today − 60, today − 50 and today − 10 (15-11-2026): intervals 10 and 40,
     // median 25, deviations 15 and 15, median 15 > 0.35 × 25 = 8.75.
     const spikes = new Set([TODAY - 60, TODAY - 50, TODAY - 10]);
-    const c = priceCycle(series((day) => (spikes.has(day) ? 1860 : 1800)), TODAY);
-    assert.deepEqual(shown(c), { ...nothing, last: { date: '15-11-2026', rise: 60 }, since: 10 });
+    assert.deepEqual(shown(series((day) => (spikes.has(day) ? 1860 : 1800))), { ...nothing, last: { date: '15-11-2026', rise: 60 }, since: 10 });
   });
 
   test('two regular restorations are not enough', () => {
     const spikes = new Set([TODAY - 20, TODAY - 6]);
-    const c = priceCycle(series((day) => (spikes.has(day) ? 1860 : 1800)), TODAY);
-    assert.deepEqual(shown(c), { ...nothing, last: { date: '19-11-2026', rise: 60 }, since: 6 });
+    assert.deepEqual(shown(series((day) => (spikes.has(day) ? 1860 : 1800))), { ...nothing, last: { date: '19-11-2026', rise: 60 }, since: 6 });
   });
 
   test('days after today and before the year are left out; a missing day breaks a change', () => {
@@ -123,7 +123,7 @@ describe('priceCycle without a cycle', () => {
     const days = series(sawtooth(7, 30, 3)).filter((d) => d.day !== TODAY - 1);
     days.unshift({ day: TODAY + 1, meanTenths: 9999 });
     days.push({ day: TODAY - 400, meanTenths: 1 });
-    assert.deepEqual(shown(priceCycle(days, TODAY)), {
+    assert.deepEqual(shown(days), {
       cycles: true, period: 7, last: { date: '22-11-2026', rise: 180 }, since: 3, phase: 'falling', advice: 'wait',
     });
   });
@@ -141,13 +141,14 @@ test('property: any sawtooth of period 5 to 60 and depth ≥ 5.0 c/L is found wi
     const kToday = k % p;
     // fall × (p − 1) ≥ 5.0 c/L for the rise to count.
     fc.pre(fall * (p - 1) >= 50);
-    const c = priceCycle(series(sawtooth(p, fall, kToday)), TODAY);
+    const days = series(sawtooth(p, fall, kToday));
+    const c = priceCycle(days, TODAY);
     assert.equal(c.cycles, true);
     assert.equal(c.periodDays, p);
     assert.equal(c.daysSinceRestoration, kToday);
     assert.equal(c.lastRestoration?.riseTenths, fall * (p - 1));
     const phase = kToday <= 1 ? 'rising' : kToday >= 0.75 * p ? 'trough' : 'falling';
     assert.equal(c.phase, phase);
-    assert.equal(c.advice, phase === 'trough' ? 'fill-up' : 'wait');
+    assert.equal(fillUpAdvice({ days, today: TODAY }).advice, phase === 'trough' ? 'fill-up' : 'wait');
   }));
 });

@@ -20,7 +20,12 @@ for (let day = PERTH_TODAY - 70; day <= PERTH_TODAY; day++) {
   SAWTOOTH.push({ feed: 'test', feedCode: '3', fuel: 'ulp91', at: dayStart('wa', day), priceTenths: 1700 + 30 * (6 - k), available: true });
 }
 
-const NONE = { cycles: false, period_days: false, last_restoration: false, restorations: [], days_since_restoration: false, phase: 'none', advice: 'no-cycle' };
+// No history: no cycle, no current price, and the advice says so, with low confidence (no days of reports at all).
+const NONE = {
+  cycles: false, period_days: false, last_restoration: false, restorations: [], days_since_restoration: false, phase: 'none',
+  cheapest_weekday: false, now: false, advice: 'no-cycle', reason: 'No regular price cycle here (no restorations in the last year): fill up when you need to.',
+  confidence: 'low',
+};
 /** The ten restorations, oldest first: today − 3 − 7n for n = 9..0, each from 1700 to 1880. */
 const RESTORATIONS = ['18-09-2026', '25-09-2026', '02-10-2026', '09-10-2026', '16-10-2026', '23-10-2026', '30-10-2026', '06-11-2026', '13-11-2026', '20-11-2026']
   .map((date) => ({ date, rise: '18.0' }));
@@ -46,7 +51,12 @@ for (const backend of testBackends()) {
           assert.equal(r.status, 200, path);
           assert.deepEqual(r.body, { data: {
             id: 'perth', name: 'Perth', fuel: 'ulp91', cycles: true, period_days: 7,
-            last_restoration: { date: '20-11-2026', rise: '18.0' }, restorations: RESTORATIONS, days_since_restoration: 3, phase: 'falling', advice: 'wait',
+            last_restoration: { date: '20-11-2026', rise: '18.0' }, restorations: RESTORATIONS, days_since_restoration: 3, phase: 'falling',
+            // Restorations fall on Fridays (20-11-2026 was one), so k = 6, the lowest, is Thursday: over the 8 weeks before
+            // today every day has its centred week, and Thursday is the cheapest against it. Today, Monday 23-11, is k = 3:
+            // the station's price in force is 1700 + 30 × 3 = 1790. Not Thursday: wait, 3 days to go. Ten restorations: medium.
+            cheapest_weekday: 'thursday', now: '179.0', advice: 'wait',
+            reason: 'Thursday is the cheapest day of this weekly cycle over the last 8 weeks: in 3 days.', confidence: 'medium',
           } });
         }
       });

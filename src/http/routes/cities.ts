@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { type Restoration, priceCycle } from '../../domain/cycle.ts';
+import { fillUpAdvice } from '../../domain/advice.ts';
+import type { Restoration } from '../../domain/cycle.ts';
 import type { FuelId } from '../../domain/fuels.ts';
 import { cityHistory } from '../../domain/history.ts';
 import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
@@ -14,7 +15,7 @@ import {
   AverageResponse, CityListResponse, CityResponse, HistoryResponse, IdParams, ListQuerySchema, SpreadResponse,
   TimeframeQuerySchema, UnavailableResponse,
 } from '../../schemas/api.ts';
-import { CycleQuerySchema, CycleResponse, DEFAULT_CYCLE_FUEL } from '../../schemas/cycle.ts';
+import { CycleQuerySchema, CycleResponse, DEFAULT_CYCLE_FUEL, WEEKDAY_NAMES } from '../../schemas/cycle.ts';
 import { notFound } from '../errors.ts';
 import type { HistoryBlocks } from '../history-blocks.ts';
 import { CITY_COLUMNS, HISTORY_COLUMNS, csvText, historyRows } from '../csv.ts';
@@ -82,12 +83,15 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     schema: {
       summary: 'City price cycle',
       description: 'The price cycle of one fuel (default ulp91), read from the city\'s daily means over the last 365 local days '
-        + '(the history\'s). A restoration is a run of consecutive days each rising at least 1.0 c/L on the day before, '
-        + 'rising at least 5.0 c/L in all; its date is its first day, its rise the sum. The city cycles with at least 3 '
-        + 'restorations whose intervals have a median absolute deviation of at most 35% of their median; period_days is '
-        + 'that median, rounded. Phase: rising while the last restoration still runs or began today or yesterday; trough '
-        + 'once 0.75 x period days have passed and the latest mean is within 1.0 c/L of the lowest since the rise ended; '
-        + 'falling otherwise; none without a cycle. Advice: fill-up in the trough, wait when rising or falling, no-cycle.',
+        + '(the history\'s), and when to fill up. Days without news (no mean, or the day before\'s repeated to the last digit) are '
+        + 'never read as a change. A restoration starts on a day rising at least 3.0 c/L and takes in the next day if it rises at '
+        + 'least 1.0 c/L too; it counts at 5.0 c/L in all. The city cycles with at least 3 restorations whose intervals have a median '
+        + 'absolute deviation of at most 35% of their median; period_days is that median, rounded. Phase: rising while the last '
+        + 'restoration still runs or began today or yesterday; trough once 0.75 x period days have passed and the latest mean is '
+        + 'within 1.0 c/L of the lowest since the rise ended; falling otherwise; none without a cycle. A weekly cycle gives its '
+        + 'cheapest weekday. Advice, the first that applies: tomorrow\'s published prices (WA) higher or lower than now, fill-up or '
+        + 'wait; no cycle, no-cycle; no news for two days, unknown; rising, wait; a weekly cycle, fill-up on its cheapest weekday; '
+        + 'fill-up in the trough, wait while falling. docs/CYCLE.md has the method and its measured savings.',
       tags, security, params: IdParams, querystring: CycleQuerySchema, response: { 200: CycleResponse, ...errorResponses(404) },
     },
   }, async (request) => {
@@ -98,13 +102,16 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     // The history's own path: a year of daily city means, one day more for the first day-on-day change.
     const range = { from: today - 365, to: today };
     const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
-    const cycle = priceCycle(series.get(fuel) ?? [], today);
+    const current = cityAverages(await store.citySums(city.id)).get(fuel);
+    const { cycle, advice, reason, confidence } = fillUpAdvice({ days: series.get(fuel) ?? [], today, now: current });
     const last = cycle.lastRestoration;
     const restoration = (r: Restoration) => ({ date: formatLocalDay(r.day), rise: formatCents(r.riseTenths) });
     return { data: {
       id: city.id, name: city.name, fuel, cycles: cycle.cycles, period_days: cycle.periodDays ?? false as const,
       last_restoration: last ? restoration(last) : false as const, restorations: cycle.restorations.map(restoration),
-      days_since_restoration: cycle.daysSinceRestoration ?? false as const, phase: cycle.phase, advice: cycle.advice,
+      days_since_restoration: cycle.daysSinceRestoration ?? false as const, phase: cycle.phase,
+      cheapest_weekday: cycle.cheapestWeekday === null ? false as const : WEEKDAY_NAMES[cycle.cheapestWeekday] ?? false as const,
+      now: current === undefined ? false as const : formatCents(current), advice, reason, confidence,
     } };
   });
 

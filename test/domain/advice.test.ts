@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { fillUpAdvice } from '../../src/domain/advice.ts';
+import { restorations } from '../../src/domain/cycle.ts';
+import type { DailyMean } from '../../src/domain/history.ts';
+import { type LocalDay, formatLocalDay, localDayFromYmd } from '../../src/domain/time.ts';
+
+// Today for every case: Tuesday 24-11-2026 (weekday 1).
+const TODAY = localDayFromYmd(2026, 11, 24);
+
+/** Daily means for today − 365 .. today − 1 (the whole days before today), oldest first. */
+function days(price: (day: LocalDay) => number): DailyMean[] {
+  const out: DailyMean[] = [];
+  for (let day = TODAY - 365; day < TODAY; day++) out.push({ day, meanTenths: price(day) });
+  return out;
+}
+
+const mod = (a: number, n: number): number => ((a % n) + n) % n;
+/**
+ * Perth's week: restored on Wednesdays by 10.0 c/L, then 2.0 c/L down a day to Tuesday.
+ * Wednesday (k = 0) 1900, Thursday 1880, ... Tuesday (k = 6) 1780. TODAY − 6 (Wednesday 18-11) is k = 0.
+ */
+const weekly = (day: LocalDay): number => 1900 - 20 * mod(day - (TODAY - 6), 7);
+
+describe('the fill-up advice', () => {
+  test("tomorrow's published prices decide first, either way, with high confidence", () => {
+    // Today (Tuesday, k = 6) 178.0 in force; tomorrow 190.0 published: 12.0 c/L more.
+    const up = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780, tomorrow: 1900 });
+    assert.deepEqual([up.advice, up.confidence, up.reason],
+      ['fill-up', 'high', "Tomorrow's published prices average 12.0 c/L more than today's. The city's cycle runs every 7 days."]);
+    const down = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780, tomorrow: 1765 });
+    assert.deepEqual([down.advice, down.confidence, down.reason],
+      ['wait', 'high', "Tomorrow's published prices average 1.5 c/L less than today's. The city's cycle runs every 7 days."]);
+    // Without a cycle too: a flat year, tomorrow 0.1 c/L dearer (the smallest step) is enough.
+    const flat = fillUpAdvice({ days: days(() => 1800), today: TODAY, now: 1800, tomorrow: 1801 });
+    assert.deepEqual([flat.advice, flat.reason], ['fill-up', "Tomorrow's published prices average 0.1 c/L more than today's. The city has no regular price cycle."]);
+  });
+
+  test('tomorrow the same as today: the cycle decides (here the weekly cheapest day, today)', () => {
+    const same = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780, tomorrow: 1780 });
+    // 52 restorations in the year (every Wednesday), period 7; Tuesday is the cheapest against its centred week.
+    assert.deepEqual([same.advice, same.confidence, same.cycle.cheapestWeekday, same.reason],
+      ['fill-up', 'medium', 1, 'Tuesday is the cheapest day of this weekly cycle over the last 8 weeks, and today is Tuesday.']);
+  });
+
+  test('a weekly cycle on another day: wait, naming the day', () => {
+    // Sunday 22-11 (k = 4): Tuesday is 2 days ahead. The days before it only.
+    const sunday = TODAY - 2;
+    const a = fillUpAdvice({ days: days(weekly).filter((d) => d.day < sunday), today: sunday });
+    assert.deepEqual([a.advice, a.cycle.phase, a.reason], ['wait', 'falling', 'Tuesday is the cheapest day of this weekly cycle over the last 8 weeks: in 2 days.']);
+  });
+
+  test('a restoration under way today (seen in the prices in force now) is rising: wait', () => {
+    // A four-week cycle: Wednesday restorations of 12.0 c/L (k = 0 is 1900), 0.5 c/L down a day to k = 27 (1765).
+    // Today k = 27 the trough, but the prices in force now are 190.0: up 12.5 c/L on yesterday's 177.5 (k = 26).
+    const fourWeeks = (day: LocalDay): number => 1900 - 5 * mod(day - (TODAY - 27), 28);
+    const trough = fillUpAdvice({ days: days(fourWeeks), today: TODAY });
+    assert.deepEqual([trough.advice, trough.cycle.phase, trough.cycle.periodDays], ['fill-up', 'trough', 28]);
+    const now = fillUpAdvice({ days: days(fourWeeks), today: TODAY, now: 1900 });
+    assert.deepEqual([now.advice, now.cycle.phase, now.cycle.daysSinceRestoration, now.reason],
+      ['wait', 'rising', 0, `Prices are being restored (a rise began ${formatLocalDay(TODAY)}); they fall from here. The city's cycle runs every 28 days.`]);
+  });
+
+  test('two days without news in a cycling city: unknown, never a decision on carried-forward means', () => {
+    // The weekly cycle until Sunday 22-11, then Monday 23-11 repeats Sunday's mean to the last digit (nobody reported):
+    // the latest day with news is Sunday, two days before today... still within two days: the cycle decides.
+    const oneQuiet = days((day) => weekly(Math.min(day, TODAY - 2)));
+    assert.equal(fillUpAdvice({ days: oneQuiet, today: TODAY }).advice, 'fill-up');
+    // From Saturday 21-11 on, the means repeat Saturday's: the latest news is Saturday, three days ago.
+    const quiet = days((day) => weekly(Math.min(day, TODAY - 3)));
+    const a = fillUpAdvice({ days: quiet, today: TODAY });
+    assert.deepEqual([a.advice, a.confidence, a.reason], ['unknown', 'low', 'No price changes reported since 21-11-2026: the cycle cannot be read without them.']);
+    // Days missing altogether read the same.
+    const missing = fillUpAdvice({ days: days(weekly).filter((d) => d.day <= TODAY - 3), today: TODAY });
+    assert.equal(missing.advice, 'unknown');
+  });
+
+  test('a smooth rise is no restoration (Bunbury): up 1.5 c/L a day for six days, down for eight, all year', () => {
+    // Every rising day is 1.5 c/L, under the 3.0 a restoration starts with: none at all, so no cycle.
+    const smooth = (day: LocalDay): number => { const k = mod(day, 14); return k < 6 ? 1800 + 15 * k : 1890 - 10 * (k - 6); };
+    const a = fillUpAdvice({ days: days(smooth), today: TODAY });
+    assert.deepEqual([a.cycle.restorations.length, a.cycle.cycles, a.advice, a.confidence],
+      [0, false, 'no-cycle', 'medium']);
+  });
+
+  test('a creeping rise does not date the jump: +1.2 Monday, +1.1 Tuesday, +8.0 Wednesday is Wednesday\'s restoration', () => {
+    const wednesday = TODAY - 6;
+    const series: DailyMean[] = [
+      { day: wednesday - 3, meanTenths: 1780 }, { day: wednesday - 2, meanTenths: 1792 },
+      { day: wednesday - 1, meanTenths: 1803 }, { day: wednesday, meanTenths: 1883 }, { day: wednesday + 1, meanTenths: 1880 },
+    ];
+    assert.deepEqual(restorations(series, TODAY).map((r) => [formatLocalDay(r.day), formatLocalDay(r.lastDay), r.riseTenths]),
+      [[formatLocalDay(wednesday), formatLocalDay(wednesday), 80]]);
+    // A jump late in the day shows in two means: +3.0 then +2.5 is one restoration of 5.5 c/L dated its first day.
+    const split: DailyMean[] = [{ day: wednesday - 1, meanTenths: 1800 }, { day: wednesday, meanTenths: 1830 }, { day: wednesday + 1, meanTenths: 1855 }];
+    assert.deepEqual(restorations(split, TODAY).map((r) => [r.day - wednesday, r.lastDay - wednesday, r.riseTenths]), [[0, 1, 55]]);
+  });
+
+  test('no cycle over a short history says so with low confidence', () => {
+    const a = fillUpAdvice({ days: days(() => 1800).slice(-30), today: TODAY });
+    assert.deepEqual([a.advice, a.confidence], ['no-cycle', 'low']);
+  });
+});

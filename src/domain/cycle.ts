@@ -10,10 +10,11 @@
  *   feed most likely sent nothing and the mean is the day before's carried forward). The
  *   advice takes no decision on them (advice.ts), and the cheapest weekday is learnt without them.
  * - A restoration starts on a day rising at least RESTORATION_DAY (3.0 c/L) on the day before,
- *   and takes in the next day when that one rises at least RISING_DAY (1.0 c/L) too (a jump late
- *   in a day shows in two daily means); it counts when its rise, the sum, is at least
- *   RESTORATION (5.0 c/L). Its date is that first day. So a creeping rise of a cent a day is not
- *   a restoration (Bunbury's smooth rises), and it does not date the jump that follows it.
+ *   and takes in the days after it while each rises at least RISING_DAY (1.0 c/L) (a jump late
+ *   in a day shows in two daily means, and stations follow a leader over days); it counts when
+ *   its rise, the sum, is at least RESTORATION (5.0 c/L). Its date is that first day. So a
+ *   creeping rise of a cent or two a day is not a restoration (Bunbury's smooth rises), and the
+ *   creeping days before a jump do not date it.
  * - Intervals: days between the starts of consecutive restorations; the period is their
  *   median (the mean of the middle two for an even count), rounded to a whole day.
  * - The city cycles when it has at least 3 restorations in the year and the intervals are
@@ -96,12 +97,13 @@ function restorationsIn(news: ReadonlyMap<LocalDay, number>, today: LocalDay): R
   for (let day = from; day <= today; day++) {
     const first = rise(day);
     if (first === null || first < RESTORATION_DAY) continue;
-    const next = day + 1 <= today ? rise(day + 1) : null;
-    const run: Restoration = next !== null && next >= RISING_DAY
-      ? { day, lastDay: day + 1, riseTenths: first + next }
-      : { day, lastDay: day, riseTenths: first };
+    const run: Restoration = { day, lastDay: day, riseTenths: first };
+    for (let next = rise(day + 1); day + 1 <= today && next !== null && next >= RISING_DAY; next = rise(day + 1)) {
+      day++;
+      run.lastDay = day;
+      run.riseTenths += next;
+    }
     if (run.riseTenths >= RESTORATION) found.push(run);
-    day = run.lastDay;
   }
   return found;
 }

@@ -108,7 +108,7 @@ describe('the dashboard in Chromium', () => {
   type Spread = { data: { spread: Array<{ fuel: string; min: string | false; average: string | false; max: string | false }> } };
   type Unavailable = { data: { unavailable: Array<{ fuel: string; stations: string[] | false; count: number }> } };
   type History = { data: { history: Array<{ fuel: string; records: Array<{ date: string }> | false }> } };
-  type Cycle = { data: { phase: string; advice: string; period_days: number | false; days_since_restoration: number | false; last_restoration: { date: string; rise: string } | false; restorations: Array<{ date: string }> } };
+  type Cycle = { data: { phase: string; advice: string; reason: string; confidence: string; cheapest_weekday: string | false; period_days: number | false; days_since_restoration: number | false; last_restoration: { date: string; rise: string } | false; restorations: Array<{ date: string }> } };
 
   /** Every panel equals the API's answer for the same city, point and fuel. */
   async function assertShowsApi(page: Page, city: string, near: string, fuel: string, timeframe: string): Promise<void> {
@@ -127,6 +127,10 @@ describe('the dashboard in Chromium', () => {
     const cycle = await api<Cycle>(`/v1/cities/${city}/cycle?fuel=${fuel}`);
     assert.equal(await page.getAttribute('#cycle', 'data-phase'), cycle.data.phase);
     assert.equal(await page.getAttribute('#cycle', 'data-advice'), cycle.data.advice);
+    // The advice's reason in the API's own words, its confidence, and a weekly cycle's cheapest day.
+    assert.equal(await page.textContent('#cycle .reason'), cycle.data.reason);
+    assert.equal(await page.getAttribute('#cycle', 'data-confidence'), cycle.data.confidence);
+    if (cycle.data.cheapest_weekday !== false) assert.match(await page.textContent('#cycle') ?? '', new RegExp(`Cheapest day${cycle.data.cheapest_weekday}s`, 'i'));
     const shownDays = new Set(records.map((r) => r.date));
     assert.equal(await page.getAttribute('#chart', 'data-restorations'), String(cycle.data.restorations.filter((r) => shownDays.has(r.date)).length),
       'every restoration on a day the chart shows is marked');

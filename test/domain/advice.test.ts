@@ -94,6 +94,9 @@ describe('the fill-up advice', () => {
     // A jump late in the day shows in two means: +3.0 then +2.5 is one restoration of 5.5 c/L dated its first day.
     const split: DailyMean[] = [{ day: wednesday - 1, meanTenths: 1800 }, { day: wednesday, meanTenths: 1830 }, { day: wednesday + 1, meanTenths: 1855 }];
     assert.deepEqual(restorations(split, TODAY).map((r) => [r.day - wednesday, r.lastDay - wednesday, r.riseTenths]), [[0, 1, 55]]);
+    // Stations following over days: +3.5, +4.0, +2.0, then +0.9 (under 1.0, the run ends): one restoration of 9.5.
+    const follow: DailyMean[] = [1800, 1835, 1875, 1895, 1904].map((meanTenths, i) => ({ day: wednesday - 1 + i, meanTenths }));
+    assert.deepEqual(restorations(follow, TODAY).map((r) => [r.day - wednesday, r.lastDay - wednesday, r.riseTenths]), [[0, 2, 95]]);
   });
 
   test('no cycle over a short history says so with low confidence', () => {

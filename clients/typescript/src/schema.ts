@@ -141,7 +141,7 @@ export interface paths {
         };
         /**
          * City price cycle
-         * @description The price cycle of one fuel (default ulp91), read from the city's daily means over the last 365 local days (the history's). A restoration is a run of consecutive days each rising at least 1.0 c/L on the day before, rising at least 5.0 c/L in all; its date is its first day, its rise the sum. The city cycles with at least 3 restorations whose intervals have a median absolute deviation of at most 35% of their median; period_days is that median, rounded. Phase: rising while the last restoration still runs or began today or yesterday; trough once 0.75 x period days have passed and the latest mean is within 1.0 c/L of the lowest since the rise ended; falling otherwise; none without a cycle. Advice: fill-up in the trough, wait when rising or falling, no-cycle.
+         * @description The price cycle of one fuel (default ulp91), read from the city's daily means over the last 365 local days (the history's), and when to fill up. Days without news (no mean, or the day before's repeated to the last digit) are never read as a change. A restoration starts on a day rising at least 3.0 c/L and takes in the days after it while each rises at least 1.0 c/L; it counts at 5.0 c/L in all. The city cycles with at least 3 restorations whose intervals have a median absolute deviation of at most 35% of their median; period_days is that median, rounded. Phase: rising while the last restoration still runs or began today or yesterday; trough once 0.75 x period days have passed and the latest mean is within 1.0 c/L of the lowest since the rise ended; falling otherwise; none without a cycle. A weekly cycle gives its cheapest weekday. Advice, the first that applies: tomorrow's published prices (WA) higher or lower than now, fill-up or wait; no cycle, no-cycle; no news for two days, unknown; rising, wait; a weekly cycle, fill-up on its cheapest weekday; fill-up in the trough, wait while falling. docs/CYCLE.md has the method and its measured savings.
          */
         get: operations["getCityCycle"];
         put?: never;
@@ -1178,7 +1178,11 @@ export interface operations {
                      *         ],
                      *         "days_since_restoration": 14,
                      *         "phase": "falling",
-                     *         "advice": "wait"
+                     *         "cheapest_weekday": false,
+                     *         "now": "183.9",
+                     *         "advice": "wait",
+                     *         "reason": "Prices are still falling, 14 days after the last restoration. The city's cycle runs every 40 days.",
+                     *         "confidence": "medium"
                      *       }
                      *     }
                      */
@@ -1218,7 +1222,17 @@ export interface operations {
                             }[];
                             days_since_restoration: number | false;
                             phase: "rising" | "falling" | "trough" | "none";
-                            advice: "fill-up" | "wait" | "no-cycle";
+                            cheapest_weekday: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday") | false;
+                            now: string | false;
+                            /** @description fill-up: buy today; wait: prices are due to fall; no-cycle: no regular cycle, buy when you need to; unknown: no price changes reported for two days, so the cycle cannot be read. */
+                            advice: "fill-up" | "wait" | "no-cycle" | "unknown";
+                            /**
+                             * @description Why, in plain words.
+                             * @example Tuesday is the cheapest day of this weekly cycle over the last 8 weeks, and today is Tuesday.
+                             */
+                            reason: string;
+                            /** @description high: from published next-day prices; medium: a cycle of at least 5 restorations in the year, or no cycle over 300 days of reports; low: less. */
+                            confidence: "high" | "medium" | "low";
                         };
                     };
                 };

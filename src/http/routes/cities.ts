@@ -84,8 +84,8 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
       summary: 'City price cycle',
       description: 'The price cycle of one fuel (default ulp91), read from the city\'s daily means over the last 365 local days '
         + '(the history\'s), and when to fill up. Days without news (no mean, or the day before\'s repeated to the last digit) are '
-        + 'never read as a change. A restoration starts on a day rising at least 3.0 c/L and takes in the next day if it rises at '
-        + 'least 1.0 c/L too; it counts at 5.0 c/L in all. The city cycles with at least 3 restorations whose intervals have a median '
+        + 'never read as a change. A restoration starts on a day rising at least 3.0 c/L and takes in the days after it while each '
+        + 'rises at least 1.0 c/L; it counts at 5.0 c/L in all. The city cycles with at least 3 restorations whose intervals have a median '
         + 'absolute deviation of at most 35% of their median; period_days is that median, rounded. Phase: rising while the last '
         + 'restoration still runs or began today or yesterday; trough once 0.75 x period days have passed and the latest mean is '
         + 'within 1.0 c/L of the lowest since the rise ended; falling otherwise; none without a cycle. A weekly cycle gives its '

@@ -97,15 +97,17 @@ export function apiDate(text: string): Date | undefined {
   return match ? new Date(Date.UTC(Number(match[3]), Number(match[2]) - 1, Number(match[1]))) : undefined;
 }
 
-export type Advice = 'fill-up' | 'wait' | 'no-cycle';
-export type Phase = 'rising' | 'falling' | 'trough' | 'none';
+export type Advice = 'fill-up' | 'wait' | 'no-cycle' | 'unknown';
+export type Confidence = 'high' | 'medium' | 'low';
 
-/** The cycle's advice, in words. */
-export function adviceText(advice: Advice, phase: Phase): string {
+/** The advice as a headline; the API's `reason` says why, below it. */
+export function adviceText(advice: Advice, confidence: Confidence): string {
+  const sure = confidence === 'high' ? '' : confidence === 'medium' ? ' (likely)' : ' (a guess: little data)';
   switch (advice) {
-    case 'fill-up': return 'Fill up now: prices are near the bottom of the cycle, and a rise is due.';
-    case 'wait': return phase === 'rising' ? 'Wait if you can: prices are being restored (rising) now.' : 'Wait if you can: prices are still falling after the last restoration.';
+    case 'fill-up': return `Fill up today${sure}.`;
+    case 'wait': return `Wait if you can${sure}.`;
     case 'no-cycle': return 'No regular price cycle for this fuel here: fill up when you need to.';
+    case 'unknown': return 'Not enough recent prices to advise.';
   }
 }
 

@@ -253,6 +253,8 @@ function renderCycle(q: Query, cycle: Cycle['data']): void {
     lines.push(['Next restoration', `due ${next.date} (${left > 1 ? `in ${left} days` : left === 1 ? 'tomorrow' : left === 0 ? 'today' : `${-left} day${left === -1 ? '' : 's'} overdue`})`]);
   }
   lines.push(['Phase now', cycle.phase]);
+  if (cycle.cheapest_weekday !== false) lines.push(['Cheapest day', `${cycle.cheapest_weekday[0]?.toUpperCase() ?? ''}${cycle.cheapest_weekday.slice(1)}s, over the last 8 weeks`]);
+  if (cycle.now !== false) lines.push(['Average now', `${cycle.now} ${q.fuel.unit}`]);
   const list = document.createElement('dl');
   for (const [term, value] of lines) {
     const dt = document.createElement('dt');
@@ -263,8 +265,12 @@ function renderCycle(q: Query, cycle: Cycle['data']): void {
   }
   const advice = document.createElement('p');
   advice.className = `advice ${cycle.advice}`;
-  advice.textContent = adviceText(cycle.advice, cycle.phase);
-  ui.cycle.replaceChildren(list, advice);
+  advice.textContent = adviceText(cycle.advice, cycle.confidence);
+  const reason = document.createElement('p');
+  reason.className = 'reason';
+  reason.textContent = cycle.reason;
+  ui.cycle.replaceChildren(list, advice, reason);
+  ui.cycle.dataset.confidence = cycle.confidence;
   ui.cycle.dataset.phase = cycle.phase;
   ui.cycle.dataset.advice = cycle.advice;
   ui.cycle.setAttribute('aria-label', `Price cycle of ${q.fuel.name} in ${q.city.name}`);

@@ -55,10 +55,11 @@ export async function backtestCommand(config: Config, args: string[]): Promise<n
     const from = dayOption(values.from, 'from') ?? first + 7 * learnWeeks;
     const to = dayOption(values.to, 'to') ?? today - 1 - delay;
     if (from > to) throw new UsageError(`nothing to replay: from ${isoDay(from)} is after to ${isoDay(to)} (the history runs from ${isoDay(first)} to ${isoDay(today - 1)})`);
-    const publishesTomorrow = PUBLISHES_TOMORROW.has(city.state);
+    const publishesTomorrow = PUBLISHES_TOMORROW.has(city.state) && values['without-tomorrow'] !== true;
     const result = backtest(series, (known) => fillUpAdvice(known).advice, { from, to, every, delay, learnWeeks, publishesTomorrow });
     const head = `${city.id} ${fuel}, purchases due every ${every} days from ${isoDay(from)} to ${isoDay(to)}, up to ${delay} days late: `
-      + `${result.purchases} purchases (${result.skipped} windows without data left out); savings against buying on the due day`;
+      + `${result.purchases} purchases (${result.skipped} windows without data left out); `
+      + `the advice ${publishesTomorrow ? 'knows tomorrow\'s published prices' : 'knows the days before only'}; savings against buying on the due day`;
     process.stdout.write(backtestTable(head, result));
     return 0;
   } finally {

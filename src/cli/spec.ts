@@ -176,7 +176,8 @@ export const COMMANDS = {
     name: 'backtest',
     summary: 'replay a city\'s stored history day by day: what following the cycle advice saves against simple rules (docs/BACKTEST.md)',
     details: [
-      'No look-ahead: each day\'s advice sees only the days before it. Prints, per rule, the mean price paid,',
+      'No look-ahead: each day\'s advice sees only the days before it, and where the state publishes the next',
+      'day\'s prices the afternoon before (WA), today\'s and tomorrow\'s. Prints, per rule, the mean price paid,',
       'the saving against buying on the due day, and the share of perfect hindsight\'s saving.',
     ],
     options: {
@@ -186,6 +187,7 @@ export const COMMANDS = {
       to: { type: 'string', arg: 'YYYY-MM-DD', about: 'last purchase due', shown: 'the last whole window' },
       every: { type: 'string', arg: 'N', about: 'days between purchases, 1 to 60', shown: '7' },
       delay: { type: 'string', arg: 'N', about: 'days a purchase may be put off, 0 to 30', shown: '3' },
+      'without-tomorrow': { type: 'boolean', about: 'advise as if the state published no next-day prices (the cycle alone)' },
     },
     env: ['DATABASE_URL', 'FUELPRICE_NOW'],
   },

@@ -4,9 +4,10 @@
  * its measured savings; `fuelprice backtest` measures it.
  *
  * In order, the first that applies:
- * 1. Tomorrow's prices are published (WA, from about 14:30) and their city mean differs from
- *    today's by at least TOMORROW_MARGIN (0.1 c/L): `fill-up` when tomorrow is dearer, `wait`
- *    when it is cheaper. Confidence high: these are the prices stations must charge.
+ * 1. Tomorrow's prices are published (WA, from about 14:30): `fill-up` when their city mean is
+ *    above today's at all, `wait` otherwise (cheaper, or the same: then a day's wait costs
+ *    nothing, and tomorrow brings the day after's prices). Confidence high: these are the prices
+ *    stations must charge. On the real WA days this is all that matters (docs/CYCLE.md).
  * 2. The city does not cycle: `no-cycle`. Confidence medium with a year's worth of news (at least
  *    300 days of it), low otherwise.
  * 3. Neither yesterday nor the day before had news (no report, or the means repeated to the last
@@ -24,8 +25,6 @@ import { type LocalDay, formatLocalDay } from './time.ts';
 export type AdviceValue = 'fill-up' | 'wait' | 'no-cycle' | 'unknown';
 export type Confidence = 'high' | 'medium' | 'low';
 
-/** Tenths of a cent: tomorrow's mean must differ from today's by this much (the smallest step prices are quoted in) to decide on its own. */
-export const TOMORROW_MARGIN = 1;
 /** Restorations in the year from which a cycle's advice is given with medium confidence. */
 export const SURE_RESTORATIONS = 5;
 /** Days of news in the year from which `no-cycle` is said with medium confidence. */
@@ -51,7 +50,8 @@ export interface FillUpAdvice {
   confidence: Confidence;
 }
 
-const cents = (tenths: number): string => (Math.abs(tenths) / 10).toFixed(1);
+/** A difference in words: "1.5 c/L", or "under 0.1 c/L" when it rounds to nothing. */
+const cents = (tenths: number): string => (Math.abs(tenths) < 0.5 ? 'under 0.1 c/L' : `${(Math.abs(tenths) / 10).toFixed(1)} c/L`);
 
 export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
   const { today, now, tomorrow } = input;
@@ -60,10 +60,13 @@ export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
   const answer = (advice: AdviceValue, reason: string, confidence: Confidence): FillUpAdvice => ({ cycle, advice, reason, confidence });
   const cycleWords = cycle.cycles ? `The city's cycle runs every ${cycle.periodDays} days.` : 'The city has no regular price cycle.';
 
-  if (now !== undefined && tomorrow !== undefined && Math.abs(tomorrow - now) >= TOMORROW_MARGIN) {
-    return tomorrow > now
-      ? answer('fill-up', `Tomorrow's published prices average ${cents(tomorrow - now)} c/L more than today's. ${cycleWords}`, 'high')
-      : answer('wait', `Tomorrow's published prices average ${cents(tomorrow - now)} c/L less than today's. ${cycleWords}`, 'high');
+  if (now !== undefined && tomorrow !== undefined) {
+    if (tomorrow > now) {
+      return answer('fill-up', `Tomorrow's published prices average ${cents(tomorrow - now)} more than today's. ${cycleWords}`, 'high');
+    }
+    return tomorrow < now
+      ? answer('wait', `Tomorrow's published prices average ${cents(tomorrow - now)} less than today's. ${cycleWords}`, 'high')
+      : answer('wait', `Tomorrow's published prices average the same as today's: waiting a day costs nothing. ${cycleWords}`, 'high');
   }
   if (!cycle.cycles) {
     const news = [...newsDays(input.days).keys()].filter((d) => d <= today && d > today - YEAR_DAYS).length;

@@ -48,8 +48,11 @@ describe('fuelprice backtest', () => {
     // fixed pays Monday's 180.0; the trough is Tuesday's 178.0, 2.0 c less. The advice says fill-up on
     // Tuesday (six days after Wednesday's restoration, at least 0.75 of the 7-day period, Monday's mean
     // at the lowest since); Tuesday is the cheapest weekday learnt; on Tuesday tomorrow (192.0) is higher.
+    // Perth is in WA, which publishes tomorrow's prices: the advice knows them (Monday: Tuesday's 178.0 is lower,
+    // wait; Tuesday: Wednesday's 192.0 is higher, fill up).
     assert.equal(run.stdout, [
-      'perth ulp91, purchases due every 7 days from 2026-03-02 to 2026-03-26, up to 3 days late: 4 purchases (0 windows without data left out); savings against buying on the due day',
+      'perth ulp91, purchases due every 7 days from 2026-03-02 to 2026-03-26, up to 3 days late: 4 purchases (0 windows without data left out); '
+        + 'the advice knows tomorrow\'s published prices; savings against buying on the due day',
       'rule                paid c/L  saved c/L  of oracle',
       'fixed                 180.00       0.00         0%',
       'advice                178.00       2.00       100%',
@@ -58,6 +61,14 @@ describe('fuelprice backtest', () => {
       'oracle                178.00       2.00       100%',
       '',
     ].join('\n'));
+  });
+
+  test('--without-tomorrow: the cycle alone, from the days before (Tuesday, the cheapest weekday of a weekly cycle)', async () => {
+    const run = await runCli(['backtest', '--city', 'perth', '--without-tomorrow'], { DATABASE_URL: url, FUELPRICE_NOW: NOW });
+    assert.equal(run.code, 0, run.stderr);
+    const lines = run.stdout.split('\n');
+    assert.match(lines[0] ?? '', /4 purchases \(0 windows without data left out\); the advice knows the days before only; /);
+    assert.equal(lines[3], 'advice                178.00       2.00       100%');
   });
 
   test('a chosen window and no delay', async () => {

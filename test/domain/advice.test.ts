@@ -31,16 +31,22 @@ describe('the fill-up advice', () => {
     const down = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780, tomorrow: 1765 });
     assert.deepEqual([down.advice, down.confidence, down.reason],
       ['wait', 'high', "Tomorrow's published prices average 1.5 c/L less than today's. The city's cycle runs every 7 days."]);
-    // Without a cycle too: a flat year, tomorrow 0.1 c/L dearer (the smallest step) is enough.
+    // Without a cycle too: a flat year, tomorrow 0.1 c/L dearer is enough, and so is 0.02 (one station of five up 0.1).
     const flat = fillUpAdvice({ days: days(() => 1800), today: TODAY, now: 1800, tomorrow: 1801 });
     assert.deepEqual([flat.advice, flat.reason], ['fill-up', "Tomorrow's published prices average 0.1 c/L more than today's. The city has no regular price cycle."]);
+    const tiny = fillUpAdvice({ days: days(() => 1800), today: TODAY, now: 1800, tomorrow: 1800.2 });
+    assert.deepEqual([tiny.advice, tiny.reason], ['fill-up', "Tomorrow's published prices average under 0.1 c/L more than today's. The city has no regular price cycle."]);
   });
 
-  test('tomorrow the same as today: the cycle decides (here the weekly cheapest day, today)', () => {
+  test('tomorrow the same as today: wait, whatever the cycle says (a day costs nothing)', () => {
+    // Today is the weekly cycle's cheapest day, yet tomorrow's published prices are today's: waiting loses nothing.
     const same = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780, tomorrow: 1780 });
-    // 52 restorations in the year (every Wednesday), period 7; Tuesday is the cheapest against its centred week.
     assert.deepEqual([same.advice, same.confidence, same.cycle.cheapestWeekday, same.reason],
-      ['fill-up', 'medium', 1, 'Tuesday is the cheapest day of this weekly cycle over the last 8 weeks, and today is Tuesday.']);
+      ['wait', 'high', 1, "Tomorrow's published prices average the same as today's: waiting a day costs nothing. The city's cycle runs every 7 days."]);
+    // Without tomorrow's prices the cycle decides: Tuesday, the cheapest weekday, is today.
+    const cycle = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780 });
+    assert.deepEqual([cycle.advice, cycle.confidence, cycle.reason],
+      ['fill-up', 'medium', 'Tuesday is the cheapest day of this weekly cycle over the last 8 weeks, and today is Tuesday.']);
   });
 
   test('a weekly cycle on another day: wait, naming the day', () => {

@@ -89,8 +89,8 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
         + 'absolute deviation of at most 35% of their median; period_days is that median, rounded. Phase: rising while the last '
         + 'restoration still runs or began today or yesterday; trough once 0.75 x period days have passed and the latest mean is '
         + 'within 1.0 c/L of the lowest since the rise ended; falling otherwise; none without a cycle. A weekly cycle gives its '
-        + 'cheapest weekday. Advice, the first that applies: tomorrow\'s published prices (WA) higher or lower than now, fill-up or '
-        + 'wait; no cycle, no-cycle; no news for two days, unknown; rising, wait; a weekly cycle, fill-up on its cheapest weekday; '
+        + 'cheapest weekday. Advice, the first that applies: tomorrow\'s published prices (WA) higher than now, fill-up, '
+        + 'else wait; no cycle, no-cycle; no news for two days, unknown; rising, wait; a weekly cycle, fill-up on its cheapest weekday; '
         + 'fill-up in the trough, wait while falling. docs/CYCLE.md has the method and its measured savings.',
       tags, security, params: IdParams, querystring: CycleQuerySchema, response: { 200: CycleResponse, ...errorResponses(404) },
     },

@@ -126,7 +126,7 @@ export function feedRunValues(run: FeedRun): Array<string | number | null> {
 export function toFeedStation(r: Row): FeedStation {
   return {
     id: String(r.id), feedCode: String(r.feed_code), name: String(r.name), brand: String(r.brand), address: String(r.address),
-    street: String(r.street ?? ''), suburb: String(r.suburb), postcode: String(r.postcode), state: r.state as StateId,
+    street: String(r.street), suburb: String(r.suburb), postcode: String(r.postcode), state: r.state as StateId,
   };
 }
 

@@ -5,6 +5,19 @@ import { maskSecrets } from './secrets.ts';
 export interface FeedConfig {
   readonly url: string;
   readonly credentials: Readonly<Record<string, string | undefined>>;
+  /** Which of a feed's interfaces to read, for a feed that has two (WA: WA_FUELWATCH_SOURCE, `auto` by default); undefined for the others. */
+  readonly source?: FeedSource;
+}
+
+/** WA_FUELWATCH_SOURCE: `api` FuelWatch's JSON site API, `rss` its RSS, `auto` the site API with the RSS as the fallback (ingest/feeds/wa.ts). */
+export const FEED_SOURCES = ['auto', 'api', 'rss'] as const;
+export type FeedSource = (typeof FEED_SOURCES)[number];
+
+function parseSource(variable: string, value: string | undefined): FeedSource {
+  const text = value?.trim().toLowerCase() ?? '';
+  if (text === '') return 'auto';
+  if (!(FEED_SOURCES as readonly string[]).includes(text)) throw new ConfigError(variable, `must be one of ${FEED_SOURCES.join(', ')}, got '${text.slice(0, 20)}'`);
+  return text as FeedSource;
 }
 
 export interface Config {
@@ -74,7 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       nsw: feed('NSW_FUELCHECK_URL', 'https://api.onegov.nsw.gov.au', 'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET'),
       qld: feed('QLD_FPD_URL', 'https://fppdirectapi-prod.fuelpricesqld.com.au', 'QLD_FPD_TOKEN'),
       sa: feed('SA_FPD_URL', 'https://fppdirectapi-prod.safuelpricinginformation.com.au', 'SA_FPD_TOKEN'),
-      wa: feed('WA_FUELWATCH_URL', 'https://www.fuelwatch.wa.gov.au'),
+      wa: { ...feed('WA_FUELWATCH_URL', 'https://www.fuelwatch.wa.gov.au'), source: parseSource('WA_FUELWATCH_SOURCE', env.WA_FUELWATCH_SOURCE) },
       vic: feed('VIC_FAIRFUEL_URL', 'https://api.fuel.service.vic.gov.au', 'VIC_FAIRFUEL_CONSUMER_ID'),
       nt: feed('NT_MYFUEL_URL', 'https://myfuelnt.nt.gov.au'),
     }),

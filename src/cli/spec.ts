@@ -49,6 +49,7 @@ export const ENV = {
   QLD_FPD_URL: { shown: 'https://fppdirectapi-prod.fuelpricesqld.com.au', about: 'qld feed address' },
   SA_FPD_URL: { shown: 'https://fppdirectapi-prod.safuelpricinginformation.com.au', about: 'sa feed address' },
   WA_FUELWATCH_URL: { shown: 'https://www.fuelwatch.wa.gov.au', about: 'wa feed address (no credentials)' },
+  WA_FUELWATCH_SOURCE: { shown: 'auto', about: 'wa: api (the JSON site API), rss, or auto (the site API, the RSS when it fails)' },
   VIC_FAIRFUEL_URL: { shown: 'https://api.fuel.service.vic.gov.au', about: 'vic feed address' },
   NT_MYFUEL_URL: { shown: 'https://myfuelnt.nt.gov.au', about: 'nt feed address (no credentials)' },
 } as const satisfies Record<string, { shown?: string; about: string }>;
@@ -57,7 +58,7 @@ export type EnvName = keyof typeof ENV;
 
 const FEED_ENV = [
   'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET', 'QLD_FPD_TOKEN', 'SA_FPD_TOKEN', 'VIC_FAIRFUEL_CONSUMER_ID',
-  'NSW_FUELCHECK_URL', 'QLD_FPD_URL', 'SA_FPD_URL', 'WA_FUELWATCH_URL', 'VIC_FAIRFUEL_URL', 'NT_MYFUEL_URL',
+  'NSW_FUELCHECK_URL', 'QLD_FPD_URL', 'SA_FPD_URL', 'WA_FUELWATCH_URL', 'WA_FUELWATCH_SOURCE', 'VIC_FAIRFUEL_URL', 'NT_MYFUEL_URL',
 ] as const satisfies readonly EnvName[];
 
 export const COMMANDS = {

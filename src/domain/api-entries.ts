@@ -4,6 +4,7 @@ import { formatKm } from './nearby.ts';
 import type { FuelSeries } from './history.ts';
 import type { StationReport } from './price-rows.ts';
 import type { Spread, Summary } from './today.ts';
+import type { NextPrice } from './tomorrow.ts';
 import { formatCents, formatDollars } from './rounding.ts';
 import type { StateId } from './states.ts';
 import { dayStart, formatLocalDay } from './time.ts';
@@ -60,22 +61,29 @@ export function unavailableEntries(unavailable: Map<FuelId, string[]>): Array<{ 
   });
 }
 
-export interface StationPriceOut { price: string | false; available: boolean; updated_at: number | false; source: string | false }
+export interface StationPriceOut {
+  price: string | false; available: boolean; updated_at: number | false; source: string | false;
+  tomorrow: { price: string; from: number } | false;
+}
 
 /**
  * A station's current prices, one entry per fuel: its latest report for the fuel (when, by which
  * feed, in stock or not) with the price in cents (ddd.d) of its latest report that was in stock:
  * an out-of-stock fuel keeps its last real price, and one never reported in stock has `price`
  * false. A fuel with no report is false throughout. Nothing is derived: a combined id shows only
- * a report a feed made under that id, never one of its members' prices.
+ * a report a feed made under that id, never one of its members' prices. `tomorrow` is the next
+ * price already published for the fuel (held until in force: tomorrow.ts), or false.
  */
-export function stationPriceEntries(prices: readonly StationReport[], source: string): Array<{ fuel: FuelId } & StationPriceOut> {
+export function stationPriceEntries(prices: readonly StationReport[], source: string, next: ReadonlyMap<FuelId, NextPrice> = new Map()): Array<{ fuel: FuelId } & StationPriceOut> {
   const byFuel = new Map(prices.map((p) => [p.fuel, p]));
   return perFuel((fuel): StationPriceOut => {
     const report = byFuel.get(fuel);
-    if (!report) return { price: false, available: false, updated_at: false, source: false };
+    const held = next.get(fuel);
+    // Tomorrow's price is shown whether or not the fuel has a report today (a station's first day in a feed).
+    const tomorrow = held ? { price: formatCents(held.priceTenths), from: held.from } : false as const;
+    if (!report) return { price: false, available: false, updated_at: false, source: false, tomorrow };
     const shown = report.available ? report.priceTenths : report.lastAvailableTenths;
-    return { price: shown === undefined ? false : formatCents(shown), available: report.available, updated_at: report.reportedAt, source };
+    return { price: shown === undefined ? false : formatCents(shown), available: report.available, updated_at: report.reportedAt, source, tomorrow };
   });
 }
 

@@ -6,6 +6,7 @@
 import type { FeedConfig } from '../config.ts';
 import type { StateId } from '../domain/states.ts';
 import type { Logger } from '../logger.ts';
+import type { FeedStation } from '../storage/store.ts';
 import type { FeedHttp } from './feed-fetch.ts';
 import type { FuelMap, Normaliser } from './normalise.ts';
 
@@ -31,6 +32,8 @@ export interface PullContext {
   readonly log: Logger;
   /** Values the adapter keeps between runs and processes beside its cursor (FuelCheck's access token); never logged. */
   readonly kept: KeptValues;
+  /** The feed's stations as stored (WA matches a station reported under its other key to them); absent: none. */
+  storedStations?(): Promise<readonly FeedStation[]>;
   /** A fresh normaliser per pulled batch: it collects the batch, its rejections and the unknown fuel codes. */
   normaliser(): Normaliser;
 }

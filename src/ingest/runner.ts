@@ -112,6 +112,7 @@ export async function runFeed(options: RunFeedOptions): Promise<FeedRun> {
     const unknown = new UnknownFuels(adapter.id, log);
     const pulled = await adapter.pull({
       http, config, cursor, now: startedAt, log, previousRunFailed, kept: keptValues(store, adapter.id, startedAt),
+      storedStations: () => store.feedStations(adapter.id),
       normaliser: () => new Normaliser(adapter.id, adapter.fuels, startedAt, unknown),
     });
     for (const { normaliser, cursor: next } of pulled) {

@@ -52,11 +52,17 @@ export const HistoryRecordSchema = Type.Object({
 
 const FuelRecords = Type.Object({ fuel: FuelIdSchema, records: orFalse(Type.Array(Type.Ref(HistoryRecordSchema))) });
 
+/** A price already published, in force from a later instant (held: domain/tomorrow.ts). */
+const NextPriceSchema = Type.Object({
+  price: Type.String({ description: 'Cents, ddd.d.', examples: ['229.3'] }),
+  from: Type.Integer({ description: 'Unix second from which it is in force (WA: 06:00 WA time).', examples: [1774908000] }),
+});
+
 /** From the demo dataset, as in the README (abridged). */
 const EXAMPLE_STATION_PRICES = { data: { id: 'metro-fuel-black-gardens', name: 'Metro Fuel Black Gardens', prices: [
-  { fuel: 'e10', price: '179.9', available: false, updated_at: 1795513286, source: 'demo' },
-  { fuel: 'ulp91', price: '179.9', available: true, updated_at: 1795551689, source: 'demo' },
-  { fuel: 'ulp98', price: false, available: false, updated_at: false, source: false },
+  { fuel: 'e10', price: '179.9', available: false, updated_at: 1795513286, source: 'demo', tomorrow: false },
+  { fuel: 'ulp91', price: '179.9', available: true, updated_at: 1795551689, source: 'demo', tomorrow: false },
+  { fuel: 'ulp98', price: false, available: false, updated_at: false, source: false, tomorrow: false },
 ] } };
 
 const named = <T extends Record<string, TSchema>>(extra: T) => Type.Object({ id: Type.String(), name: Type.String(), ...extra });
@@ -82,28 +88,37 @@ export const UnavailableResponse = Type.Object({
   ] } }],
   description: 'Per fuel, the city\'s stations whose latest report says out of stock.',
 });
+const SpreadEntries = Type.Array(Type.Object({
+  fuel: FuelIdSchema,
+  average: orFalse(Type.String({ description: 'Dollars, d.dd.', examples: ['1.79'] })),
+  min: orFalse(Type.String({ description: 'Cents, ddd.d.', examples: ['169.9'] })),
+  max: orFalse(Type.String({ description: 'Cents, ddd.d.', examples: ['199.9'] })),
+}));
+const TOMORROW_KNOWN = 'Tomorrow, where it is known: over the next prices already published (held until in force) of the city\'s stations that have one in stock, '
+  + 'or false when none has (every state but WA; in WA before about 14:30 WA time). from: the earliest instant they take effect (WA: 06:00 WA time).';
 export const SpreadResponse = Type.Object({
   data: named({
-    spread: Type.Array(Type.Object({
-      fuel: FuelIdSchema,
-      average: orFalse(Type.String({ description: 'Dollars, d.dd.', examples: ['1.79'] })),
-      min: orFalse(Type.String({ description: 'Cents, ddd.d.', examples: ['169.9'] })),
-      max: orFalse(Type.String({ description: 'Cents, ddd.d.', examples: ['199.9'] })),
-    })),
+    spread: SpreadEntries,
+    tomorrow: Type.Union([Type.Object({ from: Type.Integer({ description: 'Unix second.' }), spread: SpreadEntries }), Type.Literal(false)], { description: TOMORROW_KNOWN }),
   }),
 }, {
   examples: [{ data: { id: 'sydney', name: 'Sydney', spread: [
     { fuel: 'e10', average: '1.80', min: '164.9', max: '186.7' }, { fuel: 'e5', average: false, min: false, max: false },
-  ] } }],
-  description: 'Per fuel, today\'s spread of the city\'s current available prices.',
+  ], tomorrow: false } }],
+  description: 'Per fuel, today\'s spread of the city\'s current available prices; and tomorrow\'s, where it is known.',
 });
+const AverageEntries = Type.Array(Type.Object({ fuel: FuelIdSchema, average: orFalse(Type.String({ description: 'Dollars, d.dd.' })) }));
 export const AverageResponse = Type.Object({
   data: named({
-    averages: Type.Array(Type.Object({ fuel: FuelIdSchema, average: orFalse(Type.String({ description: 'Dollars, d.dd.' })) })),
+    averages: AverageEntries,
+    tomorrow: Type.Union([Type.Object({ from: Type.Integer({ description: 'Unix second.' }), averages: AverageEntries }), Type.Literal(false)], {
+      description: `${TOMORROW_KNOWN} Its averages equal the spread's tomorrow averages.`,
+    }),
   }),
 }, {
-  description: 'Per fuel, today\'s average of the city\'s current available prices.',
-  examples: [{ data: { id: 'perth', name: 'Perth', averages: [{ fuel: 'e10', average: '1.78' }, { fuel: 'e85', average: false }] } }],
+  description: 'Per fuel, today\'s average of the city\'s current available prices; and tomorrow\'s, where it is known.',
+  examples: [{ data: { id: 'perth', name: 'Perth', averages: [{ fuel: 'e10', average: false }, { fuel: 'ulp91', average: '2.48' }],
+    tomorrow: { from: 1774908000, averages: [{ fuel: 'e10', average: false }, { fuel: 'ulp91', average: '2.45' }] } } }],
 });
 
 export const StationPricesResponse = Type.Object({
@@ -114,6 +129,10 @@ export const StationPricesResponse = Type.Object({
       available: Type.Boolean({ description: 'In stock at the last report; false too when there is no report.' }),
       updated_at: orFalse(Type.Integer({ description: 'Unix second of the last report.' })),
       source: orFalse(Type.String({ description: 'The feed that reported it (the station\'s feed; demo for demo data).', examples: ['demo'] })),
+      tomorrow: Type.Union([NextPriceSchema, Type.Literal(false)], {
+        description: 'The next price already published for this fuel and not yet in force (WA: published about 14:30 WA time, in force from 06:00 the next day), '
+          + 'or false when none is known (no state but WA publishes ahead; in WA, before 14:30, or a station closed all day tomorrow).',
+      }),
     })),
   }),
 }, {
@@ -229,6 +248,13 @@ export const CheapestQuerySchema = Type.Object({
   order: Type.Optional(Type.String({
     enum: ['asc', 'desc'], description: 'asc (default): cheapest first; desc: dearest first.', 'x-accepts': 'must be asc or desc',
   })),
+  day: Type.Optional(Type.String({
+    enum: ['today', 'tomorrow'],
+    description: 'today (default): the prices in force now. tomorrow: the next prices already published and not yet in force (WA: from about 14:30 WA time, '
+      + 'in force from 06:00 the next day), each item\'s updated_at the instant its price takes effect; only stations with such a price are listed, '
+      + 'so a scope where none is known (every state but WA; WA before 14:30) answers an empty list.',
+    'x-accepts': 'must be today or tomorrow',
+  })),
   limit: ListQuerySchema.properties.limit,
   page: ListQuerySchema.properties.page,
   offset: ListQuerySchema.properties.offset,
@@ -243,7 +269,7 @@ export const CheapestItemSchema = Type.Object({
   latitude: stationCoordinate('-31.8872'),
   longitude: stationCoordinate('115.9731'),
   price: Type.String({ description: 'Cents, ddd.d: the station\'s available price (for a combined id, its lowest member price).', examples: ['172.9'] }),
-  updated_at: Type.Integer({ description: 'Unix second of that price\'s report.' }),
+  updated_at: Type.Integer({ description: 'Unix second of that price\'s report (with day=tomorrow: from which it is in force).' }),
   distance_km: Type.Optional(Type.String({ description: 'Only with near: great-circle km from the point, one decimal.', examples: ['1.4'] })),
 });
 export const CheapestResponse = pageEnvelope(CheapestItemSchema, 'A page of the stations selling the fuel, cheapest first (dearest first with order=desc).', {

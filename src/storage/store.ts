@@ -2,10 +2,14 @@ import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
 import type { PriceOrder, PricedStation, RankedPrice } from '../domain/cheapest.ts';
 import type { Near } from '../domain/nearby.ts';
+import type { HeldPrice } from '../domain/tomorrow.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
 
-export type { PricedStation, RankedPrice };
+export type { HeldPrice, PricedStation, RankedPrice };
+
+/** Which prices /v1/prices/cheapest ranks: those in force now, or the next ones already published (held: domain/tomorrow.ts). */
+export type PriceDay = 'today' | 'tomorrow';
 export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices };
 
 /**
@@ -155,6 +159,7 @@ export interface FeedStation {
   name: string;
   brand: string;
   address: string;
+  street: string;
   suburb: string;
   postcode: string;
   state: StateId;
@@ -269,8 +274,11 @@ export interface ReadStore extends StoreBase {
   listCities(query: ListQuery): Promise<ListResult<City>>;
   city(id: string): Promise<City | undefined>;
   listStations(query: StationListQuery): Promise<ListResult<ListedStation>>;
-  /** A page of the stations of an area ranked by their available price of an output fuel (domain/cheapest.ts), how many there are, and the page's stations. */
-  cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number): Promise<CheapestPage>;
+  /**
+   * A page of the stations of an area ranked by their available price of an output fuel (domain/cheapest.ts), how many there are, and the page's stations.
+   * With day `tomorrow`, ranked by their next held prices in stock instead (domain/tomorrow.ts).
+   */
+  cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day?: PriceDay): Promise<CheapestPage>;
   /**
    * Count, sum, min and max of available current prices per reported fuel, from the totals kept
    * on write: of one state, or (undefined) of the nation.
@@ -283,6 +291,10 @@ export interface ReadStore extends StoreBase {
   currentForStation(stationId: string): Promise<CurrentPrice[]>;
   /** The station's name, feed and current prices in one read; undefined for an unknown id. */
   stationPrices(stationId: string): Promise<StationPrices | undefined>;
+  /** The station's held prices (dated ahead, not yet in force), ordered by fuel and instant. */
+  heldForStation(stationId: string): Promise<HeldPrice[]>;
+  /** The held prices of every station of the city, in no order. */
+  heldForCity(cityId: string): Promise<HeldPrice[]>;
   /**
    * What cityHistory needs, read in one snapshot. Given `nowSec`, when today is the only live day
    * of the range, storage totals it itself (parts.liveDay) instead of handing over every station's

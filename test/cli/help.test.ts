@@ -141,6 +141,7 @@ describe('fuelprice --help and --version', () => {
     assert.equal(ENV.QLD_FPD_URL.shown, config.feeds.qld.url);
     assert.equal(ENV.SA_FPD_URL.shown, config.feeds.sa.url);
     assert.equal(ENV.WA_FUELWATCH_URL.shown, config.feeds.wa.url);
+    assert.equal(ENV.WA_FUELWATCH_SOURCE.shown, config.feeds.wa.source);
     assert.equal(ENV.VIC_FAIRFUEL_URL.shown, config.feeds.vic.url);
     assert.equal(ENV.NT_MYFUEL_URL.shown, config.feeds.nt.url);
     assert.equal(COMMANDS.demo.options.seed.shown, String(DEFAULT_DEMO.seed));

@@ -41,6 +41,6 @@ describe('serve applies held prices already due at start', () => {
     const r = await fetch(`${server.address}/v1/stations/gamma-perth/prices`, { headers: { authorization: `Bearer ${created.token}` } });
     assert.equal(r.status, 200);
     const body = await r.json() as { data: { prices: Array<{ fuel: string; price: string | false; updated_at: number | false }> } };
-    assert.deepEqual(body.data.prices.find((p) => p.fuel === 'ulp91'), { fuel: 'ulp91', price: '159.9', available: true, updated_at: sixAm, source: 'test' });
+    assert.deepEqual(body.data.prices.find((p) => p.fuel === 'ulp91'), { fuel: 'ulp91', price: '159.9', available: true, updated_at: sixAm, source: 'test', tomorrow: false });
   });
 });

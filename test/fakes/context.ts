@@ -1,4 +1,5 @@
-import type { FeedConfig } from '../../src/config.ts';
+import type { FeedConfig, FeedSource } from '../../src/config.ts';
+import type { FeedStation } from '../../src/storage/store.ts';
 import type { FeedAdapter, KeptValues, PullContext } from '../../src/ingest/feed.ts';
 import type { Logger } from '../../src/logger.ts';
 import { FeedHttp, type HttpOptions } from '../../src/ingest/feed-fetch.ts';
@@ -28,17 +29,22 @@ export interface TestContextOptions {
   http?: Partial<HttpOptions>;
   log?: MemoryLog;
   kept?: KeptValues;
+  /** Which interface of a feed that has two (WA): the adapter's default when absent. */
+  source?: FeedSource;
+  /** The feed's stations as if stored (storedStations). */
+  stored?: readonly FeedStation[];
 }
 
 /** A PullContext for calling an adapter's pull() directly against a fake: no retries waited for. */
 export function testPullContext(adapter: FeedAdapter, options: TestContextOptions): PullContext & { log: MemoryLog; http: FeedHttp } {
   const log = options.log ?? new MemoryLog();
-  const config: FeedConfig = { url: options.url, credentials: options.credentials ?? {} };
+  const config: FeedConfig = { url: options.url, credentials: options.credentials ?? {}, ...(options.source ? { source: options.source } : {}) };
   const unknown = new UnknownFuels(adapter.id, log);
   const http = new FeedHttp({ sleep: async () => {}, random: () => 0.5, timeoutMs: 2_000, ...options.http });
   return {
     http, config, cursor: options.cursor, now: options.now, log, previousRunFailed: options.previousRunFailed ?? false,
     kept: options.kept ?? new MemoryKept(),
+    storedStations: async () => options.stored ?? [],
     normaliser: () => new Normaliser(adapter.id, adapter.fuels, options.now, unknown),
   };
 }

@@ -39,9 +39,32 @@ function emptyChannel(): string {
     + '<ttl>720</ttl>\n<link>https://www.fuelwatch.wa.gov.au</link>\n<language>en-us</language>\n</channel>\n</rss>\n';
 }
 
-export async function startWaFake(): Promise<WaFake> {
+/** The real site API capture (test/fixtures/real/wa-api/): taken 2026-03-30 06:48:55 UTC = 14:48:55 WA, after tomorrow's publication. */
+export const WA_API_CAPTURED = Date.parse('2026-03-30T06:48:55Z') / 1000;
+const API_FIXTURES = new URL('../fixtures/real/wa-api/', import.meta.url);
+/** The products the capture has; the site API's others answer an empty list here. */
+export const WA_API_CAPTURED_PRODUCTS = ['ULP', 'DSL', '98R'] as const;
+
+/** The captured sites of one product (the fixture parsed), [] for a product not captured. */
+export function waApiSites(fuelType: string): Array<Record<string, unknown>> {
+  const file = new URL(`sites_${fuelType}.json`, API_FIXTURES);
+  return existsSync(file) && /^[A-Z0-9]{3}$/.test(fuelType) ? JSON.parse(readFileSync(file, 'utf8')) as Array<Record<string, unknown>> : [];
+}
+
+/**
+ * With `api`, the fake also plays the site API: GET /api/sites?fuelType=X answers the real capture
+ * of X (test/fixtures/real/wa-api/sites_X.json), or [] for a product it has none of. Without it,
+ * /api/sites is a 404, as on a host that has only the RSS.
+ */
+export async function startWaFake(options: { api?: boolean } = {}): Promise<WaFake> {
   let round = 1;
   const handler = (request: FakeRequest): FakeReply => {
+    if (options.api && request.method === 'GET' && request.path === '/api/sites') {
+      const fuelType = request.query.get('fuelType') ?? '';
+      if (!['ULP', 'PUP', 'DSL', 'BDL', 'LPG', '98R', 'E85'].includes(fuelType)) return { status: 400, body: '{"message":"bad fuelType"}' };
+      const file = new URL(`sites_${fuelType}.json`, API_FIXTURES);
+      return { headers: { 'content-type': 'application/json; charset=utf-8' }, body: existsSync(file) ? readFileSync(file, 'utf8') : '[]' };
+    }
     if (request.method !== 'GET' || request.path !== '/fuelwatch/fuelWatchRSS') return { status: 404, body: 'not found' };
     const product = request.query.get('Product') ?? '';
     const day = request.query.get('Day') ?? '';

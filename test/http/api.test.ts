@@ -193,6 +193,8 @@ for (const backend of testBackends()) {
               'ulp-combined': { average: '1.80', min: '175.0', max: '185.0' },
               'diesel-combined': { average: '1.99', min: '199.0', max: '199.0' },
             }, none),
+            // Nothing held for the city: tomorrow is not known.
+            tomorrow: false,
           },
         });
       });
@@ -203,6 +205,7 @@ for (const backend of testBackends()) {
           data: {
             id: 'sydney', name: 'Sydney',
             averages: allFuels<Record<string, unknown>>({ ulp91: { average: '1.80' }, diesel: { average: '1.99' }, 'ulp-combined': { average: '1.80' }, 'diesel-combined': { average: '1.99' } }, { average: false }),
+            tomorrow: false,
           },
         });
       });
@@ -216,7 +219,7 @@ for (const backend of testBackends()) {
 
       test('a city without stations answers false everywhere', async () => {
         const spread = await get(server, '/v1/cities/hobart/spread');
-        assert.deepEqual(spread.body, { data: { id: 'hobart', name: 'Hobart', spread: allFuels({}, { average: false, min: false, max: false }) } });
+        assert.deepEqual(spread.body, { data: { id: 'hobart', name: 'Hobart', spread: allFuels({}, { average: false, min: false, max: false }), tomorrow: false } });
         const unavailable = await get(server, '/v1/cities/hobart/unavailable');
         assert.deepEqual(unavailable.body, { data: { id: 'hobart', name: 'Hobart', unavailable: allFuels({}, { stations: false, count: 0 }) } });
         const history = await get(server, '/v1/cities/hobart/history?timeframe=all-time');

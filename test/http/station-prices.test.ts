@@ -25,10 +25,10 @@ import { fixedClock, get, servedStore, testBackends } from '../helpers.ts';
 const FUEL_ORDER = ['e10', 'ulp91', 'ulp95', 'ulp98', 'diesel', 'pdiesel', 'lpg', 'e85', 'e5', 'ev',
   'b20', 'cng', 'lng', 'opal', 'lrp', 'ulsd', 'ulp-combined', 'pulp-combined', 'diesel-combined'];
 
-const NONE = { price: false, available: false, updated_at: false, source: false };
+const NONE = { price: false, available: false, updated_at: false, source: false, tomorrow: false };
 
 function entries(reported: Record<string, { price: string | false; available: boolean; updated_at: number; source: string }>): unknown[] {
-  return FUEL_ORDER.map((fuel) => ({ fuel, ...(reported[fuel] ?? NONE) }));
+  return FUEL_ORDER.map((fuel) => ({ fuel, ...(reported[fuel] ?? NONE), tomorrow: false }));
 }
 
 for (const backend of testBackends()) {

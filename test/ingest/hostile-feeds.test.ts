@@ -5,6 +5,7 @@
  * store: after any hostile answer the stored data is unchanged and the run failed or counted
  * rejections; the data stored before is still what the API serves.
  */
+import type { FeedSource } from '../../src/config.ts';
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer } from 'node:net';
@@ -261,7 +262,7 @@ describe('compressed bombs: FeedHttp stops at its cap on decompressed bytes', ()
       const before = await dump(store);
       sentBytes = 0;
       const run = await runFeed({
-        store, adapter: waAdapter, config: { url: `${base}/wa`, credentials: {} }, clock: { now: () => WA_ROUND_1_NOW }, log: new MemoryLog(),
+        store, adapter: waAdapter, config: { url: `${base}/wa`, credentials: {}, source: 'rss' }, clock: { now: () => WA_ROUND_1_NOW }, log: new MemoryLog(),
         http: new FeedHttp({ sleep: async () => {} }),
       });
       assert.match(run.error ?? '', /body over the 67108864-byte limit/);
@@ -280,6 +281,8 @@ interface FeedCase {
   /** Requests whose path contains this get the hostile answer. */
   target: string;
   credentials: Record<string, string>;
+  /** WA: the RSS, which its fake plays. */
+  source?: FeedSource;
   start(): Promise<{ url: string; server: FakeFeedServer; close(): Promise<void> }>;
   paths: string[];
 }
@@ -291,7 +294,7 @@ const FEEDS: FeedCase[] = [
     credentials: { QLD_FPD_TOKEN: FPD_TEST_TOKENS.qld }, paths: ['/v1/stations?state=qld&limit=100', '/v1/cities/brisbane/spread'] },
   { name: 'vic', adapter: vicAdapter, now: VIC_ROUND_1_NOW, target: '/fuel/prices', start: () => startVicFake(),
     credentials: { VIC_FAIRFUEL_CONSUMER_ID: VIC_TEST_CONSUMER_ID }, paths: ['/v1/stations?state=vic&limit=100', '/v1/cities/melbourne/spread'] },
-  { name: 'wa', adapter: waAdapter, now: WA_ROUND_1_NOW, target: '/fuelwatch', start: () => startWaFake(), credentials: {},
+  { name: 'wa', adapter: waAdapter, now: WA_ROUND_1_NOW, target: '/fuelwatch', start: () => startWaFake(), credentials: {}, source: 'rss',
     paths: ['/v1/stations?state=wa&limit=100', '/v1/cities/perth/spread'] },
   { name: 'nt', adapter: ntAdapter, now: NT_ROUND_1_NOW, target: '/Home/Results', start: () => startNtFake(), credentials: {},
     paths: ['/v1/stations?state=nt&limit=100', '/v1/cities/darwin/spread'] },
@@ -320,7 +323,7 @@ for (const feed of FEEDS) {
     let stored = '';
     let served: string[] = [];
     const run = (url = fake.url, http = new FeedHttp({ sleep: async () => {}, attempts: 1, timeoutMs: 2_000 })): Promise<FeedRun> => runFeed({
-      store, adapter: feed.adapter, config: { url, credentials: feed.credentials }, clock: { now: () => feed.now }, log: new MemoryLog(), http,
+      store, adapter: feed.adapter, config: { url, credentials: feed.credentials, ...(feed.source ? { source: feed.source } : {}) }, clock: { now: () => feed.now }, log: new MemoryLog(), http,
     });
     const assertUnchanged = async (): Promise<void> => {
       assert.ok(await dataDump(store) === stored, 'the stored data changed');

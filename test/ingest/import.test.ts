@@ -198,7 +198,7 @@ describe('import: matching NSW rows to known stations', () => {
 
   test('by address and postcode first, then by name and postcode; a key two stations share matches neither', () => {
     const station = (feedCode: string, name: string, address: string, postcode: string): FeedStation =>
-      ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, suburb: 'Kensington', postcode, state: 'nsw' });
+      ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, street: '', suburb: 'Kensington', postcode, state: 'nsw' });
     // Each case a file of its own (the index also remembers what one file showed).
     const index = (): NswStationIndex => new NswStationIndex([
       station('NSW-1', 'BP Kensington', '150 Anzac Parade, Kensington NSW 2033', '2033'),
@@ -215,7 +215,7 @@ describe('import: matching NSW rows to known stations', () => {
 
   test('within one file, a second name at a station\'s address or a second address under its name is another station', () => {
     const station = (feedCode: string, name: string, address: string): FeedStation =>
-      ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, suburb: 'Marulan', postcode: '2579', state: 'nsw' });
+      ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, street: '', suburb: 'Marulan', postcode: '2579', state: 'nsw' });
     const index = new NswStationIndex([station('NSW-7', 'BP Marulan Northbound', 'Hume Highway, Marulan NSW 2579')]);
     assert.equal(index.match('BP Marulan Northbound', 'Hume Hwy', 'Marulan', '2579'), 'NSW-7');
     // The same address under another name in the same file: not the northbound station (a rebrand between files still is).

@@ -43,7 +43,7 @@ for (const backend of testBackends()) {
     });
 
     test('held prices already due when the watch starts are applied at start, not at the first minute\'s housekeeping', async () => {
-      const config = { url: fake.url, credentials: {} };
+      const config = { url: fake.url, credentials: {}, source: 'rss' as const };
       const http = new FeedHttp({ sleep: async () => {}, random: () => 0.5, timeoutMs: 2_000 });
       const polled = await runFeed({ store, adapter: waAdapter, config, clock: fixedClock(BEFORE_SIX_13), log: new MemoryLog(), http });
       // The 12th's 6 prices applied; the 13th's 6 held until 06:00 on the 13th.

@@ -181,7 +181,7 @@ export interface paths {
         };
         /**
          * Today's spread
-         * @description Per fuel, over current available prices: average in dollars (d.dd), min and max in cents (ddd.d).
+         * @description Per fuel, over current available prices: average in dollars (d.dd), min and max in cents (ddd.d). tomorrow: the same over the next prices already published (WA: from about 14:30 WA time, in force from 06:00 the next day), or false where none is known.
          */
         get: operations["getCitySpread"];
         put?: never;
@@ -201,7 +201,7 @@ export interface paths {
         };
         /**
          * Today's average
-         * @description Per fuel, the mean of current available prices in dollars; equals the spread's average.
+         * @description Per fuel, the mean of current available prices in dollars; equals the spread's average. tomorrow: the same over the next prices already published (WA's next day), or false where none is known.
          */
         get: operations["getCityAverage"];
         put?: never;
@@ -278,7 +278,7 @@ export interface paths {
         };
         /**
          * Station current prices
-         * @description The station's last report per fuel, one entry per fuel id: in stock or not, when and by which feed, and the last price in cents (ddd.d) reported in stock (kept while out of stock; false when never in stock); false throughout when it has no report. A combined id has a price only when a feed reports that id itself.
+         * @description The station's last report per fuel, one entry per fuel id: in stock or not, when and by which feed, and the last price in cents (ddd.d) reported in stock (kept while out of stock; false when never in stock); false throughout when it has no report. A combined id has a price only when a feed reports that id itself. tomorrow: the next price already published and not yet in force ({price, from}; WA publishes the next day's at about 14:30 WA time, in force from 06:00), else false.
          */
         get: operations["getStationPrices"];
         put?: never;
@@ -318,7 +318,7 @@ export interface paths {
         };
         /**
          * Cheapest (or dearest) stations for a fuel
-         * @description The stations of one scope (near a point, a city or a state) with an available price of the fuel, cheapest first (order=desc: dearest first), then nearest (with near), then by id; paginated. One item per station: for a combined id, its lowest member price.
+         * @description The stations of one scope (near a point, a city or a state) with an available price of the fuel, cheapest first (order=desc: dearest first), then nearest (with near), then by id; paginated. One item per station: for a combined id, its lowest member price. With day=tomorrow, the next prices already published instead (WA's next day, from about 14:30 WA time): an empty list where none is known.
          */
         get: operations["listCheapestStations"];
         put?: never;
@@ -1466,7 +1466,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Per fuel, today's spread of the city's current available prices. */
+            /** @description Per fuel, today's spread of the city's current available prices; and tomorrow's, where it is known. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1490,7 +1490,8 @@ export interface operations {
                      *             "min": false,
                      *             "max": false
                      *           }
-                     *         ]
+                     *         ],
+                     *         "tomorrow": false
                      *       }
                      *     }
                      */
@@ -1505,6 +1506,18 @@ export interface operations {
                                 min: string | false;
                                 max: string | false;
                             }[];
+                            /** @description Tomorrow, where it is known: over the next prices already published (held until in force) of the city's stations that have one in stock, or false when none has (every state but WA; in WA before about 14:30 WA time). from: the earliest instant they take effect (WA: 06:00 WA time). */
+                            tomorrow: {
+                                /** @description Unix second. */
+                                from: number;
+                                spread: {
+                                    /** @description One of the 19 fuel ids. */
+                                    fuel: "e10" | "ulp91" | "ulp95" | "ulp98" | "diesel" | "pdiesel" | "lpg" | "e85" | "e5" | "ev" | "b20" | "cng" | "lng" | "opal" | "lrp" | "ulsd" | "ulp-combined" | "pulp-combined" | "diesel-combined";
+                                    average: string | false;
+                                    min: string | false;
+                                    max: string | false;
+                                }[];
+                            } | false;
                         };
                     };
                 };
@@ -1602,7 +1615,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Per fuel, today's average of the city's current available prices. */
+            /** @description Per fuel, today's average of the city's current available prices; and tomorrow's, where it is known. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1616,13 +1629,26 @@ export interface operations {
                      *         "averages": [
                      *           {
                      *             "fuel": "e10",
-                     *             "average": "1.78"
+                     *             "average": false
                      *           },
                      *           {
-                     *             "fuel": "e85",
-                     *             "average": false
+                     *             "fuel": "ulp91",
+                     *             "average": "2.48"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "tomorrow": {
+                     *           "from": 1774908000,
+                     *           "averages": [
+                     *             {
+                     *               "fuel": "e10",
+                     *               "average": false
+                     *             },
+                     *             {
+                     *               "fuel": "ulp91",
+                     *               "average": "2.45"
+                     *             }
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -1635,6 +1661,16 @@ export interface operations {
                                 fuel: "e10" | "ulp91" | "ulp95" | "ulp98" | "diesel" | "pdiesel" | "lpg" | "e85" | "e5" | "ev" | "b20" | "cng" | "lng" | "opal" | "lrp" | "ulsd" | "ulp-combined" | "pulp-combined" | "diesel-combined";
                                 average: string | false;
                             }[];
+                            /** @description Tomorrow, where it is known: over the next prices already published (held until in force) of the city's stations that have one in stock, or false when none has (every state but WA; in WA before about 14:30 WA time). from: the earliest instant they take effect (WA: 06:00 WA time). Its averages equal the spread's tomorrow averages. */
+                            tomorrow: {
+                                /** @description Unix second. */
+                                from: number;
+                                averages: {
+                                    /** @description One of the 19 fuel ids. */
+                                    fuel: "e10" | "ulp91" | "ulp95" | "ulp98" | "diesel" | "pdiesel" | "lpg" | "e85" | "e5" | "ev" | "b20" | "cng" | "lng" | "opal" | "lrp" | "ulsd" | "ulp-combined" | "pulp-combined" | "diesel-combined";
+                                    average: string | false;
+                                }[];
+                            } | false;
                         };
                     };
                 };
@@ -2151,21 +2187,24 @@ export interface operations {
                      *             "price": "179.9",
                      *             "available": false,
                      *             "updated_at": 1795513286,
-                     *             "source": "demo"
+                     *             "source": "demo",
+                     *             "tomorrow": false
                      *           },
                      *           {
                      *             "fuel": "ulp91",
                      *             "price": "179.9",
                      *             "available": true,
                      *             "updated_at": 1795551689,
-                     *             "source": "demo"
+                     *             "source": "demo",
+                     *             "tomorrow": false
                      *           },
                      *           {
                      *             "fuel": "ulp98",
                      *             "price": false,
                      *             "available": false,
                      *             "updated_at": false,
-                     *             "source": false
+                     *             "source": false,
+                     *             "tomorrow": false
                      *           }
                      *         ]
                      *       }
@@ -2183,6 +2222,19 @@ export interface operations {
                                 available: boolean;
                                 updated_at: number | false;
                                 source: string | false;
+                                /** @description The next price already published for this fuel and not yet in force (WA: published about 14:30 WA time, in force from 06:00 the next day), or false when none is known (no state but WA publishes ahead; in WA, before 14:30, or a station closed all day tomorrow). */
+                                tomorrow: {
+                                    /**
+                                     * @description Cents, ddd.d.
+                                     * @example 229.3
+                                     */
+                                    price: string;
+                                    /**
+                                     * @description Unix second from which it is in force (WA: 06:00 WA time).
+                                     * @example 1774908000
+                                     */
+                                    from: number;
+                                } | false;
                             }[];
                         };
                     };
@@ -2437,6 +2489,8 @@ export interface operations {
                 radius?: string;
                 /** @description asc (default): cheapest first; desc: dearest first. */
                 order?: "asc" | "desc";
+                /** @description today (default): the prices in force now. tomorrow: the next prices already published and not yet in force (WA: from about 14:30 WA time, in force from 06:00 the next day), each item's updated_at the instant its price takes effect; only stations with such a price are listed, so a scope where none is known (every state but WA; WA before 14:30) answers an empty list. */
+                day?: "today" | "tomorrow";
                 /** @description Items per page, 1 to 100; default 10. */
                 limit?: number;
                 /** @description Page to return, from 1; default 1. Not with offset. */
@@ -2475,7 +2529,7 @@ export interface operations {
                              * @example 172.9
                              */
                             price: string;
-                            /** @description Unix second of that price's report. */
+                            /** @description Unix second of that price's report (with day=tomorrow: from which it is in force). */
                             updated_at: number;
                             /**
                              * @description Only with near: great-circle km from the point, one decimal.

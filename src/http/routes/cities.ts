@@ -6,6 +6,7 @@ import type { FuelId } from '../../domain/fuels.ts';
 import { cityHistory } from '../../domain/history.ts';
 import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
 import { historyPieces } from '../../domain/history-json.ts';
+import { tomorrowTotals } from '../../domain/tomorrow.ts';
 import { jsonBody } from '../body.ts';
 import { averageEntries, historyEntries, spreadEntries, unavailableEntries } from '../../domain/api-entries.ts';
 import { formatCents, formatDollars } from '../../domain/rounding.ts';
@@ -128,25 +129,31 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
 
   app.get('/v1/cities/:id/spread', {
     schema: {
-      summary: "Today's spread", description: 'Per fuel, over current available prices: average in dollars (d.dd), min and max in cents (ddd.d).',
+      summary: "Today's spread", description: 'Per fuel, over current available prices: average in dollars (d.dd), min and max in cents (ddd.d). '
+        + 'tomorrow: the same over the next prices already published (WA: from about 14:30 WA time, in force from 06:00 the next day), or false where none is known.',
       tags, security, params: IdParams, response: { 200: SpreadResponse, ...errorResponses(404) },
     },
   }, async (request) => {
     const city = await findCity(request.params.id);
-    const spread = citySpread(await store.cityTotals(city.id));
-    return { data: { id: city.id, name: city.name, spread: spreadEntries(spread) } };
+    const [totals, held] = await Promise.all([store.cityTotals(city.id), store.heldForCity(city.id)]);
+    const next = tomorrowTotals(held);
+    const tomorrow = next ? { from: next.from, spread: spreadEntries(citySpread(next.totals)) } : false as const;
+    return { data: { id: city.id, name: city.name, spread: spreadEntries(citySpread(totals)), tomorrow } };
   });
 
   app.get('/v1/cities/:id/average', {
     schema: {
-      summary: "Today's average", description: "Per fuel, the mean of current available prices in dollars; equals the spread's average.",
+      summary: "Today's average", description: "Per fuel, the mean of current available prices in dollars; equals the spread's average. "
+        + "tomorrow: the same over the next prices already published (WA's next day), or false where none is known.",
       tags, security, params: IdParams, response: { 200: AverageResponse, ...errorResponses(404) },
     },
   }, async (request) => {
     const city = await findCity(request.params.id);
     // Count and sum only: the extremes the spread needs cost two index steps per fuel.
-    const averages = cityAverages(await store.citySums(city.id));
-    return { data: { id: city.id, name: city.name, averages: averageEntries(averages) } };
+    const [sums, held] = await Promise.all([store.citySums(city.id), store.heldForCity(city.id)]);
+    const next = tomorrowTotals(held);
+    const tomorrow = next ? { from: next.from, averages: averageEntries(cityAverages(next.totals)) } : false as const;
+    return { data: { id: city.id, name: city.name, averages: averageEntries(cityAverages(sums)), tomorrow } };
   });
 
   for (const url of ['/v1/cities', '/v1/cities/:id', '/v1/cities/:id/history', '/v1/cities/:id/cycle', '/v1/cities/:id/unavailable', '/v1/cities/:id/spread', '/v1/cities/:id/average']) {

@@ -5,7 +5,7 @@ import type { FuelId } from '../../domain/fuels.ts';
 import { STATE_NAMES, type StateId } from '../../domain/states.ts';
 import { scopeSummary } from '../../domain/today.ts';
 import { CheapestQuerySchema, CheapestResponse, SummaryQuerySchema, SummaryResponse } from '../../schemas/api.ts';
-import type { FuelTotals, PriceArea } from '../../storage/store.ts';
+import type { FuelTotals, PriceArea, PriceDay } from '../../storage/store.ts';
 import { apiError, notFound } from '../errors.ts';
 import { CHEAPEST_COLUMNS, withDistance } from '../csv.ts';
 import { pageWindow } from '../pagination.ts';
@@ -51,7 +51,8 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
   app.get('/v1/prices/cheapest', {
     schema: {
       summary: 'Cheapest (or dearest) stations for a fuel',
-      description: 'The stations of one scope (near a point, a city or a state) with an available price of the fuel, cheapest first (order=desc: dearest first), then nearest (with near), then by id; paginated. One item per station: for a combined id, its lowest member price.',
+      description: 'The stations of one scope (near a point, a city or a state) with an available price of the fuel, cheapest first (order=desc: dearest first), then nearest (with near), then by id; paginated. One item per station: for a combined id, its lowest member price. '
+        + 'With day=tomorrow, the next prices already published instead (WA\'s next day, from about 14:30 WA time): an empty list where none is known.',
       tags, security, querystring: CheapestQuerySchema,
       response: { 200: jsonOrCsv(CheapestResponse, { rows: 'one row per station (distance_km the last column with near)', example: CHEAPEST_CSV }), ...errorResponses(404, 406) },
     },
@@ -67,7 +68,7 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     if (near) area = { near };
     else if (query.city !== undefined) area = { city: (await knownCity(query.city)).id };
     else area = { state: query.state as StateId };
-    const page = await store.cheapest(query.fuel as FuelId, area, (query.order ?? 'asc') as PriceOrder, window.limit, window.offset);
+    const page = await store.cheapest(query.fuel as FuelId, area, (query.order ?? 'asc') as PriceOrder, window.limit, window.offset, (query.day ?? 'today') as PriceDay);
     const columns = withDistance(CHEAPEST_COLUMNS, near !== undefined);
     return pageAnswer(request, reply, { items: cheapestEntries(page.items, page.stations), total: page.total, window }, { columns, name: `cheapest-${query.fuel}` });
   });

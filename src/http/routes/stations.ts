@@ -8,6 +8,7 @@ import { jsonBody } from '../body.ts';
 import { formatKm } from '../../domain/nearby.ts';
 import { nearQuery } from '../params.ts';
 import { formatCents } from '../../domain/rounding.ts';
+import { stationTomorrow } from '../../domain/tomorrow.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
 import { HistoryResponse, IdParams, StationListQuerySchema, StationListResponse, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
@@ -90,12 +91,14 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.get('/v1/stations/:id/prices', {
     schema: {
       summary: 'Station current prices',
-      description: 'The station\'s last report per fuel, one entry per fuel id: in stock or not, when and by which feed, and the last price in cents (ddd.d) reported in stock (kept while out of stock; false when never in stock); false throughout when it has no report. A combined id has a price only when a feed reports that id itself.',
+      description: 'The station\'s last report per fuel, one entry per fuel id: in stock or not, when and by which feed, and the last price in cents (ddd.d) reported in stock (kept while out of stock; false when never in stock); false throughout when it has no report. A combined id has a price only when a feed reports that id itself. '
+        + 'tomorrow: the next price already published and not yet in force ({price, from}; WA publishes the next day\'s at about 14:30 WA time, in force from 06:00), else false.',
       tags, security, params: IdParams, response: { 200: StationPricesResponse, ...errorResponses(404) },
     },
   }, async (request) => {
-    const station = (await store.stationPrices(request.params.id)) ?? notFound('station', request.params.id);
-    return { data: { id: station.id, name: station.name, prices: stationPriceEntries(station.prices, station.feed) } };
+    const [station, held] = await Promise.all([store.stationPrices(request.params.id), store.heldForStation(request.params.id)]);
+    if (!station) notFound('station', request.params.id);
+    return { data: { id: station.id, name: station.name, prices: stationPriceEntries(station.prices, station.feed, stationTomorrow(held)) } };
   });
 
   for (const url of ['/v1/stations', '/v1/stations/:id', '/v1/stations/:id/history', '/v1/stations/:id/prices']) methodNotAllowed(app, url);

@@ -1,5 +1,17 @@
 /**
- * WA FuelWatch: the public RSS at <base>/fuelwatch/fuelWatchRSS?Product=<code>&Day=today|tomorrow.
+ * WA FuelWatch, from one of its two interfaces on the same host (WA_FUELWATCH_URL), chosen by
+ * WA_FUELWATCH_SOURCE: `api` its JSON site API (wa-api.ts: FuelWatch's own station ids, tomorrow's
+ * prices, out-of-stock marks), `rss` its public RSS (below), or `auto` (the default): the site
+ * API, and for a poll whose site API fails in any way (an error status, no answer, a changed or cut
+ * answer) the RSS, with a warning naming what failed. A poll reads one interface whole, never a mix.
+ *
+ * Stations are keyed by FuelWatch's id from the site API and by an address key from the RSS
+ * (waStationKey). So that one station stays one whichever interface reports it, a station whose
+ * own key is not stored yet takes the key of the stored station of the same address key (street,
+ * suburb and trading name), if there is exactly one: the RSS read during a site-API outage updates
+ * the id-keyed stations, and a database filled from the RSS keeps its stations under the site API.
+ *
+ * The RSS: <base>/fuelwatch/fuelWatchRSS?Product=<code>&Day=today|tomorrow.
  *
  * One request per product per day; each answer is RSS 2.0 (sometimes with a byte-order mark)
  * whose items carry title, description, brand, date (YYYY-MM-DD), price (c/L), trading-name,
@@ -18,7 +30,9 @@
 import { createHash } from 'node:crypto';
 import { localTimeToUnix } from '../../domain/time.ts';
 import { FeedError, stripBom } from '../feed-error.ts';
+import type { FeedStation } from '../../storage/store.ts';
 import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import { WA_API_PATH, WA_API_PRODUCTS, parseWaSites, readWaSite } from './wa-api.ts';
 import { type FuelMap, type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
 
 export const WA_RSS_PATH = '/fuelwatch/fuelWatchRSS';
@@ -198,17 +212,87 @@ export function readWaItem(item: WaItem, productCode: string): WaRecord {
   return { station, price: { code, fuelCode: productCode, at, priceTenths, available: true } };
 }
 
+/**
+ * The feed's stored stations by code and by address key (waStationKey of street, suburb and
+ * name), so that a station reported under its other key (site API id or RSS address key) is the
+ * stored one. An address key two stored stations share names neither.
+ */
+export class WaStationIndex {
+  private readonly codes: Set<string>;
+  private readonly byAddress = new Map<string, string | undefined>();
+
+  constructor(stored: readonly FeedStation[]) {
+    this.codes = new Set(stored.map((s) => s.feedCode));
+    for (const s of stored) {
+      const key = waStationKey(s.street, s.suburb, s.name);
+      if (key === '') continue;
+      this.byAddress.set(key, this.byAddress.has(key) && this.byAddress.get(key) !== s.feedCode ? undefined : s.feedCode);
+    }
+  }
+
+  /** The code to report a station under: its own when stored (or nothing stored has its address), else the stored station's. */
+  code(own: string, station: RawStation): string {
+    if (this.codes.has(own)) return own;
+    return this.byAddress.get(waStationKey(station.street ?? '', station.suburb, station.name)) ?? own;
+  }
+}
+
 /** Adds one product's items to a batch: each item is one price row, kept or rejected (with its station's reason when the station is refused). */
-export function addWaItems(normaliser: Normaliser, items: readonly WaItem[], productCode: string): void {
+export function addWaItems(normaliser: Normaliser, items: readonly WaItem[], productCode: string, index = new WaStationIndex([])): void {
   for (const item of items) {
     const record = readWaItem(item, productCode);
     if ('rejected' in record) {
       normaliser.reject(record.rejected, item);
       continue;
     }
-    normaliser.station(record.station);
-    normaliser.price(record.price);
+    const code = index.code(record.station.code, record.station);
+    normaliser.station({ ...record.station, code });
+    normaliser.price({ ...record.price, code });
   }
+}
+
+/** Adds one product's sites (the site API) to a batch: none, one or two price rows per site (wa-api.ts), or one rejected. */
+export function addWaSites(normaliser: Normaliser, body: string, productCode: string, now: number, index = new WaStationIndex([])): void {
+  for (const site of parseWaSites(body)) {
+    const read = readWaSite(site, productCode, now);
+    if ('rejected' in read) {
+      normaliser.reject(read.rejected, site);
+      continue;
+    }
+    const code = index.code(read.station.code, read.station);
+    normaliser.station({ ...read.station, code });
+    for (const price of read.prices) normaliser.price({ ...price, code });
+  }
+}
+
+const USER_AGENT = 'fuelprice-ingest/1.0';
+
+/** One poll from the RSS: 7 products, today and tomorrow; one batch. */
+async function pullRss(ctx: PullContext, index: WaStationIndex): Promise<Pulled[]> {
+  const normaliser = ctx.normaliser();
+  // One batch for the whole poll: a malformed answer throws before it is returned, so nothing of the poll is applied.
+  for (const productCode of Object.keys(WA_FUELS)) {
+    for (const day of WA_DAYS) {
+      const response = await ctx.http.request(`${ctx.config.url}${WA_RSS_PATH}`, {
+        query: { Product: productCode, Day: day },
+        headers: { accept: 'application/rss+xml, application/xml, text/xml', 'user-agent': USER_AGENT },
+      });
+      addWaItems(normaliser, parseFuelWatchRss(response.text), productCode, index);
+    }
+  }
+  return [{ normaliser, cursor: undefined }];
+}
+
+/** One poll from the site API: 7 products, each answer carrying today's and tomorrow's prices; one batch. */
+async function pullApi(ctx: PullContext, index: WaStationIndex): Promise<Pulled[]> {
+  const normaliser = ctx.normaliser();
+  for (const [fuelType, productCode] of Object.entries(WA_API_PRODUCTS)) {
+    const response = await ctx.http.request(`${ctx.config.url}${WA_API_PATH}`, {
+      query: { fuelType }, headers: { accept: 'application/json', 'user-agent': USER_AGENT },
+    });
+    addWaSites(normaliser, response.text, productCode, ctx.now, index);
+  }
+  return [{ normaliser, cursor: undefined }];
 }
 
 export const waAdapter: FeedAdapter = {
@@ -216,23 +300,27 @@ export const waAdapter: FeedAdapter = {
   name: 'WA FuelWatch',
   states: ['wa'],
   // FuelWatch publishes no quota. Prices change once a day (published ~14:30, in force from
-  // 06:00 next day), so hourly is plenty: 14 small requests an hour, and tomorrow's prices
-  // arrive within an hour of publication.
+  // 06:00 next day), so hourly is plenty: 7 requests an hour from the site API (14 small ones
+  // from the RSS), and tomorrow's prices arrive within an hour of publication.
   intervalSec: 3_600,
   requires: [],
   fuels: WA_FUELS,
   async pull(ctx: PullContext): Promise<Pulled[]> {
-    const normaliser = ctx.normaliser();
-    // One batch for the whole poll: a malformed answer throws before it is returned, so nothing of the poll is applied.
-    for (const productCode of Object.keys(WA_FUELS)) {
-      for (const day of WA_DAYS) {
-        const response = await ctx.http.request(`${ctx.config.url}${WA_RSS_PATH}`, {
-          query: { Product: productCode, Day: day },
-          headers: { accept: 'application/rss+xml, application/xml, text/xml', 'user-agent': 'fuelprice-ingest/1.0' },
-        });
-        addWaItems(normaliser, parseFuelWatchRss(response.text), productCode);
+    const source = ctx.config.source ?? 'auto';
+    const index = new WaStationIndex(ctx.storedStations ? await ctx.storedStations() : []);
+    if (source === 'rss') return pullRss(ctx, index);
+    if (source === 'api') return pullApi(ctx, index);
+    try {
+      return await pullApi(ctx, index);
+    } catch (apiError) {
+      if (!(apiError instanceof FeedError)) throw apiError;
+      ctx.log.warn({ feed: 'wa', error: apiError.message }, 'FuelWatch site API failed: this poll reads the RSS');
+      try {
+        return await pullRss(ctx, index);
+      } catch (rssError) {
+        if (!(rssError instanceof FeedError)) throw rssError;
+        throw new FeedError(rssError.kind, `${rssError.message} (the site API failed first: ${apiError.message})`, rssError.status);
       }
     }
-    return [{ normaliser, cursor: undefined }];
   },
 };

@@ -8,7 +8,7 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import { POSTGRES_DIALECT, type Row } from '../sql/dialect.ts';
 import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedCounts, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toBrandCount, toOutOfStock, toPending, toFuelPriceRow, toPoint, toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
+  toBrandCount, toHeldPrice, toOutOfStock, toPending, toFuelPriceRow, toPoint, toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
 import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear, rankedPage } from '../nearest.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
@@ -16,13 +16,14 @@ import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
   FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, Migration, OutOfStock,
-  CheapestPage, PoolStats, PriceArea, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
+  CheapestPage, HeldPrice, PoolStats, PriceArea, PriceDay, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, feedKey, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
 import {
   type Params, type PoolOptions, type Queryable, StoreClosedError, bulkInsert, createPool, execute, firstRow, rows, transaction,
 } from './postgres-connection.ts';
+import { rankedTomorrow } from '../../domain/tomorrow.ts';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.ts';
 import { applyBatchIn, bumpDataVersion, sealIn } from './postgres-writer.ts';
 
@@ -150,8 +151,14 @@ export class PostgresStore implements PriceStore {
     return kept.concat(read);
   }
 
-  async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number): Promise<CheapestPage> {
+  async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day: PriceDay = 'today'): Promise<CheapestPage> {
     const output = fuelIndex(fuel);
+    if (day === 'tomorrow') {
+      const held = 'city' in area ? (storable(area.city) ? await this.rows(READ.cityHeldPrices, [output, area.city]) : [])
+        : 'state' in area ? await this.rows(READ.stateHeldPrices, [output, area.state]) : await this.rows(READ.positionedHeldPrices, [output]);
+      const page = rankedTomorrow(held.map(toHeldPrice), order, 'near' in area ? area.near : undefined, limit, offset);
+      return { ...page, stations: await this.byIds(page.items.map((p) => p.stationId)) };
+    }
     let page: ListResult<RankedPrice>;
     if ('city' in area) {
       const rows = storable(area.city) ? await this.rows(READ.cityFuelPrices, [output, area.city]) : [];
@@ -209,6 +216,16 @@ export class PostgresStore implements PriceStore {
   async stationPrices(stationId: string): Promise<StationPrices | undefined> {
     if (!storable(stationId)) return undefined;
     return toStationPrices(await this.rows(READ.stationPrices, [stationId]));
+  }
+
+  async heldForStation(stationId: string): Promise<HeldPrice[]> {
+    if (!storable(stationId)) return [];
+    return (await this.rows(READ.heldForStation, [stationId])).map(toHeldPrice);
+  }
+
+  async heldForCity(cityId: string): Promise<HeldPrice[]> {
+    if (!storable(cityId)) return [];
+    return (await this.rows(READ.heldForCity, [cityId])).map(toHeldPrice);
   }
 
   async currentForCity(cityId: string): Promise<CurrentPrice[]> {
@@ -285,6 +302,8 @@ export class PostgresStore implements PriceStore {
       const { count: pricesHeld } = await bulkInsert(client, BULK.pendingPrices, [held.map((p) => p.feed), held.map((p) => p.feedCode),
         held.map((p) => fuelIndex(p.fuel)), held.map((p) => p.at), held.map((p) => p.priceTenths), held.map((p) => p.available)]);
       const released = sortReleased((await rows(client, INGEST.releasePending, [options.now])).map(toPending));
+      // Held prices are answered (tomorrow): holding or releasing one changes answers, as a stored price does.
+      if (pricesHeld > 0 || released.length > 0) await bumpDataVersion(client);
       const prices = [...released, ...due];
       const codes = [...new Set(prices.map((p) => feedKey(p.feed, p.feedCode)))].map((k) => k.split('\u0000'));
       const stored = new Set((await rows(client, `SELECT s.feed, s.feed_code FROM stations s

@@ -6,6 +6,7 @@ import type { DayRun, OpenState, Report } from '../writer/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
 import type { FuelPriceRow, PositionRow } from '../nearest.ts';
 import type { Row } from './dialect.ts';
+import type { HeldPrice } from '../../domain/tomorrow.ts';
 
 /* Rows as the backends return them (dialect.ts, Row) turned into the store's objects. */
 
@@ -125,7 +126,7 @@ export function feedRunValues(run: FeedRun): Array<string | number | null> {
 export function toFeedStation(r: Row): FeedStation {
   return {
     id: String(r.id), feedCode: String(r.feed_code), name: String(r.name), brand: String(r.brand), address: String(r.address),
-    suburb: String(r.suburb), postcode: String(r.postcode), state: r.state as StateId,
+    street: String(r.street), suburb: String(r.suburb), postcode: String(r.postcode), state: r.state as StateId,
   };
 }
 
@@ -134,6 +135,14 @@ export function toPending(r: Row): PriceEvent {
   return {
     feed: String(r.feed), feedCode: String(r.feed_code), fuel: fuelAt(r.fuel), at: Number(r.at),
     priceTenths: Number(r.price_tenths), available: flag(r.available),
+  };
+}
+
+/** A held price with its station's id and position (0, 0 for a station without one: it is never in a near search). */
+export function toHeldPrice(r: Row): HeldPrice {
+  return {
+    stationId: String(r.station_id), latitude: Number(r.latitude), longitude: Number(r.longitude), fuel: fuelAt(r.fuel),
+    at: Number(r.at), priceTenths: Number(r.price_tenths), available: flag(r.available),
   };
 }
 

@@ -16,6 +16,10 @@ const CURRENT_COLUMNS = 's.id AS station_id, c.fuel, c.price_tenths, c.available
 
 const PRICED = 's.id AS station_id, s.latitude, s.longitude, c.price_tenths, c.reported_at';
 const OF_OUTPUT = 'c.available = TRUE AND c.fuel IN (SELECT fuel FROM fuel_groups WHERE output = $1)';
+/** Held prices (pending_prices: dated ahead, WA's tomorrow) with their station: what `tomorrow` is read from (domain/tomorrow.ts). */
+const HELD = `SELECT s.id AS station_id, s.latitude, s.longitude, p.fuel, p.at, p.price_tenths, p.available
+  FROM pending_prices p JOIN stations s ON s.feed = p.feed AND s.feed_code = p.feed_code`;
+const HELD_OF_OUTPUT = 'p.fuel IN (SELECT fuel FROM fuel_groups WHERE output = $1)';
 
 
 /** Both versions in one statement: the one read every /v1 request makes before its answer (or its cached copy). */
@@ -183,6 +187,12 @@ export function readStatements(d: Dialect) {
     cityStationRuns: `SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths
       FROM stations s JOIN station_runs r ON r.station_key = s.key
       WHERE s.city_id = $1 AND r.to_day >= $2 AND r.from_day <= $3 ORDER BY ${d.byteOrder('s.id')}, r.fuel, r.to_day`,
+    /** Held prices of one station, of a city's stations, and of output fuel $1 in a city, a state or anywhere (near: positioned stations). */
+    heldForStation: `${HELD} WHERE s.id = $1 ORDER BY p.fuel, p.at`,
+    heldForCity: `${HELD} WHERE s.city_id = $1`,
+    cityHeldPrices: `${HELD} WHERE s.city_id = $2 AND ${HELD_OF_OUTPUT}`,
+    stateHeldPrices: `${HELD} WHERE s.state = $2 AND ${HELD_OF_OUTPUT}`,
+    positionedHeldPrices: `${HELD} WHERE s.latitude IS NOT NULL AND ${HELD_OF_OUTPUT}`,
     counts: `SELECT (SELECT count(*) FROM cities) AS cities, (SELECT count(*) FROM stations) AS stations,
       (SELECT count(*) FROM price_events) AS prices`,
   } as const;
@@ -236,7 +246,7 @@ export const INGEST_STATEMENTS = {
   saveCursor: `INSERT INTO feed_cursors (key, value, updated_at) VALUES ($1, $2, $3)
     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
   feedCursor: 'SELECT value FROM feed_cursors WHERE key = $1',
-  feedStations: 'SELECT id, feed_code, name, brand, address, suburb, postcode, state FROM stations WHERE feed = $1 ORDER BY key',
+  feedStations: 'SELECT id, feed_code, name, brand, address, street, suburb, postcode, state FROM stations WHERE feed = $1 ORDER BY key',
   recordRun: `INSERT INTO feed_runs (${FEED_RUN_COLUMNS.join(', ')}) VALUES (${FEED_RUN_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
   forgetRuns: 'DELETE FROM feed_runs WHERE finished_at < $1',
   /** Every run recorded is counted, $2 = 1 when it failed; the log above is pruned, these counts never are. */

@@ -7,7 +7,7 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import { SQLITE_DIALECT } from '../sql/dialect.ts';
 import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedCounts, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
-  toBrandCount, toOutOfStock, toPending, toFuelPriceRow, toPoint, toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
+  toBrandCount, toHeldPrice, toOutOfStock, toPending, toFuelPriceRow, toPoint, toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
 import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear, rankedPage } from '../nearest.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
@@ -15,10 +15,11 @@ import { brandNames, brandPage } from '../brands.ts';
 import type {
   Batch, BatchResult, Brand, City, CityHistoryParts, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, CurrentPrice, DayRange,
   FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, ListQuery, ListResult, ListedStation, Migration, OutOfStock,
-  CheapestPage, PriceArea, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
+  CheapestPage, HeldPrice, PriceArea, PriceDay, PriceStore, RankedPrice, Station, StationDayRow, StationListQuery, StationPrices, TableChunk, TokenRecord,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
+import { rankedTomorrow } from '../../domain/tomorrow.ts';
 import { SqliteConnection } from './sqlite-connection.ts';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
 import { SqliteWriter } from './sqlite-writer.ts';
@@ -144,8 +145,16 @@ export class SqliteStore implements PriceStore {
     return kept.concat(read);
   }
 
-  async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number): Promise<CheapestPage> {
+  async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day: PriceDay = 'today'): Promise<CheapestPage> {
     const output = fuelIndex(fuel);
+    if (day === 'tomorrow') {
+      return this.snapshot((): CheapestPage => {
+        const held = 'city' in area ? this.db.all(READ.cityHeldPrices, [output, area.city])
+          : 'state' in area ? this.db.all(READ.stateHeldPrices, [output, area.state]) : this.db.all(READ.positionedHeldPrices, [output]);
+        const page = rankedTomorrow(held.map(toHeldPrice), order, 'near' in area ? area.near : undefined, limit, offset);
+        return { ...page, stations: this.byIds(page.items.map((p) => p.stationId), this.currentVersion()) };
+      })();
+    }
     // Near a point: from what is kept per data version, without a snapshot (as listStations).
     const read = (): CheapestPage => {
       const version = this.currentVersion();
@@ -208,6 +217,14 @@ export class SqliteStore implements PriceStore {
 
   async stationPrices(stationId: string): Promise<StationPrices | undefined> {
     return toStationPrices(this.db.all(READ.stationPrices, [stationId]));
+  }
+
+  async heldForStation(stationId: string): Promise<HeldPrice[]> {
+    return this.db.all(READ.heldForStation, [stationId]).map(toHeldPrice);
+  }
+
+  async heldForCity(cityId: string): Promise<HeldPrice[]> {
+    return this.db.all(READ.heldForCity, [cityId]).map(toHeldPrice);
   }
 
   async currentForCity(cityId: string): Promise<CurrentPrice[]> {
@@ -284,6 +301,8 @@ export class SqliteStore implements PriceStore {
       }
       hold.flush();
       const released = sortReleased(this.db.all(INGEST.releasePending, [options.now]).map(toPending));
+      // Held prices are answered (tomorrow): holding or releasing one changes answers, as a stored price does.
+      if (hold.changes > 0 || released.length > 0) this.writer.bumpDataVersion();
       const stored = (feed: string, code: string): boolean => this.writer.storedStation(feed, code) !== undefined;
       const { kept, unknown } = partitionKnown([...released, ...due], batch.stations, stored);
       const result = this.writer.applyBatch({ stations: batch.stations, prices: kept });

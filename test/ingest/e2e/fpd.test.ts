@@ -50,9 +50,9 @@ interface Case {
 const spreadBody = (id: string, name: string, named: Record<string, Triple>): unknown => ({ data: { id, name, spread: FUELS.map((fuel) => {
   const v = named[fuel];
   return { fuel, average: v?.[0] ?? false, min: v?.[1] ?? false, max: v?.[2] ?? false };
-}) } });
+}), tomorrow: false } });
 const averageBody = (id: string, name: string, named: Record<string, Triple>): unknown =>
-  ({ data: { id, name, averages: FUELS.map((fuel) => ({ fuel, average: named[fuel]?.[0] ?? false })) } });
+  ({ data: { id, name, averages: FUELS.map((fuel) => ({ fuel, average: named[fuel]?.[0] ?? false })), tomorrow: false } });
 const unavailableBody = (id: string, name: string, named: Record<string, string[]>): unknown =>
   ({ data: { id, name, unavailable: FUELS.map((fuel) => ({ fuel, stations: named[fuel] ?? false, count: named[fuel]?.length ?? 0 })) } });
 /** Records newest first; `date` is derived from the day start (both states are ahead of UTC: +12 h lands on the local date). */

@@ -64,10 +64,10 @@ function assertCity(answers: Answers, id: CityId, named: Record<string, Spread>,
   const city = { id, name: CITIES[id] };
   const pick = (path: string) => ({ status: answers[path]?.status, body: answers[path]?.body });
   assert.deepEqual(pick(`/v1/cities/${id}/spread`), {
-    status: 200, body: { data: { ...city, spread: allFuels<object>(named, { average: false, min: false, max: false }) } },
+    status: 200, body: { data: { ...city, spread: allFuels<object>(named, { average: false, min: false, max: false }), tomorrow: false } },
   });
   const averages = Object.fromEntries(Object.entries(named).map(([fuel, s]) => [fuel, { average: s.average }]));
-  assert.deepEqual(pick(`/v1/cities/${id}/average`), { status: 200, body: { data: { ...city, averages: allFuels<object>(averages, { average: false }) } } });
+  assert.deepEqual(pick(`/v1/cities/${id}/average`), { status: 200, body: { data: { ...city, averages: allFuels<object>(averages, { average: false }), tomorrow: false } } });
   const lists = Object.fromEntries(Object.entries(unavailable).map(([fuel, ids]) => [fuel, { stations: ids, count: ids.length }]));
   assert.deepEqual(pick(`/v1/cities/${id}/unavailable`), {
     status: 200, body: { data: { ...city, unavailable: allFuels<object>(lists, { stations: false, count: 0 }) } },

@@ -38,11 +38,11 @@ function allFuels<T>(named: Partial<Record<string, T>>, none: T): Array<{ fuel: 
 function assertDarwin(answers: Answers, named: Record<string, Spread>, unavailable: Record<string, string[]>): void {
   const city = { id: 'darwin', name: 'Darwin' };
   assert.deepEqual(answers['/v1/cities/darwin/spread'], {
-    status: 200, body: { data: { ...city, spread: allFuels<object>(named, { average: false, min: false, max: false }) } },
+    status: 200, body: { data: { ...city, spread: allFuels<object>(named, { average: false, min: false, max: false }), tomorrow: false } },
   });
   const averages = Object.fromEntries(Object.entries(named).map(([fuel, s]) => [fuel, { average: s.average }]));
   assert.deepEqual(answers['/v1/cities/darwin/average'], {
-    status: 200, body: { data: { ...city, averages: allFuels<object>(averages, { average: false }) } },
+    status: 200, body: { data: { ...city, averages: allFuels<object>(averages, { average: false }), tomorrow: false } },
   });
   const lists = Object.fromEntries(Object.entries(unavailable).map(([fuel, ids]) => [fuel, { stations: ids, count: ids.length }]));
   assert.deepEqual(answers['/v1/cities/darwin/unavailable'], {

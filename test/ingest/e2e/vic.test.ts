@@ -40,11 +40,11 @@ function allFuels<T>(named: Partial<Record<string, T>>, none: T): Array<{ fuel: 
 function assertMelbourne(answers: Answers, named: Record<string, Spread>, unavailable: Record<string, string[]>): void {
   const city = { id: 'melbourne', name: 'Melbourne' };
   assert.deepEqual(answers['/v1/cities/melbourne/spread'], {
-    status: 200, body: { data: { ...city, spread: allFuels<object>(named, { average: false, min: false, max: false }) } },
+    status: 200, body: { data: { ...city, spread: allFuels<object>(named, { average: false, min: false, max: false }), tomorrow: false } },
   });
   const averages = Object.fromEntries(Object.entries(named).map(([fuel, s]) => [fuel, { average: s.average }]));
   assert.deepEqual(answers['/v1/cities/melbourne/average'], {
-    status: 200, body: { data: { ...city, averages: allFuels<object>(averages, { average: false }) } },
+    status: 200, body: { data: { ...city, averages: allFuels<object>(averages, { average: false }), tomorrow: false } },
   });
   const lists = Object.fromEntries(Object.entries(unavailable).map(([fuel, ids]) => [fuel, { stations: ids, count: ids.length }]));
   assert.deepEqual(answers['/v1/cities/melbourne/unavailable'], {
@@ -216,7 +216,7 @@ describe('feeds without credentials', () => {
       assert.deepEqual(alone, { code: 2, stdout: '', stderr: DISABLED.vic });
       assert.equal(vic.server.requests.length, 0);
 
-      const all = await runCli(['ingest', 'all'], { ...base, WA_FUELWATCH_URL: wa.url, NT_MYFUEL_URL: nt.url });
+      const all = await runCli(['ingest', 'all'], { ...base, WA_FUELWATCH_URL: wa.url, WA_FUELWATCH_SOURCE: 'rss', NT_MYFUEL_URL: nt.url });
       assert.equal(all.code, 0, all.stderr);
       // One line per feed left out, in feed order; nothing else (logs are silent).
       assert.equal(all.stderr, DISABLED.nsw + DISABLED.qld + DISABLED.sa + DISABLED.vic);

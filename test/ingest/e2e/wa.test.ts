@@ -26,23 +26,31 @@ const STATIONS = ['ampol-victoria-park', 'puma-osborne-park', 'vibe-bayswater'];
 const PATHS = [
   '/v1/cities/perth/spread', '/v1/cities/perth/average', '/v1/cities/perth/unavailable',
   '/v1/stations/ampol-victoria-park/history?timeframe=last-week', '/v1/stations?state=wa', '/v1/stations/ampol-victoria-park',
+  '/v1/stations/ampol-victoria-park/prices', '/v1/prices/cheapest?fuel=ulp91&state=wa&day=tomorrow',
 ] as const;
 type Answers = Record<string, { status: number; body: unknown }>;
 type Spread = { average: string; min: string; max: string };
+/** Tomorrow's figures where known: the instant they take effect and the spread per fuel; false where nothing is held. */
+type Tomorrow = { from: number; named: Record<string, Spread> } | false;
 
 /** All 19 fuels in API order: `named` where given, `none` for the rest. */
 function allFuels<T>(named: Partial<Record<string, T>>, none: T): Array<{ fuel: string } & T> {
   return FUELS.map((fuel) => ({ fuel, ...(named[fuel] ?? none) }));
 }
 
-/** Asserts spread and average of Perth from one table: the average endpoint must equal the spread's average. */
-function assertPerthPrices(answers: Answers, named: Record<string, Spread>): void {
+const averagesOf = (named: Record<string, Spread>) => allFuels<object>(
+  Object.fromEntries(Object.entries(named).map(([fuel, s]) => [fuel, { average: s.average }])), { average: false });
+
+/** Asserts spread and average of Perth, today's and tomorrow's, from one table each: the average endpoint must equal the spread's average. */
+function assertPerthPrices(answers: Answers, named: Record<string, Spread>, tomorrow: Tomorrow): void {
+  const none = { average: false, min: false, max: false };
   assert.deepEqual(answers['/v1/cities/perth/spread'], {
-    status: 200, body: { data: { id: 'perth', name: 'Perth', spread: allFuels<object>(named, { average: false, min: false, max: false }) } },
+    status: 200, body: { data: { id: 'perth', name: 'Perth', spread: allFuels<object>(named, none),
+      tomorrow: tomorrow && { from: tomorrow.from, spread: allFuels<object>(tomorrow.named, none) } } },
   });
-  const averages = Object.fromEntries(Object.entries(named).map(([fuel, s]) => [fuel, { average: s.average }]));
   assert.deepEqual(answers['/v1/cities/perth/average'], {
-    status: 200, body: { data: { id: 'perth', name: 'Perth', averages: allFuels<object>(averages, { average: false }) } },
+    status: 200, body: { data: { id: 'perth', name: 'Perth', averages: averagesOf(named),
+      tomorrow: tomorrow && { from: tomorrow.from, averages: averagesOf(tomorrow.named) } } },
   });
   // FuelWatch has no out-of-stock flag: nothing is ever unavailable.
   assert.deepEqual(answers['/v1/cities/perth/unavailable'], {
@@ -64,7 +72,8 @@ for (const backend of e2eBackends()) {
   describe(`WA FuelWatch end to end on ${backend.name}`, () => {
     let fake: WaFake;
     let db: E2eDatabase;
-    const env = (): Record<string, string> => ({ WA_FUELWATCH_URL: fake.url });
+    // The RSS path, pinned: the fake plays FuelWatch's RSS only (the site API's own end to end: wa-api.test.ts).
+    const env = (): Record<string, string> => ({ WA_FUELWATCH_URL: fake.url, WA_FUELWATCH_SOURCE: 'rss' });
     const api = (now: number): Promise<Answers> => apiAnswers(db.url, now, PATHS);
     before(async () => {
       fake = await startWaFake();
@@ -91,7 +100,23 @@ for (const backend of e2eBackends()) {
       // ulp-combined and diesel-combined group only those (no e10, no premium diesel in WA's lists).
       const ulp = { average: '1.80', min: '174.9', max: '189.9' };
       const diesel = { average: '1.90', min: '188.7', max: '191.9' };
-      assertPerthPrices(answers, { ulp91: ulp, diesel, lpg: { average: '1.13', min: '112.9', max: '112.9' }, 'ulp-combined': ulp, 'diesel-combined': diesel });
+      // Tomorrow (the 13th, held, from 06:00): ulp91 (1999 + 1945 + 1929) / 3 = 1957.67 -> "1.96", 192.9 to 199.9;
+      // diesel the same two prices as today; lpg Puma's 112.9 alone.
+      const ulp13 = { average: '1.96', min: '192.9', max: '199.9' };
+      assertPerthPrices(answers, { ulp91: ulp, diesel, lpg: { average: '1.13', min: '112.9', max: '112.9' }, 'ulp-combined': ulp, 'diesel-combined': diesel },
+        { from: SIX_13, named: { ulp91: ulp13, diesel, lpg: { average: '1.13', min: '112.9', max: '112.9' }, 'ulp-combined': ulp13, 'diesel-combined': diesel } });
+      // Ampol's own: today's ULP 189.9 and diesel 191.9 (from 06:00 on the 12th), tomorrow's 199.9 and 191.9 from 06:00 on the 13th.
+      const ampolPrices = (answers['/v1/stations/ampol-victoria-park/prices']?.body as { data: { prices: Array<{ fuel: string }> } }).data.prices;
+      assert.deepEqual(ampolPrices.filter((p) => p.fuel === 'ulp91' || p.fuel === 'diesel' || p.fuel === 'lpg'), [
+        { fuel: 'ulp91', price: '189.9', available: true, updated_at: SIX_13 - 86_400, source: 'wa', tomorrow: { price: '199.9', from: SIX_13 } },
+        { fuel: 'diesel', price: '191.9', available: true, updated_at: SIX_13 - 86_400, source: 'wa', tomorrow: { price: '191.9', from: SIX_13 } },
+        { fuel: 'lpg', price: false, available: false, updated_at: false, source: false, tomorrow: false },
+      ]);
+      // The 13th's ULP ranked: Vibe 192.9, Puma 194.5, Ampol 199.9 (Liberty Belmont's station was refused: no station to list).
+      const cheapest = answers['/v1/prices/cheapest?fuel=ulp91&state=wa&day=tomorrow']?.body as { data: Array<{ station_id: string; price: string; updated_at: number }>; total_items: number };
+      assert.deepEqual(cheapest.data.map((i) => [i.station_id, i.price, i.updated_at]),
+        [['vibe-bayswater', '192.9', SIX_13], ['puma-osborne-park', '194.5', SIX_13], ['ampol-victoria-park', '199.9', SIX_13]]);
+      assert.equal(cheapest.total_items, 3);
       assertStationIds(answers, STATIONS);
       assert.deepEqual(answers['/v1/stations/ampol-victoria-park'], {
         status: 200,
@@ -134,7 +159,10 @@ for (const backend of e2eBackends()) {
       // (same prices for the 13th). lpg: only Puma's 112.9 again (Vibe has no LPG for the 13th).
       const ulp = { average: '1.96', min: '192.9', max: '199.9' };
       const diesel = { average: '1.90', min: '188.7', max: '191.9' };
-      assertPerthPrices(await api(SIX_13), { ulp91: ulp, diesel, lpg: { average: '1.13', min: '112.9', max: '112.9' }, 'ulp-combined': ulp, 'diesel-combined': diesel });
+      // Nothing is held any more: tomorrow (the 14th) is not published until about 14:30.
+      const at6 = await api(SIX_13);
+      assertPerthPrices(at6, { ulp91: ulp, diesel, lpg: { average: '1.13', min: '112.9', max: '112.9' }, 'ulp-combined': ulp, 'diesel-combined': diesel }, false);
+      assert.deepEqual(at6['/v1/prices/cheapest?fuel=ulp91&state=wa&day=tomorrow'], { status: 200, body: { data: [], total_items: 0, total_pages: 0, current_page: 1 } });
     });
 
     test('round 2: 7-Eleven Rivervale joins, the 14th\'s prices apply from 06:00 on the 14th', async () => {
@@ -145,8 +173,14 @@ for (const backend of e2eBackends()) {
       assert.equal(run.stdout, '2026-05-13T07:00:00Z  wa    ok     0s  stations +1 ~0, prices 15 read: 0 stored, 6 already known, 0 corrected, 9 held, 0 rejected\n');
       const atR2 = await api(R2);
       assertStationIds(atR2, ['7-eleven-rivervale', ...STATIONS]);
-      // Rivervale has only held prices so far: the spread is still the 13th's.
-      assert.deepEqual(atR2['/v1/cities/perth/spread'], (await api(SIX_13))['/v1/cities/perth/spread']);
+      // Rivervale has only held prices so far: today's spread is still the 13th's; tomorrow's is the 14th's:
+      // ulp91 (1979 + 1929 + 1899 + 1869) / 4 = 1919 -> "1.92", 186.9 to 197.9; diesel (1899 + 1887 + 1905) / 3 = 1897 -> "1.90",
+      // 188.7 to 190.5; lpg (1099 + 1145) / 2 = 1122 -> "1.12", 109.9 to 114.5.
+      const spreadAt = (answers: Answers) => answers['/v1/cities/perth/spread']?.body as { data: { spread: unknown; tomorrow: unknown } };
+      assert.deepEqual(spreadAt(atR2).data.spread, spreadAt(await api(SIX_13)).data.spread);
+      const [ulp14, diesel14] = [{ average: '1.92', min: '186.9', max: '197.9' }, { average: '1.90', min: '188.7', max: '190.5' }];
+      const tomorrow14 = { ulp91: ulp14, diesel: diesel14, lpg: { average: '1.12', min: '109.9', max: '114.5' }, 'ulp-combined': ulp14, 'diesel-combined': diesel14 };
+      assert.deepEqual(spreadAt(atR2).data.tomorrow, { from: SIX_14, spread: allFuels<object>(tomorrow14, { average: false, min: false, max: false }) });
 
       const six = await ingest('wa', db.url, SIX_14, env());
       assert.equal(six.code, 0, six.stderr);
@@ -157,7 +191,7 @@ for (const backend of e2eBackends()) {
       // diesel: (1899 + 1887 + 1905) / 3 = 1897 -> "1.90", 188.7 to 190.5. lpg: (1099 + 1145) / 2 = 1122 -> "1.12", 109.9 to 114.5.
       const ulp = { average: '1.92', min: '186.9', max: '197.9' };
       const diesel = { average: '1.90', min: '188.7', max: '190.5' };
-      assertPerthPrices(answers, { ulp91: ulp, diesel, lpg: { average: '1.12', min: '109.9', max: '114.5' }, 'ulp-combined': ulp, 'diesel-combined': diesel });
+      assertPerthPrices(answers, { ulp91: ulp, diesel, lpg: { average: '1.12', min: '109.9', max: '114.5' }, 'ulp-combined': ulp, 'diesel-combined': diesel }, false);
       // Ampol ULP, time-weighted per WA day: 12th 189.9 (from 06:00, its first report);
       // 13th 6 h x 1899 + 18 h x 1999 = 47376 / 24 = 1974 -> 197.4; 14th so far 6 h of 1999 (197.9 from 06:00 has run 0 s).
       // Diesel was 191.9 throughout.

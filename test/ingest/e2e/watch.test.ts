@@ -8,7 +8,7 @@ import { type E2eDatabase, e2eBackends, isoAt } from './harness.ts';
 /** `fuelprice ingest wa --watch` in its own process, with JSON logs on stderr. */
 function watchWa(fake: WaFake, databaseUrl: string): { lines(msg: string): Array<Record<string, unknown>>; stop(): Promise<number | null> } {
   const child = spawn(process.execPath, [BIN, 'ingest', 'wa', '--watch'], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, FUELPRICE_NOW: isoAt(WA_ROUND_1_NOW), LOG_LEVEL: 'info', WA_FUELWATCH_URL: fake.url },
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, FUELPRICE_NOW: isoAt(WA_ROUND_1_NOW), LOG_LEVEL: 'info', WA_FUELWATCH_URL: fake.url, WA_FUELWATCH_SOURCE: 'rss' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

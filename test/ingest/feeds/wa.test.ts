@@ -65,7 +65,7 @@ describe('WA FuelWatch adapter', () => {
 
   const pullAt = async (now: number, http = {}) => {
     fake.server.requests.length = 0;
-    const ctx = testPullContext(waAdapter, { url: fake.url, now, http });
+    const ctx = testPullContext(waAdapter, { url: fake.url, now, http, source: 'rss' });
     const pulled = await waAdapter.pull(ctx);
     return { ctx, pulled };
   };
@@ -118,7 +118,7 @@ describe('WA FuelWatch adapter', () => {
     const own = await startWaFake();
     try {
       own.advance();
-      const pulled = await waAdapter.pull(testPullContext(waAdapter, { url: own.url, now: ROUND_2_NOW }));
+      const pulled = await waAdapter.pull(testPullContext(waAdapter, { url: own.url, now: ROUND_2_NOW, source: 'rss' }));
       assert.deepEqual(pulled[0]?.normaliser.batch(), {
         stations: [STATIONS.ampol, STATIONS.puma, STATIONS.vibe, STATIONS.seven],
         prices: [

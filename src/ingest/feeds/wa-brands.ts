@@ -1,0 +1,42 @@
+/**
+ * FuelWatch's brand codes (the site API's brandName) onto the brand names it shows, as its
+ * reference list GET <base>/api/brands answered on 2026-03-30 (35 brands; the real answer is in
+ * test/fixtures/real/wa-api/brands.json). A code not listed is kept as it is.
+ */
+export const WA_BRANDS: Readonly<Record<string, string>> = {
+  '711': '7-Eleven',
+  AMP: 'Ampol',
+  AST: 'Astron',
+  ATL: 'Atlas',
+  BET: 'Better Choice',
+  BOC: 'BOC',
+  BP: 'BP',
+  BDD: 'Broome Diesel',
+  BUR: 'Burk',
+  CAL: 'Caltex',
+  CGL: 'CGL Fuel',
+  CCO: 'Costco',
+  DUN: "Dunning's",
+  EA: 'Eagle',
+  EGA: 'EG Ampol',
+  FF: 'FastFuel 24/7',
+  GUL: 'Gull',
+  IND: 'Independent',
+  IOR: 'IOR',
+  LIB: 'Liberty',
+  MSF: 'Maisey Fuels',
+  MET: 'Metro Petroleum',
+  OMM: 'OMG Metro',
+  PER: 'Perrys',
+  PFL: 'Petro Fuels',
+  PHX: 'Phoenix',
+  PUM: 'Puma',
+  REX: 'Reddy Express',
+  SHL: 'Shell',
+  SOL: 'Solo',
+  UGO: 'UGO',
+  UTD: 'United',
+  VIB: 'Vibe',
+  WAF: 'WA Fuels',
+  XCV: 'X Convenience',
+};

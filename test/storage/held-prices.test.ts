@@ -1,0 +1,51 @@
+/**
+ * Held prices (dated ahead: WA's tomorrow) on both backends: the reads tomorrow is made of, and
+ * the data version (which keys the answer cache and ETags) moving when a price is held or released.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CITIES, STATIONS } from '../fixture.ts';
+import type { PriceEvent } from '../../src/storage/store.ts';
+import { itemAt, testBackends } from '../helpers.ts';
+
+const NOW = Date.parse('2026-11-23T15:00:00+08:00') / 1000;
+const SIX = Date.parse('2026-11-24T06:00:00+08:00') / 1000;
+
+for (const backend of testBackends()) {
+  describe(`held prices on ${backend.name}`, () => {
+    test('holding bumps the data version, holding the same again does not, releasing does; the reads see what is held', async () => {
+      const { store, drop } = await backend.create();
+      try {
+        await store.migrate();
+        await store.upsertCities(CITIES);
+        const gamma = itemAt(STATIONS, 2); // Gamma Perth, WA
+        const later = (fuel: PriceEvent['fuel'], at: number, priceTenths: number, available = true): PriceEvent =>
+          ({ feed: gamma.feed, feedCode: gamma.feedCode, fuel, at, priceTenths, available });
+        await store.applyFeedBatch({ stations: [gamma], prices: [] }, { now: NOW });
+        const v0 = await store.dataVersion();
+        const batch = { stations: [], prices: [later('ulp91', SIX, 1599), later('ulp91', SIX + 86_400, 1629), later('diesel', SIX, 1899, false)] };
+        assert.equal((await store.applyFeedBatch(batch, { now: NOW })).pricesHeld, 3);
+        const v1 = await store.dataVersion();
+        assert.ok(v1 > v0, 'holding a price changes what the API answers');
+        await store.applyFeedBatch(batch, { now: NOW });
+        assert.equal(await store.dataVersion(), v1, 'the same held prices again change nothing');
+
+        const station = await store.heldForStation('gamma-perth');
+        assert.deepEqual(station.map((h) => [h.fuel, h.at, h.priceTenths, h.available]),
+          // In the API's fuel order (ulp91 before diesel), then by instant.
+          [['ulp91', SIX, 1599, true], ['ulp91', SIX + 86_400, 1629, true], ['diesel', SIX, 1899, false]]);
+        const city = await store.heldForCity('perth');
+        assert.equal(city.length, 3);
+        const cheapest = await store.cheapest('ulp91', { state: 'wa' }, 'asc', 10, 0, 'tomorrow');
+        assert.deepEqual(cheapest.items.map((i) => [i.stationId, i.priceTenths, i.reportedAt]), [['gamma-perth', 1599, SIX]]);
+        assert.deepEqual((await store.cheapest('diesel', { city: 'perth' }, 'asc', 10, 0, 'tomorrow')).total, 0);
+
+        await store.applyFeedBatch({ stations: [], prices: [] }, { now: SIX });
+        assert.ok(await store.dataVersion() > v1, 'releasing a held price changes what the API answers');
+        assert.deepEqual((await store.heldForStation('gamma-perth')).map((h) => h.at), [SIX + 86_400]);
+      } finally {
+        await drop();
+      }
+    });
+  });
+}

@@ -4,8 +4,8 @@
  * its measured savings; `fuelprice backtest` measures it.
  *
  * In order, the first that applies:
- * 1. Tomorrow's prices are published (WA, from about 14:30): `fill-up` when their city mean is
- *    above today's at all, `wait` otherwise (cheaper, or the same: then a day's wait costs
+ * 1. Tomorrow's prices are published (WA, from about 14:30): `fill-up` when they average above
+ *    today's at the same stations at all, `wait` otherwise (cheaper, or the same: then a day's wait costs
  *    nothing, and tomorrow brings the day after's prices). Confidence high: these are the prices
  *    stations must charge. On the real WA days this is all that matters (docs/CYCLE.md).
  * 2. The city does not cycle: `no-cycle`. Confidence medium with a year's worth of news (at least
@@ -38,8 +38,12 @@ export interface AdviceInput {
   today: LocalDay;
   /** The mean of the prices in force now, tenths; undefined when unknown. */
   now?: number | undefined;
-  /** The mean of tomorrow's published prices, tenths; undefined where none are published. */
-  tomorrow?: number | undefined;
+  /**
+   * Where tomorrow's prices are published: how far they are above the prices in force now,
+   * tenths, averaged over the same stations (domain/tomorrow.ts pairedTomorrow); undefined where
+   * none are.
+   */
+  tomorrowChange?: number | undefined;
 }
 
 export interface FillUpAdvice {
@@ -54,18 +58,16 @@ export interface FillUpAdvice {
 const cents = (tenths: number): string => (Math.abs(tenths) < 0.5 ? 'under 0.1 c/L' : `${(Math.abs(tenths) / 10).toFixed(1)} c/L`);
 
 export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
-  const { today, now, tomorrow } = input;
+  const { today, now, tomorrowChange: change } = input;
   const cycle = priceCycle(input.days, today, now);
   const sure: Confidence = cycle.restorations.length >= SURE_RESTORATIONS ? 'medium' : 'low';
   const answer = (advice: AdviceValue, reason: string, confidence: Confidence): FillUpAdvice => ({ cycle, advice, reason, confidence });
   const cycleWords = cycle.cycles ? `The city's cycle runs every ${cycle.periodDays} days.` : 'The city has no regular price cycle.';
 
-  if (now !== undefined && tomorrow !== undefined) {
-    if (tomorrow > now) {
-      return answer('fill-up', `Tomorrow's published prices average ${cents(tomorrow - now)} more than today's. ${cycleWords}`, 'high');
-    }
-    return tomorrow < now
-      ? answer('wait', `Tomorrow's published prices average ${cents(tomorrow - now)} less than today's. ${cycleWords}`, 'high')
+  if (change !== undefined) {
+    if (change > 0) return answer('fill-up', `Tomorrow's published prices average ${cents(change)} more than today's at the same stations. ${cycleWords}`, 'high');
+    return change < 0
+      ? answer('wait', `Tomorrow's published prices average ${cents(change)} less than today's at the same stations. ${cycleWords}`, 'high')
       : answer('wait', `Tomorrow's published prices average the same as today's: waiting a day costs nothing. ${cycleWords}`, 'high');
   }
   if (!cycle.cycles) {

@@ -29,7 +29,7 @@ import type { LocalDay } from './time.ts';
 /**
  * The advice on `today` from what was known at the decision time: the days before it and, where
  * the state publishes tomorrow's prices the day before (`publishesTomorrow`), today's mean as
- * `now` and tomorrow's as `tomorrow` (the replay gives it nothing else).
+ * `now` and tomorrow's less today's as `tomorrowChange` (the replay gives it nothing else).
  */
 export type Advisor = (known: AdviceInput) => AdviceValue;
 
@@ -90,7 +90,10 @@ export function backtest(series: readonly DailyMean[], advisor: Advisor, options
         case 'oracle': return window.reduce((a, d) => (price(d) < price(a) ? d : a), first);
         case 'advice': {
           for (const day of window) {
-            const known: AdviceInput = publishesTomorrow ? { days: before(day), today: day, now: mean.get(day), tomorrow: mean.get(day + 1) } : { days: before(day), today: day };
+            const next = mean.get(day + 1);
+            const known: AdviceInput = publishesTomorrow
+              ? { days: before(day), today: day, now: price(day), tomorrowChange: next === undefined ? undefined : next - price(day) }
+              : { days: before(day), today: day };
             const advice = advisor(known);
             if (advice === 'no-cycle' || advice === 'unknown') return day;
             if (advice === 'fill-up') return day;

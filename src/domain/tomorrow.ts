@@ -5,9 +5,9 @@
  * for each station and fuel, its next held report (the earliest), when it is in stock.
  */
 import { type PriceOrder, type PricedStation, type RankedPrice, rankPrices } from './cheapest.ts';
-import type { FuelId } from './fuels.ts';
+import { type FuelId, outputsOf } from './fuels.ts';
 import type { Near, Point } from './nearby.ts';
-import type { FuelTotals } from './price-rows.ts';
+import type { CurrentPrice, FuelTotals } from './price-rows.ts';
 
 /** A held report of one station and fuel, with the station's position (0, 0 when it has none). */
 export interface HeldPrice extends Point {
@@ -73,4 +73,27 @@ export function tomorrowTotals(held: readonly HeldPrice[]): { totals: FuelTotals
     } else acc.set(h.fuel, { fuel: h.fuel, count: 1, sumTenths: h.priceTenths, minTenths: h.priceTenths, maxTenths: h.priceTenths });
   }
   return acc.size === 0 ? undefined : { totals: [...acc.values()], from };
+}
+
+/**
+ * Today against tomorrow for one output fuel, over the same prices: each station's reported fuel
+ * counting towards `fuel` (outputsOf) that is in stock now and has a next price in stock, its
+ * current price and that next price averaged alike (as cityAverages pools a combined fuel).
+ * Undefined when no station has both. Comparing like with like keeps a station that has not
+ * published tomorrow yet (or is closed tomorrow) out of the difference.
+ */
+export function pairedTomorrow(current: readonly CurrentPrice[], held: readonly HeldPrice[], fuel: FuelId): { nowTenths: number; tomorrowTenths: number; count: number } | undefined {
+  const next = new Map<string, number>();
+  for (const h of nextHeld(held)) if (h.available && outputsOf(h.fuel).includes(fuel)) next.set(`${h.stationId}\u0000${h.fuel}`, h.priceTenths);
+  let now = 0;
+  let tomorrow = 0;
+  let count = 0;
+  for (const c of current) {
+    const price = next.get(`${c.stationId}\u0000${c.fuel}`);
+    if (price === undefined || !c.available) continue;
+    now += c.priceTenths;
+    tomorrow += price;
+    count++;
+  }
+  return count === 0 ? undefined : { nowTenths: now / count, tomorrowTenths: tomorrow / count, count };
 }

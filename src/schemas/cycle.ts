@@ -41,6 +41,11 @@ export const CycleResponse = Type.Object({
     phase: Type.Union([Type.Literal('rising'), Type.Literal('falling'), Type.Literal('trough'), Type.Literal('none')]),
     cheapest_weekday: Type.Union([Type.Union(WEEKDAY_NAMES.map((w) => Type.Literal(w))), NoWeekday]),
     now: Type.Union([Type.String({ description: 'The mean of the prices in force now, cents per litre, ddd.d.', examples: ['177.3'] }), NoPrice]),
+    tomorrow: Type.Union([Type.String({
+      description: 'The mean of tomorrow\'s published prices (WA, from about 14:30 WA time; in force from 06:00), cents per litre, ddd.d. '
+        + 'The advice compares them with today\'s at the same stations.',
+      examples: ['185.9'],
+    }), Type.Literal(false, { description: 'Not published: every state but WA, and WA before about 14:30.' })]),
     advice: Type.Union([Type.Literal('fill-up'), Type.Literal('wait'), Type.Literal('no-cycle'), Type.Literal('unknown')], {
       description: 'fill-up: buy today; wait: prices are due to fall; no-cycle: no regular cycle, buy when you need to; '
         + 'unknown: no price changes reported for two days, so the cycle cannot be read.',
@@ -56,7 +61,7 @@ export const CycleResponse = Type.Object({
     id: 'sydney', name: 'Sydney', fuel: 'ulp91', cycles: true, period_days: 40,
     last_restoration: { date: '09-11-2026', rise: '30.4' },
     restorations: [{ date: '21-08-2026', rise: '28.7' }, { date: '30-09-2026', rise: '29.9' }, { date: '09-11-2026', rise: '30.4' }],
-    days_since_restoration: 14, phase: 'falling', cheapest_weekday: false, now: '183.9', advice: 'wait',
+    days_since_restoration: 14, phase: 'falling', cheapest_weekday: false, now: '183.9', tomorrow: false, advice: 'wait',
     reason: 'Prices are still falling, 14 days after the last restoration. The city\'s cycle runs every 40 days.', confidence: 'medium',
   } }],
 });

@@ -25,22 +25,22 @@ const weekly = (day: LocalDay): number => 1900 - 20 * mod(day - (TODAY - 6), 7);
 describe('the fill-up advice', () => {
   test("tomorrow's published prices decide first, either way, with high confidence", () => {
     // Today (Tuesday, k = 6) 178.0 in force; tomorrow 190.0 published: 12.0 c/L more.
-    const up = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780, tomorrow: 1900 });
+    const up = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780, tomorrowChange: 120 });
     assert.deepEqual([up.advice, up.confidence, up.reason],
-      ['fill-up', 'high', "Tomorrow's published prices average 12.0 c/L more than today's. The city's cycle runs every 7 days."]);
-    const down = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780, tomorrow: 1765 });
+      ['fill-up', 'high', "Tomorrow's published prices average 12.0 c/L more than today's at the same stations. The city's cycle runs every 7 days."]);
+    const down = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780, tomorrowChange: -15 });
     assert.deepEqual([down.advice, down.confidence, down.reason],
-      ['wait', 'high', "Tomorrow's published prices average 1.5 c/L less than today's. The city's cycle runs every 7 days."]);
+      ['wait', 'high', "Tomorrow's published prices average 1.5 c/L less than today's at the same stations. The city's cycle runs every 7 days."]);
     // Without a cycle too: a flat year, tomorrow 0.1 c/L dearer is enough, and so is 0.02 (one station of five up 0.1).
-    const flat = fillUpAdvice({ days: days(() => 1800), today: TODAY, now: 1800, tomorrow: 1801 });
-    assert.deepEqual([flat.advice, flat.reason], ['fill-up', "Tomorrow's published prices average 0.1 c/L more than today's. The city has no regular price cycle."]);
-    const tiny = fillUpAdvice({ days: days(() => 1800), today: TODAY, now: 1800, tomorrow: 1800.2 });
-    assert.deepEqual([tiny.advice, tiny.reason], ['fill-up', "Tomorrow's published prices average under 0.1 c/L more than today's. The city has no regular price cycle."]);
+    const flat = fillUpAdvice({ days: days(() => 1800), today: TODAY, now: 1800, tomorrowChange: 1 });
+    assert.deepEqual([flat.advice, flat.reason], ['fill-up', "Tomorrow's published prices average 0.1 c/L more than today's at the same stations. The city has no regular price cycle."]);
+    const tiny = fillUpAdvice({ days: days(() => 1800), today: TODAY, now: 1800, tomorrowChange: 0.2 });
+    assert.deepEqual([tiny.advice, tiny.reason], ['fill-up', "Tomorrow's published prices average under 0.1 c/L more than today's at the same stations. The city has no regular price cycle."]);
   });
 
   test('tomorrow the same as today: wait, whatever the cycle says (a day costs nothing)', () => {
     // Today is the weekly cycle's cheapest day, yet tomorrow's published prices are today's: waiting loses nothing.
-    const same = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780, tomorrow: 1780 });
+    const same = fillUpAdvice({ days: days(weekly), today: TODAY, now: 1780, tomorrowChange: 0 });
     assert.deepEqual([same.advice, same.confidence, same.cycle.cheapestWeekday, same.reason],
       ['wait', 'high', 1, "Tomorrow's published prices average the same as today's: waiting a day costs nothing. The city's cycle runs every 7 days."]);
     // Without tomorrow's prices the cycle decides: Tuesday, the cheapest weekday, is today.

@@ -58,7 +58,7 @@ describe('the backtest of when to fill up', () => {
   test('the advisor sees only the days before the one it advises on', () => {
     const series = sawtooth(3);
     const seen: unknown[] = [];
-    backtest(series, ({ days, today, now, tomorrow }) => { seen.push([today, Math.max(...days.map((d) => d.day)), now, tomorrow]); return 'wait'; },
+    backtest(series, ({ days, today, now, tomorrowChange }) => { seen.push([today, Math.max(...days.map((d) => d.day)), now, tomorrowChange]); return 'wait'; },
       { from: MONDAY + 7, to: MONDAY + 7, every: 7, delay: 3, learnWeeks: 1, publishesTomorrow: false });
     assert.deepEqual(seen, [0, 1, 2, 3].map((i) => [MONDAY + 7 + i, MONDAY + 6 + i, undefined, undefined]));
   });
@@ -66,11 +66,11 @@ describe('the backtest of when to fill up', () => {
   test('where tomorrow is published the day before, the advisor also knows today\'s mean and tomorrow\'s', () => {
     const series = sawtooth(3);
     const seen: unknown[] = [];
-    backtest(series, ({ days, today, now, tomorrow }) => { seen.push([today, Math.max(...days.map((d) => d.day)), now, tomorrow]); return 'wait'; },
+    backtest(series, ({ days, today, now, tomorrowChange }) => { seen.push([today, Math.max(...days.map((d) => d.day)), now, tomorrowChange]); return 'wait'; },
       { from: MONDAY + 14, to: MONDAY + 14, every: 7, delay: 3, learnWeeks: 1, publishesTomorrow: true });
-    // Monday 180.0 (tomorrow Tuesday 178.0), Tuesday (Wednesday 192.0), Wednesday (Thursday 190.0), Thursday (Friday 188.0).
-    assert.deepEqual(seen, [[MONDAY + 14, MONDAY + 13, 1800, 1780], [MONDAY + 15, MONDAY + 14, 1780, 1920],
-      [MONDAY + 16, MONDAY + 15, 1920, 1900], [MONDAY + 17, MONDAY + 16, 1900, 1880]]);
+    // Monday 180.0 (tomorrow Tuesday 178.0: -2.0), Tuesday (Wednesday 192.0: +14.0), Wednesday (Thursday 190.0: -2.0), Thursday (Friday 188.0: -2.0).
+    assert.deepEqual(seen, [[MONDAY + 14, MONDAY + 13, 1800, -20], [MONDAY + 15, MONDAY + 14, 1780, 140],
+      [MONDAY + 16, MONDAY + 15, 1920, -20], [MONDAY + 17, MONDAY + 16, 1900, -20]]);
   });
 
   test('a window without any mean is left out for every rule; a flat market saves nothing and has no share', () => {

@@ -23,7 +23,7 @@ for (let day = PERTH_TODAY - 70; day <= PERTH_TODAY; day++) {
 // No history: no cycle, no current price, and the advice says so, with low confidence (no days of reports at all).
 const NONE = {
   cycles: false, period_days: false, last_restoration: false, restorations: [], days_since_restoration: false, phase: 'none',
-  cheapest_weekday: false, now: false, advice: 'no-cycle', reason: 'No regular price cycle here (no restorations in the last year): fill up when you need to.',
+  cheapest_weekday: false, now: false, tomorrow: false, advice: 'no-cycle', reason: 'No regular price cycle here (no restorations in the last year): fill up when you need to.',
   confidence: 'low',
 };
 /** The ten restorations, oldest first: today − 3 − 7n for n = 9..0, each from 1700 to 1880. */
@@ -55,7 +55,7 @@ for (const backend of testBackends()) {
             // Restorations fall on Fridays (20-11-2026 was one), so k = 6, the lowest, is Thursday: over the 8 weeks before
             // today every day has its centred week, and Thursday is the cheapest against it. Today, Monday 23-11, is k = 3:
             // the station's price in force is 1700 + 30 × 3 = 1790. Not Thursday: wait, 3 days to go. Ten restorations: medium.
-            cheapest_weekday: 'thursday', now: '179.0', advice: 'wait',
+            cheapest_weekday: 'thursday', now: '179.0', tomorrow: false, advice: 'wait',
             reason: 'Thursday is the cheapest day of this weekly cycle over the last 8 weeks: in 3 days.', confidence: 'medium',
           } });
         }
@@ -100,4 +100,37 @@ for (const backend of testBackends()) {
       });
     });
   }
+}
+
+for (const backend of testBackends()) {
+  describe(`GET /v1/cities/{id}/cycle with tomorrow's prices published, on ${backend.name}`, () => {
+    let store: PriceStore;
+    let drop: () => Promise<void>;
+    let server: RunningServer;
+    // Tomorrow 06:00 in Perth: the instant WA's next-day prices take effect.
+    const SIX = dayStart('wa', PERTH_TODAY + 1) + 6 * 3600;
+    before(async () => {
+      ({ store, drop } = await backend.create());
+      await store.upsertCities(CITIES);
+      await store.applyBatch({ stations: STATIONS, prices: SAWTOOTH });
+      // Gamma Perth publishes 182.0 for tomorrow (held until 06:00): 3.0 c/L above its 179.0 now.
+      const held = await store.applyFeedBatch({ stations: [], prices: [{ feed: 'test', feedCode: '3', fuel: 'ulp91', at: SIX, priceTenths: 1820, available: true }] }, { now: NOW });
+      assert.equal(held.pricesHeld, 1);
+      server = await startServer(store, fixedClock(NOW));
+    });
+    after(async () => { await server.close(); await drop(); });
+
+    test('tomorrow dearer at the same stations: fill up, with high confidence, whatever the cycle says', async () => {
+      const r = await get(server, '/v1/cities/perth/cycle');
+      assert.equal(r.status, 200);
+      const data = (r.body as { data: Record<string, unknown> }).data;
+      assert.deepEqual([data.phase, data.cheapest_weekday, data.now, data.tomorrow, data.advice, data.confidence, data.reason], [
+        'falling', 'thursday', '179.0', '182.0', 'fill-up', 'high',
+        "Tomorrow's published prices average 3.0 c/L more than today's at the same stations. The city's cycle runs every 7 days.",
+      ]);
+      // A fuel with nothing published for tomorrow: no tomorrow, and the cycle decides (no diesel history: no-cycle).
+      const diesel = (await get(server, '/v1/cities/perth/cycle?fuel=diesel')).body as { data: Record<string, unknown> };
+      assert.deepEqual([diesel.data.tomorrow, diesel.data.advice], [false, 'no-cycle']);
+    });
+  });
 }

@@ -1180,6 +1180,7 @@ export interface operations {
                      *         "phase": "falling",
                      *         "cheapest_weekday": false,
                      *         "now": "183.9",
+                     *         "tomorrow": false,
                      *         "advice": "wait",
                      *         "reason": "Prices are still falling, 14 days after the last restoration. The city's cycle runs every 40 days.",
                      *         "confidence": "medium"
@@ -1224,6 +1225,7 @@ export interface operations {
                             phase: "rising" | "falling" | "trough" | "none";
                             cheapest_weekday: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday") | false;
                             now: string | false;
+                            tomorrow: string | false;
                             /** @description fill-up: buy today; wait: prices are due to fall; no-cycle: no regular cycle, buy when you need to; unknown: no price changes reported for two days, so the cycle cannot be read. */
                             advice: "fill-up" | "wait" | "no-cycle" | "unknown";
                             /**

@@ -6,7 +6,7 @@ import type { FuelId } from '../../domain/fuels.ts';
 import { cityHistory } from '../../domain/history.ts';
 import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
 import { historyPieces } from '../../domain/history-json.ts';
-import { tomorrowTotals } from '../../domain/tomorrow.ts';
+import { pairedTomorrow, tomorrowTotals } from '../../domain/tomorrow.ts';
 import { jsonBody } from '../body.ts';
 import { averageEntries, historyEntries, spreadEntries, unavailableEntries } from '../../domain/api-entries.ts';
 import { formatCents, formatDollars } from '../../domain/rounding.ts';
@@ -103,8 +103,14 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     // The history's own path: a year of daily city means, one day more for the first day-on-day change.
     const range = { from: today - 365, to: today };
     const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
-    const current = cityAverages(await store.citySums(city.id)).get(fuel);
-    const { cycle, advice, reason, confidence } = fillUpAdvice({ days: series.get(fuel) ?? [], today, now: current });
+    const [sums, prices, held] = await Promise.all([store.citySums(city.id), store.currentForCity(city.id), store.heldForCity(city.id)]);
+    const current = cityAverages(sums).get(fuel);
+    const next = tomorrowTotals(held);
+    const tomorrowMean = next ? cityAverages(next.totals).get(fuel) : undefined;
+    const paired = pairedTomorrow(prices, held, fuel);
+    const { cycle, advice, reason, confidence } = fillUpAdvice({
+      days: series.get(fuel) ?? [], today, now: current, tomorrowChange: paired && paired.tomorrowTenths - paired.nowTenths,
+    });
     const last = cycle.lastRestoration;
     const restoration = (r: Restoration) => ({ date: formatLocalDay(r.day), rise: formatCents(r.riseTenths) });
     return { data: {
@@ -112,7 +118,8 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
       last_restoration: last ? restoration(last) : false as const, restorations: cycle.restorations.map(restoration),
       days_since_restoration: cycle.daysSinceRestoration ?? false as const, phase: cycle.phase,
       cheapest_weekday: cycle.cheapestWeekday === null ? false as const : WEEKDAY_NAMES[cycle.cheapestWeekday] ?? false as const,
-      now: current === undefined ? false as const : formatCents(current), advice, reason, confidence,
+      now: current === undefined ? false as const : formatCents(current),
+      tomorrow: tomorrowMean === undefined ? false as const : formatCents(tomorrowMean), advice, reason, confidence,
     } };
   });
 

@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { dayStart, localDayOf } from '../../src/domain/time.ts';
 import { releaseAndSeal } from '../../src/ingest/scheduler.ts';
 import { writeDemo } from '../../src/ingest/demo.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
@@ -44,6 +45,17 @@ describe('the dashboard in Chromium', () => {
     // A quarter of a year: enough days for the chart and for Perth's weekly cycle, written in a few seconds.
     await writeDemo(store, { seed: 1, years: 0.25, scale: 'small', nowSec: NOW });
     await releaseAndSeal(store, NOW);
+    // Tomorrow's prices published for three Perth stations (as WA's are, held until 06:00 tomorrow):
+    // each 5.0 c/L above its ulp91 price now, so Perth's list gains its Tomorrow column.
+    const perthStations = (await store.feedStations('demo')).filter((s) => s.state === 'wa');
+    const now = new Map((await store.currentForCity('perth')).filter((p) => p.fuel === 'ulp91' && p.available).map((p) => [p.stationId, p.priceTenths]));
+    // The three cheapest, so that they are in the list the page shows.
+    const published = perthStations.filter((s) => now.has(s.id)).sort((a, b) => (now.get(a.id) ?? 0) - (now.get(b.id) ?? 0)).slice(0, 3);
+    assert.equal(published.length, 3);
+    const tomorrowSix = dayStart('wa', localDayOf('wa', NOW) + 1) + 6 * 3600;
+    await store.applyFeedBatch({ stations: [], prices: published.map((s) => ({
+      feed: 'demo', feedCode: s.feedCode, fuel: 'ulp91' as const, at: tomorrowSix, priceTenths: (now.get(s.id) ?? 0) + 50, available: true,
+    })) }, { now: NOW });
     const limited = newToken('limited', NOW, { rateLimit: 2 });
     await store.createToken(limited.record);
     limitedToken = limited.token;
@@ -115,7 +127,13 @@ describe('the dashboard in Chromium', () => {
     const cheapest = await api<{ data: Cheapest[] }>(`/v1/prices/cheapest?fuel=${fuel}&near=${near}&radius=10&limit=100`);
     assert.ok(cheapest.data.length > 10, `${cheapest.data.length} stations near ${near}`);
     const rows = await page.$$eval('#cheapest tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-    assert.deepEqual(rows, cheapest.data.slice(0, 10).map((s) => [s.name, s.brand, s.price, `${s.distance_km} km`, ageText(s.updated_at, NOW)]));
+    // With tomorrow's prices published near the point, a Tomorrow column beside Price: each station's, or a dash.
+    const tomorrow = new Map((await api<{ data: Cheapest[] }>(`/v1/prices/cheapest?fuel=${fuel}&near=${near}&radius=10&limit=100&day=tomorrow`)).data
+      .map((s) => [s.station_id, s.price]));
+    assert.deepEqual(rows, cheapest.data.slice(0, 10).map((s) => [s.name, s.brand, s.price,
+      ...(tomorrow.size > 0 ? [tomorrow.get(s.station_id) ?? '–'] : []), `${s.distance_km} km`, ageText(s.updated_at, NOW)]));
+    assert.deepEqual(await page.$$eval('#cheapest thead th', (ths) => ths.map((th) => th.textContent)),
+      ['Station', 'Brand', 'Price', ...(tomorrow.size > 0 ? ['Tomorrow'] : []), 'Distance', 'Updated']);
     assert.equal(await page.locator('#scatter circle.station').count(), cheapest.data.length);
 
     const history = await api<History>(`/v1/cities/${city}/history?timeframe=${timeframe}`);
@@ -218,6 +236,13 @@ describe('the dashboard in Chromium', () => {
     assert.equal(await page.getAttribute('#results', 'data-state'), 'ready');
     const perth = (await api<{ data: { latitude: string; longitude: string } }>('/v1/cities/perth')).data;
     await assertShowsApi(page, 'perth', `${perth.latitude},${perth.longitude}`, 'ulp91', 'last-month');
+    // The three stations with tomorrow's prices: the column is there, each at its price now plus 5.0.
+    const shownTomorrow = await page.$$eval('#cheapest tbody td.tomorrow', (tds) => tds.map((td) => td.textContent).filter((t) => t !== '–'));
+    const listed = (await api<{ data: Cheapest[] }>(`/v1/prices/cheapest?fuel=ulp91&near=${perth.latitude},${perth.longitude}&radius=10&limit=10`)).data;
+    const expected = (await api<{ data: Cheapest[] }>('/v1/prices/cheapest?fuel=ulp91&city=perth&day=tomorrow')).data;
+    assert.equal(expected.length, 3);
+    assert.ok(shownTomorrow.length > 0, 'a station with tomorrow\'s price is in the list');
+    assert.deepEqual(shownTomorrow, listed.flatMap((s) => expected.filter((t) => t.station_id === s.station_id).map(() => (Number(s.price) + 5).toFixed(1))));
     assert.match(await page.textContent('#cheapest-title') ?? '', /^Cheapest Unleaded 91 near Perth$/);
 
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-desktop.png'), fullPage: true });

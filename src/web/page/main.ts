@@ -190,7 +190,11 @@ function empty(panel: HTMLElement, text: string | undefined): void {
   panel.textContent = text ?? '';
 }
 
-function renderCheapest(q: Query, items: readonly Cheapest[], total: number): void {
+/**
+ * The cheapest list; with `tomorrow` (the same search's `day=tomorrow` answer, WA after about
+ * 14:30) a Tomorrow column beside Price: each listed station's published next price, or a dash.
+ */
+function renderCheapest(q: Query, items: readonly Cheapest[], total: number, tomorrow: readonly Cheapest[]): void {
   const nowSec = Date.now() / 1000;
   ui.cheapestTitle.textContent = `Cheapest ${q.fuel.name} near ${q.where}`;
   ui.cheapestWhere.textContent = total > 0
@@ -198,6 +202,17 @@ function renderCheapest(q: Query, items: readonly Cheapest[], total: number): vo
     : '';
   // Every station at the lowest price is the cheapest, marked alike (in the list and in green on the plot).
   const lowest = Math.min(...items.map((item) => Number(item.price)));
+  const next = new Map(tomorrow.map((item) => [item.station_id, item.price]));
+  const head = ui.cheapest.tHead?.rows[0];
+  head?.querySelector('th.tomorrow')?.remove();
+  if (next.size > 0) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.className = 'num tomorrow';
+    th.textContent = 'Tomorrow';
+    th.title = 'Published for tomorrow, in force from 06:00';
+    head?.cells[2]?.after(th);
+  }
   const rows = items.slice(0, LIST_ROWS).map((item) => {
     const tr = document.createElement('tr');
     tr.dataset.station = item.station_id;
@@ -214,7 +229,9 @@ function renderCheapest(q: Query, items: readonly Cheapest[], total: number): vo
     time.textContent = ageText(item.updated_at, nowSec);
     updated.className = 'age';
     updated.append(time);
-    tr.append(name, cell(item.brand, 'brand'), price, cell(item.distance_km === undefined ? '' : `${item.distance_km} km`, 'num distance'), updated);
+    tr.append(name, cell(item.brand, 'brand'), price);
+    if (next.size > 0) tr.append(cell(next.get(item.station_id) ?? '–', 'num tomorrow'));
+    tr.append(cell(item.distance_km === undefined ? '' : `${item.distance_km} km`, 'num distance'), updated);
     return tr;
   });
   const body = ui.cheapest.tBodies[0];
@@ -383,15 +400,16 @@ async function showResults(q: Query): Promise<void> {
   ui.results.setAttribute('aria-busy', 'true');
   const city = encodeURIComponent(q.city.id);
   const fuel = encodeURIComponent(q.fuel.id);
-  const [cheapest, history, cycle, spread, unavailable] = await Promise.all([
+  const [cheapest, tomorrow, history, cycle, spread, unavailable] = await Promise.all([
     apiGet<{ data: Cheapest[]; total_items: number }>(`/v1/prices/cheapest?fuel=${fuel}&near=${q.near}&radius=${q.radius}&limit=100`, token),
+    apiGet<{ data: Cheapest[] }>(`/v1/prices/cheapest?fuel=${fuel}&near=${q.near}&radius=${q.radius}&limit=100&day=tomorrow`, token),
     apiGet<CityHistory>(`/v1/cities/${city}/history?timeframe=${encodeURIComponent(q.timeframe)}`, token),
     apiGet<Cycle>(`/v1/cities/${city}/cycle?fuel=${fuel}`, token),
     apiGet<Spread>(`/v1/cities/${city}/spread`, token),
     apiGet<Unavailable>(`/v1/cities/${city}/unavailable`, token),
   ]);
   await loadStationNames(outageStations(unavailable.data));
-  renderCheapest(q, cheapest.data, cheapest.total_items);
+  renderCheapest(q, cheapest.data, cheapest.total_items, tomorrow.data);
   renderCycle(q, cycle.data);
   renderChart(q, history.data, cycle.data);
   renderSpread(q, spread.data);

@@ -19,9 +19,9 @@ import { VIC_BRANDS_PATH, VIC_PRICES_PATH } from '../src/ingest/feeds/vic.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const vic = join(root, '..', 'shared', 'realdata', 'vic_fairfuel_api_raw_json');
-const pricesFile = process.argv[2] ?? join(vic, 'prices', 'prices-2026-05-01.json.gz');
-const brandsFile = process.argv[3] ?? join(vic, 'reference', 'brands-2026-05-03.json');
-const runs = Number(process.argv[4] ?? 3);
+const pricesFile = process.argv[2] || join(vic, 'prices', 'prices-2026-05-01.json.gz');
+const brandsFile = process.argv[3] || join(vic, 'reference', 'brands-2026-05-03.json');
+const runs = Number(process.argv[4] || 3);
 const read = (path: string): Buffer => (path.endsWith('.gz') ? gunzipSync(readFileSync(path)) : readFileSync(path));
 const answers = new Map([[VIC_PRICES_PATH, read(pricesFile)], [VIC_BRANDS_PATH, read(brandsFile)]]);
 const day = /(\d{4}-\d{2}-\d{2})/.exec(pricesFile)?.[1] ?? '2026-05-01';

@@ -141,6 +141,13 @@ export class NswStationIndex {
   private readonly byName = new Map<string, string | null>();
   private readonly codes = new Set<string>();
   private readonly inFile = new Map<string, { names: Set<string>; addresses: Set<string> }>();
+  /**
+   * A row's matching keys by its station fields: rows come in time order, so each station's
+   * fields recur all through a file, and working the keys out is most of match()'s time. The
+   * keys are pure functions of the fields; what match() decides from them is not cached.
+   * As many entries as the file shows stations (under their spellings), whatever its rows.
+   */
+  private readonly keyCache = new Map<string, RowKeys>();
 
   constructor(stations: ReadonlyArray<Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>>) {
     for (const s of stations) this.add(s);
@@ -161,15 +168,24 @@ export class NswStationIndex {
    * this file showed it at another address. Undefined when none fits: the row's station is new.
    */
   match(name: string, address: string, suburb: string, postcode: string): string | undefined {
-    const addressKey = nswAddressKey(address, suburb, postcode);
-    const nameKey = nswNameKey(name, postcode);
-    const own = nswHistoryCode(name, address, suburb, postcode);
+    const { addressKey, nameKey, own } = this.keys(name, address, suburb, postcode);
     if (own !== '' && this.codes.has(own)) return this.seen(own, nameKey, addressKey);
     const byAddress = addressKey === '' ? undefined : this.byAddress.get(addressKey);
     if (byAddress && this.fits(byAddress, 'names', nameKey)) return this.seen(byAddress, nameKey, addressKey);
     const byName = nameKey === '' ? undefined : this.byName.get(nameKey);
     if (byName && this.fits(byName, 'addresses', addressKey)) return this.seen(byName, nameKey, addressKey);
     return undefined;
+  }
+
+  /** nswAddressKey, nswNameKey and nswHistoryCode of these fields, each worked out once. */
+  keys(name: string, address: string, suburb: string, postcode: string): RowKeys {
+    const fields = `${name}\u0000${address}\u0000${suburb}\u0000${postcode}`;
+    let keys = this.keyCache.get(fields);
+    if (!keys) {
+      keys = { addressKey: nswAddressKey(address, suburb, postcode), nameKey: nswNameKey(name, postcode), own: nswHistoryCode(name, address, suburb, postcode) };
+      this.keyCache.set(fields, keys);
+    }
+    return keys;
   }
 
   /** Records that the file showed the station under this name and address (match() does, and the reader for a station it creates). */
@@ -186,6 +202,13 @@ export class NswStationIndex {
     const shown = this.inFile.get(code)?.[what];
     return shown === undefined || shown.size === 0 || key === '' || shown.has(key);
   }
+}
+
+interface RowKeys {
+  addressKey: string;
+  nameKey: string;
+  /** The code a station created from these fields gets (nswHistoryCode). */
+  own: string;
 }
 
 function add(index: Map<string, string | null>, key: string, code: string): void {
@@ -239,6 +262,8 @@ function nswHistoryState(written: string, postcode: string): string {
 class NswHistoryReader implements RowReader {
   private previous: Row | undefined;
   private last: { identity: string; code: string } | undefined;
+  /** splitNswAddress by address: each station's address recurs all through a file. */
+  private readonly addressParts = new Map<string, ReturnType<typeof splitNswAddress>>();
 
   constructor(private readonly index: NswStationIndex) {}
 
@@ -255,12 +280,13 @@ class NswHistoryReader implements RowReader {
 
   private resolve(row: Row, normaliser: Normaliser, line: number): string | undefined {
     const field = (name: string): string => row[name] ?? '';
-    const parts = splitNswAddress(field('Address'));
+    let parts = this.addressParts.get(field('Address'));
+    if (!parts) this.addressParts.set(field('Address'), (parts = splitNswAddress(field('Address'))));
     // A blank Postcode cell: the one the address ends with ("..., Dubbo NSW 2830"), if it has one.
     const [name, address, suburb, postcode] = [field('ServiceStationName'), field('Address'), field('Suburb'), postcodeOf(field('Postcode')) || parts.postcode];
     const found = this.index.match(name, address, suburb, postcode);
     if (found !== undefined) return found;
-    const code = nswHistoryCode(name, address, suburb, postcode);
+    const { own: code, nameKey, addressKey } = this.index.keys(name, address, suburb, postcode);
     if (code === '') {
       normaliser.reject(name.trim() === '' ? 'station without a name, at an address no known station has'
         : 'station without a postcode, of a name no known station has', { line, ...row });
@@ -277,7 +303,7 @@ class NswHistoryReader implements RowReader {
     });
     if (!added) return undefined;
     this.index.add({ feedCode: code, name, address, suburb, postcode });
-    return this.index.seen(code, nswNameKey(name, postcode), nswAddressKey(address, suburb, postcode));
+    return this.index.seen(code, nameKey, addressKey);
   }
 
   skip(row: Row): void {

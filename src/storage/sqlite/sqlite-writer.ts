@@ -58,11 +58,14 @@ export class SqliteWriter {
     // In key order, so that new rows of price_events and station_daily go to the end of their b-trees.
     groups.sort((a, b) => a.station.key - b.station.key || a.fuel - b.fuel);
     const events = this.db.bulk(BULK.priceEvents);
+    // Each group reads and writes only its own station and fuel's current price: the writes can wait for a many-row statement.
+    const current = this.db.bulk(BULK.currentPrices);
     for (const { station, fuel, reports } of groups) {
-      const { rows, totals, spans } = this.applyReports(station, fuel, reports, sealedBefore(station.state), events);
+      const { rows, totals, spans } = this.applyReports(station, fuel, reports, sealedBefore(station.state), events, current);
       tally.group(station, fuel, rows, totals, spans);
     }
     events.flush();
+    current.flush();
     this.addStationDays(tally.groups);
     for (const [cityId, days] of tally.resealCities) recomputeCityDays(this.db, { cityId }, days.from, days.to);
     if (tally.changed) this.bumpDataVersion();
@@ -115,20 +118,20 @@ export class SqliteWriter {
 
   /** Stores the group's new and corrected reports (new ones through `events`) and works out the daily sums they change. */
   private applyReports(
-    station: StoredStation, fuel: number, reports: readonly Report[], sealedBefore: LocalDay, events: RowBuffer,
+    station: StoredStation, fuel: number, reports: readonly Report[], sealedBefore: LocalDay, events: RowBuffer, current: RowBuffer,
   ): { rows: Classified; totals: DayTotals; spans: DaySpan[] } {
     const row = this.db.get('SELECT price_tenths, available, reported_at, open_from FROM current_prices WHERE station_key = $1 AND fuel = $2',
       [station.key, fuel]);
-    const current: OpenState | undefined = row ? toOpenState(row) : undefined;
+    const stored: OpenState | undefined = row ? toOpenState(row) : undefined;
     // A value that binds as NULL breaks a NOT NULL column: such a report is not stored (as INSERT OR IGNORE did).
     const unstorable = (r: Report): boolean => bindsAsNull(r.at) || bindsAsNull(r.priceTenths);
     const usable = reports.some(unstorable) ? reports.filter((r) => !unstorable(r)) : reports;
     // The stored reports at the group's instants: one range read finds them all.
     const first = usable[0]?.at ?? 0;
     const last = usable[usable.length - 1]?.at ?? 0;
-    const stored = usable.length === 0 ? []
+    const storedReports = usable.length === 0 ? []
       : this.db.all(SQL.storedReportsBetween, [station.key, fuel, first, last]).map(toReport);
-    const storedAt = new Map(stored.map((r) => [r.at, r]));
+    const storedAt = new Map(storedReports.map((r) => [r.at, r]));
     const rows = classifyReports(usable, (at) => storedAt.get(at));
     if (rows.fresh.length === 0 && rows.corrected.length === 0) return { rows, totals: new DayTotals(), spans: [] };
     const values = events.values;
@@ -137,7 +140,7 @@ export class SqliteWriter {
       events.added();
     }
     for (const r of rows.corrected) this.db.run(SQL.correctReport, [r.priceTenths, r.available ? 1 : 0, station.key, fuel, r.at]);
-    const plan = planReports(current, rows.fresh, rows.corrected);
+    const plan = planReports(stored, rows.fresh, rows.corrected);
     const reads = lateReads(station.state, plan);
     let inForce: Report | undefined;
     let later: Report[] = [];
@@ -149,11 +152,14 @@ export class SqliteWriter {
       const until = lateReadsUntil(station.state, next ? Number(next.at) : undefined);
       later = this.db.all(SQL.reportsBetween, [station.key, fuel, reads.from, until]).map(toReport);
     }
-    const settled = settleGroup(station.state, current, plan, inForce, later);
+    const settled = settleGroup(station.state, stored, plan, inForce, later);
     for (const span of settled.spans) this.dropSpan(station.key, fuel, span);
     closeSealedPart(station.state, settled.totals, settled.open, sealedBefore);
     const open = settled.open;
-    if (open) this.db.insertRow(BULK.currentPrices, [station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId, station.state]);
+    if (open) {
+      current.values.push(station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId, station.state);
+      current.added();
+    }
     return { rows, totals: settled.totals, spans: settled.spans };
   }
 

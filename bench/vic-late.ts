@@ -60,9 +60,13 @@ try {
   const r2 = await late.applyFeedBatch(batchOf(second, noon2), { now: noon2 });
   const ms2 = performance.now() - t;
   await late.seal(end);
-  const b1 = batchOf(first, noon2);
-  const b2 = batchOf(second, noon2);
-  await once.applyFeedBatch({ stations: [...b1.stations, ...b2.stations], prices: [...b1.prices, ...b2.prices] }, { now: noon2 });
+  // The reference: both answers applied at the second noon, with no day closed before the end.
+  // Each answer is its own batch, as ingest applies it: a station an answer gives a position
+  // outside its state is refused with that answer's prices (BP Rockbank Truckstop's latitude is
+  // +37.7 in the 1 May answer, -37.7 on 2 May), in the reference as in the late sequence; one
+  // merged batch would let 2 May's record carry 1 May's prices in.
+  await once.applyFeedBatch(batchOf(first, noon2), { now: noon2 });
+  await once.applyFeedBatch(batchOf(second, noon2), { now: noon2 });
   await once.seal(end);
   const a = await days(late);
   const b = await days(once);

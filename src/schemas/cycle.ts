@@ -41,10 +41,13 @@ export const CycleResponse = Type.Object({
     phase: Type.Union([Type.Literal('rising'), Type.Literal('falling'), Type.Literal('trough'), Type.Literal('none')]),
     cheapest_weekday: Type.Union([Type.Union(WEEKDAY_NAMES.map((w) => Type.Literal(w))), NoWeekday]),
     now: Type.Union([Type.String({ description: 'The mean of the prices in force now, cents per litre, ddd.d.', examples: ['177.3'] }), NoPrice]),
-    tomorrow: Type.Union([Type.String({
-      description: 'The mean of tomorrow\'s published prices (WA, from about 14:30 WA time; in force from 06:00), cents per litre, ddd.d. '
-        + 'The advice compares them with today\'s at the same stations.',
-      examples: ['185.9'],
+    tomorrow: Type.Union([Type.Object({
+      change: Type.String({
+        description: 'How far tomorrow\'s published prices (WA, from about 14:30 WA time; in force from 06:00) are above the prices in '
+          + 'force now, averaged over the same stations: cents per litre with a sign, +d.d or -d.d (0.0 when the same).',
+        examples: ['+5.0'],
+      }),
+      stations: Type.Integer({ minimum: 1, description: 'The stations compared: in stock now and with a price published for tomorrow.' }),
     }), Type.Literal(false, { description: 'Not published: every state but WA, and WA before about 14:30.' })]),
     advice: Type.Union([Type.Literal('fill-up'), Type.Literal('wait'), Type.Literal('no-cycle'), Type.Literal('unknown')], {
       description: 'fill-up: buy today; wait: prices are due to fall; no-cycle: no regular cycle, buy when you need to; '

@@ -125,7 +125,7 @@ for (const backend of testBackends()) {
       assert.equal(r.status, 200);
       const data = (r.body as { data: Record<string, unknown> }).data;
       assert.deepEqual([data.phase, data.cheapest_weekday, data.now, data.tomorrow, data.advice, data.confidence, data.reason], [
-        'falling', 'thursday', '179.0', '182.0', 'fill-up', 'high',
+        'falling', 'thursday', '179.0', { change: '+3.0', stations: 1 }, 'fill-up', 'high',
         "Tomorrow's published prices average 3.0 c/L more than today's at the same stations. The city's cycle runs every 7 days.",
       ]);
       // A fuel with nothing published for tomorrow: no tomorrow, and the cycle decides (no diesel history: no-cycle).

@@ -1225,7 +1225,15 @@ export interface operations {
                             phase: "rising" | "falling" | "trough" | "none";
                             cheapest_weekday: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday") | false;
                             now: string | false;
-                            tomorrow: string | false;
+                            tomorrow: {
+                                /**
+                                 * @description How far tomorrow's published prices (WA, from about 14:30 WA time; in force from 06:00) are above the prices in force now, averaged over the same stations: cents per litre with a sign, +d.d or -d.d (0.0 when the same).
+                                 * @example +5.0
+                                 */
+                                change: string;
+                                /** @description The stations compared: in stock now and with a price published for tomorrow. */
+                                stations: number;
+                            } | false;
                             /** @description fill-up: buy today; wait: prices are due to fall; no-cycle: no regular cycle, buy when you need to; unknown: no price changes reported for two days, so the cycle cannot be read. */
                             advice: "fill-up" | "wait" | "no-cycle" | "unknown";
                             /**

@@ -80,6 +80,12 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
       .send(jsonBody(historyPieces(city.id, city.name, live, sealed, city.state, formatDollars)));
   });
 
+  /** Tenths as signed cents, +d.d or -d.d, and 0.0 for what rounds to nothing. */
+  const signedCents = (tenths: number): string => {
+    const text = formatCents(Math.abs(tenths));
+    return text === '0.0' ? text : `${tenths < 0 ? '-' : '+'}${text}`;
+  };
+
   app.get('/v1/cities/:id/cycle', {
     schema: {
       summary: 'City price cycle',
@@ -105,11 +111,10 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
     const [sums, prices, held] = await Promise.all([store.citySums(city.id), store.currentForCity(city.id), store.heldForCity(city.id)]);
     const current = cityAverages(sums).get(fuel);
-    const next = tomorrowTotals(held);
-    const tomorrowMean = next ? cityAverages(next.totals).get(fuel) : undefined;
     const paired = pairedTomorrow(prices, held, fuel);
+    const change = paired && paired.tomorrowTenths - paired.nowTenths;
     const { cycle, advice, reason, confidence } = fillUpAdvice({
-      days: series.get(fuel) ?? [], today, now: current, tomorrowChange: paired && paired.tomorrowTenths - paired.nowTenths,
+      days: series.get(fuel) ?? [], today, now: current, tomorrowChange: change,
     });
     const last = cycle.lastRestoration;
     const restoration = (r: Restoration) => ({ date: formatLocalDay(r.day), rise: formatCents(r.riseTenths) });
@@ -119,7 +124,8 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
       days_since_restoration: cycle.daysSinceRestoration ?? false as const, phase: cycle.phase,
       cheapest_weekday: cycle.cheapestWeekday === null ? false as const : WEEKDAY_NAMES[cycle.cheapestWeekday] ?? false as const,
       now: current === undefined ? false as const : formatCents(current),
-      tomorrow: tomorrowMean === undefined ? false as const : formatCents(tomorrowMean), advice, reason, confidence,
+      tomorrow: paired && change !== undefined ? { change: signedCents(change), stations: paired.count } : false as const,
+      advice, reason, confidence,
     } };
   });
 

@@ -40,7 +40,7 @@ export interface Cycle {
     id: string; name: string; fuel: string; cycles: boolean; period_days: number | false;
     last_restoration: { date: string; rise: string } | false; restorations: Array<{ date: string; rise: string }>;
     days_since_restoration: number | false;
-    phase: 'rising' | 'falling' | 'trough' | 'none'; cheapest_weekday: string | false; now: string | false; tomorrow: string | false;
+    phase: 'rising' | 'falling' | 'trough' | 'none'; cheapest_weekday: string | false; now: string | false; tomorrow: { change: string; stations: number } | false;
     advice: 'fill-up' | 'wait' | 'no-cycle' | 'unknown'; reason: string; confidence: 'high' | 'medium' | 'low';
   };
 }

@@ -272,7 +272,10 @@ function renderCycle(q: Query, cycle: Cycle['data']): void {
   lines.push(['Phase now', cycle.phase]);
   if (cycle.cheapest_weekday !== false) lines.push(['Cheapest day', `${cycle.cheapest_weekday[0]?.toUpperCase() ?? ''}${cycle.cheapest_weekday.slice(1)}s, over the last 8 weeks`]);
   if (cycle.now !== false) lines.push(['Average now', `${cycle.now} ${q.fuel.unit}`]);
-  if (cycle.tomorrow !== false) lines.push(['Tomorrow (published)', `${cycle.tomorrow} ${q.fuel.unit}`]);
+  if (cycle.tomorrow !== false) {
+    const n = cycle.tomorrow.stations;
+    lines.push(['Tomorrow (published)', `${cycle.tomorrow.change} ${q.fuel.unit} on today at the ${n === 1 ? 'station' : `${n} stations`} that published`]);
+  }
   const list = document.createElement('dl');
   for (const [term, value] of lines) {
     const dt = document.createElement('dt');

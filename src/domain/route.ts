@@ -1,0 +1,180 @@
+/**
+ * Along a route (issue 31's `/v1/prices/along`, not served yet): the path a routing engine
+ * returns, and where a station stands against it. Pure functions; the route and its storage read
+ * are still to be built on them.
+ *
+ * - The path is an encoded polyline of precision 5 (Google's format, as OSRM, Valhalla and
+ *   Google return it): at most MAX_PATH_POINTS points, at least 2.
+ * - A station's `distance_km` is its distance to the nearest point of the path (any segment);
+ *   `along_km` the length of the path from its start to that point; where several points of a
+ *   path that crosses itself are as near, the one first along the path counts.
+ * - `detour_km` is twice the distance: leaving the path at its nearest point, driving to the
+ *   station and coming back (a straight-line bound; the road distance is longer).
+ * - Distances to a segment are measured on a flat projection centred on the station (x east,
+ *   y north, in km at its latitude): for segments of a routed path (tens of metres to a few km)
+ *   and corridors up to 20 km the error is far below a metre. Lengths along the path are
+ *   great-circle (distanceKm). As near searches do, a station is within the corridor when its
+ *   distance rounded to the metre is at most the corridor in metres.
+ */
+import { EARTH_RADIUS_KM, type Point, distanceKm } from './nearby.ts';
+
+export const MAX_PATH_POINTS = 1000;
+export const DEFAULT_CORRIDOR_KM = 2;
+export const MIN_CORRIDOR_KM = 0.1;
+export const MAX_CORRIDOR_KM = 20;
+
+const RADIANS = Math.PI / 180;
+const KM_PER_DEGREE = EARTH_RADIUS_KM * RADIANS;
+
+/** A polyline's points, or the reason it is not one (for a 400 naming `path`). */
+export function decodePolyline(text: string): Point[] | { error: string } {
+  const points: Point[] = [];
+  let lat = 0;
+  let lng = 0;
+  let i = 0;
+  const next = (): number | undefined => {
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      if (i >= text.length) return undefined;
+      const byte = text.charCodeAt(i++) - 63;
+      if (byte < 0 || byte > 63) return undefined;
+      result |= (byte & 0x1f) << shift;
+      shift += 5;
+      if (byte < 0x20) break;
+      if (shift > 30) return undefined;
+    }
+    return result & 1 ? ~(result >> 1) : result >> 1;
+  };
+  while (i < text.length) {
+    const dLat = next();
+    const dLng = dLat === undefined ? undefined : next();
+    if (dLat === undefined || dLng === undefined) return { error: 'must be an encoded polyline (precision 5)' };
+    lat += dLat;
+    lng += dLng;
+    if (points.length === MAX_PATH_POINTS) return { error: `must have at most ${MAX_PATH_POINTS} points` };
+    const point = { latitude: lat / 1e5, longitude: lng / 1e5 };
+    if (Math.abs(point.latitude) > 90 || Math.abs(point.longitude) > 180) return { error: 'must stay within latitude ±90 and longitude ±180' };
+    points.push(point);
+  }
+  if (points.length < 2) return { error: 'must have at least 2 points' };
+  return points;
+}
+
+/** A polyline of precision 5 for the points (what a routing engine would send; for tests and examples). */
+export function encodePolyline(points: readonly Point[]): string {
+  let out = '';
+  let lat = 0;
+  let lng = 0;
+  const put = (value: number): void => {
+    let v = value < 0 ? ~(value << 1) : value << 1;
+    while (v >= 0x20) { out += String.fromCharCode((0x20 | (v & 0x1f)) + 63); v >>= 5; }
+    out += String.fromCharCode(v + 63);
+  };
+  for (const p of points) {
+    const la = Math.round(p.latitude * 1e5);
+    const ln = Math.round(p.longitude * 1e5);
+    put(la - lat);
+    put(ln - lng);
+    lat = la;
+    lng = ln;
+  }
+  return out;
+}
+
+/** Where a station stands against the path. */
+export interface OnPath {
+  /** To the path's nearest point, whole metres. */
+  metres: number;
+  /** From the path's start to that point, km. */
+  alongKm: number;
+}
+
+/**
+ * The path, with its segments bucketed on a grid of cells about the corridor's size (each
+ * segment in every cell its box, widened by the corridor, touches), so a station is measured
+ * against the few segments near it, not every segment.
+ */
+export class PathIndex {
+  private readonly cumulative: number[] = [0];
+  private readonly cells = new Map<string, number[]>();
+  private readonly cell: number;
+  readonly lengthKm: number;
+
+  constructor(private readonly points: readonly Point[], readonly corridorKm: number) {
+    for (let s = 1; s < points.length; s++) {
+      const a = points[s - 1] as Point;
+      const b = points[s] as Point;
+      this.cumulative.push((this.cumulative[s - 1] ?? 0) + distanceKm(a.latitude, a.longitude, b.latitude, b.longitude));
+    }
+    this.lengthKm = this.cumulative[this.cumulative.length - 1] ?? 0;
+    // Cells of at least the corridor in latitude degrees (and never finer than 0.01°).
+    this.cell = Math.max(corridorKm / KM_PER_DEGREE, 0.01);
+    for (let s = 0; s + 1 < points.length; s++) {
+      const a = points[s] as Point;
+      const b = points[s + 1] as Point;
+      const maxAbsLat = Math.min(89, Math.max(Math.abs(a.latitude), Math.abs(b.latitude)) + corridorKm / KM_PER_DEGREE);
+      const dLat = corridorKm / KM_PER_DEGREE;
+      const dLng = corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
+      const [r0, r1] = [this.row(Math.min(a.latitude, b.latitude) - dLat), this.row(Math.max(a.latitude, b.latitude) + dLat)];
+      const [c0, c1] = [this.row(Math.min(a.longitude, b.longitude) - dLng), this.row(Math.max(a.longitude, b.longitude) + dLng)];
+      for (let r = r0; r <= r1; r++) {
+        for (let c = c0; c <= c1; c++) {
+          const key = `${r}:${c}`;
+          const list = this.cells.get(key);
+          if (list) list.push(s); else this.cells.set(key, [s]);
+        }
+      }
+    }
+  }
+
+  private row(degrees: number): number {
+    return Math.floor(degrees / this.cell);
+  }
+
+  /** The box of positions a station within the corridor can be in (storage's index reads it). */
+  box(): { minLat: number; maxLat: number; minLng: number; maxLng: number } {
+    const lats = this.points.map((p) => p.latitude);
+    const lngs = this.points.map((p) => p.longitude);
+    const maxAbsLat = Math.min(89, Math.max(...lats.map(Math.abs)) + this.corridorKm / KM_PER_DEGREE);
+    const dLat = this.corridorKm / KM_PER_DEGREE;
+    const dLng = this.corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
+    return { minLat: Math.min(...lats) - dLat, maxLat: Math.max(...lats) + dLat, minLng: Math.min(...lngs) - dLng, maxLng: Math.max(...lngs) + dLng };
+  }
+
+  /** Where the point stands against the path when within the corridor; undefined otherwise. */
+  locate(p: Point): OnPath | undefined {
+    const segments = this.cells.get(`${this.row(p.latitude)}:${this.row(p.longitude)}`);
+    if (!segments) return undefined;
+    const cos = Math.cos(p.latitude * RADIANS);
+    let best: { km: number; along: number } | undefined;
+    for (const s of segments) {
+      const a = this.points[s] as Point;
+      const b = this.points[s + 1] as Point;
+      // Station at the origin; x east and y north in km.
+      const ax = (a.longitude - p.longitude) * KM_PER_DEGREE * cos;
+      const ay = (a.latitude - p.latitude) * KM_PER_DEGREE;
+      const bx = (b.longitude - p.longitude) * KM_PER_DEGREE * cos;
+      const by = (b.latitude - p.latitude) * KM_PER_DEGREE;
+      const dx = bx - ax;
+      const dy = by - ay;
+      const squared = dx * dx + dy * dy;
+      const t = squared === 0 ? 0 : Math.min(1, Math.max(0, -(ax * dx + ay * dy) / squared));
+      const km = Math.hypot(ax + t * dx, ay + t * dy);
+      const along = (this.cumulative[s] ?? 0) + t * ((this.cumulative[s + 1] ?? 0) - (this.cumulative[s] ?? 0));
+      if (!best || km < best.km || (km === best.km && along < best.along)) best = { km, along };
+    }
+    if (!best) return undefined;
+    const metres = Math.round(best.km * 1000);
+    return metres <= Math.round(this.corridorKm * 1000) ? { metres, alongKm: best.along } : undefined;
+  }
+}
+
+/**
+ * What a fill costs at a station off the path, in dollars: the fill, plus the fuel the detour
+ * burns at that station's price. net = price × (litres + detour_km × consumption / 100) / 100,
+ * with the price in cents a litre (tenths / 10) and consumption in litres per 100 km.
+ */
+export function netCostDollars(priceTenths: number, litres: number, detourKm: number, consumptionL100: number): number {
+  return (priceTenths / 10) * (litres + (detourKm * consumptionL100) / 100) / 100;
+}

@@ -195,7 +195,7 @@ export const ListQuerySchema = Type.Object({
 });
 export type ListQueryInput = Static<typeof ListQuerySchema>;
 
-/** A lowercase slug, as city and brand ids are (storage/places.ts). */
+/** A lowercase slug, as city and brand ids are (domain/places.ts). */
 const SLUG = '^[a-z0-9]+(-[a-z0-9]+)*$';
 const slugParameter = (what: string, description: string) => Type.String({
   pattern: SLUG, maxLength: 80, description,

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingHttpHeaders, type RequestListener, STATUS_CODES, type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ApiError, type ErrorCode, codeToStatus, errorPayload } from './errors.ts';
+import { ApiError, type ErrorCode, codeToStatus, errorPayload } from '../errors/catalogue.ts';
 
 export interface ServerLimits {
   /** Request line and headers must all arrive within this of the request's first byte (slowloris). */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { apiError } from './errors.ts';
+import { apiError } from '../errors/catalogue.ts';
 import { attachment, csvText, pageHeaders } from './csv.ts';
 import { type PageEnvelope, type PageWindow, envelope } from './pagination.ts';
 

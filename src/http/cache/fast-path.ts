@@ -1,7 +1,7 @@
 /**
  * The fast path for cached answers: in front of Fastify, a GET whose answer is in the response
  * cache for the current data version, carrying the Authorization header a token has already
- * passed the full path with at the current tokens version (TokenCache in http/auth.ts), within
+ * passed the full path with at the current tokens version (TokenCache in http/auth/bearer.ts), within
  * its rate limit, is answered straight from the cache. Everything else (a miss, a first sight
  * of a token, a conditional or HEAD request, an error of any kind, a shared Redis limiter)
  * goes to Fastify untouched, so every rule lives in one place and the fast path only repeats
@@ -13,14 +13,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../config.ts';
-import type { AccessLog } from './request-log.ts';
-import type { StoreBase } from '../storage/store.ts';
-import type { TokenCache } from './auth.ts';
+import type { Clock } from '../../config.ts';
+import type { AccessLog } from '../server/request-log.ts';
+import type { StoreBase } from '../../storage/store.ts';
+import type { TokenCache } from '../auth/bearer.ts';
 import { type ResponseCache, clockBucket } from './answer-cache.ts';
-import { RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './limits.ts';
-import { REQUEST_ID, lengthOverLimit } from './server-limits.ts';
-import { acceptsJson } from './representation.ts';
+import { RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from '../auth/rate-limits.ts';
+import { REQUEST_ID, lengthOverLimit } from '../server/server-limits.ts';
+import { acceptsJson } from '../representation/negotiation.ts';
 
 export interface FastPathDeps {
   store: Pick<StoreBase, 'versionsNow'>;
@@ -72,7 +72,7 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     ]);
     res.end(hit.body);
     answered?.(hit.route, begun);
-    // The same access line as the full path's (http/request-log.ts).
+    // The same access line as the full path's (http/server/request-log.ts).
     if (log) {
       log({
         reqId: requestId, method: 'GET', url, route: hit.route, status: 200, bytes: hit.body.length, ms: performance.now() - begun,

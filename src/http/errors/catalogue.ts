@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { isStorageUnavailable } from '../storage/errors.ts';
-import { SECURITY_HEADERS } from './answer-headers.ts';
+import { isStorageUnavailable } from '../../storage/errors.ts';
+import { SECURITY_HEADERS } from '../request/headers.ts';
 
 /** The error catalogue: every error the API can answer, each with its one status. */
 export type ErrorCode =

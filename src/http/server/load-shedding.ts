@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { errorPayload } from './errors.ts';
+import { errorPayload } from '../errors/catalogue.ts';
 import { REQUEST_ID, declaresLargeBody } from './server-limits.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Clock } from '../config.ts';
-import { PiecedBody, etagOf } from './body.ts';
-import type { CacheCounts } from './metrics.ts';
-import { answerKey } from './representation.ts';
+import type { Clock } from '../../config.ts';
+import { PiecedBody, etagOf } from '../representation/pieced-body.ts';
+import type { CacheCounts } from '../server/metrics.ts';
+import { answerKey } from '../representation/negotiation.ts';
 
 /**
  * The answer cache, in one place: what the full path (the hooks below) keeps and the fast path

@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Clock } from '../config.ts';
-import type { StoreBase, TokenRecord, TokenStore } from '../storage/store.ts';
-import { sameText, tokenUsable, verifyToken } from '../tokens.ts';
-import { ApiError } from './errors.ts';
-import { RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './limits.ts';
-import { admission } from './server-limits.ts';
+import type { Clock } from '../../config.ts';
+import type { StoreBase, TokenRecord, TokenStore } from '../../storage/store.ts';
+import { sameText, tokenUsable, verifyToken } from '../../tokens.ts';
+import { ApiError } from '../errors/catalogue.ts';
+import { RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './rate-limits.ts';
+import { admission } from '../server/server-limits.ts';
 
 const REALM = 'Bearer realm="fuelprice"';
 // RFC 7235: the scheme is case-insensitive; one space, then a token68 and nothing else.

@@ -1,38 +1,34 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { isStorageUnavailable } from '../../storage/errors.ts';
-import { SECURITY_HEADERS } from '../request/headers.ts';
 
-/** The error catalogue: every error the API can answer, each with its one status. */
-export type ErrorCode =
-  | 'invalid_parameter'
-  | 'unauthorized'
-  | 'invalid_token'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'not_acceptable'
-  | 'rate_limited'
-  | 'request_too_large'
-  | 'unavailable'
-  | 'internal';
+/**
+ * The error catalogue: every error the API can answer, each with its one status. The ErrorCode
+ * type, codeToStatus, the OpenAPI document's Error schema and every error body (errorPayload,
+ * errorText) all come from this one map: a code cannot be added without a status, nor answered
+ * without being documented.
+ */
+export const ERRORS = {
+  invalid_parameter: { status: 400 },
+  unauthorized: { status: 401 },
+  invalid_token: { status: 401 },
+  not_found: { status: 404 },
+  method_not_allowed: { status: 405 },
+  not_acceptable: { status: 406 },
+  rate_limited: { status: 429 },
+  request_too_large: { status: 431 },
+  unavailable: { status: 503 },
+  internal: { status: 500 },
+} as const satisfies Record<string, { status: ErrorStatus }>;
 
-export function codeToStatus(code: ErrorCode): number {
-  switch (code) {
-    case 'invalid_parameter': return 400;
-    case 'unauthorized': return 401;
-    case 'invalid_token': return 401;
-    case 'not_found': return 404;
-    case 'method_not_allowed': return 405;
-    case 'not_acceptable': return 406;
-    case 'rate_limited': return 429;
-    case 'request_too_large': return 431;
-    case 'unavailable': return 503;
-    case 'internal': return 500;
-    default: {
-      const unknownCode: never = code;
-      throw new Error(`no status for error code ${String(unknownCode)}`);
-    }
-  }
+/** The statuses an error may answer with. */
+export type ErrorStatus = 400 | 401 | 404 | 405 | 406 | 429 | 431 | 500 | 503;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** The codes in the catalogue's order (the order the Error schema lists them in). */
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
+
+export function codeToStatus(code: ErrorCode): ErrorStatus {
+  return ERRORS[code].status;
 }
 
 export class ApiError extends Error {
@@ -64,10 +60,7 @@ export function truncate(s: string, max: number): string {
 export const ErrorBody = Type.Object(
   {
     error: Type.Object({
-      code: Type.Union(
-        (['invalid_parameter', 'unauthorized', 'invalid_token', 'not_found', 'method_not_allowed', 'not_acceptable', 'rate_limited', 'request_too_large', 'unavailable', 'internal'] as const)
-          .map((c) => Type.Literal(c)),
-      ),
+      code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
       message: Type.String(),
       request_id: Type.String(),
     }),
@@ -83,71 +76,12 @@ export interface ErrorPayload {
   error: { code: ErrorCode; message: string; request_id: string };
 }
 
+/** The body of every error answer: sent as this object through Fastify, as errorText where an answer is written by hand. */
 export function errorPayload(code: ErrorCode, message: string, requestId: string): ErrorPayload {
   return { error: { code, message, request_id: requestId } };
 }
 
-/** Sends an error in the documented shape; used by the error handler and by hooks. */
-export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
-  reply.code(err.statusCode);
-  for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
-  return reply.type('application/json; charset=utf-8').send(errorPayload(err.code, err.message, reply.request.id));
-}
-
-/** Turns anything thrown into the documented shape: no stack and no SQL ever leaves the process. */
-export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
-  if (error instanceof ApiError) return error;
-  const fastifyError = error as FastifyError;
-  if (fastifyError.validation) return validationError(fastifyError, request);
-  if (isStorageUnavailable(error)) return new ApiError('unavailable', 'The service is temporarily unavailable; try again shortly.', { 'retry-after': '5' });
-  const status = fastifyError.statusCode ?? 500;
-  if (status === 413 || status === 414 || status === 431) return new ApiError('invalid_parameter', 'The request is too large.');
-  if (status === 415) return new ApiError('invalid_parameter', 'This API takes no request body.');
-  if (status >= 400 && status < 500) return new ApiError('invalid_parameter', 'The request could not be read.');
-  if (status === 503) return new ApiError('unavailable', 'The service is temporarily unavailable; try again shortly.', { 'retry-after': '5' });
-  return new ApiError('internal', 'Something went wrong on our side; the request id identifies it in our logs.');
-}
-
-/** Fastify's schema failures become one message naming the parameter and what it accepts. */
-function validationError(error: FastifyError, request: FastifyRequest): ApiError {
-  const first = error.validation?.[0];
-  const missing = first?.keyword === 'required' ? (first.params as { missingProperty?: unknown }).missingProperty : undefined;
-  if (typeof missing === 'string') {
-    const accepts = describeParameter(request, missing)?.replace(`Parameter '${missing}' `, '');
-    return new ApiError('invalid_parameter', `Parameter '${missing}' is required${accepts ? `; it ${accepts}` : '.'}`);
-  }
-  const path = first?.instancePath ?? '';
-  const name = path.replace(/^\//, '').split('/')[0] ?? '';
-  const described = name ? describeParameter(request, name) : undefined;
-  const message = described ?? `${error.validationContext ?? 'request'} ${first?.message ?? 'is invalid'}`;
-  return new ApiError('invalid_parameter', message);
-}
-
-function describeParameter(request: FastifyRequest, name: string): string | undefined {
-  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, { description?: string; 'x-accepts'?: string }> } | undefined;
-  const accepts = schema?.properties?.[name]?.['x-accepts'];
-  return accepts ? `Parameter '${name}' ${accepts}.` : undefined;
-}
-
-/** Every error a route or hook throws, and every unknown route, answered in the documented shape. */
-export function addErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
-    const apiErr = toApiError(error instanceof Error ? error : new Error(String(error)), request);
-    if (apiErr.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    return sendError(reply, apiErr);
-  });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0]?.slice(0, 200) ?? ''}.`)));
-}
-
-/** Errors the router raises before any hook runs (Fastify's frameworkErrors): answered in the documented shape too. */
-export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  // No hook has run, so onRequest's and onSend's headers are set here.
-  reply.header('x-request-id', request.id).header('cache-control', 'no-store').headers(SECURITY_HEADERS);
-  const apiErr = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-    ? new ApiError('not_found', 'No city or station has an id that long (200 characters at most).')
-    : error.code === 'FST_ERR_BAD_URL'
-      ? new ApiError('invalid_parameter', 'The URL is not valid: check its percent-encoding.')
-      : toApiError(error, request);
-  void sendError(reply, apiErr);
+/** errorPayload as the JSON text sent in front of Fastify (load shedding) and on the raw socket (requests Node refuses). */
+export function errorText(code: ErrorCode, message: string, requestId: string): string {
+  return JSON.stringify(errorPayload(code, message, requestId));
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { errorPayload } from '../errors/catalogue.ts';
+import { errorText } from '../errors/catalogue.ts';
 import { REQUEST_ID, declaresLargeBody } from './server-limits.ts';
 
 /**
@@ -113,7 +113,7 @@ export function shedInFront(gauge: LoadGauge, headers: Readonly<Record<string, s
     if (path === '/health' || !(path === '/ready' ? gauge.overloaded : gauge.shouldShed())) return false;
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    const body = JSON.stringify(errorPayload('unavailable', SHED_MESSAGE, requestId));
+    const body = errorText('unavailable', SHED_MESSAGE, requestId);
     res.writeHead(503, {
       ...fixed, 'x-request-id': requestId, 'content-length': String(Buffer.byteLength(body)),
       ...(declaresLargeBody(req.headers) ? { connection: 'close' } : {}),

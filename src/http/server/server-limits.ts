@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingHttpHeaders, type RequestListener, STATUS_CODES, type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ApiError, type ErrorCode, codeToStatus, errorPayload } from '../errors/catalogue.ts';
+import { ApiError, type ErrorCode, codeToStatus, errorText } from '../errors/catalogue.ts';
 
 export interface ServerLimits {
   /** Request line and headers must all arrive within this of the request's first byte (slowloris). */
@@ -168,7 +168,7 @@ function isHead(error: Error): boolean {
 function rawError(code: ErrorCode, message: string, fixedHeaders: string, head = false): string {
   const status = codeToStatus(code);
   const requestId = randomUUID();
-  const body = JSON.stringify(errorPayload(code, message, requestId));
+  const body = errorText(code, message, requestId);
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
     + `cache-control: no-store\r\nx-request-id: ${requestId}\r\n${fixedHeaders}connection: close\r\n\r\n${head ? '' : body}`;
 }

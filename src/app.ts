@@ -1,9 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Clock, TrustProxy } from './config.ts';
-import { AnswerCache, ResponseCache } from './http/cache/answer-cache.ts';
+import { addAnswerCache } from './http/cache/answer-cache.ts';
+import { ResponseCache } from './http/cache/response-cache.ts';
 import { EVERY_ANSWER, SECURITY_HEADERS, answerHeaders } from './http/request/headers.ts';
-import { TokenCache, authAndLimits, tokenIdOf } from './http/auth/bearer.ts';
+import { TokenCache } from './http/auth/token-cache.ts';
 import { ErrorBody } from './http/errors/catalogue.ts';
 import { addErrorHandlers, frameworkError } from './http/errors/handlers.ts';
 import { fastPath } from './http/cache/fast-path.ts';
@@ -23,7 +24,9 @@ import { metaRoutes } from './http/routes/meta.ts';
 import { stationRoutes } from './http/routes/stations.ts';
 import { priceRoutes } from './http/routes/prices.ts';
 import { lazySerializers } from './http/representation/serializers.ts';
-import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer, requestIdOf } from './http/server/server-limits.ts';
+import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer } from './http/server/server-limits.ts';
+import { requestHooks } from './http/request/hooks.ts';
+import { RequestRules, requestIdOf } from './http/request/rules.ts';
 import { CitySchema, HistoryRecordSchema, StationSchema } from './schemas/api.ts';
 import type { PriceStore } from './storage/store.ts';
 
@@ -53,8 +56,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // prom-client is loaded only when metrics are on (METRICS_TOKEN).
   const metricsModule = options.metricsToken ? await import('./http/server/metrics.ts') : undefined;
   const metrics = metricsModule && new metricsModule.Metrics({ store, clock, cache, loadGauge: gauge });
-  const answers = new AnswerCache({ cache, clock, dataVersion: () => store.dataVersion(), maxAgeSec: options.maxAgeSec ?? 60, counts: metrics });
-  const tokens = new TokenCache(store);
+  // The one set of request rules (headers aside): both the fast path and Fastify's hooks call it.
+  const rules = new RequestRules({ store, clock, tokens: new TokenCache(store), limiter, defaultLimit, cache });
   const trust = trustFunction(options.trustProxy ?? false);
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const shedding = gauge && shedInFront(gauge, EVERY_ANSWER);
@@ -62,7 +65,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   let requestLog: AccessLog | undefined;
   // Cached answers to tokens seen before, within a limit counted in this process, are sent in front of Fastify.
   const front = cache && countsInProcess(limiter) ? fastPath({
-    store, clock, cache, tokens, limiter, defaultLimit, log: () => requestLog,
+    rules, log: () => requestLog,
     // Without a trusted proxy the peer is the client, and req.headers (a fifth of the fast path) is never built.
     address: trust ? (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trust) : (req) => req.socket.remoteAddress ?? '',
     answered: metrics && ((route, startedMs) => metrics.fastAnswer(route, startedMs)),
@@ -81,7 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One trust function for Fastify's request.ip and the fast path (Fastify itself ignores a bare hop count).
     trustProxy: trust,
     requestIdHeader: false,
-    genReqId: requestIdOf,
+    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     bodyLimit: 1024,
     ajv: { customOptions: { keywords: ['x-accepts'] } },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
@@ -96,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const length = reply.getHeader('content-length');
       logAccess({
         reqId: request.id, method: request.method, url: request.url, route: request.routeOptions.url, status: reply.statusCode,
-        bytes: length === undefined ? undefined : Number(length), ms: reply.elapsedTime, token: tokenIdOf(request), ip: request.ip,
+        bytes: length === undefined ? undefined : Number(length), ms: reply.elapsedTime, token: request.tokenId ?? undefined, ip: request.ip,
       });
       done();
     });
@@ -108,11 +111,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // In this order: headers first (answers made in hooks carry them), then auth and limits,
   // parameter checks, and the answer cache around the handler.
   await app.register(answerHeaders);
-  await app.register(authAndLimits, {
-    store, clock, tokens, limiter, defaultLimit, maxUrlLength: limits.maxUrlLength, onDataVersion: (request, version) => answers.noteVersion(request, version),
-  });
+  await app.register(requestHooks, { rules, store, maxUrlLength: limits.maxUrlLength });
   app.addHook('preValidation', strictQuery);
-  answers.register(app);
+  addAnswerCache(app, { rules, maxAgeSec: options.maxAgeSec ?? 60, counts: metrics });
   addErrorHandlers(app);
   await addOpenApi(app, options.dataNote ?? '');
   if (metricsModule && metrics && options.metricsToken) {

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
-import { isPublicPath } from '../auth/bearer.ts';
+import { isPublicPath } from '../request/rules.ts';
 import { documentDocsPage } from './docs.ts';
 
 /** The project's licence (package.json, README "Licence"), as an SPDX identifier. */

@@ -31,7 +31,7 @@ export function addAnswerCache(app: FastifyInstance, { rules, maxAgeSec, counts 
   if (cache) {
     app.addHook('preHandler', async (request, reply) => {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.url.startsWith('/v1/') || request.url.startsWith('/v1/openapi.json')) return;
-      const version = request.dataVersion ?? (request.dataVersion = (await rules.versions()).data);
+      const version = request.dataVersion ?? (request.dataVersion = (await rules.versions(request.raw)).data);
       const now = clock.now();
       // The URL, or for CSV asked for by Accept a key of its own (representation/negotiation.ts): JSON and CSV never share an entry.
       const key = answerKey(request);

@@ -49,12 +49,17 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     const now = clock.now();
     // Keyed by the URL alone: a CSV answer asked for by Accept has a key no URL is (answerKey), and scanHeaders sent such a request on.
     const hit = rules.cachedAnswer(url, url, versions.data, now);
-    if (!hit?.head) return false;
+    if (!hit?.head) {
+      rules.handOn(req, versions);
+      return false;
+    }
     // Only the very header a token already passed the full path with (compared in constant time).
     const token = rules.passedToken(versions.tokens, headers.authorization, now);
-    if (!token) return false;
-    const decision = rules.consumeNow(rules.limitKey(token, ''));
-    if (!decision?.allowed) return false;
+    const decision = token && rules.consumeNow(rules.limitKey(token, ''));
+    if (!token || !decision?.allowed) {
+      rules.handOn(req, versions);
+      return false;
+    }
     const requestId = requestIdOf(headers.requestId);
     // A flat list: node writes it as given, with no header object built and merged per request.
     const limits = rateLimitHeaders(decision, RATE_WINDOW_SEC);

@@ -33,9 +33,9 @@ export const requestHooks = fp<RequestHooksOptions>(async (app, { rules, store, 
     let authError: ApiError | undefined;
     if (!isPublicPath(path)) {
       try {
-        // One read gives the tokens version (for the token cache) and the data version (for the answer cache);
-        // on SQLite, and on PostgreSQL while the last reading may be reused, without waiting.
-        const versions = await rules.versions();
+        // One read a request gives the tokens version (for the token cache) and the data version (for the answer cache):
+        // the fast path's if it read them, else read here; on SQLite, and on PostgreSQL while the last reading may be reused, without waiting.
+        const versions = await rules.versions(request.raw);
         request.dataVersion = versions.data;
         const header = request.headers.authorization ?? '';
         // The very header a token has already passed with at this tokens version (compared in constant time,

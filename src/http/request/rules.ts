@@ -7,7 +7,7 @@
  * cache/answer-cache.ts). test/http/fast-path.test.ts holds the two paths' answers byte for byte.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Clock } from '../../config.ts';
 import type { StoreBase, TokenRecord, TokenStore } from '../../storage/store.ts';
 import type { TokenCache } from '../auth/token-cache.ts';
@@ -56,6 +56,11 @@ export interface Versions {
   tokens: number;
 }
 
+/** Where the fast path leaves the versions it read on a request it hands to Fastify (the same turn of the event loop). */
+const READ_VERSIONS = Symbol('versions read in front of Fastify');
+
+type CarryingVersions = IncomingMessage & { [READ_VERSIONS]?: Versions };
+
 /** Whose count a request is taken from, and its limit a minute. */
 export interface LimitKey {
   key: string;
@@ -93,9 +98,17 @@ export class RequestRules {
     return this.store.versionsNow();
   }
 
-  /** The versions, waiting for a read only when versionsNow has none. */
-  versions(): Versions | Promise<Versions> {
-    return this.store.versionsNow() ?? this.store.versions();
+  /**
+   * The versions a request is answered at: those the fast path read for it, if it did (so that a
+   * request is never given two readings), else read now, waiting only when versionsNow has none.
+   */
+  versions(req: IncomingMessage): Versions | Promise<Versions> {
+    return (req as CarryingVersions)[READ_VERSIONS] ?? this.store.versionsNow() ?? this.store.versions();
+  }
+
+  /** Leaves the fast path's reading on a request it hands to Fastify, for versions(). */
+  handOn(req: IncomingMessage, versions: Versions): void {
+    (req as CarryingVersions)[READ_VERSIONS] = versions;
   }
 
   /**

@@ -6,7 +6,7 @@ import { ResponseCache } from './http/cache/response-cache.ts';
 import { EVERY_ANSWER, SECURITY_HEADERS, answerHeaders } from './http/request/headers.ts';
 import { TokenCache } from './http/auth/token-cache.ts';
 import { ErrorBody } from './http/errors/catalogue.ts';
-import { addErrorHandlers, frameworkError } from './http/errors/handlers.ts';
+import { addErrorHandlers } from './http/errors/handlers.ts';
 import { fastPath } from './http/cache/fast-path.ts';
 import type pino from 'pino';
 import { type AccessLog, accessLog } from './http/server/request-log.ts';
@@ -25,7 +25,7 @@ import { stationRoutes } from './http/routes/stations.ts';
 import { priceRoutes } from './http/routes/prices.ts';
 import { lazySerializers } from './http/representation/serializers.ts';
 import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer } from './http/server/server-limits.ts';
-import { requestHooks } from './http/request/hooks.ts';
+import { frameworkError, requestHooks } from './http/request/hooks.ts';
 import { RequestRules, requestIdOf } from './http/request/rules.ts';
 import { CitySchema, HistoryRecordSchema, StationSchema } from './schemas/api.ts';
 import type { PriceStore } from './storage/store.ts';
@@ -57,7 +57,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const metricsModule = options.metricsToken ? await import('./http/server/metrics.ts') : undefined;
   const metrics = metricsModule && new metricsModule.Metrics({ store, clock, cache, loadGauge: gauge });
   // The one set of request rules (headers aside): both the fast path and Fastify's hooks call it.
-  const rules = new RequestRules({ store, clock, tokens: new TokenCache(store), limiter, defaultLimit, cache });
+  const rules = new RequestRules({ store, clock, tokens: new TokenCache(store), limiter, defaultLimit });
   const trust = trustFunction(options.trustProxy ?? false);
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const shedding = gauge && shedInFront(gauge, EVERY_ANSWER);
@@ -65,7 +65,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   let requestLog: AccessLog | undefined;
   // Cached answers to tokens seen before, within a limit counted in this process, are sent in front of Fastify.
   const front = cache && countsInProcess(limiter) ? fastPath({
-    rules, log: () => requestLog,
+    rules, cache, log: () => requestLog,
     // Without a trusted proxy the peer is the client, and req.headers (a fifth of the fast path) is never built.
     address: trust ? (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trust) : (req) => req.socket.remoteAddress ?? '',
     answered: metrics && ((route, startedMs) => metrics.fastAnswer(route, startedMs)),
@@ -113,7 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(answerHeaders);
   await app.register(requestHooks, { rules, store, maxUrlLength: limits.maxUrlLength });
   app.addHook('preValidation', strictQuery);
-  addAnswerCache(app, { rules, maxAgeSec: options.maxAgeSec ?? 60, counts: metrics });
+  addAnswerCache(app, { rules, cache, maxAgeSec: options.maxAgeSec ?? 60, counts: metrics });
   addErrorHandlers(app);
   await addOpenApi(app, options.dataNote ?? '');
   if (metricsModule && metrics && options.metricsToken) {

@@ -4,12 +4,14 @@ import type { CacheCounts } from '../server/metrics.ts';
 import { answerKey } from '../representation/negotiation.ts';
 import type { RequestRules } from '../request/rules.ts';
 import { etagOf, matchesEtag } from './etag.ts';
-import { clockBucket, stableHeaders } from './response-cache.ts';
+import { type ResponseCache, clockBucket, stableHeaders } from './response-cache.ts';
 import { SingleFlight } from './single-flight.ts';
 
 export interface AnswerCacheOptions {
-  /** The request rules: the answer cache (absent: no answers kept, every answer still gets its ETag, Cache-Control and 304), the clock, the versions. */
+  /** The request rules: the clock, the versions. */
   rules: RequestRules;
+  /** Absent: no answers kept (every answer still gets its ETag, Cache-Control and 304). */
+  cache: ResponseCache | undefined;
   /** Seconds a client may cache a /v1 answer (Cache-Control max-age). */
   maxAgeSec: number;
   /** Told of each answer sent from the cache and each worked out for want of it (metrics.ts), when metrics are on. */
@@ -22,8 +24,8 @@ export interface AnswerCacheOptions {
  * ETag, Cache-Control and 304 and is kept (onSend). The data version is the one the auth hook
  * read for the request (request.dataVersion), so that it is not read twice.
  */
-export function addAnswerCache(app: FastifyInstance, { rules, maxAgeSec, counts }: AnswerCacheOptions): void {
-  const { cache, clock } = rules;
+export function addAnswerCache(app: FastifyInstance, { rules, cache, maxAgeSec, counts }: AnswerCacheOptions): void {
+  const { clock } = rules;
   // One answer worked out at a time per URL, data version and clock bucket: requests that miss
   // while the same answer is being worked out wait for it and take it from the cache, rather than
   // all reading storage at once (every cached answer misses together after each ingest batch).
@@ -35,12 +37,12 @@ export function addAnswerCache(app: FastifyInstance, { rules, maxAgeSec, counts 
       const now = clock.now();
       // The URL, or for CSV asked for by Accept a key of its own (representation/negotiation.ts): JSON and CSV never share an entry.
       const key = answerKey(request);
-      let hit = rules.cachedAnswer(key, request.url, version, now);
+      let hit = cache.lookup(key, request.url, version, now);
       if (!hit) {
         const bucket = clockBucket(request.url, now);
         const flight = `${version}\u0000${bucket}\u0000${key}`;
         // Waits only for a GET's answer: an error's is not kept, and the waiter then works out its own.
-        if (await misses.wait(flight)) hit = rules.cachedAnswer(key, request.url, version, now);
+        if (await misses.wait(flight)) hit = cache.lookup(key, request.url, version, now);
         if (!hit) {
           if (request.method === 'GET') misses.lead(flight, request);
           // Counted as a miss in onSend, once an answer has been worked out (docs/METRICS.md): not

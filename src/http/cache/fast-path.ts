@@ -16,10 +16,12 @@ import { RATE_WINDOW_SEC, rateLimitHeaders } from '../auth/rate-limits.ts';
 import { acceptsJson } from '../representation/negotiation.ts';
 import { type RequestRules, lengthOverLimit, requestIdOf } from '../request/rules.ts';
 import type { AccessLog } from '../server/request-log.ts';
+import type { ResponseCache } from './response-cache.ts';
 
 export interface FastPathDeps {
-  /** The request rules, over a limiter that counts in this process (the fast path never waits) and the answer cache. */
+  /** The request rules, over a limiter that counts in this process: the fast path never waits. */
   rules: RequestRules;
+  cache: ResponseCache;
   /** The client's address as Fastify's request.ip gives it (TRUST_PROXY), for the log line. */
   address: (req: IncomingMessage) => string;
   /** Request logging as Fastify's own (when the logger is on), resolved once the app exists. */
@@ -30,7 +32,7 @@ export interface FastPathDeps {
 
 /** A request listener front: true when it answered, false to hand the request to Fastify. */
 export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { rules, answered } = deps;
+  const { rules, cache, answered } = deps;
   const { clock } = rules;
   return (req, res) => {
     const log = deps.log();
@@ -48,7 +50,7 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     if (!versions) return false;
     const now = clock.now();
     // Keyed by the URL alone: a CSV answer asked for by Accept has a key no URL is (answerKey), and scanHeaders sent such a request on.
-    const hit = rules.cachedAnswer(url, url, versions.data, now);
+    const hit = cache.lookup(url, url, versions.data, now);
     if (!hit?.head) {
       rules.handOn(req, versions);
       return false;

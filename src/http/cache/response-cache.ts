@@ -76,6 +76,11 @@ export class ResponseCache {
     return entry;
   }
 
+  /** The answer kept under `key` (the URL, or answerKey's) for this data version and the clock slice of `url` at `nowSec`: both paths look answers up here. */
+  lookup(key: string, url: string, version: number, nowSec: number): CachedAnswer | undefined {
+    return this.get(key, version, clockBucket(url, nowSec));
+  }
+
   set(key: string, version: number, bucket: number, answer: AnswerToKeep): void {
     const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
     const size = body.length;

@@ -1,9 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStorageUnavailable } from '../../storage/errors.ts';
-import { SECURITY_HEADERS } from '../request/headers.ts';
 import { ApiError, errorPayload } from './catalogue.ts';
 
-/** The one error handler, the not-found handler and the router's own errors: every error a route or hook raises answered in the catalogue's shape. */
+/** The one error handler and the not-found handler: every error a route or hook raises answered in the catalogue's shape. */
 
 /** Sends an error in the documented shape; used by the error handler and by hooks. */
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
@@ -56,16 +55,4 @@ export function addErrorHandlers(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0]?.slice(0, 200) ?? ''}.`)));
-}
-
-/** Errors the router raises before any hook runs (Fastify's frameworkErrors): answered in the documented shape too. */
-export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  // No hook has run, so onRequest's and onSend's headers are set here.
-  reply.header('x-request-id', request.id).header('cache-control', 'no-store').headers(SECURITY_HEADERS);
-  const apiErr = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-    ? new ApiError('not_found', 'No city or station has an id that long (200 characters at most).')
-    : error.code === 'FST_ERR_BAD_URL'
-      ? new ApiError('invalid_parameter', 'The URL is not valid: check its percent-encoding.')
-      : toApiError(error, request);
-  void sendError(reply, apiErr);
 }

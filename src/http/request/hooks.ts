@@ -1,8 +1,11 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { authenticate, authorizationCount } from '../auth/bearer.ts';
 import { RATE_WINDOW_SEC, rateLimitHeaders } from '../auth/rate-limits.ts';
 import type { TokenRecord, TokenStore } from '../../storage/store.ts';
 import { ApiError } from '../errors/catalogue.ts';
+import { sendError, toApiError } from '../errors/handlers.ts';
+import { SECURITY_HEADERS } from './headers.ts';
 import { type RequestRules, admission, isPublicPath } from './rules.ts';
 import { decorateRequests } from './state.ts';
 
@@ -63,3 +66,15 @@ export const requestHooks = fp<RequestHooksOptions>(async (app, { rules, store, 
     if (authError) throw authError;
   });
 }, { name: 'request-hooks' });
+
+/** Errors the router raises before any hook runs (Fastify's frameworkErrors): answered in the documented shape too. */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // No hook has run, so onRequest's and onSend's headers are set here.
+  reply.header('x-request-id', request.id).header('cache-control', 'no-store').headers(SECURITY_HEADERS);
+  const apiErr = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? new ApiError('not_found', 'No city or station has an id that long (200 characters at most).')
+    : error.code === 'FST_ERR_BAD_URL'
+      ? new ApiError('invalid_parameter', 'The URL is not valid: check its percent-encoding.')
+      : toApiError(error, request);
+  void sendError(reply, apiErr);
+}

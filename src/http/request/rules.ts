@@ -1,10 +1,10 @@
 /**
  * The rules every request is held to, written once: what may enter (URL length, body), its id,
- * which paths need a token, the versions it is answered at (read once a request), its token,
- * its rate limit, and the answer cache's key and clock slice. Both paths call these and nothing
- * else for those rules: the fast path in front of Fastify (cache/fast-path.ts), which answers
- * only what the full path has already answered, and Fastify's hooks (request/hooks.ts and
- * cache/answer-cache.ts). test/http/fast-path.test.ts holds the two paths' answers byte for byte.
+ * which paths need a token, the versions it is answered at (read once a request), its token
+ * and its rate limit. Both paths call these and nothing else for those rules: the fast path in
+ * front of Fastify (cache/fast-path.ts), which answers only what the full path has already
+ * answered, and Fastify's hooks (request/hooks.ts and cache/answer-cache.ts). The answer cache's
+ * key and validity are ResponseCache.lookup's (cache/response-cache.ts), also called by both. test/http/fast-path.test.ts holds the two paths' answers byte for byte.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
@@ -12,7 +12,6 @@ import type { Clock } from '../../config.ts';
 import type { StoreBase, TokenRecord, TokenStore } from '../../storage/store.ts';
 import type { TokenCache } from '../auth/token-cache.ts';
 import type { RateDecision, RateLimiter } from '../auth/rate-limits.ts';
-import { type CachedAnswer, type ResponseCache, clockBucket } from '../cache/response-cache.ts';
 import { ApiError } from '../errors/catalogue.ts';
 
 /** An X-Request-Id a client may choose (anything else is replaced by a fresh UUID). */
@@ -74,20 +73,17 @@ export interface RequestRulesDeps {
   limiter: RateLimiter;
   /** Requests per minute per token when the token sets none, and per address without a token. */
   defaultLimit: number;
-  /** Absent: no answers kept. */
-  cache: ResponseCache | undefined;
 }
 
 export class RequestRules {
   readonly clock: Clock;
   readonly tokens: TokenCache;
-  readonly cache: ResponseCache | undefined;
   private readonly store: RequestRulesDeps['store'];
   private readonly limiter: RateLimiter;
   private readonly defaultLimit: number;
 
   constructor(deps: RequestRulesDeps) {
-    ({ store: this.store, clock: this.clock, tokens: this.tokens, limiter: this.limiter, defaultLimit: this.defaultLimit, cache: this.cache } = deps);
+    ({ store: this.store, clock: this.clock, tokens: this.tokens, limiter: this.limiter, defaultLimit: this.defaultLimit } = deps);
   }
 
   /**
@@ -132,10 +128,5 @@ export class RequestRules {
   /** Counts the request on a shared limiter (Redis), waiting for it. */
   consume({ key, limit }: LimitKey): Promise<RateDecision> {
     return this.limiter.consume(key, limit, Date.now());
-  }
-
-  /** The kept answer under `key` (the URL, or answerKey's) for this data version and the URL's clock slice. */
-  cachedAnswer(key: string, url: string, dataVersion: number, nowSec: number): CachedAnswer | undefined {
-    return this.cache?.get(key, dataVersion, clockBucket(url, nowSec));
   }
 }

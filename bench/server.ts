@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.ts';
 import { FIXED_BODY, FIXED_PATH } from './fixed.ts';
-import { eventLoopGauge } from '../src/http/load-shedding.ts';
+import { eventLoopGauge } from '../src/http/server/load-shedding.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 
 const { values } = parseArgs({

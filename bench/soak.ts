@@ -30,7 +30,7 @@ import { inspect, parseArgs } from 'node:util';
 import { scriptArgs } from './cli.ts';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { DEFAULT_CACHE_LIMITS } from '../src/http/answer-cache.ts';
+import { DEFAULT_CACHE_LIMITS } from '../src/http/cache/response-cache.ts';
 import { type Dataset, ensureDataset } from './datasets.ts';
 import { median, percentile } from './stats.ts';
 import { BENCH_DIR, type Started, rssBytes, startBenchServer, stopProcess } from './processes.ts';

@@ -1,19 +1,21 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Clock, TrustProxy } from './config.ts';
-import { AnswerCache, ResponseCache } from './http/answer-cache.ts';
-import { EVERY_ANSWER, SECURITY_HEADERS, answerHeaders } from './http/answer-headers.ts';
-import { TokenCache, authAndLimits, tokenIdOf } from './http/auth.ts';
-import { ErrorBody, addErrorHandlers, frameworkError } from './http/errors.ts';
-import { fastPath } from './http/fast-path.ts';
+import { addAnswerCache } from './http/cache/answer-cache.ts';
+import { ResponseCache } from './http/cache/response-cache.ts';
+import { EVERY_ANSWER, SECURITY_HEADERS, answerHeaders } from './http/request/headers.ts';
+import { TokenCache } from './http/auth/token-cache.ts';
+import { ErrorBody } from './http/errors/catalogue.ts';
+import { addErrorHandlers } from './http/errors/handlers.ts';
+import { fastPath } from './http/cache/fast-path.ts';
 import type pino from 'pino';
-import { type AccessLog, accessLog } from './http/request-log.ts';
-import { HistoryBlocks } from './http/history-blocks.ts';
-import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, type RateLimiter, countsInProcess } from './http/limits.ts';
-import { type LoadGauge, shedInFront } from './http/load-shedding.ts';
-import { addOpenApi } from './http/openapi.ts';
-import { strictQuery } from './http/params.ts';
-import { clientAddress, trustFunction } from './http/proxy.ts';
+import { type AccessLog, accessLog } from './http/server/request-log.ts';
+import { HistoryBlocks } from './http/cache/history-blocks.ts';
+import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, type RateLimiter, countsInProcess } from './http/auth/rate-limits.ts';
+import { type LoadGauge, shedInFront } from './http/server/load-shedding.ts';
+import { addOpenApi } from './http/routes/openapi.ts';
+import { strictQuery } from './http/routes/query.ts';
+import { clientAddress, trustFunction } from './http/server/client-address.ts';
 import { brandRoutes } from './http/routes/brands.ts';
 import { cityRoutes } from './http/routes/cities.ts';
 import { dashboardRoutes } from './http/routes/dashboard.ts';
@@ -21,8 +23,10 @@ import { fuelTypeRoutes } from './http/routes/fuel-types.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { stationRoutes } from './http/routes/stations.ts';
 import { priceRoutes } from './http/routes/prices.ts';
-import { lazySerializers } from './http/serializers.ts';
-import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer, requestIdOf } from './http/server-limits.ts';
+import { lazySerializers } from './http/representation/serializers.ts';
+import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer } from './http/server/server-limits.ts';
+import { frameworkError, requestHooks } from './http/request/hooks.ts';
+import { RequestRules, requestIdOf } from './http/request/rules.ts';
 import { CitySchema, HistoryRecordSchema, StationSchema } from './schemas/api.ts';
 import type { PriceStore } from './storage/store.ts';
 
@@ -34,11 +38,11 @@ export interface AppOptions {
   defaultRateLimit?: number; // requests a minute per token that sets none
   maxAgeSec?: number; // Cache-Control max-age of a /v1 answer
   dataNote?: string; // where the data comes from, on the docs page
-  responseCache?: boolean; // keep /v1 answers until the data changes (http/answer-cache.ts); on by default
+  responseCache?: boolean; // keep /v1 answers until the data changes (http/cache/answer-cache.ts); on by default
   trustProxy?: TrustProxy; // which X-Forwarded-For hops to believe (TRUST_PROXY); none by default
-  loadGauge?: LoadGauge; // load shedding (http/load-shedding.ts), closed with the app; none when absent
+  loadGauge?: LoadGauge; // load shedding (http/server/load-shedding.ts), closed with the app; none when absent
   limits?: Partial<ServerLimits>; // the server's timeouts and caps; DEFAULT_LIMITS for any not given
-  metricsToken?: string; // GET /metrics to this bearer token (METRICS_TOKEN, http/metrics.ts); no /metrics without it
+  metricsToken?: string; // GET /metrics to this bearer token (METRICS_TOKEN, http/server/metrics.ts); no /metrics without it
   metricsFromPrimary?: () => Promise<string>; // a worker of `serve --workers N`: /metrics answers every worker's, added up by the primary
 }
 
@@ -50,10 +54,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const cache = options.responseCache === false ? undefined : new ResponseCache();
   const gauge = options.loadGauge;
   // prom-client is loaded only when metrics are on (METRICS_TOKEN).
-  const metricsModule = options.metricsToken ? await import('./http/metrics.ts') : undefined;
+  const metricsModule = options.metricsToken ? await import('./http/server/metrics.ts') : undefined;
   const metrics = metricsModule && new metricsModule.Metrics({ store, clock, cache, loadGauge: gauge });
-  const answers = new AnswerCache({ cache, clock, dataVersion: () => store.dataVersion(), maxAgeSec: options.maxAgeSec ?? 60, counts: metrics });
-  const tokens = new TokenCache(store);
+  // The one set of request rules (headers aside): both the fast path and Fastify's hooks call it.
+  const rules = new RequestRules({ store, clock, tokens: new TokenCache(store), limiter, defaultLimit });
   const trust = trustFunction(options.trustProxy ?? false);
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const shedding = gauge && shedInFront(gauge, EVERY_ANSWER);
@@ -61,26 +65,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   let requestLog: AccessLog | undefined;
   // Cached answers to tokens seen before, within a limit counted in this process, are sent in front of Fastify.
   const front = cache && countsInProcess(limiter) ? fastPath({
-    store, clock, cache, tokens, limiter, defaultLimit, log: () => requestLog,
+    rules, cache, log: () => requestLog,
     // Without a trusted proxy the peer is the client, and req.headers (a fifth of the fast path) is never built.
     address: trust ? (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trust) : (req) => req.socket.remoteAddress ?? '',
     answered: metrics && ((route, startedMs) => metrics.fastAnswer(route, startedMs)),
   }) : undefined;
 
   const app = Fastify({
-    // Our own server, so that its timeouts and limits are the ones chosen in http/server-limits.ts.
+    // Our own server, so that its timeouts and limits are the ones chosen in http/server/server-limits.ts.
     // The fast path leaves requests that declare a body to the full path, which refuses them.
     serverFactory: (handler) => limitedServer(limits, (req, res) => front?.(req, res) || shed?.(req, res) || handler(req, res)),
     clientErrorHandler: clientErrorAnswer(SECURITY_HEADERS, limits.maxHeaderBytes),
     // On close, requests still arriving on open connections are answered (with Connection: close), not given Fastify's own 503 body.
     return503OnClosing: false,
     logger: options.logger ?? false,
-    // One access line a request, written by our own hook (both paths alike: http/request-log.ts), not Fastify's pair.
+    // One access line a request, written by our own hook (both paths alike: http/server/request-log.ts), not Fastify's pair.
     logController: new LogController({ disableRequestLogging: true }),
     // One trust function for Fastify's request.ip and the fast path (Fastify itself ignores a bare hop count).
     trustProxy: trust,
     requestIdHeader: false,
-    genReqId: requestIdOf,
+    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     bodyLimit: 1024,
     ajv: { customOptions: { keywords: ['x-accepts'] } },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
@@ -95,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const length = reply.getHeader('content-length');
       logAccess({
         reqId: request.id, method: request.method, url: request.url, route: request.routeOptions.url, status: reply.statusCode,
-        bytes: length === undefined ? undefined : Number(length), ms: reply.elapsedTime, token: tokenIdOf(request), ip: request.ip,
+        bytes: length === undefined ? undefined : Number(length), ms: reply.elapsedTime, token: request.tokenId ?? undefined, ip: request.ip,
       });
       done();
     });
@@ -107,11 +111,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // In this order: headers first (answers made in hooks carry them), then auth and limits,
   // parameter checks, and the answer cache around the handler.
   await app.register(answerHeaders);
-  await app.register(authAndLimits, {
-    store, clock, tokens, limiter, defaultLimit, maxUrlLength: limits.maxUrlLength, onDataVersion: (request, version) => answers.noteVersion(request, version),
-  });
+  await app.register(requestHooks, { rules, store, maxUrlLength: limits.maxUrlLength });
   app.addHook('preValidation', strictQuery);
-  answers.register(app);
+  addAnswerCache(app, { rules, cache, maxAgeSec: options.maxAgeSec ?? 60, counts: metrics });
   addErrorHandlers(app);
   await addOpenApi(app, options.dataNote ?? '');
   if (metricsModule && metrics && options.metricsToken) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pino from 'pino';
-import { errorSerializer } from '../src/http/request-log.ts';
+import { errorSerializer } from '../src/http/server/request-log.ts';
 import { maskSecrets } from '../src/secrets.ts';
 
 describe('maskSecrets: no password of a URL is ever written', () => {

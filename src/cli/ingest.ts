@@ -11,7 +11,7 @@ import type { FeedRun, PriceStore } from '../storage/store.ts';
 import { UsageError, intOption, parseCommand } from './args.ts';
 import { openDatabase } from './database.ts';
 import { COMMANDS } from './spec.ts';
-import { errorSerializer } from '../http/request-log.ts';
+import { errorSerializer } from '../http/server/request-log.ts';
 import { holdsDemo } from './guards.ts';
 
 /**

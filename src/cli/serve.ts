@@ -1,10 +1,10 @@
 import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { buildApp } from '../app.ts';
-import { errorSerializer, logDestination, loggerOptions } from '../http/request-log.ts';
+import { errorSerializer, logDestination, loggerOptions } from '../http/server/request-log.ts';
 import { type Clock, type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
-import { eventLoopGauge } from '../http/load-shedding.ts';
+import { eventLoopGauge } from '../http/server/load-shedding.ts';
 import type { PriceStore } from '../storage/store.ts';
 import { newToken } from '../tokens.ts';
 import { maskSecrets } from '../secrets.ts';
@@ -102,7 +102,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
   // With REDIS_URL, rate limits are shared by every process; without it (or while Redis is out of reach), per process.
   // ioredis is loaded when asked for: loading it would slow down every start that does not use it.
   const rateLimiter = config.redisUrl
-    ? new (await import('../http/redis-limiter.ts')).RedisRateLimiter({ url: config.redisUrl, prefix: config.redisPrefix })
+    ? new (await import('../http/auth/redis-limiter.ts')).RedisRateLimiter({ url: config.redisUrl, prefix: config.redisPrefix })
     : undefined;
   // The gauge may report before buildApp returns; the app's logger takes its lines from then on.
   let shedLog: Logger | undefined;

@@ -44,3 +44,9 @@ export function rankPrices(prices: readonly PricedStation[], order: PriceOrder, 
   const sign = order === 'asc' ? 1 : -1;
   return ranked.sort((a, b) => sign * (a.priceTenths - b.priceTenths) || (a.metres ?? 0) - (b.metres ?? 0) || compareIds(a.stationId, b.stationId));
 }
+
+/** A page of a city's or a state's prices of a fuel, ranked. */
+export function rankedPage(prices: readonly PricedStation[], order: PriceOrder, limit: number, offset: number): { items: RankedPrice[]; total: number } {
+  const ranked = rankPrices(prices, order);
+  return { items: ranked.slice(offset, offset + limit), total: ranked.length };
+}

@@ -6,7 +6,7 @@ import { type LocalDay, dayStart, formatLocalDay } from './time.ts';
 
 /**
  * A long city history as JSON put together from pieces, for the sealed part of a history is the
- * same from one request to the next: kept formatted per block of days (http/history-blocks.ts),
+ * same from one request to the next: kept formatted per block of days (http/cache/history-blocks.ts),
  * its bytes go into the answer as they are rather than read, built and serialised again. The
  * answer is byte for byte what the route's schema serialiser makes of historyEntries
  * (test/http/history-blocks.test.ts). Station history is written by historyPieces too, with no
@@ -99,7 +99,7 @@ export function sealedText(rows: readonly CityDayRow[], state: StateId, format: 
  * The whole answer: { data: { id, name, history: [{ fuel, records }] } }, every fuel in the
  * spec's order, its records the live days (newest first) and then each sealed piece in turn
  * (pieces newest first); `false` for a fuel with none. As the pieces that make it up, in order:
- * held blocks are among them as they are, not copied (http/body.ts sends them).
+ * held blocks are among them as they are, not copied (http/representation/pieced-body.ts sends them).
  */
 export function historyPieces(
   id: string, name: string, live: FuelSeries, sealed: ReadonlyArray<ReadonlyMap<FuelId, RecordsText>>,

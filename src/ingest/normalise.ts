@@ -6,7 +6,7 @@
 import { type FuelId, isFuelId } from '../domain/fuels.ts';
 import { roundDecimalText } from '../domain/rounding.ts';
 import { isStateId } from '../domain/states.ts';
-import { slugify } from '../storage/places.ts';
+import { slugify } from '../domain/places.ts';
 import type { Batch, PriceEvent, StationInput } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
 

@@ -168,11 +168,11 @@ export const CityResponse = Type.Object({ data: Type.Ref(CitySchema) }, {
 });
 export const StationResponse = Type.Object({ data: Type.Ref(StationSchema) }, { description: 'The station.' });
 
-/** Query integers arrive as text; their syntax is checked strictly before coercion (see http/params.ts). */
+/** Query integers arrive as text; their syntax is checked strictly before coercion (see http/routes/query.ts). */
 const queryInteger = (minimum: number, maximum: number | undefined, accepts: string, description: string) =>
   Type.Integer({ minimum, ...(maximum === undefined ? {} : { maximum }), description, 'x-accepts': accepts });
 
-/** `format` on the routes that answer CSV too (http/representation.ts): it wins over Accept. */
+/** `format` on the routes that answer CSV too (http/representation/negotiation.ts): it wins over Accept. */
 const formatParameter = Type.Optional(Type.String({
   enum: ['csv', 'json'],
   description: 'csv: the answer as CSV (text/csv, docs/CSV.md); json: as JSON. Decides over the Accept header; without it, Accept decides (JSON by default). Case-insensitive.',
@@ -195,7 +195,7 @@ export const ListQuerySchema = Type.Object({
 });
 export type ListQueryInput = Static<typeof ListQuerySchema>;
 
-/** A lowercase slug, as city and brand ids are (storage/places.ts). */
+/** A lowercase slug, as city and brand ids are (domain/places.ts). */
 const SLUG = '^[a-z0-9]+(-[a-z0-9]+)*$';
 const slugParameter = (what: string, description: string) => Type.String({
   pattern: SLUG, maxLength: 80, description,

@@ -1,4 +1,4 @@
-import { brandId } from './places.ts';
+import { brandId } from '../domain/places.ts';
 import type { Brand, ListQuery, ListResult } from './store.ts';
 
 /** A stored brand name and how many stations carry it, as both backends read them (brandCounts). */

@@ -9,7 +9,7 @@
  * (`FuelPrices`). A near search with other filters (state, brand, fuel, ...) goes to storage
  * instead: the stations of the box that pass them, measured and ranked by the same rule.
  */
-import { type PriceOrder, type PricedStation, type RankedPrice, rankPrices } from '../domain/cheapest.ts';
+import type { PriceOrder, RankedPrice } from '../domain/cheapest.ts';
 import { type Near, type Point, boxAround, cosLatitude, metresWithCosines, withinRadius } from '../domain/nearby.ts';
 import { compareIds } from '../domain/today.ts';
 import type { ListResult, ListedStation, Station, StationListQuery } from './store.ts';
@@ -278,10 +278,4 @@ export class NearbyCache {
     if (this.stations.version !== version) return;
     for (const row of rows) this.stations.byId.set(row.id, row);
   }
-}
-
-/** A page of a city's or a state's prices of a fuel, ranked (domain/cheapest.ts). */
-export function rankedPage(prices: readonly PricedStation[], order: PriceOrder, limit: number, offset: number): ListResult<RankedPrice> {
-  const ranked = rankPrices(prices, order);
-  return { items: ranked.slice(offset, offset + limit), total: ranked.length };
 }

@@ -54,7 +54,7 @@ export interface StationListQuery extends ListQuery {
   /** Matched case-insensitively (ASCII), whole. */
   suburb?: string | undefined;
   postcode?: string | undefined;
-  /** A brand id (storage/places.ts brandId): every station whose brand name slugs to it. */
+  /** A brand id (domain/places.ts brandId): every station whose brand name slugs to it. */
   brand?: string | undefined;
   /** The station has an available current price of this fuel (a combined id: of any member). */
   fuel?: FuelId | undefined;

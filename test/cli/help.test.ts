@@ -6,7 +6,7 @@ import { DEFAULT_DEMO } from '../../src/cli/demo.ts';
 import { usageLine } from '../../src/cli/help.ts';
 import { COMMANDS, ENV } from '../../src/cli/spec.ts';
 import { loadConfig } from '../../src/config.ts';
-import { DEFAULT_RATE_LIMIT } from '../../src/http/limits.ts';
+import { DEFAULT_RATE_LIMIT } from '../../src/http/auth/rate-limits.ts';
 import { DEFAULT_CHUNK_ROWS } from '../../src/storage/copy.ts';
 import { runCli } from '../helpers.ts';
 

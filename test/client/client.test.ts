@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import {
   AuthError, BadRequestError, type ClientOptions, FuelPriceClient, FuelPriceError, NetworkError, NotFoundError, RateLimitedError, UnavailableError,
 } from '../../clients/typescript/src/index.ts';
-import { MemoryRateLimiter, type RateDecision, type RateLimiter } from '../../src/http/limits.ts';
+import { MemoryRateLimiter, type RateDecision, type RateLimiter } from '../../src/http/auth/rate-limits.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { type RunningServer, fixedClock, freePort, get, servedStore, startServer, testBackends } from '../helpers.ts';
 

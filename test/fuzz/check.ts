@@ -7,7 +7,7 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
-import { codeToStatus, type ErrorCode } from '../../src/http/errors.ts';
+import { codeToStatus, type ErrorCode } from '../../src/http/errors/catalogue.ts';
 import type { FuzzRequest } from './generate.ts';
 import { type ApiDocument, type Operation, type ResponseObject, matchPath, operationsOf, pathPart } from './openapi.ts';
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CLOCK_BUCKET_SEC, ResponseCache, SingleFlight, clockBucket } from '../../src/http/answer-cache.ts';
+import { CLOCK_BUCKET_SEC, ResponseCache, clockBucket } from '../../src/http/cache/response-cache.ts';
+import { SingleFlight } from '../../src/http/cache/single-flight.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { type RunningServer, fixedClock, get, startServer, testBackends } from '../helpers.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loggerOptions } from '../../src/http/request-log.ts';
+import { loggerOptions } from '../../src/http/server/request-log.ts';
 import { FUELS } from '../../src/domain/fuels.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';

@@ -30,7 +30,7 @@ const AWKWARD_STATIONS: StationInput[] = [
 
 type Item = Record<string, string | number | boolean | string[] | undefined>;
 
-/** The expected field, written independently of src/http/csv.ts: formula text marked, then RFC 4180 quoting. */
+/** The expected field, written independently of src/http/representation/csv.ts: formula text marked, then RFC 4180 quoting. */
 function field(value: Item[string]): string {
   if (value === false || value === undefined) return '';
   let text = typeof value === 'object' ? value.join(' ') : String(value);

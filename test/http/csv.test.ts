@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   BRAND_COLUMNS, CHEAPEST_COLUMNS, CITY_COLUMNS, FUEL_TYPE_COLUMNS, STATION_COLUMNS, attachment, csvField, csvText, historyRows, pageHeaders, withDistance,
-} from '../../src/http/csv.ts';
-import { scanHeaders } from '../../src/http/fast-path.ts';
-import { acceptedRepresentation, acceptsJson } from '../../src/http/representation.ts';
+} from '../../src/http/representation/csv.ts';
+import { scanHeaders } from '../../src/http/cache/fast-path.ts';
+import { acceptedRepresentation, acceptsJson } from '../../src/http/representation/negotiation.ts';
 
 describe('CSV fields and tables', () => {
   test('a field is quoted only when it holds a comma, a quote, CR or LF; quotes inside are doubled', () => {

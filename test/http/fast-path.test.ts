@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { scanHeaders } from '../../src/http/fast-path.ts';
+import { scanHeaders } from '../../src/http/cache/fast-path.ts';
 import { newToken } from '../../src/tokens.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { fixedClock, servedStore, testBackends } from '../helpers.ts';

@@ -4,7 +4,7 @@ import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rm
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { LineBuffer } from '../../src/http/log-buffer.ts';
+import { LineBuffer } from '../../src/http/server/log-buffer.ts';
 import { waitFor } from '../helpers.ts';
 
 /** Line i, of varied length and with a character outside ASCII now and then (bytes differ from UTF-16 units). */

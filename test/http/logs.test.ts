@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/app.ts';
 import pino from 'pino';
-import { accessLog, logDestination, loggerOptions } from '../../src/http/request-log.ts';
+import { accessLog, logDestination, loggerOptions } from '../../src/http/server/request-log.ts';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
-import { OPERATION_IDS, operationIdOf } from '../../src/http/openapi.ts';
+import { OPERATION_IDS, operationIdOf } from '../../src/http/routes/openapi.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { NOW } from '../fixture.ts';
 import { fixedClock, testBackends } from '../helpers.ts';

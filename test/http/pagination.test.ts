@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { ApiError } from '../../src/http/errors.ts';
-import { envelope, pageWindow } from '../../src/http/pagination.ts';
+import { ApiError } from '../../src/http/errors/catalogue.ts';
+import { envelope, pageWindow } from '../../src/http/representation/pagination.ts';
 
 describe('pagination arithmetic', () => {
   test('defaults: limit 10, page 1', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
-import { type LimiterLogger, RedisRateLimiter } from '../../src/http/redis-limiter.ts';
+import { type LimiterLogger, RedisRateLimiter } from '../../src/http/auth/redis-limiter.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
 import { NOW, loadFixture } from '../fixture.ts';

@@ -112,7 +112,7 @@ describe('served routes = OpenAPI paths', () => {
     assert.equal(preflight.body, '');
   });
 
-  // Serialisers are compiled on first use (src/http/serializers.ts), so a schema that does not compile would show only when its status is first sent.
+  // Serialisers are compiled on first use (src/http/representation/serializers.ts), so a schema that does not compile would show only when its status is first sent.
   test('every response schema of every route compiles to a serialiser', () => {
     const compile = SerializerSelector()(app.getSchemas(), {});
     let compiled = 0;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
-import { lazySerializers } from '../../src/http/serializers.ts';
+import { lazySerializers } from '../../src/http/representation/serializers.ts';
 
 const route = (schema: unknown) => ({ schema, method: 'GET', url: '/x', httpStatus: '200' });
 

@@ -8,7 +8,7 @@ import { STATES, type StateId } from '../../src/domain/states.ts';
 import { localDayOf, utcOffsetSeconds } from '../../src/domain/time.ts';
 import { type DemoOptions, demoBatches, demoCities, stationBatches, writeDemo } from '../../src/ingest/demo.ts';
 import { planStations } from '../../src/ingest/demo/stations.ts';
-import { assignCity, distanceKm } from '../../src/storage/places.ts';
+import { assignCity, distanceKm } from '../../src/domain/places.ts';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { Batch, PriceEvent, StationInput } from '../../src/storage/store.ts';
 import { fixedClock, get, startServer } from '../helpers.ts';

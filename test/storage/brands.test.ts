@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { brandNames, brandsFrom } from '../../src/storage/brands.ts';
-import { brandId, slugify } from '../../src/storage/places.ts';
+import { brandId, slugify } from '../../src/domain/places.ts';
 
 describe('brands', () => {
   test('a brand id is the slug of its name; a name with nothing to slug is no brand', () => {

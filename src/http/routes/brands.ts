@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { StateId } from '../../domain/states.ts';
 import { BrandListResponse, ListQuerySchema } from '../../schemas/api.ts';
-import { BRAND_COLUMNS } from '../csv.ts';
-import { pageWindow } from '../pagination.ts';
-import { negotiateRepresentation, pageAnswer } from '../representation.ts';
+import { BRAND_COLUMNS } from '../representation/csv.ts';
+import { pageWindow } from '../representation/pagination.ts';
+import { negotiateRepresentation, pageAnswer } from '../representation/negotiation.ts';
 import { type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Brands'];

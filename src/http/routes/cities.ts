@@ -7,7 +7,7 @@ import { cityHistory } from '../../domain/history.ts';
 import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
 import { historyPieces } from '../../domain/history-json.ts';
 import { pairedTomorrow, tomorrowTotals } from '../../domain/tomorrow.ts';
-import { jsonBody } from '../body.ts';
+import { jsonBody } from '../representation/pieced-body.ts';
 import { averageEntries, historyEntries, spreadEntries, unavailableEntries } from '../../domain/api-entries.ts';
 import { formatCents, formatDollars } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
@@ -17,11 +17,11 @@ import {
   TimeframeQuerySchema, UnavailableResponse,
 } from '../../schemas/api.ts';
 import { CycleQuerySchema, CycleResponse, DEFAULT_CYCLE_FUEL, WEEKDAY_NAMES } from '../../schemas/cycle.ts';
-import { notFound } from '../errors.ts';
-import type { HistoryBlocks } from '../history-blocks.ts';
-import { CITY_COLUMNS, HISTORY_COLUMNS, csvText, historyRows } from '../csv.ts';
-import { pageWindow } from '../pagination.ts';
-import { negotiateRepresentation, pageAnswer, sendCsv, wantsCsv } from '../representation.ts';
+import { notFound } from '../errors/catalogue.ts';
+import type { HistoryBlocks } from '../cache/history-blocks.ts';
+import { CITY_COLUMNS, HISTORY_COLUMNS, csvText, historyRows } from '../representation/csv.ts';
+import { pageWindow } from '../representation/pagination.ts';
+import { negotiateRepresentation, pageAnswer, sendCsv, wantsCsv } from '../representation/negotiation.ts';
 import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Cities'];
@@ -68,14 +68,14 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
       const rows = historyRows(historyEntries(series, city.state, formatDollars));
       return sendCsv(reply, csvText(HISTORY_COLUMNS, rows), `${city.id}-history-${timeframe}.csv`);
     }
-    // Sealed blocks held formatted go into the answer as they are, not read again (http/history-blocks.ts);
+    // Sealed blocks held formatted go into the answer as they are, not read again (http/cache/history-blocks.ts);
     // the bytes are what the serialiser makes of the same answer (test/http/history-blocks.test.ts).
     const held = historyBlocks.held(city.id);
     const parts = await store.cityHistoryParts(city.id, range, now, new Map([...held].map(([block, h]) => [block, h.mark])));
     const live = cityHistory(city.state, { ...parts, sealed: [] }, range, now);
     const sealed = historyBlocks.sealedPieces(city.id, city.state, held, parts, formatDollars);
     // Already JSON bytes (HistoryResponse's shape, byte for byte), one Buffer or a large answer's
-    // pieces (http/body.ts): Fastify sends either as it is, so the reply is taken untyped for this one send.
+    // pieces (http/representation/pieced-body.ts): Fastify sends either as it is, so the reply is taken untyped for this one send.
     return (reply as FastifyReply).type('application/json; charset=utf-8')
       .send(jsonBody(historyPieces(city.id, city.name, live, sealed, city.state, formatDollars)));
   });

@@ -1,5 +1,5 @@
 /**
- * The docs page (/docs), served by @fastify/swagger-ui (src/http/openapi.ts). The API document
+ * The docs page (/docs), served by @fastify/swagger-ui (src/http/routes/openapi.ts). The API document
  * shows one operation for it, the page itself. The files the page is made of (/docs/ as the same
  * page, /docs/json, /docs/yaml, /docs/static/...) are served beside the API but are no part of
  * it: a client generated from the document has no use for them. They are described here instead,

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import { formatInstant } from '../../domain/time.ts';
 import { feedStatus } from '../../ingest/health.ts';
-import { ApiError } from '../errors.ts';
-import type { RateLimiter } from '../limits.ts';
+import { ApiError } from '../errors/catalogue.ts';
+import type { RateLimiter } from '../auth/rate-limits.ts';
 import type { IngestStore } from '../../storage/store.ts';
 import { type RouteDeps, commonResponses, methodNotAllowed, notModified } from './responses.ts';
 

@@ -6,11 +6,11 @@ import { STATE_NAMES, type StateId } from '../../domain/states.ts';
 import { scopeSummary } from '../../domain/today.ts';
 import { CheapestQuerySchema, CheapestResponse, SummaryQuerySchema, SummaryResponse } from '../../schemas/api.ts';
 import type { FuelTotals, PriceArea, PriceDay } from '../../storage/store.ts';
-import { apiError, notFound } from '../errors.ts';
-import { CHEAPEST_COLUMNS, withDistance } from '../csv.ts';
-import { pageWindow } from '../pagination.ts';
-import { nearQuery } from '../params.ts';
-import { negotiateRepresentation, pageAnswer } from '../representation.ts';
+import { apiError, notFound } from '../errors/catalogue.ts';
+import { CHEAPEST_COLUMNS, withDistance } from '../representation/csv.ts';
+import { pageWindow } from '../representation/pagination.ts';
+import { nearQuery } from './query.ts';
+import { negotiateRepresentation, pageAnswer } from '../representation/negotiation.ts';
 import { type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Prices'];

@@ -2,7 +2,7 @@ import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { Clock } from '../../config.ts';
 import type { ReadStore } from '../../storage/store.ts';
-import { ApiError, ErrorBody } from '../errors.ts';
+import { ApiError, ErrorBody, type ErrorStatus } from '../errors/catalogue.ts';
 
 export interface RouteDeps {
   store: ReadStore;
@@ -25,7 +25,8 @@ export function methodNotAllowed(app: FastifyInstance, url: string): void {
 
 const ref = { $ref: 'Error#' };
 
-type DocumentedResponses = Record<number, TSchema | { $ref: string; description: string }>;
+// Keyed by the catalogue's statuses (and 304): a status documented here is one an error of the catalogue answers with.
+type DocumentedResponses = Partial<Record<ErrorStatus | 304, TSchema | { $ref: string; description: string }>>;
 
 /**
  * What any route may answer whatever it does: the request refused before it reaches the route
@@ -51,7 +52,7 @@ export const notModified = Type.Null({ description: 'Not modified: If-None-Match
 export const HISTORY_ROWS = 'one row per record (date,fuel,average): fuel by fuel in the order of the JSON, each newest first; a fuel without records has none';
 
 /**
- * The 200 of a route that answers CSV too (http/representation.ts): its JSON schema, and
+ * The 200 of a route that answers CSV too (http/representation/negotiation.ts): its JSON schema, and
  * text/csv with what its rows are and an example. One document entry with two media types.
  */
 export function jsonOrCsv<T extends TSchema>(json: T, csv: { rows: string; example: string }) {

@@ -5,7 +5,7 @@
  */
 import type { FuelId } from '../../domain/fuels.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
-import { assignCity } from '../../storage/places.ts';
+import { assignCity } from '../../domain/places.ts';
 import type { StationInput } from '../../storage/store.ts';
 import { type Area, type Brand, BRANDS, COSTCO_BRAND, COSTCO_CAPITALS, brandWeight } from './brands.ts';
 import { Rng } from './random.ts';

@@ -1,6 +1,6 @@
 /** The demo's places: real towns (GeoNames, see TOWNS.md) with what the generator derives from them. */
 import { STATES, isStateId, type StateId } from '../../domain/states.ts';
-import { distanceKm } from '../../storage/places.ts';
+import { distanceKm } from '../../domain/places.ts';
 import townsJson from './towns.json' with { type: 'json' };
 
 export interface Town {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { PriceOrder } from '../../domain/cheapest.ts';
+import { type PriceOrder, rankedPage } from '../../domain/cheapest.ts';
 import { FUELS, type FuelId, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
@@ -10,7 +10,7 @@ import {
   feedRunValues, fuelAt, toCity, toCurrent, toFeedCounts, toFeedHealth, toFeedRun, toFeedStation, toFuelSums, toFuelTotals, toLiveDaySums,
   toBrandCount, toHeldPrice, toOutOfStock, toPending, toFuelPriceRow, toPoint, toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices, toToken,
 } from '../sql/row-mappers.ts';
-import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear, rankedPage } from '../nearest.ts';
+import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, readStatements, stationFilter, tokenStatements } from '../sql/statements.ts';
 import { brandNames, brandPage } from '../brands.ts';
 import type {

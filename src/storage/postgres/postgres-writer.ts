@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { fuelIndex } from '../../domain/fuels.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { assignCity, slugify, uniqueSlug } from '../places.ts';
+import { assignCity, slugify, uniqueSlug } from '../../domain/places.ts';
 import { toDayRun, toOpenState, toReport } from '../sql/row-mappers.ts';
 import { BULK, INGEST_STATEMENTS as SQL } from '../sql/statements.ts';
 import type { Batch, BatchResult, StationInput } from '../store.ts';

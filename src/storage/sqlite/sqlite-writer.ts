@@ -1,7 +1,7 @@
 import { FUELS } from '../../domain/fuels.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { assignCity, uniqueSlug } from '../places.ts';
+import { assignCity, uniqueSlug } from '../../domain/places.ts';
 import type { Row } from '../sql/dialect.ts';
 import { toDayRun, toOpenState, toReport } from '../sql/row-mappers.ts';
 import { BULK, INGEST_STATEMENTS as SQL } from '../sql/statements.ts';

@@ -1,46 +1,39 @@
 /**
  * The fast path for cached answers: in front of Fastify, a GET whose answer is in the response
  * cache for the current data version, carrying the Authorization header a token has already
- * passed the full path with at the current tokens version (TokenCache in http/auth.ts), within
+ * passed the full path with at the current tokens version (auth/token-cache.ts), within
  * its rate limit, is answered straight from the cache. Everything else (a miss, a first sight
  * of a token, a conditional or HEAD request, an error of any kind, a shared Redis limiter)
- * goes to Fastify untouched, so every rule lives in one place and the fast path only repeats
- * a success the full path has already produced.
+ * goes to Fastify untouched. Every rule it applies is request/rules.ts's, which the full path's
+ * hooks call too: the fast path only repeats a success the full path has already produced.
  *
  * What it sends is what the full path sent for the same URL: the headers captured from that
  * answer (content type, ETag, Cache-Control, CORS, ...), plus this request's own X-Request-Id
  * and RateLimit fields. test/http/fast-path.test.ts compares the two byte for byte.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../config.ts';
-import type { AccessLog } from './request-log.ts';
-import type { StoreBase } from '../storage/store.ts';
-import type { TokenCache } from './auth.ts';
-import { type ResponseCache, clockBucket } from './answer-cache.ts';
-import { RATE_WINDOW_SEC, type RateLimiter, rateLimitHeaders } from './limits.ts';
-import { REQUEST_ID, lengthOverLimit } from './server-limits.ts';
-import { acceptsJson } from './representation.ts';
+import { RATE_WINDOW_SEC, rateLimitHeaders } from '../auth/rate-limits.ts';
+import { acceptsJson } from '../representation/negotiation.ts';
+import { type RequestRules, lengthOverLimit, requestIdOf } from '../request/rules.ts';
+import type { AccessLog } from '../server/request-log.ts';
+import type { ResponseCache } from './response-cache.ts';
 
 export interface FastPathDeps {
-  store: Pick<StoreBase, 'versionsNow'>;
-  clock: Clock;
+  /** The request rules, over a limiter that counts in this process: the fast path never waits. */
+  rules: RequestRules;
   cache: ResponseCache;
-  tokens: TokenCache;
-  /** A limiter that counts in this process: the fast path never waits. */
-  limiter: Required<Pick<RateLimiter, 'consumeNow'>>;
-  defaultLimit: number;
   /** The client's address as Fastify's request.ip gives it (TRUST_PROXY), for the log line. */
   address: (req: IncomingMessage) => string;
   /** Request logging as Fastify's own (when the logger is on), resolved once the app exists. */
   log: () => AccessLog | undefined;
   /** Told of each answer sent here, with its route pattern and when the request reached the fast path (metrics.ts), when metrics are on. */
-  answered?: (route: string | undefined, startedMs: number) => void;
+  answered?: ((route: string | undefined, startedMs: number) => void) | undefined;
 }
 
 /** A request listener front: true when it answered, false to hand the request to Fastify. */
 export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { store, clock, cache, tokens, limiter, defaultLimit, answered } = deps;
+  const { rules, cache, answered } = deps;
+  const { clock } = rules;
   return (req, res) => {
     const log = deps.log();
     const begun = answered || log ? performance.now() : 0;
@@ -48,23 +41,28 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     if (req.method !== 'GET' || url === undefined || !url.startsWith('/v1/')) return false;
     const headers = scanHeaders(req.rawHeaders);
     if (!headers) return false;
-    let versions: ReturnType<StoreBase['versionsNow']>;
+    let versions: ReturnType<RequestRules['versionsNow']>;
     try {
-      versions = store.versionsNow();
+      versions = rules.versionsNow();
     } catch {
       return false; // storage out of reach: the full path answers it (503 unavailable)
     }
     if (!versions) return false;
     const now = clock.now();
-    const hit = cache.get(url, versions.data, clockBucket(url, now));
-    if (!hit?.head) return false;
+    // Keyed by the URL alone: a CSV answer asked for by Accept has a key no URL is (answerKey), and scanHeaders sent such a request on.
+    const hit = cache.lookup(url, url, versions.data, now);
+    if (!hit?.head) {
+      rules.handOn(req, versions);
+      return false;
+    }
     // Only the very header a token already passed the full path with (compared in constant time).
-    const record = tokens.passedBefore(versions.tokens, headers.authorization, now);
-    if (!record) return false;
-    const decision = limiter.consumeNow(`token:${record.id}`, record.rateLimit ?? defaultLimit, Date.now());
-    if (!decision.allowed) return false;
-    const given = headers.requestId;
-    const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+    const token = rules.passedToken(versions.tokens, headers.authorization, now);
+    const decision = token && rules.consumeNow(rules.limitKey(token, ''));
+    if (!token || !decision?.allowed) {
+      rules.handOn(req, versions);
+      return false;
+    }
+    const requestId = requestIdOf(headers.requestId);
     // A flat list: node writes it as given, with no header object built and merged per request.
     const limits = rateLimitHeaders(decision, RATE_WINDOW_SEC);
     res.writeHead(200, [
@@ -72,11 +70,11 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     ]);
     res.end(hit.body);
     answered?.(hit.route, begun);
-    // The same access line as the full path's (http/request-log.ts).
+    // The same access line as the full path's (server/request-log.ts).
     if (log) {
       log({
         reqId: requestId, method: 'GET', url, route: hit.route, status: 200, bytes: hit.body.length, ms: performance.now() - begun,
-        token: record.id, ip: deps.address(req),
+        token: token.id, ip: deps.address(req),
       });
     }
     return true;
@@ -88,7 +86,7 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
  * builds `req.headers` for a request answered here (that object cost a fifth of the fast
  * path). Undefined when the full path must answer: no Authorization header, more than one (a
  * proxy may have read another), a conditional request, an Accept not answered by JSON
- * (representation.ts: CSV or a 406), or a declared body over MAX_BODY_BYTES
+ * (representation/negotiation.ts: CSV or a 406), or a declared body over MAX_BODY_BYTES
  * or chunked (declaresLargeBody: refused, connection closed). A repeated X-Request-Id is left
  * out, as the full path's `req.headers` would join the copies with a comma REQUEST_ID refuses.
  */

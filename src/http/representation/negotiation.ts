@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { apiError } from './errors.ts';
+import { apiError } from '../errors/catalogue.ts';
 import { attachment, csvText, pageHeaders } from './csv.ts';
 import { type PageEnvelope, type PageWindow, envelope } from './pagination.ts';
 
@@ -59,9 +59,6 @@ export function acceptsJson(accept: string): boolean {
   return accept === '*/*' || accept === 'application/json' || acceptedRepresentation(accept) === 'json';
 }
 
-/** Requests answered as CSV, and whether the URL (format=csv) or Accept asked for it. */
-const csvRequests = new WeakMap<FastifyRequest, 'url' | 'accept'>();
-
 /**
  * preValidation of every route that offers CSV: after strictQuery (format given once, in
  * lowercase) and before the answer cache. A format that is neither is left to the schema's 400.
@@ -69,26 +66,26 @@ const csvRequests = new WeakMap<FastifyRequest, 'url' | 'accept'>();
 export async function negotiateRepresentation(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   reply.header('vary', 'Accept');
   const format = (request.query as { format?: unknown }).format;
-  if (format === 'csv') csvRequests.set(request, 'url');
+  if (format === 'csv') request.csvBy = 'url';
   if (format !== undefined) return;
   const chosen = acceptedRepresentation(request.headers.accept);
   if (chosen === undefined) {
     apiError('not_acceptable', 'This answer is application/json or text/csv (or ?format=csv or json); the Accept header allows neither. Errors are always JSON.');
   }
-  if (chosen === 'csv') csvRequests.set(request, 'accept');
+  if (chosen === 'csv') request.csvBy = 'accept';
 }
 
 export function wantsCsv(request: FastifyRequest): boolean {
-  return csvRequests.has(request);
+  return request.csvBy !== null;
 }
 
 /**
- * The response cache's key for an answer (answer-cache.ts): its URL, which holds `format`; a
+ * The response cache's key for an answer (cache/answer-cache.ts): its URL, which holds `format`; a
  * CSV answer asked for by Accept alone has a key of its own, which no URL is, so the fast path
  * (keyed by URL) never finds it and a JSON answer is never found for it.
  */
 export function answerKey(request: FastifyRequest): string {
-  return csvRequests.get(request) === 'accept' ? `${request.url}\u0000text/csv` : request.url;
+  return request.csvBy === 'accept' ? `${request.url}\u0000text/csv` : request.url;
 }
 
 /** Sends a CSV answer as a file: its text, its file name, and the page headers of a list. */

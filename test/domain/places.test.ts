@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assignCity, distanceKm, slugify, uniqueSlug } from '../../src/storage/places.ts';
+import { assignCity, distanceKm, slugify, uniqueSlug } from '../../src/domain/places.ts';
 
 describe('station names and places', () => {
   test('slugs are lowercase ASCII words joined by hyphens', () => {

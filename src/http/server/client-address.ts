@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { type TrustProxy, trustedRanges } from '../config.ts';
+import { type TrustProxy, trustedRanges } from '../../config.ts';
 
 /** The decision proxy-addr (inside Fastify) asks of each hop; 0 is the TCP peer. */
 export type TrustFunction = (address: string, hop: number) => boolean;

@@ -1,7 +1,7 @@
 import type { TObject } from '@sinclair/typebox';
-import type { HistoryRecordOut } from '../domain/api-entries.ts';
+import type { HistoryRecordOut } from '../../domain/api-entries.ts';
 import type { PageWindow } from './pagination.ts';
-import { BrandSchema, CheapestItemSchema, CitySchema, FuelTypeSchema, StationSchema } from '../schemas/api.ts';
+import { BrandSchema, CheapestItemSchema, CitySchema, FuelTypeSchema, StationSchema } from '../../schemas/api.ts';
 
 /**
  * CSV answers (docs/CSV.md), written from the very entry objects the JSON answer is made of:

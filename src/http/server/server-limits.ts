@@ -1,13 +1,13 @@
 /**
  * What keeps one process answering when clients are many, slow or hostile: the HTTP server's
  * timeouts and limits (set here on purpose rather than left to Node's defaults), the answer to
- * requests Node's parser refuses, the checks of URL and body size before auth, and the drain on close.
+ * requests Node's parser refuses, and the drain on close.
  */
-import { randomUUID } from 'node:crypto';
-import { type IncomingHttpHeaders, type RequestListener, STATUS_CODES, type Server, createServer } from 'node:http';
+import { requestIdOf } from '../request/rules.ts';
+import { type RequestListener, STATUS_CODES, type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ApiError, type ErrorCode, codeToStatus, errorPayload } from './errors.ts';
+import { type ErrorCode, codeToStatus, errorText } from '../errors/catalogue.ts';
 
 export interface ServerLimits {
   /** Request line and headers must all arrive within this of the request's first byte (slowloris). */
@@ -167,41 +167,10 @@ function isHead(error: Error): boolean {
 
 function rawError(code: ErrorCode, message: string, fixedHeaders: string, head = false): string {
   const status = codeToStatus(code);
-  const requestId = randomUUID();
-  const body = JSON.stringify(errorPayload(code, message, requestId));
+  const requestId = requestIdOf(undefined);
+  const body = errorText(code, message, requestId);
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
     + `cache-control: no-store\r\nx-request-id: ${requestId}\r\n${fixedHeaders}connection: close\r\n\r\n${head ? '' : body}`;
-}
-
-/** An X-Request-Id a client may choose (anything else is replaced by a fresh UUID). */
-export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The request's id: the client's X-Request-Id when it is a sane one, else a new UUID. */
-export function requestIdOf(req: { headers: IncomingHttpHeaders }): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-}
-
-/** A GET carries no body here; one past this (or of unknown length) is refused and its connection closed. */
-export const MAX_BODY_BYTES = 1_024;
-
-/** True when a request declares a body longer than MAX_BODY_BYTES, or chunked (of no stated length). */
-export function declaresLargeBody(headers: IncomingHttpHeaders): boolean {
-  const length = headers['content-length'];
-  return headers['transfer-encoding'] !== undefined || (length !== undefined && lengthOverLimit(length));
-}
-
-/** Whether a Content-Length value states more than MAX_BODY_BYTES, or is not a number at all. */
-export function lengthOverLimit(contentLength: string): boolean {
-  return !(Number(contentLength) <= MAX_BODY_BYTES);
-}
-
-/** What the first hook asks of every request, before auth: too long a URL or too large a body is refused. */
-export function admission(request: { url: string; headers: IncomingHttpHeaders }, maxUrlLength: number): ApiError | undefined {
-  if (request.url.length > maxUrlLength) return new ApiError('invalid_parameter', `The URL is too long (${maxUrlLength} characters at most).`);
-  // Closing the connection is what bounds the body: Node would otherwise read and drop all of it after the answer.
-  if (declaresLargeBody(request.headers)) return new ApiError('invalid_parameter', 'This API takes no request body.', { connection: 'close' });
-  return undefined;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createHash, hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 
 /**
@@ -9,9 +8,9 @@ export const JOIN_BELOW_BYTES = 64 * 1024;
 
 /**
  * A JSON answer sent as the pieces it was put together from, without joining them: a ten-year
- * city history is 3.3 MB, mostly blocks held formatted (http/history-blocks.ts), and joining
+ * city history is 3.3 MB, mostly blocks held formatted (http/cache/history-blocks.ts), and joining
  * them copied 3.3 MB per request into a buffer of its own, which under load kept tens of MB of
- * such copies alive until the collector got to them. The onSend hook (answer-cache.ts) hashes the pieces
+ * such copies alive until the collector got to them. The onSend hook (cache/answer-cache.ts) hashes the pieces
  * for the ETag, joins them only to keep the answer in the response cache, and otherwise sends
  * them as a stream with their Content-Length.
  */
@@ -40,20 +39,6 @@ export class PiecedBody extends Readable {
 export function jsonBody(pieces: readonly Buffer[]): Buffer | PiecedBody {
   const length = lengthOf(pieces);
   return length < JOIN_BELOW_BYTES ? Buffer.concat(pieces, length) : new PiecedBody(pieces, length);
-}
-
-/** An answer's ETag: the first 27 characters of the SHA-256 of its bytes, base64url, quoted. */
-export function etagOf(body: string | Buffer | PiecedBody): string {
-  let digest: string;
-  if (body instanceof PiecedBody) {
-    const hasher = createHash('sha256');
-    for (const piece of body.pieces) hasher.update(piece);
-    digest = hasher.digest('base64url');
-  } else {
-    // One call, without a Hash object: most answers are a single small body.
-    digest = hash('sha256', body, 'base64url');
-  }
-  return `"${digest.slice(0, 27)}"`;
 }
 
 function lengthOf(pieces: readonly Buffer[]): number {

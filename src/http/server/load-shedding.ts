@@ -2,11 +2,10 @@
  * Load shedding on event-loop delay: past capacity a share of requests is refused with 503
  * before any routing, so that the process keeps answering the rest.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { errorPayload } from './errors.ts';
-import { REQUEST_ID, declaresLargeBody } from './server-limits.ts';
+import { errorText } from '../errors/catalogue.ts';
+import { declaresLargeBody, requestIdOf } from '../request/rules.ts';
 
 /**
  * Decides which requests to refuse while the process is past capacity. `shouldShed` runs once
@@ -111,9 +110,8 @@ export function shedInFront(gauge: LoadGauge, headers: Readonly<Record<string, s
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     if (path === '/health' || !(path === '/ready' ? gauge.overloaded : gauge.shouldShed())) return false;
-    const given = req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    const body = JSON.stringify(errorPayload('unavailable', SHED_MESSAGE, requestId));
+    const requestId = requestIdOf(req.headers['x-request-id']);
+    const body = errorText('unavailable', SHED_MESSAGE, requestId);
     res.writeHead(503, {
       ...fixed, 'x-request-id': requestId, 'content-length': String(Buffer.byteLength(body)),
       ...(declaresLargeBody(req.headers) ? { connection: 'close' } : {}),

@@ -1,4 +1,4 @@
-import { apiError } from './errors.ts';
+import { apiError } from '../errors/catalogue.ts';
 
 export const DEFAULT_LIMIT = 10;
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { apiError } from './errors.ts';
-import { type Near, parseNear, parseRadius } from '../domain/nearby.ts';
-import { NEAR_MESSAGES } from '../schemas/api.ts';
+import { apiError } from '../errors/catalogue.ts';
+import { type Near, parseNear, parseRadius } from '../../domain/nearby.ts';
+import { NEAR_MESSAGES } from '../../schemas/api.ts';
 
 interface QueryProperty { type?: string; 'x-accepts'?: string }
 

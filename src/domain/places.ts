@@ -1,5 +1,5 @@
 /** Rules for naming and placing stations, shared by every backend (DESIGN.md, "Cities and stations"). */
-import { distanceKm } from '../domain/nearby.ts';
+import { distanceKm } from './nearby.ts';
 
 export { distanceKm };
 

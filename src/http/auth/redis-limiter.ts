@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { MemoryRateLimiter, RATE_WINDOW_SEC, type RateDecision, type RateLimiter } from './limits.ts';
+import { MemoryRateLimiter, RATE_WINDOW_SEC, type RateDecision, type RateLimiter } from './rate-limits.ts';
 
 /**
  * One request, one atomic step in Redis: the window's counter is read, incremented only while

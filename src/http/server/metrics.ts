@@ -16,11 +16,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Clock } from '../config.ts';
-import { feedStatus, lastRunFailed } from '../ingest/health.ts';
-import type { FeedCounts, IngestStore, StoreBase } from '../storage/store.ts';
-import { BEARER, authorizationCount } from './auth.ts';
-import { ApiError } from './errors.ts';
+import type { Clock } from '../../config.ts';
+import { feedStatus, lastRunFailed } from '../../ingest/health.ts';
+import type { FeedCounts, IngestStore, StoreBase } from '../../storage/store.ts';
+import { BEARER, authorizationCount } from '../auth/bearer.ts';
+import { ApiError } from '../errors/catalogue.ts';
 
 export const METRICS_PATH = '/metrics';
 /** Seconds: from a cached answer (well under a millisecond) to a request that should have timed out. */

@@ -16,7 +16,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /** Response headers a browser script may read (CORS); also on answers made in front of Fastify. */
 const EXPOSED_HEADERS = [
   'ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate',
-  // A CSV answer's file name and page headers (http/csv.ts).
+  // A CSV answer's file name and page headers (http/representation/csv.ts).
   'Content-Disposition', 'Link', 'X-Total-Count', 'X-Total-Pages', 'X-Current-Page',
 ] as const;
 

@@ -1,8 +1,8 @@
 import type { FastifyServerOptions } from 'fastify';
 import { isatty } from 'node:tty';
 import pino from 'pino';
-import { maskSecrets } from '../secrets.ts';
-import { redactUrl } from '../tokens.ts';
+import { maskSecrets } from '../../secrets.ts';
+import { redactUrl } from '../../tokens.ts';
 import { LineBuffer } from './log-buffer.ts';
 
 /** A request as an error line shows it (Fastify's `req`), with credentials in the URL blanked. */

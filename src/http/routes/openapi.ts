@@ -1,8 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
-import { isPublicPath } from './auth.ts';
-import { documentDocsPage } from './routes/docs.ts';
+import { isPublicPath } from '../request/rules.ts';
+import { documentDocsPage } from './docs.ts';
 
 /** The project's licence (package.json, README "Licence"), as an SPDX identifier. */
 export const LICENCE = 'MIT';

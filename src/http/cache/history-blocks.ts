@@ -10,10 +10,10 @@
  * block is never served stale, whichever process wrote, and this is not the response cache: it
  * is on whether or not that is, and bounded in bytes (least recently used blocks go first).
  */
-import type { FuelId } from '../domain/fuels.ts';
-import { type RecordsText, blockOf, sealedText } from '../domain/history-json.ts';
-import type { CityDayRow, CityHistoryParts } from '../domain/price-rows.ts';
-import type { StateId } from '../domain/states.ts';
+import type { FuelId } from '../../domain/fuels.ts';
+import { type RecordsText, blockOf, sealedText } from '../../domain/history-json.ts';
+import type { CityDayRow, CityHistoryParts } from '../../domain/price-rows.ts';
+import type { StateId } from '../../domain/states.ts';
 
 export interface HeldBlock {
   mark: number;

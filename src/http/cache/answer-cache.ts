@@ -1,0 +1,102 @@
+import type { FastifyInstance } from 'fastify';
+import { PiecedBody } from '../representation/pieced-body.ts';
+import type { CacheCounts } from '../server/metrics.ts';
+import { answerKey } from '../representation/negotiation.ts';
+import type { RequestRules } from '../request/rules.ts';
+import { etagOf, matchesEtag } from './etag.ts';
+import { type ResponseCache, clockBucket, stableHeaders } from './response-cache.ts';
+import { SingleFlight } from './single-flight.ts';
+
+export interface AnswerCacheOptions {
+  /** The request rules: the clock, the versions. */
+  rules: RequestRules;
+  /** Absent: no answers kept (every answer still gets its ETag, Cache-Control and 304). */
+  cache: ResponseCache | undefined;
+  /** Seconds a client may cache a /v1 answer (Cache-Control max-age). */
+  maxAgeSec: number;
+  /** Told of each answer sent from the cache and each worked out for want of it (metrics.ts), when metrics are on. */
+  counts?: CacheCounts | undefined;
+}
+
+/**
+ * The full path's side of the cache, as hooks on the root app: a cached answer is sent before
+ * the handler (preHandler, after auth, limits and validation), and every /v1 answer gets its
+ * ETag, Cache-Control and 304 and is kept (onSend). The data version is the one the auth hook
+ * read for the request (request.dataVersion), so that it is not read twice.
+ */
+export function addAnswerCache(app: FastifyInstance, { rules, cache, maxAgeSec, counts }: AnswerCacheOptions): void {
+  const { clock } = rules;
+  // One answer worked out at a time per URL, data version and clock bucket: requests that miss
+  // while the same answer is being worked out wait for it and take it from the cache, rather than
+  // all reading storage at once (every cached answer misses together after each ingest batch).
+  const misses = new SingleFlight();
+  if (cache) {
+    app.addHook('preHandler', async (request, reply) => {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.url.startsWith('/v1/') || request.url.startsWith('/v1/openapi.json')) return;
+      const version = request.dataVersion ?? (request.dataVersion = (await rules.versions(request.raw)).data);
+      const now = clock.now();
+      // The URL, or for CSV asked for by Accept a key of its own (representation/negotiation.ts): JSON and CSV never share an entry.
+      const key = answerKey(request);
+      let hit = cache.lookup(key, request.url, version, now);
+      if (!hit) {
+        const bucket = clockBucket(request.url, now);
+        const flight = `${version}\u0000${bucket}\u0000${key}`;
+        // Waits only for a GET's answer: an error's is not kept, and the waiter then works out its own.
+        if (await misses.wait(flight)) hit = cache.lookup(key, request.url, version, now);
+        if (!hit) {
+          if (request.method === 'GET') misses.lead(flight, request);
+          // Counted as a miss in onSend, once an answer has been worked out (docs/METRICS.md): not
+          // for an unknown route or an error, which are neither hits nor misses.
+          request.answerSlot = { key, version, bucket };
+          return;
+        }
+      }
+      counts?.cacheHit();
+      // The headers it was first sent with: its Content-Type, and a CSV answer's Content-Disposition and page headers.
+      if (hit.head) {
+        for (let i = 0; i < hit.head.length; i += 2) reply.header(hit.head[i] as string, hit.head[i + 1]);
+      } else {
+        reply.header('etag', hit.etag).type('application/json; charset=utf-8');
+      }
+      return reply.send(hit.body);
+    });
+    // A leader lands in onSend, its answer kept or not; these are for a request that ends without sending.
+    app.addHook('onResponse', async (request) => misses.land(request));
+    app.addHook('onRequestAbort', async (request) => misses.land(request));
+  }
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    // A string from the serialiser, a Buffer from a route or the cache (preHandler above), or a large answer's pieces (pieced-body.ts).
+    const pieced = payload instanceof PiecedBody;
+    if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || (typeof payload !== 'string' && !Buffer.isBuffer(payload) && !pieced)) {
+      if (reply.statusCode >= 400) reply.header('cache-control', 'no-store');
+      misses.land(request);
+      return payload;
+    }
+    // A 200 of a route, worked out for want of a kept answer (a slot was taken): the one place a
+    // miss is counted (docs/METRICS.md). Unknown routes (404 before any handler) and errors are neither.
+    const slot = request.answerSlot;
+    if (slot && !request.is404) counts?.cacheMiss();
+    const known = reply.getHeader('etag');
+    const etag = typeof known === 'string' ? known : etagOf(payload);
+    reply.header('cache-control', `private, max-age=${maxAgeSec}`);
+    let body: string | Buffer | PiecedBody = payload;
+    if (known === undefined) {
+      reply.header('etag', etag);
+      if (cache && slot && !request.is404) {
+        // A HEAD's answer is worked out whole (Fastify sends none of its body) and kept like a
+        // GET's: the next GET or HEAD of the URL is a hit. Kept joined: the cache and the fast path send one Buffer.
+        if (body instanceof PiecedBody) body = body.joined();
+        cache.set(slot.key, slot.version, slot.bucket, { body, etag, headers: stableHeaders(reply.getHeaders()), route: request.routeOptions.url });
+      }
+    }
+    misses.land(request);
+    if (matchesEtag(request.headers['if-none-match'], etag)) {
+      reply.code(304);
+      return '';
+    }
+    // A stream's length is not worked out by Fastify: set here, HEAD's included.
+    if (body instanceof PiecedBody) reply.header('content-length', String(body.length));
+    return body;
+  });
+}

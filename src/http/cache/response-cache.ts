@@ -1,0 +1,131 @@
+/**
+ * The answer cache's store: what the full path's hooks (answer-cache.ts) keep and the fast path
+ * (fast-path.ts) serves. Answers kept as the bytes that were sent, with their ETag, until the data changes: a hit is
+ * served without touching the domain code, the serialiser or the hash. An entry is valid for
+ * one data version (every write that changes an answer bumps it, whichever process wrote), and,
+ * for the answers that depend on the clock (histories: today's point is a time-weighted mean up
+ * to now), for one CLOCK_BUCKET_SEC slice of the clock. Auth, rate limits and parameter
+ * validation still run on every request; only the work after them is skipped.
+ */
+
+/** How long a clock-dependent answer may be reused: today's point of a history moves this little. */
+export const CLOCK_BUCKET_SEC = 10;
+
+export interface CachedAnswer {
+  /** The bytes sent (kept as a Buffer: a hit is written without encoding or measuring a string). */
+  body: Buffer;
+  etag: string;
+  /**
+   * The headers the full path sent with it that are the same on every request (content type,
+   * ETag, Cache-Control, CORS, ...), as name, value, name, value...: the fast path sends them
+   * as they were, with this request's own fields and `length` (Content-Length) after them.
+   */
+  head?: readonly string[];
+  length: string;
+  /** The route pattern that answered it (metrics.ts labels the fast path's answers with it). */
+  route?: string;
+}
+
+/** What the full path hands over: the body as sent and, for the fast path, its stable headers. */
+export interface AnswerToKeep {
+  body: string | Buffer;
+  etag: string;
+  headers?: Readonly<Record<string, string>>;
+  route?: string;
+}
+
+interface Entry extends CachedAnswer {
+  version: number;
+  bucket: number;
+}
+
+export interface CacheLimits {
+  /** Entries kept at most (least recently used go first). */
+  maxEntries: number;
+  /** Bytes of bodies kept at most. */
+  maxBytes: number;
+}
+
+export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxEntries: 20_000, maxBytes: 64 * 1024 * 1024 };
+
+/** A least-recently-used map from request URL (answerKey) to answer, bounded in entries and bytes. */
+export class ResponseCache {
+  private readonly entries = new Map<string, Entry>();
+  /** The entry last inserted or moved to the end: a hit on it needs no move. */
+  private newest: Entry | undefined;
+  private bytes = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS) {}
+
+  get(key: string, version: number, bucket: number): CachedAnswer | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || entry.version !== version || entry.bucket !== bucket) {
+      this.misses++;
+      return undefined;
+    }
+    // Map keeps insertion order: re-inserting marks it most recently used (a delete and a set
+    // that also grow the table until V8 compacts it, so not for the entry already at the end).
+    if (entry !== this.newest) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      this.newest = entry;
+    }
+    this.hits++;
+    return entry;
+  }
+
+  /** The answer kept under `key` (the URL, or answerKey's) for this data version and the clock slice of `url` at `nowSec`: both paths look answers up here. */
+  lookup(key: string, url: string, version: number, nowSec: number): CachedAnswer | undefined {
+    return this.get(key, version, clockBucket(url, nowSec));
+  }
+
+  set(key: string, version: number, bucket: number, answer: AnswerToKeep): void {
+    const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+    const size = body.length;
+    if (size > this.limits.maxBytes / 4) return;
+    this.drop(key);
+    const entry: Entry = { body, etag: answer.etag, length: String(size), version, bucket };
+    if (answer.headers) entry.head = Object.entries(answer.headers).flat();
+    if (answer.route !== undefined) entry.route = answer.route;
+    this.entries.set(key, entry);
+    this.newest = entry;
+    this.bytes += size;
+    while (this.entries.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.drop(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.bytes -= entry.body.length;
+    this.entries.delete(key);
+    if (entry === this.newest) this.newest = undefined;
+  }
+}
+
+/** The clock slice an answer belongs to: its own for clock-dependent routes, one for all others. */
+export function clockBucket(url: string, nowSec: number): number {
+  const query = url.indexOf('?');
+  return url.endsWith('/history', query === -1 ? url.length : query) ? Math.floor(nowSec / CLOCK_BUCKET_SEC) : 0;
+}
+
+/** Headers of a full-path answer that are the same on every request for its URL (what the fast path sends again). */
+export function stableHeaders(headers: Record<string, number | string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (PER_REQUEST.has(name) || value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}
+
+const PER_REQUEST: ReadonlySet<string> = new Set(['x-request-id', 'ratelimit', 'ratelimit-policy', 'content-length', 'date', 'connection', 'keep-alive']);

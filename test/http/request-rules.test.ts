@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
+import { describe, test } from 'node:test';
+import { TokenCache } from '../../src/http/auth/token-cache.ts';
+import { MemoryRateLimiter, type RateDecision, type RateLimiter } from '../../src/http/auth/rate-limits.ts';
+import { RequestRules, admission, isPublicPath, requestIdOf } from '../../src/http/request/rules.ts';
+import type { TokenRecord } from '../../src/storage/store.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** A store that counts its version reads: `now` is what versionsNow gives (undefined: a PostgreSQL reading too old to reuse). */
+function countingStore(now: { data: number; tokens: number } | undefined) {
+  const reads = { now: 0, waited: 0 };
+  return {
+    reads,
+    store: {
+      versionsNow: () => { reads.now++; return now; },
+      versions: async () => { reads.waited++; return { data: 7, tokens: 3 }; },
+      tokenById: async () => undefined,
+    },
+  };
+}
+
+function rules(store: ReturnType<typeof countingStore>['store'], limiter: RateLimiter = new MemoryRateLimiter()): RequestRules {
+  return new RequestRules({ store, clock: { now: () => 1_000 }, tokens: new TokenCache(store), limiter, defaultLimit: 600 });
+}
+
+const record: TokenRecord = { id: 'abcdefgh', name: 't', hash: Buffer.alloc(32), createdAt: 0, expiresAt: null, revokedAt: null, rateLimit: 5 };
+
+describe('the request rules', () => {
+  test('a sane X-Request-Id is kept; a missing, repeated (joined) or odd one gets a fresh UUID', () => {
+    assert.equal(requestIdOf('r-1.a:B_2'), 'r-1.a:B_2');
+    for (const given of [undefined, '', 'r-1, r-2', ['r-1', 'r-2'], 'x'.repeat(129), 'a b', 'é']) assert.match(requestIdOf(given), UUID);
+  });
+
+  test('admission: a URL past the limit and a declared body past 1 KiB (or chunked) are 400s, the body one closing the connection', () => {
+    assert.equal(admission({ url: '/v1/cities', headers: {} }, 20), undefined);
+    assert.equal(admission({ url: '/v1/cities', headers: { 'content-length': '1024' } }, 20), undefined);
+    assert.equal(admission({ url: '/v1/cities?x=123456789', headers: {} }, 20)?.code, 'invalid_parameter');
+    assert.deepEqual(admission({ url: '/', headers: { 'content-length': '1025' } }, 20)?.headers, { connection: 'close' });
+    assert.deepEqual(admission({ url: '/', headers: { 'transfer-encoding': 'chunked' } }, 20)?.headers, { connection: 'close' });
+  });
+
+  test('public paths: probes, the docs and the API description; every other /v1 path needs a token', () => {
+    assert.deepEqual(['/health', '/docs', '/v1/openapi.json', '/v1/cities', '/v1/openapi.json/x'].map(isPublicPath), [true, true, true, false, false]);
+  });
+
+  test("the versions are read once a request: the fast path's reading goes with a request it hands on", async () => {
+    const sqlite = countingStore({ data: 1, tokens: 2 });
+    const handedOn = {} as IncomingMessage;
+    const rulesOf = rules(sqlite.store);
+    rulesOf.handOn(handedOn, { data: 9, tokens: 8 });
+    assert.deepEqual(await rulesOf.versions(handedOn), { data: 9, tokens: 8 });
+    assert.deepEqual(sqlite.reads, { now: 0, waited: 0 });
+    assert.deepEqual(await rulesOf.versions({} as IncomingMessage), { data: 1, tokens: 2 });
+    assert.deepEqual(sqlite.reads, { now: 1, waited: 0 });
+    // No reading to reuse (PostgreSQL): one read, waited for.
+    const postgres = countingStore(undefined);
+    assert.deepEqual(await rules(postgres.store).versions({} as IncomingMessage), { data: 7, tokens: 3 });
+    assert.deepEqual(postgres.reads, { now: 1, waited: 1 });
+  });
+
+  test("a request is counted against its token's limit, or its address's default without one", () => {
+    const rulesOf = rules(countingStore({ data: 1, tokens: 1 }).store);
+    assert.deepEqual(rulesOf.limitKey(record, '10.0.0.1'), { key: 'token:abcdefgh', limit: 5 });
+    assert.deepEqual(rulesOf.limitKey({ ...record, rateLimit: null }, '10.0.0.1'), { key: 'token:abcdefgh', limit: 600 });
+    assert.deepEqual(rulesOf.limitKey(undefined, '10.0.0.1'), { key: 'ip:10.0.0.1', limit: 600 });
+  });
+
+  test('a limiter that counts in this process answers at once; a shared one only through consume', async () => {
+    const local = rules(countingStore({ data: 1, tokens: 1 }).store);
+    const decisions = [1, 2, 3, 4, 5, 6].map(() => local.consumeNow({ key: 'token:a', limit: 5 })?.allowed);
+    assert.deepEqual(decisions, [true, true, true, true, true, false]);
+    const shared: RateLimiter = { consume: async (_key, limit): Promise<RateDecision> => ({ allowed: true, limit, remaining: limit - 1, resetSec: 60 }) };
+    const remote = rules(countingStore({ data: 1, tokens: 1 }).store, shared);
+    assert.equal(remote.consumeNow({ key: 'ip:x', limit: 5 }), undefined);
+    assert.deepEqual(await remote.consume({ key: 'ip:x', limit: 5 }), { allowed: true, limit: 5, remaining: 4, resetSec: 60 });
+  });
+});

@@ -181,9 +181,14 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
     let bytesRead = 0;
     const kind = await fileKind(path);
     const records = readRecords(kind, path, (n) => { bytesRead = n; });
+    // The format's context (NSW: the stations stored, indexed) is made while the first records
+    // are on their way (a workbook's reader thread starts and loads its library meanwhile).
+    const starting = format.start(store);
+    // Its failure is what the import reports, unless the header failed it first.
+    starting.catch(() => {});
     try {
       const header = await readHeader(records, format);
-      const reader = await format.start(store);
+      const reader = await starting;
       const unknown = new UnknownFuels(format.feed, options.log);
       const firstLines = new Map<string, number>();
       let normaliser = new LineNormaliser(format.feed, format.fuels, now, unknown, firstLines);

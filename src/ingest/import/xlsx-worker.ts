@@ -23,13 +23,16 @@ function post(message: XlsxMessage): void {
   port.postMessage(message);
 }
 
+const FIRST_CHUNK_ROWS = 50;
 let bytesRead = 0;
+let posted = 0;
 let chunk: XlsxChunk = { type: 'rows', fields: [], counts: [], lines: [], bytesRead: 0 };
 async function flush(): Promise<void> {
   while (credit <= 0) await new Promise<void>((resolve) => { waiting = resolve; });
   credit--;
   chunk.bytesRead = bytesRead;
   post(chunk);
+  posted++;
   chunk = { type: 'rows', fields: [], counts: [], lines: [], bytesRead: 0 };
 }
 
@@ -38,7 +41,8 @@ try {
     for (const f of record.fields) chunk.fields.push(f);
     chunk.counts.push(record.fields.length);
     chunk.lines.push(record.line);
-    if (chunk.lines.length >= chunkRows) await flush();
+    // The first chunk small: the reading thread starts on the header and first rows sooner.
+    if (chunk.lines.length >= (posted === 0 ? FIRST_CHUNK_ROWS : chunkRows)) await flush();
   }
   if (chunk.lines.length > 0) await flush();
   post({ type: 'end' });

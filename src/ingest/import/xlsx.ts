@@ -48,8 +48,99 @@ export function cellText(value: unknown): string {
  * The rows of the workbook's first worksheet as records: `fields[0]` is column A, `line` the
  * sheet's row number (what a spreadsheet program shows). Rows are dense from column A to their
  * last cell; a row shorter than the header has blank cells there (the caller pads it).
+ *
+ * The workbook is unzipped and parsed on a worker thread (xlsx-worker.ts, readXlsxHere), which
+ * hands the rows over in chunks while this thread uses the ones before: on two cores reading
+ * and storing then take about the time of the slower of the two, not of both. The worker reads
+ * ahead at most XLSX_CHUNKS_AHEAD chunks of XLSX_CHUNK_ROWS rows, so memory stays flat whatever
+ * the file's size. Records, their order, line numbers and errors are those readXlsxHere gives.
  */
 export async function* readXlsx(path: string, onBytes?: (bytesRead: number) => void): AsyncGenerator<CsvRecord> {
+  const { Worker } = await import('node:worker_threads');
+  // The worker's module as this one is loaded: compiled (dist/, .js) or the sources through tsx,
+  // whose loader a worker started after its register() does not inherit, so it is named here
+  // (in place of the process's flags: the test runner's are refused in a worker).
+  const source = import.meta.url.endsWith('.ts');
+  const worker = new Worker(new URL(source ? './xlsx-worker.ts' : './xlsx-worker.js', import.meta.url), {
+    workerData: { path, chunkRows: XLSX_CHUNK_ROWS } satisfies XlsxWorkerData,
+    ...(source ? { execArgv: ['--import', import.meta.resolve('tsx/esm')] } : {}),
+  });
+  const chunks: XlsxChunk[] = [];
+  let ended = false;
+  let failure: Error | undefined;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  worker.on('message', (message: XlsxMessage) => {
+    if (message.type === 'rows') chunks.push(message);
+    else if (message.type === 'end') ended = true;
+    else failure ??= new Error(message.message);
+    notify();
+  });
+  worker.on('error', (error: Error) => {
+    failure ??= new Error(`not a readable .xlsx workbook: the reader stopped (${error.message.split('\n')[0]?.slice(0, 80) ?? ''})`, { cause: error });
+    notify();
+  });
+  worker.on('exit', (code) => {
+    if (!ended) failure ??= new Error(`not a readable .xlsx workbook: the reader stopped (exit code ${code})`);
+    notify();
+  });
+  try {
+    // Credit for the first chunks; one more for each chunk taken.
+    worker.postMessage(XLSX_CHUNKS_AHEAD);
+    for (;;) {
+      const chunk = chunks.shift();
+      if (chunk) {
+        worker.postMessage(1);
+        if (chunk.bytesRead > 0) onBytes?.(chunk.bytesRead);
+        const { fields, counts, lines } = chunk;
+        let at = 0;
+        for (let r = 0; r < lines.length; r++) {
+          const n = counts[r] ?? 0;
+          yield { fields: fields.slice(at, at + n), line: lines[r] ?? 0 };
+          at += n;
+        }
+        continue;
+      }
+      if (failure) throw failure;
+      if (ended) return;
+      await new Promise<void>((resolve) => { wake = resolve; });
+    }
+  } finally {
+    worker.removeAllListeners();
+    // Errors after this point (the worker's own teardown) concern no one.
+    worker.on('error', () => {});
+    await worker.terminate();
+  }
+}
+
+/** Rows in a chunk the reader's worker posts, and how many chunks it may read ahead of their use. */
+export const XLSX_CHUNK_ROWS = 1_000;
+export const XLSX_CHUNKS_AHEAD = 4;
+
+export interface XlsxWorkerData {
+  path: string;
+  chunkRows: number;
+}
+
+/** A chunk of records, flat: record r's fields are the counts[r] strings after those of the records before it. */
+export interface XlsxChunk {
+  type: 'rows';
+  fields: string[];
+  counts: number[];
+  lines: number[];
+  /** The file's bytes read so far (0: not known yet). */
+  bytesRead: number;
+}
+
+export type XlsxMessage = XlsxChunk | { type: 'end' } | { type: 'error'; message: string };
+
+/** readXlsx on this thread: what the worker runs. */
+export async function* readXlsxHere(path: string, onBytes?: (bytesRead: number) => void): AsyncGenerator<CsvRecord> {
+
   // The streaming reader alone: the package's entry loads its writers and the whole document model too (~0.1 s).
   const WorkbookReader = createRequire(import.meta.url)('exceljs/lib/stream/xlsx/workbook-reader.js') as WorkbookReader;
   // A large read size: with the default 64 KiB the unzip stream waits on the file more than it works.

@@ -1,17 +1,115 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { BulkInsert, Params } from '../sql/dialect.ts';
-import type { Row } from '../sql/dialect.ts';
+import type { Connection, TransactionKind } from '../sql/connection.ts';
+import type { BulkInsert, Params, Row } from '../sql/dialect.ts';
 
 /**
- * One SQLite database file: its pragmas, its prepared statements (every query parameterised
+ * The Connection of the SQLite store: better-sqlite3's synchronous calls behind resolved
+ * promises. While a transaction is open (its work may await), every other call waits for it to
+ * end: the file has one connection, and a read let in would see the transaction's uncommitted rows.
+ */
+export class SqliteConnection implements Connection {
+  readonly file: SqliteFile;
+  /** Settles when the open transaction ends; undefined while none is open. */
+  private held: Promise<void> | undefined;
+  /** What a transaction's work is given: the same calls, without waiting for the transaction they are in. */
+  private readonly inside: Connection;
+
+  constructor(path: string) {
+    this.file = new SqliteFile(path);
+    this.inside = new InTransaction(this.file);
+  }
+
+  /** True while a transaction is open: a synchronous read now would see its uncommitted rows. */
+  get busy(): boolean {
+    return this.held !== undefined;
+  }
+
+  private async free(): Promise<void> {
+    while (this.held) await this.held;
+  }
+
+  async rows<R = Row>(text: string, params: Params = []): Promise<R[]> {
+    if (this.held) await this.free();
+    return this.file.all<R>(text, params);
+  }
+
+  async arrays<R extends unknown[]>(text: string, params: Params = []): Promise<R[]> {
+    if (this.held) await this.free();
+    return this.file.arrays<R>(text, params);
+  }
+
+  async row<R = Row>(text: string, params: Params = []): Promise<R | undefined> {
+    if (this.held) await this.free();
+    return this.file.get<R>(text, params);
+  }
+
+  async run(text: string, params: Params = []): Promise<number> {
+    if (this.held) await this.free();
+    return this.file.run(text, params).changes;
+  }
+
+  async bulkInsert(spec: BulkInsert, values: Params): Promise<number> {
+    if (this.held) await this.free();
+    return this.file.bulkInsert(spec, values);
+  }
+
+  /** Every kind is one deferred transaction (BEGIN ... COMMIT), as better-sqlite3's db.transaction() opens. */
+  async transaction<T>(_kind: TransactionKind, work: (tx: Connection) => Promise<T>): Promise<T> {
+    while (this.held) await this.held;
+    let release = (): void => undefined;
+    this.held = new Promise<void>((resolve) => { release = resolve; });
+    try {
+      return await this.file.transaction(() => work(this.inside));
+    } finally {
+      this.held = undefined;
+      release();
+    }
+  }
+
+  close(): void {
+    this.file.close();
+  }
+}
+
+/** The calls of a transaction's own work: at once, nested transactions joining the open one. */
+class InTransaction implements Connection {
+  constructor(private readonly file: SqliteFile) {}
+
+  async rows<R = Row>(text: string, params: Params = []): Promise<R[]> {
+    return this.file.all<R>(text, params);
+  }
+
+  async arrays<R extends unknown[]>(text: string, params: Params = []): Promise<R[]> {
+    return this.file.arrays<R>(text, params);
+  }
+
+  async row<R = Row>(text: string, params: Params = []): Promise<R | undefined> {
+    return this.file.get<R>(text, params);
+  }
+
+  async run(text: string, params: Params = []): Promise<number> {
+    return this.file.run(text, params).changes;
+  }
+
+  async bulkInsert(spec: BulkInsert, values: Params): Promise<number> {
+    return this.file.bulkInsert(spec, values);
+  }
+
+  transaction<T>(_kind: TransactionKind, work: (tx: Connection) => Promise<T>): Promise<T> {
+    return work(this);
+  }
+}
+
+/**
+ * One SQLite database file, called synchronously: its pragmas, its prepared statements (every query parameterised
  * and compiled once, cached by text) and many-row inserts. Statements are written with `$1`,
  * `$2`, ... as on PostgreSQL (sql/dialect.ts): each is turned into `?` when every placeholder
  * appears once and in order (bound by position, the common case), else into `?NNN` bound by
  * number.
  */
-export class SqliteConnection {
+export class SqliteFile {
   readonly db: Database.Database;
   private readonly statements = new Map<string, Prepared>();
 
@@ -69,6 +167,35 @@ export class SqliteConnection {
   /** Rows for one BulkInsert, stored ROWS_PER_INSERT at a time (see RowBuffer). */
   bulk(spec: BulkInsert): RowBuffer {
     return new RowBuffer(this, spec);
+  }
+
+  /** Rows given one after another in `values`; returns the rows stored. */
+  bulkInsert(spec: BulkInsert, values: Params): number {
+    const buffer = this.bulk(spec);
+    const columns = spec.types.length;
+    for (let i = 0; i < values.length; i += columns) {
+      for (let c = 0; c < columns; c++) buffer.values.push(values[i + c] as number | string | null | Buffer);
+      buffer.added();
+    }
+    buffer.flush();
+    return buffer.changes;
+  }
+
+  /** `work` in one deferred transaction: COMMIT when it resolves, ROLLBACK when it throws (unless SQLite already rolled back). */
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    this.statement('BEGIN').run();
+    try {
+      const result = await work();
+      this.statement('COMMIT').run();
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.statement('ROLLBACK').run();
+      throw error;
+    }
+  }
+
+  private statement(text: string): Database.Statement {
+    return this.prepared(text).statement;
   }
 
   /** The one-row form of a BulkInsert. */
@@ -129,7 +256,7 @@ export class RowBuffer {
   /** By row count: the text is long, and looking it up in the connection's cache would hash it each time. */
   private readonly statements = new Map<number, Database.Statement>();
 
-  constructor(private readonly connection: SqliteConnection, private readonly spec: BulkInsert) {
+  constructor(private readonly connection: SqliteFile, private readonly spec: BulkInsert) {
     this.columns = spec.types.length;
   }
 

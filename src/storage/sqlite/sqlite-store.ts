@@ -20,7 +20,7 @@ import type {
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND, UNKNOWN_EXAMPLES, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
 import { rankedTomorrow } from '../../domain/tomorrow.ts';
-import { SqliteConnection } from './sqlite-connection.ts';
+import { SqliteConnection, type SqliteFile } from './sqlite-connection.ts';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
 import { SqliteWriter } from './sqlite-writer.ts';
 
@@ -31,14 +31,16 @@ const COPY = copyStatements(SQLITE_DIALECT);
 /** The embedded backend: one SQLite file, synchronous underneath, the same contract as PostgreSQL. */
 export class SqliteStore implements PriceStore {
   readonly backend = 'sqlite' as const;
-  private readonly db: SqliteConnection;
+  private readonly connection: SqliteConnection;
+  private readonly db: SqliteFile;
   private readonly writer: SqliteWriter;
   private readonly reuse = new VersionReuse();
   /** Positions and fuel prices for near searches, per data version (storage/nearest.ts). */
   private readonly nearby = new NearbyCache();
 
   constructor(path: string) {
-    this.db = new SqliteConnection(path);
+    this.connection = new SqliteConnection(path);
+    this.db = this.connection.file;
     this.writer = new SqliteWriter(this.db);
   }
 

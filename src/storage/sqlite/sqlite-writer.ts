@@ -13,7 +13,7 @@ import {
 import { DayTotals, type OpenState, type Report } from '../writer/day-totals.ts';
 import { type Classified, type DaySpan, classifyReports, lateReads, lateReadsUntil, planReports, runPiecesOutside, settleGroup } from '../writer/late-reports.ts';
 import { recomputeCityDays } from './sqlite-city-means.ts';
-import type { RowBuffer, SqliteConnection } from './sqlite-connection.ts';
+import type { RowBuffer, SqliteFile } from './sqlite-connection.ts';
 
 type CityPoint = { id: string; latitude: number; longitude: number };
 
@@ -25,7 +25,7 @@ const FUEL_INDEX: ReadonlyMap<string, number> = new Map(FUELS.map((fuel, index) 
  * time (a synchronous read costs no round trip).
  */
 export class SqliteWriter {
-  constructor(private readonly db: SqliteConnection) {}
+  constructor(private readonly db: SqliteFile) {}
 
   private sealedBeforeByState(): Map<string, LocalDay> {
     return new Map(this.db.all(SQL.seals).map((r) => [String(r.state), Number(r.sealed_before)]));

@@ -257,3 +257,12 @@ async function sealState(client: Client, state: StateId, nowSec: number, before:
   await execute(client, SQL.saveSeal, [state, due.today]);
   return true;
 }
+
+/** Which of the stations the prices name are stored: one read for them all. */
+export async function storedStations(client: Client, prices: ReadonlyArray<{ feed: string; feedCode: string }>): Promise<(feed: string, code: string) => boolean> {
+  const codes = [...new Set(prices.map((p) => feedKey(p.feed, p.feedCode)))].map((k) => k.split('\u0000'));
+  const stored = new Set((await rows(client, `SELECT s.feed, s.feed_code FROM stations s
+    JOIN unnest($1::text[], $2::text[]) AS q (feed, feed_code) ON s.feed = q.feed AND s.feed_code = q.feed_code`,
+  [codes.map((c) => c[0]), codes.map((c) => c[1])])).map((r) => feedKey(String(r.feed), String(r.feed_code))));
+  return (feed, code) => stored.has(feedKey(feed, code));
+}

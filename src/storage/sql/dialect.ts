@@ -21,6 +21,13 @@ export interface Dialect {
   typed(n: number, pgType: string): string;
   /** An ORDER BY inside an aggregate that sums floats: PostgreSQL's plans may otherwise change the order, and so the last bits. */
   sumOrder(orderBy: string): string;
+  /**
+   * An INSERT target taking the values given for a generated key (a copy keeps station keys):
+   * PostgreSQL's identity columns refuse given values unless told; SQLite's rowid takes them.
+   */
+  givenKeys(into: string): string;
+  /** Run after keys were given: PostgreSQL's identity sequence must move past them (SQLite's next rowid is max + 1 anyway). */
+  readonly afterGivenKeys: string | undefined;
 }
 
 export const SQLITE_DIALECT: Dialect = {
@@ -28,6 +35,8 @@ export const SQLITE_DIALECT: Dialect = {
   byteOrder: (column) => column,
   typed: (n) => `$${n}`,
   sumOrder: () => '',
+  givenKeys: (into) => into,
+  afterGivenKeys: undefined,
 };
 
 export const POSTGRES_DIALECT: Dialect = {
@@ -35,6 +44,8 @@ export const POSTGRES_DIALECT: Dialect = {
   byteOrder: (column) => `${column} COLLATE "C"`,
   typed: (n, pgType) => `$${n}::${pgType}`,
   sumOrder: (orderBy) => ` ORDER BY ${orderBy}`,
+  givenKeys: (into) => `${into} OVERRIDING SYSTEM VALUE`,
+  afterGivenKeys: "SELECT setval(pg_get_serial_sequence('stations', 'key'), coalesce(max(key), 0) + 1, false) FROM stations",
 };
 
 /**

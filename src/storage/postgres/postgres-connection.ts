@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Connection, TransactionKind } from '../sql/connection.ts';
-import type { BulkInsert, Params, Row } from '../sql/dialect.ts';
+import type { BulkInsert, ForKeys, Params, Row } from '../sql/dialect.ts';
 
 /**
  * The connection pool and transactions of the PostgreSQL store: every connection names the
@@ -118,13 +118,12 @@ export class PostgresConnection implements Connection {
 
   /** The flat rows as one array per column, through unnest() (bulkInsert below). */
   async bulkInsert(spec: BulkInsert, values: Params): Promise<number> {
-    const width = spec.types.length;
-    const columns = spec.types.map((_, c) => {
-      const column: unknown[] = [];
-      for (let i = c; i < values.length; i += width) column.push(values[i]);
-      return column;
-    });
-    return (await bulkInsert(this.db(), spec, columns)).count;
+    return (await bulkInsert(this.db(), spec, byColumn(values, spec.types.length))).count;
+  }
+
+  async forKeys(statement: ForKeys, keys: Params): Promise<Row[]> {
+    if (keys.length === 0) return [];
+    return rows(this.db(), statement.all, byColumn(keys, statement.width));
   }
 
   /**
@@ -141,6 +140,15 @@ export class PostgresConnection implements Connection {
     this.closed = true;
     await this.pool.end();
   }
+}
+
+/** Rows given one after another (`width` values each) as one array per column. */
+function byColumn(values: Params, width: number): unknown[][] {
+  return Array.from({ length: width }, (_, c) => {
+    const column: unknown[] = [];
+    for (let i = c; i < values.length; i += width) column.push(values[i]);
+    return column;
+  });
 }
 
 /** Runs `work` in one transaction: COMMIT on success, ROLLBACK on any error, the connection always released. */

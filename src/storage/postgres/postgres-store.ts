@@ -1,25 +1,13 @@
 import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
-import type { Connection } from '../sql/connection.ts';
 import { POSTGRES_DIALECT } from '../sql/dialect.ts';
-import { type BatchWriter, SqlStore } from '../sql/sql-store.ts';
+import { SqlStore } from '../sql/sql-store.ts';
+import { SqlWriter } from '../sql/writer.ts';
 import { BULK } from '../sql/statements.ts';
 import type { Migration, PoolStats } from '../store.ts';
 import type { Versions } from '../versions.ts';
 import { type PoolOptions, PostgresConnection, createPool } from './postgres-connection.ts';
-import { POSTGRES_MIGRATIONS } from './postgres-migrations.ts';
-import { applyBatchIn, sealIn, storedStations } from './postgres-writer.ts';
-
-/** The client of a PostgreSQL writer transaction (the writer's statements are its own). */
-function clientOf(tx: Connection): NonNullable<PostgresConnection['client']> {
-  if (!(tx instanceof PostgresConnection) || !tx.client) throw new Error('the PostgreSQL writer runs inside a transaction of its store');
-  return tx.client;
-}
-
-const WRITER: BatchWriter = {
-  applyBatch: (tx, batch) => applyBatchIn(clientOf(tx), batch),
-  seal: (tx, nowSec) => sealIn(clientOf(tx), nowSec),
-  storedStations: (tx, prices) => storedStations(clientOf(tx), prices),
-};
+import { POSTGRES_MIGRATIONS } from '../migrations/postgres.ts';
+import { recomputeCityDays } from './postgres-city-means.ts';
 
 /**
  * The scale-out backend: any number of API and ingest processes share one PostgreSQL
@@ -31,7 +19,7 @@ export class PostgresStore extends SqlStore {
 
   constructor(options: PoolOptions) {
     const connection = new PostgresConnection(createPool(options));
-    super(connection, POSTGRES_DIALECT, WRITER);
+    super(connection, POSTGRES_DIALECT, new SqlWriter(POSTGRES_DIALECT, recomputeCityDays));
     this.connection = connection;
   }
 

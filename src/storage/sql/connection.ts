@@ -1,4 +1,4 @@
-import type { BulkInsert, Params, Row } from './dialect.ts';
+import type { BulkInsert, ForKeys, Params, Row } from './dialect.ts';
 
 export type TransactionKind =
   /** Reads that must see one snapshot (a seal committed between them would count an interval twice or not at all). */
@@ -32,6 +32,8 @@ export interface Connection {
   run(text: string, params?: Params): Promise<number>;
   /** Rows of one BulkInsert, given one after another in `values` (a row's values in the spec's column order); returns the rows stored. */
   bulkInsert(spec: BulkInsert, values: Params): Promise<number>;
+  /** Runs a ForKeys statement for every key of `keys` (one key after another, `width` values each); returns the rows of all. */
+  forKeys(statement: ForKeys, keys: Params): Promise<Row[]>;
   /** Runs `work` in one transaction of the kind: committed when it resolves, rolled back when it throws. */
   transaction<T>(kind: TransactionKind, work: (tx: Connection) => Promise<T>): Promise<T>;
 }

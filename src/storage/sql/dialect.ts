@@ -28,6 +28,12 @@ export interface Dialect {
   givenKeys(into: string): string;
   /** Run after keys were given: PostgreSQL's identity sequence must move past them (SQLite's next rowid is max + 1 anyway). */
   readonly afterGivenKeys: string | undefined;
+  /**
+   * Run before a state's first seal, which follows a bulk load: PostgreSQL's autovacuum has not
+   * analysed the new rows yet, and without statistics its planner joins millions of daily rows
+   * by nested loops. SQLite's seal reads each station's rows by key and needs no statistics.
+   */
+  readonly beforeFirstSeal: string | undefined;
 }
 
 export const SQLITE_DIALECT: Dialect = {
@@ -37,6 +43,7 @@ export const SQLITE_DIALECT: Dialect = {
   sumOrder: () => '',
   givenKeys: (into) => into,
   afterGivenKeys: undefined,
+  beforeFirstSeal: undefined,
 };
 
 export const POSTGRES_DIALECT: Dialect = {
@@ -46,6 +53,7 @@ export const POSTGRES_DIALECT: Dialect = {
   sumOrder: (orderBy) => ` ORDER BY ${orderBy}`,
   givenKeys: (into) => `${into} OVERRIDING SYSTEM VALUE`,
   afterGivenKeys: "SELECT setval(pg_get_serial_sequence('stations', 'key'), coalesce(max(key), 0) + 1, false) FROM stations",
+  beforeFirstSeal: 'ANALYZE stations, station_daily, station_runs',
 };
 
 /**
@@ -58,6 +66,19 @@ export interface BulkInsert {
   types: readonly string[];
   /** ON CONFLICT clause, or ''. */
   tail: string;
+}
+
+/**
+ * One statement run for many keys, each key `width` values. SQLite runs `each` once per key,
+ * the key's values as $1, $2, ... (its calls cost no round trip: a prepared statement and an
+ * index lookup each); PostgreSQL runs `all` once, with one array per key column as $1, $2, ...
+ * expanded by unnest() (one round trip whatever the number of keys). Either returns the rows of
+ * every key, in no order.
+ */
+export interface ForKeys {
+  each: string;
+  all: string;
+  width: number;
 }
 
 /**

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Connection, TransactionKind } from '../sql/connection.ts';
-import type { BulkInsert, Params, Row } from '../sql/dialect.ts';
+import type { BulkInsert, ForKeys, Params, Row } from '../sql/dialect.ts';
 
 /**
  * The Connection of the SQLite store: better-sqlite3's synchronous calls behind resolved
@@ -55,6 +55,11 @@ export class SqliteConnection implements Connection {
     return this.file.bulkInsert(spec, values);
   }
 
+  async forKeys(statement: ForKeys, keys: Params): Promise<Row[]> {
+    if (this.held) await this.free();
+    return this.file.forKeys(statement, keys);
+  }
+
   /** Every kind is one deferred transaction (BEGIN ... COMMIT), as better-sqlite3's db.transaction() opens. */
   async transaction<T>(_kind: TransactionKind, work: (tx: Connection) => Promise<T>): Promise<T> {
     while (this.held) await this.held;
@@ -95,6 +100,10 @@ class InTransaction implements Connection {
 
   async bulkInsert(spec: BulkInsert, values: Params): Promise<number> {
     return this.file.bulkInsert(spec, values);
+  }
+
+  async forKeys(statement: ForKeys, keys: Params): Promise<Row[]> {
+    return this.file.forKeys(statement, keys);
   }
 
   transaction<T>(_kind: TransactionKind, work: (tx: Connection) => Promise<T>): Promise<T> {
@@ -179,6 +188,21 @@ export class SqliteFile {
     }
     buffer.flush();
     return buffer.changes;
+  }
+
+  /** The statement's `each` once per key (a statement that returns no rows is run). */
+  forKeys(statement: ForKeys, keys: Params): Row[] {
+    const found: Row[] = [];
+    if (keys.length === 0) return found;
+    const p = this.prepared(statement.each);
+    const prepared = p.mode('rows');
+    const width = statement.width;
+    for (let i = 0; i < keys.length; i += width) {
+      const key = p.bind(keys.slice(i, i + width));
+      if (!prepared.reader) prepared.run(key);
+      else for (const row of prepared.all(key) as Row[]) found.push(row);
+    }
+    return found;
   }
 
   /** `work` in one deferred transaction: COMMIT when it resolves, ROLLBACK when it throws (unless SQLite already rolled back). */

@@ -1,12 +1,13 @@
 import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import { SQLITE_DIALECT } from '../sql/dialect.ts';
-import { type BatchWriter, SqlStore } from '../sql/sql-store.ts';
+import { SqlStore } from '../sql/sql-store.ts';
+import { SqlWriter } from '../sql/writer.ts';
 import { BULK, VERSIONS } from '../sql/statements.ts';
 import type { Migration } from '../store.ts';
 import type { Versions } from '../versions.ts';
 import { SqliteConnection } from './sqlite-connection.ts';
-import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
-import { SqliteWriter } from './sqlite-writer.ts';
+import { SQLITE_MIGRATIONS } from '../migrations/sqlite.ts';
+import { recomputeCityDays } from './sqlite-city-means.ts';
 
 /** The embedded backend: one SQLite file, synchronous underneath, the same contract as PostgreSQL. */
 export class SqliteStore extends SqlStore {
@@ -15,14 +16,9 @@ export class SqliteStore extends SqlStore {
 
   constructor(path: string) {
     const connection = new SqliteConnection(path);
-    const writer = new SqliteWriter(connection.file);
-    // The writer runs synchronously inside the store's transaction, on the same file.
-    const batches: BatchWriter = {
-      applyBatch: async (_tx, batch) => writer.applyBatch(batch),
-      seal: async (_tx, nowSec) => writer.seal(nowSec),
-      storedStations: async () => (feed, code) => writer.storedStation(feed, code) !== undefined,
-    };
-    super(connection, SQLITE_DIALECT, batches);
+    // City means run synchronously inside the writer's transaction, on the same file.
+    const writer = new SqlWriter(SQLITE_DIALECT, async (_tx, cities, from, to) => recomputeCityDays(connection.file, cities, from, to));
+    super(connection, SQLITE_DIALECT, writer);
     this.connection = connection;
   }
 

@@ -1,7 +1,7 @@
 import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
 import type { Connection } from '../sql/connection.ts';
-import { INGEST_STATEMENTS as SQL } from '../sql/statements.ts';
+import { INGEST_STATEMENTS as SQL } from '../sql/ingest-statements.ts';
 
 /** City means for days [from, to] of one city or of every city of a state, pooled per output fuel, from the stations' days. */
 export async function recomputeCityDays(tx: Connection, cities: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay): Promise<void> {

@@ -2,7 +2,7 @@ import { FUELS, fuelIndex, outputsOf } from '../../domain/fuels.ts';
 import { POSTGRES_DIALECT } from '../sql/dialect.ts';
 import { SqlStore } from '../sql/sql-store.ts';
 import { SqlWriter } from '../sql/writer.ts';
-import { BULK } from '../sql/statements.ts';
+import { BULK } from '../sql/ingest-statements.ts';
 import type { Migration, PoolStats } from '../store.ts';
 import type { Versions } from '../versions.ts';
 import { type PoolOptions, PostgresConnection, createPool } from './postgres-connection.ts';

@@ -9,7 +9,8 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import type { Dialect } from './dialect.ts';
 import { feedRunValues, toFeedCounts, toFeedHealth, toFeedRun, toFeedStation, toPending, toToken } from './row-mappers.ts';
 import { SqlReads, storable } from './sql-reads.ts';
-import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, copyStatements, tokenStatements } from './statements.ts';
+import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS } from './ingest-statements.ts';
+import { copyStatements, tokenStatements } from './statements.ts';
 
 /** What applies batches and seals days, inside a writer transaction the store opens. */
 export interface BatchWriter {

@@ -12,7 +12,7 @@ import type { Connection } from './connection.ts';
 import type { Dialect, Row } from './dialect.ts';
 import { toDayRun, toOpenState, toReport } from './row-mappers.ts';
 import type { BatchWriter } from './sql-store.ts';
-import { BULK, INGEST_STATEMENTS as SQL } from './statements.ts';
+import { BULK, INGEST_STATEMENTS as SQL } from './ingest-statements.ts';
 import { CORRECT_REPORTS, CURRENT_STATES, LENGTHEN_RUNS, STATIONS_BY_FEED, STORED_REPORTS, TAKEN_IDS } from './writer-statements.ts';
 
 /** Recomputes the city means of days [from, to] of one city or of every city of a state (sqlite/ and postgres/ city means). */

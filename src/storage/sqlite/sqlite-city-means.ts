@@ -1,7 +1,7 @@
 import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { BULK, INGEST_STATEMENTS as SQL } from '../sql/statements.ts';
-import type { SqliteFile } from './sqlite-connection.ts';
+import { BULK, INGEST_STATEMENTS as SQL } from '../sql/ingest-statements.ts';
+import type { SqliteFile } from './sqlite-file.ts';
 
 /**
  * City means on SQLite: per city, output fuel and day, the mean of its stations' daily means

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Connection, TransactionKind } from '../sql/connection.ts';
+import type { BulkRows, Connection, TransactionKind } from '../sql/connection.ts';
 import type { BulkInsert, ForKeys, Params, Row } from '../sql/dialect.ts';
 
 /**
@@ -119,6 +119,11 @@ export class PostgresConnection implements Connection {
   /** The flat rows as one array per column, through unnest() (bulkInsert below). */
   async bulkInsert(spec: BulkInsert, values: Params): Promise<number> {
     return (await bulkInsert(this.db(), spec, byColumn(values, spec.types.length))).count;
+  }
+
+  bulkRows(spec: BulkInsert): BulkRows {
+    const values: unknown[] = [];
+    return { values, added: () => undefined, done: () => this.bulkInsert(spec, values) };
   }
 
   async forKeys(statement: ForKeys, keys: Params): Promise<Row[]> {

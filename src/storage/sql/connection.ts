@@ -32,8 +32,22 @@ export interface Connection {
   run(text: string, params?: Params): Promise<number>;
   /** Rows of one BulkInsert, given one after another in `values` (a row's values in the spec's column order); returns the rows stored. */
   bulkInsert(spec: BulkInsert, values: Params): Promise<number>;
+  /** Rows of one BulkInsert given as they come (see BulkRows); done() stores the last of them. */
+  bulkRows(spec: BulkInsert): BulkRows;
   /** Runs a ForKeys statement for every key of `keys` (one key after another, `width` values each); returns the rows of all. */
   forKeys(statement: ForKeys, keys: Params): Promise<Row[]>;
   /** Runs `work` in one transaction of the kind: committed when it resolves, rolled back when it throws. */
   transaction<T>(kind: TransactionKind, work: (tx: Connection) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Rows for one BulkInsert, added one at a time: push a row's values onto `values`, then call
+ * added(). SQLite stores them 128 rows to a statement as they come (no array of a whole batch's
+ * rows to build); PostgreSQL keeps them for one statement at done() (one round trip).
+ */
+export interface BulkRows {
+  readonly values: unknown[];
+  added(): void;
+  /** Stores the rows not stored yet; returns how many rows were stored in all. */
+  done(): Promise<number>;
 }

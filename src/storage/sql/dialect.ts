@@ -4,7 +4,7 @@
  *
  * - placeholders: statements are written with `$1`, `$2`, ...; PostgreSQL takes them as they are,
  *   the SQLite connection turns them into `?` when each appears once and in order, or into
- *   `?NNN` bound by number otherwise (sqlite/sqlite-connection.ts);
+ *   `?NNN` bound by number otherwise (sqlite/sqlite-file.ts);
  * - text order: ids are ordered byte by byte on both (SQLite's BINARY collation, PostgreSQL's "C");
  * - types: PostgreSQL needs a parameter's type where it cannot infer it (`$1::bigint`), SQLite none;
  * - booleans: written as 0/1 parameters (PostgreSQL reads '1' and '0' as booleans) and compared

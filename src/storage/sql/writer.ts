@@ -7,7 +7,7 @@ import {
   BatchTally, type GroupDays, NO_DAY_LOWER_BOUND, type StoredStation, closeAt, closeSealedPart, feedKey, groupPrices, sameStation, sealDue, storedCoordinates,
 } from '../writer/batch-plan.ts';
 import { DayTotals, type OpenState, type Report } from '../writer/day-totals.ts';
-import { type ReportPlan, type Settled, classifyReports, lateReads, lateReadsUntil, planReports, runPiecesOutside, settleGroup } from '../writer/late-reports.ts';
+import { type DaySpan, type ReportPlan, type Settled, classifyReports, lateReads, lateReadsUntil, planReports, runPiecesOutside, settleGroup } from '../writer/late-reports.ts';
 import type { Connection } from './connection.ts';
 import type { Dialect, Row } from './dialect.ts';
 import { toDayRun, toOpenState, toReport } from './row-mappers.ts';
@@ -53,31 +53,51 @@ export class SqlWriter implements BatchWriter {
       if (group.reports.some(unstorable)) group.reports = group.reports.filter((r) => !unstorable(r));
     }
     const current = new Map((await tx.forKeys(CURRENT_STATES, groups.flatMap((g) => [g.station.key, g.fuel])))
-      .map((r) => [`${Number(r.station_key)}:${Number(r.fuel)}`, toOpenState(r)]));
+      .map((r) => [groupKey(Number(r.station_key), Number(r.fuel)), toOpenState(r)]));
     const ranges = groups.filter((g) => g.reports.length > 0)
       .flatMap((g) => [g.station.key, g.fuel, g.reports[0]?.at ?? 0, g.reports[g.reports.length - 1]?.at ?? 0]);
-    const stored = new Map((await tx.forKeys(STORED_REPORTS, ranges)).map((r) => [`${Number(r.station_key)}:${Number(r.fuel)}:${Number(r.at)}`, toReport(r)]));
-    const classified = groups.map((g) => classifyReports(g.reports, (at) => stored.get(`${g.station.key}:${g.fuel}:${at}`)));
-    const fresh: unknown[] = [];
+    // Per group, its stored reports by instant.
+    const stored = new Map<number, Map<number, Report>>();
+    for (const r of await tx.forKeys(STORED_REPORTS, ranges)) {
+      const key = groupKey(Number(r.station_key), Number(r.fuel));
+      let byAt = stored.get(key);
+      if (!byAt) stored.set(key, (byAt = new Map<number, Report>()));
+      byAt.set(Number(r.at), toReport(r));
+    }
+    const classified = groups.map((g) => {
+      const byAt = stored.get(groupKey(g.station.key, g.fuel));
+      return classifyReports(g.reports, (at) => byAt?.get(at));
+    });
+    const fresh = tx.bulkRows(BULK.priceEvents);
     const corrected: unknown[] = [];
     for (const [i, { station, fuel }] of groups.entries()) {
-      for (const r of classified[i]?.fresh ?? []) fresh.push(station.key, fuel, r.at, r.priceTenths, r.available ? 1 : 0);
+      for (const r of classified[i]?.fresh ?? []) {
+        fresh.values.push(station.key, fuel, r.at, r.priceTenths, r.available ? 1 : 0);
+        fresh.added();
+      }
       for (const r of classified[i]?.corrected ?? []) corrected.push(station.key, fuel, r.at, r.priceTenths, r.available ? 1 : 0);
     }
-    await tx.bulkInsert(BULK.priceEvents, fresh);
+    await fresh.done();
     await tx.forKeys(CORRECT_REPORTS, corrected);
-    const opens: unknown[] = [];
+    const opens = tx.bulkRows(BULK.currentPrices);
     for (const [i, { station, fuel }] of groups.entries()) {
       const rows = classified[i];
       if (!rows || (rows.fresh.length === 0 && rows.corrected.length === 0)) { if (rows) tally.group(station, fuel, rows, new DayTotals()); continue; }
-      const before = current.get(`${station.key}:${fuel}`);
-      const settled = await settleLate(tx, station, fuel, before, planReports(before, rows.fresh, rows.corrected));
+      const before = current.get(groupKey(station.key, fuel));
+      const plan = planReports(before, rows.fresh, rows.corrected);
+      // Most groups have no late report: settled at once, with no read to wait for.
+      const reads = lateReads(station.state, plan);
+      const settled = reads ? await settleLate(tx, station, fuel, before, plan, reads) : settleGroup(station.state, before, plan, undefined, []);
+      if (!reads) for (const span of settled.spans) await dropSpan(tx, station.key, fuel, span);
       closeSealedPart(station.state, settled.totals, settled.open, sealedBefore(station.state));
       const open = settled.open;
-      if (open) opens.push(station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId, station.state);
+      if (open) {
+        opens.values.push(station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId, station.state);
+        opens.added();
+      }
       tally.group(station, fuel, rows, settled.totals, settled.spans);
     }
-    await tx.bulkInsert(BULK.currentPrices, opens);
+    await opens.done();
     await addStationDays(tx, tally.groups);
     for (const [cityId, days] of tally.resealCities) await this.cityMeans(tx, { cityId }, days.from, days.to);
     if (tally.changed) await tx.run(SQL.bumpDataVersion);
@@ -96,16 +116,19 @@ export class SqlWriter implements BatchWriter {
   private async sealState(tx: Connection, state: StateId, nowSec: number, before: LocalDay): Promise<boolean> {
     const due = sealDue(state, nowSec, before);
     if (!due) return false;
-    const days: unknown[] = [];
+    const days = tx.bulkRows(BULK.stationDaily);
     const runs: number[] = [];
     for (const row of await tx.rows(SQL.openBefore, [state, due.cutoff])) {
       const stationKey = Number(row.station_key);
       const fuel = Number(row.fuel);
       const totals = closeAt(state, toOpenState(row), due.cutoff);
-      for (const t of totals.values()) days.push(stationKey, t.day, fuel, t.weighted, t.seconds);
+      for (const t of totals.values()) {
+        days.values.push(stationKey, t.day, fuel, t.weighted, t.seconds);
+        days.added();
+      }
       for (const run of totals.runs) runs.push(stationKey, fuel, run.from, run.to, run.priceTenths);
     }
-    await tx.bulkInsert(BULK.stationDaily, days);
+    await days.done();
     // A price that went on past the last seal lengthens the run that seal ended, if it made one; the rest are added.
     const lengthened = new Set((await tx.forKeys(LENGTHEN_RUNS, runs)).map((r) => `${Number(r.station_key)}:${Number(r.fuel)}:${Number(r.to_day)}`));
     const added: unknown[] = [];
@@ -127,10 +150,26 @@ async function sealedBeforeByState(tx: Connection): Promise<(state: StateId) => 
   return (state) => sealed.get(state) ?? NO_DAY_LOWER_BOUND;
 }
 
+/** A station's fuel as one number (fuel indexes are below 64). */
+function groupKey(stationKey: number, fuel: number): number {
+  return stationKey * 64 + fuel;
+}
+
 /** Each (feed, feed code) named once, as ForKeys keys. */
 function namedKeys(named: ReadonlyArray<{ feed: string; feedCode: string }>): string[] {
-  const keys = new Map(named.map((n) => [feedKey(n.feed, n.feedCode), n]));
-  return [...keys.values()].flatMap((n) => [n.feed, n.feedCode]);
+  const seen = new Set<string>();
+  const keys: string[] = [];
+  let last: { feed: string; feedCode: string } | undefined;
+  for (const n of named) {
+    // Prices come in runs of one station: each run is looked at once.
+    if (n.feedCode === last?.feedCode && n.feed === last.feed) continue;
+    last = n;
+    const key = feedKey(n.feed, n.feedCode);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    keys.push(n.feed, n.feedCode);
+  }
+  return keys;
 }
 
 /** What the database driver would bind as NULL. */
@@ -177,26 +216,25 @@ async function upsertStation(tx: Connection, input: StationInput, known: Map<str
 }
 
 /** Works out a group's plan (settleGroup), reading what its late reports need and dropping the spans they rebuild. */
-async function settleLate(tx: Connection, station: StoredStation, fuel: number, current: OpenState | undefined, plan: ReportPlan): Promise<Settled> {
-  const reads = lateReads(station.state, plan);
-  let inForce: Report | undefined;
-  let later: Report[] = [];
-  if (reads) {
-    const found = await tx.row(SQL.reportInForce, [station.key, fuel, reads.from]);
-    inForce = found ? toReport(found) : undefined;
-    const next = await tx.row(SQL.nextReportAfter, [station.key, fuel, reads.after]);
-    const until = lateReadsUntil(station.state, next ? Number(next.at) : undefined);
-    later = (await tx.rows(SQL.reportsBetween, [station.key, fuel, reads.from, until])).map(toReport);
-  }
-  const settled = settleGroup(station.state, current, plan, inForce, later);
-  for (const span of settled.spans) {
-    await tx.run(SQL.dropDaysBetween, [station.key, fuel, span.from, span.to]);
-    const runs = (await tx.rows(SQL.runsOverlapping, [station.key, fuel, span.from, span.to])).map(toDayRun);
-    if (runs.length === 0) continue;
-    await tx.run(SQL.dropRunsOverlapping, [station.key, fuel, span.from, span.to]);
-    await tx.bulkInsert(BULK.stationRuns, runPiecesOutside(runs, span).flatMap((piece) => [station.key, piece.to, fuel, piece.from, piece.priceTenths]));
-  }
+async function settleLate(
+  tx: Connection, station: StoredStation, fuel: number, current: OpenState | undefined, plan: ReportPlan, reads: NonNullable<ReturnType<typeof lateReads>>,
+): Promise<Settled> {
+  const found = await tx.row(SQL.reportInForce, [station.key, fuel, reads.from]);
+  const next = await tx.row(SQL.nextReportAfter, [station.key, fuel, reads.after]);
+  const until = lateReadsUntil(station.state, next ? Number(next.at) : undefined);
+  const later = (await tx.rows(SQL.reportsBetween, [station.key, fuel, reads.from, until])).map(toReport);
+  const settled = settleGroup(station.state, current, plan, found ? toReport(found) : undefined, later);
+  for (const span of settled.spans) await dropSpan(tx, station.key, fuel, span);
   return settled;
+}
+
+/** Drops a span's sums and the runs that overlap it, storing again the parts of those runs outside it. */
+async function dropSpan(tx: Connection, stationKey: number, fuel: number, span: DaySpan): Promise<void> {
+  await tx.run(SQL.dropDaysBetween, [stationKey, fuel, span.from, span.to]);
+  const runs = (await tx.rows(SQL.runsOverlapping, [stationKey, fuel, span.from, span.to])).map(toDayRun);
+  if (runs.length === 0) return;
+  await tx.run(SQL.dropRunsOverlapping, [stationKey, fuel, span.from, span.to]);
+  await tx.bulkInsert(BULK.stationRuns, runPiecesOutside(runs, span).flatMap((piece) => [stationKey, piece.to, fuel, piece.from, piece.priceTenths]));
 }
 
 /**
@@ -206,9 +244,10 @@ async function settleLate(tx: Connection, station: StoredStation, fuel: number, 
  * of its days one sum: no row comes twice (PostgreSQL's ON CONFLICT may touch a row once).
  */
 async function addStationDays(tx: Connection, groups: readonly GroupDays[]): Promise<void> {
-  const days: unknown[] = [];
-  const runs: unknown[] = [];
-  const ordered = [...groups].sort((a, b) => a.station.key - b.station.key || a.fuel - b.fuel);
+  const days = tx.bulkRows(BULK.stationDaily);
+  const runs = tx.bulkRows(BULK.stationRuns);
+  // The groups come in key order (applyBatch sorts them).
+  const ordered = groups;
   for (let first = 0; first < ordered.length;) {
     const stationKey = ordered[first]?.station.key ?? 0;
     let end = first;
@@ -223,13 +262,17 @@ async function addStationDays(tx: Connection, groups: readonly GroupDays[]): Pro
         if (day !== undefined && day < pickDay) { pick = cursor; pickDay = day; }
       }
       if (!pick) break;
-      days.push(stationKey, pickDay, pick.fuel, pick.totals.weighted[pick.next] ?? 0, pick.totals.seconds[pick.next] ?? 0);
+      days.values.push(stationKey, pickDay, pick.fuel, pick.totals.weighted[pick.next] ?? 0, pick.totals.seconds[pick.next] ?? 0);
+      days.added();
       pick.next++;
     }
     const stationRuns = fuels.flatMap(({ fuel, totals }) => totals.runs.map((run) => ({ fuel, run }))).sort((a, b) => a.run.to - b.run.to || a.fuel - b.fuel);
-    for (const { fuel, run } of stationRuns) runs.push(stationKey, run.to, fuel, run.from, run.priceTenths);
+    for (const { fuel, run } of stationRuns) {
+      runs.values.push(stationKey, run.to, fuel, run.from, run.priceTenths);
+      runs.added();
+    }
     first = end;
   }
-  await tx.bulkInsert(BULK.stationDaily, days);
-  await tx.bulkInsert(BULK.stationRuns, runs);
+  await days.done();
+  await runs.done();
 }

@@ -1,4 +1,4 @@
-import type { Connection, TransactionKind } from '../sql/connection.ts';
+import type { BulkRows, Connection, TransactionKind } from '../sql/connection.ts';
 import type { BulkInsert, ForKeys, Params, Row } from '../sql/dialect.ts';
 import { SqliteFile } from './sqlite-file.ts';
 
@@ -58,6 +58,12 @@ export class SqliteConnection implements Connection {
     return this.file.forKeys(statement, keys);
   }
 
+  /** Outside a transaction the rows wait for done(), which waits for any open transaction (inside one they go as they come). */
+  bulkRows(spec: BulkInsert): BulkRows {
+    const values: unknown[] = [];
+    return { values, added: () => undefined, done: () => this.bulkInsert(spec, values) };
+  }
+
   /** Every kind is one deferred transaction (BEGIN ... COMMIT), as better-sqlite3's db.transaction() opens. */
   async transaction<T>(_kind: TransactionKind, work: (tx: Connection) => Promise<T>): Promise<T> {
     while (this.held) await this.held;
@@ -102,6 +108,10 @@ class InTransaction implements Connection {
 
   async forKeys(statement: ForKeys, keys: Params): Promise<Row[]> {
     return this.file.forKeys(statement, keys);
+  }
+
+  bulkRows(spec: BulkInsert): BulkRows {
+    return this.file.bulk(spec);
   }
 
   transaction<T>(_kind: TransactionKind, work: (tx: Connection) => Promise<T>): Promise<T> {

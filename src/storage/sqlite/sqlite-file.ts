@@ -108,8 +108,11 @@ export class SqliteFile {
     const p = this.prepared(statement.each);
     const prepared = p.mode('rows');
     const width = statement.width;
+    // One array for every key: the values are copied when bound.
+    const values = new Array<unknown>(width);
     for (let i = 0; i < keys.length; i += width) {
-      const key = p.bind(keys.slice(i, i + width));
+      for (let c = 0; c < width; c++) values[c] = keys[i + c];
+      const key = p.bind(values);
       if (!prepared.reader) prepared.run(key);
       else for (const row of prepared.all(key) as Row[]) found.push(row);
     }
@@ -182,7 +185,7 @@ const ROWS_PER_INSERT = 128;
  * Callers push a row's values onto `values` and then call added().
  */
 export class RowBuffer {
-  readonly values: Array<number | string | null | Buffer> = [];
+  readonly values: unknown[] = [];
   /** Rows the statements stored (an ON CONFLICT DO NOTHING skips some). */
   changes = 0;
   private rows = 0;
@@ -197,5 +200,11 @@ export class RowBuffer {
     this.changes += this.file.bulkInsert(this.spec, this.values);
     this.rows = 0;
     this.values.length = 0;
+  }
+
+  /** BulkRows.done(): the rest stored at once. */
+  async done(): Promise<number> {
+    this.flush();
+    return this.changes;
   }
 }

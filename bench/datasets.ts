@@ -8,7 +8,7 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { writeDemo } from '../src/ingest/demo.ts';
-import { SQLITE_MIGRATIONS } from '../src/storage/sqlite/sqlite-migrations.ts';
+import { SQLITE_MIGRATIONS } from '../src/storage/migrations/sqlite.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import { newToken } from '../src/tokens.ts';
 

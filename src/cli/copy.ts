@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import { CopyRefused, DEFAULT_CHUNK_ROWS, copyInstallation } from '../storage/copy.ts';
-import type { PriceStore } from '../storage/store.ts';
+import type { BulkStore } from '../storage/store.ts';
 import { UsageError, intOption, parseCommand } from './args.ts';
 import { openDatabase } from './database.ts';
 import { COMMANDS } from './spec.ts';
@@ -23,7 +23,7 @@ export async function copyCommand(_config: Config, args: string[]): Promise<numb
   }
 
   const source = await openDatabase(values.from, { from: '--from' });
-  let target: PriceStore | undefined;
+  let target: BulkStore | undefined;
   try {
     target = await openDatabase(values.to, { from: '--to', create: true });
     const tty = process.stderr.isTTY === true;

@@ -7,7 +7,7 @@ import { ADAPTERS } from '../ingest/feeds/index.ts';
 import { feedStatus } from '../ingest/health.ts';
 import { disabledLine, missingCredentials, runFeed } from '../ingest/runner.ts';
 import { releaseAndSeal, watch } from '../ingest/scheduler.ts';
-import type { FeedRun, PriceStore } from '../storage/store.ts';
+import type { FeedRun, IngestStore } from '../storage/store.ts';
 import { UsageError, intOption, parseCommand } from './args.ts';
 import { openDatabase } from './database.ts';
 import { COMMANDS } from './spec.ts';
@@ -85,7 +85,7 @@ async function statusCommand(config: Config, args: string[]): Promise<number> {
   if (values.feed !== undefined && !isFeedId(values.feed) && values.feed !== 'demo') {
     throw new UsageError(`unknown feed '${values.feed.slice(0, 20)}': use ${FEED_IDS.join(', ')}`);
   }
-  const store: PriceStore = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL' });
+  const store: IngestStore = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL' });
   try {
     const health = await store.feedHealth();
     const now = clockFor(config).now();

@@ -5,7 +5,7 @@ import { errorSerializer, logDestination, loggerOptions } from '../http/server/r
 import { type Clock, type Config, clockFor, parsePort } from '../config.ts';
 import { DEFAULT_DEMO, writeDemoWithProgress } from './demo.ts';
 import { eventLoopGauge } from '../http/server/load-shedding.ts';
-import type { PriceStore } from '../storage/store.ts';
+import type { IngestStore, ReadStore, TokenStore } from '../storage/store.ts';
 import { newToken } from '../tokens.ts';
 import { maskSecrets } from '../secrets.ts';
 import { UsageError, intOption, parseCommand } from './args.ts';
@@ -172,7 +172,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
 }
 
 /** Every minute: applies held prices now due (WA's next-day prices at 06:00) and seals finished days. */
-function startSealer(store: PriceStore, clock: Clock, onError: (error: unknown) => void): NodeJS.Timeout {
+function startSealer(store: IngestStore, clock: Clock, onError: (error: unknown) => void): NodeJS.Timeout {
   const sealer = setInterval(() => {
     releaseAndSeal(store, clock.now()).catch(onError);
   }, SEAL_EVERY_MS);
@@ -184,7 +184,7 @@ function startSealer(store: PriceStore, clock: Clock, onError: (error: unknown) 
  * With --demo on a demo database, the demo's simulated feed keeps prices moving through the
  * ingest path. Off with a fixed clock (FUELPRICE_NOW): every poll would report the same instant.
  */
-async function startDemoFeed(store: PriceStore, config: Config, log: Logger): Promise<{ stop(): Promise<void> } | undefined> {
+async function startDemoFeed(store: IngestStore & Pick<ReadStore, 'currentForStation'>, config: Config, log: Logger): Promise<{ stop(): Promise<void> } | undefined> {
   if (config.fixedNow !== undefined) {
     log.info({}, 'FUELPRICE_NOW fixes the clock: the demo\'s live feed is off');
     return undefined;
@@ -224,7 +224,7 @@ export function demoBanner(address: string, token: string): string {
 }
 
 /** Fills an empty database with the demo dataset; returns a new token when none existed. */
-async function prepareDemo(store: PriceStore, now: number): Promise<string | undefined> {
+async function prepareDemo(store: IngestStore & Pick<ReadStore, 'counts'> & TokenStore, now: number): Promise<string | undefined> {
   const counts = await store.counts();
   if (counts.stations === 0) {
     process.stderr.write('Empty database: writing the demo dataset (sample data, seed 1, 2 years)...\n');

@@ -1,243 +1,25 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
 import type { PriceOrder, PricedStation, RankedPrice } from '../domain/cheapest.ts';
-import type { Near } from '../domain/nearby.ts';
 import type { HeldPrice } from '../domain/tomorrow.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
+import type {
+  Batch, BatchResult, Brand, CheapestPage, City, CityInput, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation,
+  ListQuery, ListResult, ListedStation, Migration, PoolStats, PriceArea, Station, StationListQuery, TokenRecord,
+} from './store-records.ts';
 
 export type { HeldPrice, PricedStation, RankedPrice };
 
 /** Which prices /v1/prices/cheapest ranks: those in force now, or the next ones already published (held: domain/tomorrow.ts). */
 export type PriceDay = 'today' | 'tomorrow';
 export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices };
+export type * from './store-records.ts';
 
 /**
  * The doors to data, named for what their callers need, not for tables: ReadStore for the API,
  * IngestStore for ingest, TokenStore for tokens, BulkStore for copies; PriceStore is all of them.
  */
-
-export interface City {
-  id: string;
-  name: string;
-  state: StateId;
-  latitude: string;
-  longitude: string;
-}
-
-export interface Station {
-  id: string;
-  name: string;
-  brand: string;
-  address: string;
-  street: string;
-  suburb: string;
-  postcode: string;
-  state: StateId;
-  phone: string;
-  website: string;
-  /** Decimal degrees as text, or false for a station whose source gives no position (never made up). */
-  latitude: string | false;
-  longitude: string | false;
-}
-
-export interface ListQuery {
-  state: StateId | undefined;
-  limit: number;
-  offset: number;
-}
-
-/** The station list's filters besides state (/v1/stations), each optional, all of them combined. */
-export interface StationListQuery extends ListQuery {
-  /** A city id: the station's city (stations in no city match none). */
-  city?: string | undefined;
-  /** Matched case-insensitively (ASCII), whole. */
-  suburb?: string | undefined;
-  postcode?: string | undefined;
-  /** A brand id (domain/places.ts brandId): every station whose brand name slugs to it. */
-  brand?: string | undefined;
-  /** The station has an available current price of this fuel (a combined id: of any member). */
-  fuel?: FuelId | undefined;
-  /** Only stations within the radius, nearest first (then by id), each with its distance. */
-  near?: Near | undefined;
-}
-
-/** A station as a list gives it: with its distance in whole metres when the list was near a point. */
-export interface ListedStation extends Station {
-  metres?: number;
-}
-
-export interface CheapestPage extends ListResult<RankedPrice> {
-  /** The stations of the page's items (in no order). */
-  stations: Station[];
-}
-
-/** Where /v1/prices/cheapest looks: a city, a state, or within a radius of a point. */
-export type PriceArea = { city: string } | { state: StateId } | { near: Near };
-
-/** A brand as /v1/brands lists it (storage/brands.ts). */
-export interface Brand {
-  id: string;
-  name: string;
-  stationCount: number;
-}
-
-export interface ListResult<T> {
-  items: T[];
-  total: number;
-}
-
-
-/** Input of the one writer: what a feed, an importer or the demo generator reports. */
-export interface StationInput extends Omit<Station, 'id' | 'latitude' | 'longitude'> {
-  feed: string;
-  feedCode: string;
-  /** Wanted id; the writer keeps an existing station's id and adds -2, -3 on a clash. */
-  slug: string;
-  /** Both null for a station whose source gives no position (NSW and WA history files). */
-  latitude: number | null;
-  longitude: number | null;
-}
-
-export interface PriceEvent {
-  feed: string;
-  feedCode: string;
-  fuel: FuelId;
-  /** Unix seconds at which the report takes effect. */
-  at: number;
-  priceTenths: number;
-  available: boolean;
-}
-
-export interface Batch {
-  stations: StationInput[];
-  prices: PriceEvent[];
-}
-
-/**
- * What a batch did with its rows: every price row is accepted (a new instant stored), ignored
- * (the same report as the one stored for its instant, byte for byte), or corrected (a new price
- * or availability for a stored instant: the later row wins). Rows of one instant in one batch
- * count in order: the first as new, each later one as known or a correction of the one before.
- */
-export interface BatchResult {
-  stationsAdded: number;
-  stationsUpdated: number;
-  pricesAccepted: number;
-  pricesIgnored: number;
-  pricesCorrected: number;
-}
-
-/** Where a feed or an imported file left off: stored in the same transaction as the batch it follows. */
-export interface FeedCursor {
-  /** A feed id (`nsw`), or `import:<format>:<file identity>` for a historical file. */
-  key: string;
-  value: string;
-}
-
-export interface FeedBatchOptions {
-  /** Unix seconds: prices dated after it are held until due (WA publishes tomorrow's prices a day ahead). */
-  now: number;
-  cursor?: FeedCursor;
-}
-
-export interface FeedBatchResult extends BatchResult {
-  /** Dated after `now`: kept aside, applied by a later call once due. */
-  pricesHeld: number;
-  /** Held by an earlier call and applied by this one. */
-  pricesReleased: number;
-  /** Prices left out because their station is neither in the batch nor stored (the first few). */
-  unknownStation: PriceEvent[];
-  unknownStationCount: number;
-}
-
-/** What an importer needs to match a file's rows to stations a live feed created. */
-export interface FeedStation {
-  /** The station's public id. */
-  id: string;
-  feedCode: string;
-  name: string;
-  brand: string;
-  address: string;
-  street: string;
-  suburb: string;
-  postcode: string;
-  state: StateId;
-}
-
-export interface RejectionCount {
-  reason: string;
-  count: number;
-  example: string;
-  /** Set for stations refused; absent for price rows. */
-  of?: 'stations';
-}
-
-/** One poll of a feed (or one imported file), as `fuelprice ingest status` shows it. */
-export interface FeedRun {
-  feed: string;
-  startedAt: number;
-  finishedAt: number;
-  stationsAdded: number;
-  stationsUpdated: number;
-  pricesAccepted: number;
-  pricesIgnored: number;
-  pricesHeld: number;
-  /** Price rows rejected (stations refused are listed in `rejections` with `of: 'stations'`, not counted here). */
-  rejected: number;
-  rejections: RejectionCount[];
-  /**
-   * Price rows the feed brought: read + released = accepted + ignored (already known) + corrected
-   * + held + rejected. Undefined for runs recorded before it was counted (and the two below).
-   */
-  pricesRead?: number;
-  /** Rows held by an earlier run and applied by this one (counted in accepted, ignored or corrected). */
-  pricesReleased?: number;
-  /** Rows that changed a stored report of the same station, fuel and instant: the later row wins. */
-  pricesCorrected?: number;
-  /** Undefined when the run succeeded. */
-  error: string | undefined;
-  /** The feed's poll interval at the time: how old its last success may get before /ready calls it stale. */
-  intervalSec: number;
-}
-
-export interface FeedHealth {
-  feed: string;
-  lastRun: number;
-  lastSuccess: number | undefined;
-  intervalSec: number;
-}
-
-/** A feed's runs counted as they are recorded: only ever go up (unlike feed_runs, which is pruned). */
-export interface FeedCounts {
-  feed: string;
-  runs: number;
-  failures: number;
-}
-
-export interface CityInput {
-  id: string;
-  name: string;
-  state: StateId;
-  latitude: number;
-  longitude: number;
-}
-
-export interface TokenRecord {
-  id: string;
-  name: string;
-  hash: Buffer;
-  createdAt: number;
-  expiresAt: number | null;
-  revokedAt: number | null;
-  rateLimit: number | null;
-}
-
-/** What a migration did: the schema version found (0 for a new database) and the one left. */
-export interface Migration {
-  from: number;
-  to: number;
-}
 
 /** What every store is: opened, migrated, closed, and the versions that caches key on. */
 export interface StoreBase {
@@ -262,12 +44,6 @@ export interface StoreBase {
   poolStats?(): PoolStats;
 }
 
-export interface PoolStats {
-  total: number;
-  idle: number;
-  waiting: number;
-  max: number;
-}
 
 /** What the API reads (http/routes). */
 export interface ReadStore extends StoreBase {

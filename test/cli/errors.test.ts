@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { listenError } from '../../src/cli/errors.ts';
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/sqlite-migrations.ts';
+import { SQLITE_MIGRATIONS } from '../../src/storage/migrations/sqlite.ts';
 import { freePort, runCli, startServe } from '../helpers.ts';
 
 describe('fuelprice errors name their context', () => {

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { COMBINED_FUELS, FUELS } from '../../src/domain/fuels.ts';
 import { isStorageUnavailable } from '../../src/storage/errors.ts';
 import { openStore } from '../../src/storage/open.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/postgres-migrations.ts';
+import { POSTGRES_MIGRATIONS } from '../../src/storage/migrations/postgres.ts';
 import { createPool } from '../../src/storage/postgres/postgres-connection.ts';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
 import type { PriceStore } from '../../src/storage/store.ts';

@@ -1,15 +1,14 @@
-import type pg from 'pg';
 import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { INGEST_STATEMENTS as SQL } from '../sql/statements.ts';
-import { execute } from './postgres-connection.ts';
+import type { Connection } from '../sql/connection.ts';
+import { INGEST_STATEMENTS as SQL } from '../sql/ingest-statements.ts';
 
 /** City means for days [from, to] of one city or of every city of a state, pooled per output fuel, from the stations' days. */
-export async function recomputeCityDays(client: pg.PoolClient, cities: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay): Promise<void> {
+export async function recomputeCityDays(tx: Connection, cities: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay): Promise<void> {
   if (to < from) return;
   const byCity = 'cityId' in cities;
   const selector = byCity ? cities.cityId : cities.state;
-  await execute(client, byCity ? SQL.deleteCityDays : SQL.deleteStateCityDays, [from, to, selector]);
+  await tx.run(byCity ? SQL.deleteCityDays : SQL.deleteStateCityDays, [from, to, selector]);
   // The plain mean of the stations' daily means, in double precision like SQLite's avg over REAL.
   // A run's whole days each have its price as their mean: runs are summed exactly, as a
   // difference array per city and output fuel (+price and +1 at a run's first day, the
@@ -17,7 +16,7 @@ export async function recomputeCityDays(client: pg.PoolClient, cities: { cityId:
   // their cost follows the runs and the city's days, not every station's days. The daily rows'
   // means are summed in station order, so that the same rows always give the same last digits.
   const members = byCity ? 's.city_id = $3' : 's.state = $3';
-  await execute(client, `
+  await tx.run(`
     WITH runs AS (
       SELECT s.city_id, g.output, greatest(r.from_day, $1) AS first_day, least(r.to_day, $2) AS last_day, r.price_tenths::bigint AS price
       FROM stations s JOIN station_runs r ON r.station_key = s.key JOIN fuel_groups g ON g.fuel = r.fuel

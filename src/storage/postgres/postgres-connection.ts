@@ -1,5 +1,6 @@
 import pg from 'pg';
-import type { BulkInsert, Params, Row } from '../sql/dialect.ts';
+import type { BulkRows, Connection, TransactionKind } from '../sql/connection.ts';
+import type { BulkInsert, ForKeys, Params, Row } from '../sql/dialect.ts';
 
 /**
  * The connection pool and transactions of the PostgreSQL store: every connection names the
@@ -85,16 +86,78 @@ export async function bulkInsert(db: Queryable, spec: BulkInsert, columns: Reado
   return { rows: result.rows, count: result.rowCount ?? 0 };
 }
 
-export type TransactionKind =
-  /** A consistent snapshot for a read made of several queries. */
-  | 'snapshot'
-  /** A write, serialised with every other writer of the database by an advisory lock. */
-  | 'writer'
-  /** Schema migration, serialised with other processes migrating the same database. */
-  | 'migration';
+/**
+ * The Connection of the PostgreSQL store: the pool, or within a transaction the one client that
+ * holds it. A closed store's calls throw StoreClosedError (answered as 503, like an unreachable server).
+ */
+export class PostgresConnection implements Connection {
+  private closed = false;
+
+  constructor(readonly pool: pg.Pool, readonly client?: pg.PoolClient) {}
+
+  private db(): Queryable {
+    if (this.closed) throw new StoreClosedError();
+    return this.client ?? this.pool;
+  }
+
+  rows<R = Row>(text: string, params: Params = []): Promise<R[]> {
+    return rows(this.db(), text, params) as Promise<R[]>;
+  }
+
+  async arrays<R extends unknown[]>(text: string, params: Params = []): Promise<R[]> {
+    return (await this.db().query<R>({ text, values: [...params], rowMode: 'array' })).rows;
+  }
+
+  row<R = Row>(text: string, params: Params = []): Promise<R | undefined> {
+    return firstRow(this.db(), text, params) as Promise<R | undefined>;
+  }
+
+  run(text: string, params: Params = []): Promise<number> {
+    return execute(this.db(), text, params);
+  }
+
+  /** The flat rows as one array per column, through unnest() (bulkInsert below). */
+  async bulkInsert(spec: BulkInsert, values: Params): Promise<number> {
+    return (await bulkInsert(this.db(), spec, byColumn(values, spec.types.length))).count;
+  }
+
+  bulkRows(spec: BulkInsert): BulkRows {
+    const values: unknown[] = [];
+    return { values, added: () => undefined, done: () => this.bulkInsert(spec, values) };
+  }
+
+  async forKeys(statement: ForKeys, keys: Params): Promise<Row[]> {
+    if (keys.length === 0) return [];
+    return rows(this.db(), statement.all, byColumn(keys, statement.width));
+  }
+
+  /**
+   * 'reads' takes no transaction: a snapshot would cost a connection of the pool and two more
+   * round trips, for reads that SQLite groups only to take its lock once.
+   */
+  transaction<T>(kind: TransactionKind, work: (tx: Connection) => Promise<T>): Promise<T> {
+    if (this.client || kind === 'reads') return work(this);
+    return transaction(this.db() as pg.Pool, kind, (client) => work(new PostgresConnection(this.pool, client)));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
+
+/** Rows given one after another (`width` values each) as one array per column. */
+function byColumn(values: Params, width: number): unknown[][] {
+  return Array.from({ length: width }, (_, c) => {
+    const column: unknown[] = [];
+    for (let i = c; i < values.length; i += width) column.push(values[i]);
+    return column;
+  });
+}
 
 /** Runs `work` in one transaction: COMMIT on success, ROLLBACK on any error, the connection always released. */
-export async function transaction<T>(pool: pg.Pool, kind: TransactionKind, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function transaction<T>(pool: pg.Pool, kind: Exclude<TransactionKind, 'reads'>, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {

@@ -1,7 +1,7 @@
 import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { BULK, INGEST_STATEMENTS as SQL } from '../sql/statements.ts';
-import type { SqliteConnection } from './sqlite-connection.ts';
+import { BULK, INGEST_STATEMENTS as SQL } from '../sql/ingest-statements.ts';
+import type { SqliteFile } from './sqlite-file.ts';
 
 /**
  * City means on SQLite: per city, output fuel and day, the mean of its stations' daily means
@@ -26,7 +26,7 @@ const WINDOW_DAYS = 4096;
 /** Sum slots per day: every output fuel index is below 32. */
 const SLOTS = 32;
 
-export function recomputeCityDays(db: SqliteConnection, which: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay): void {
+export function recomputeCityDays(db: SqliteFile, which: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay): void {
   if (to < from) return;
   const [remove, stations, arg] = 'cityId' in which
     ? [SQL.deleteCityDays, 'city_id = $1 AND city_id IS NOT NULL', which.cityId] as const

@@ -1,0 +1,113 @@
+import type { BulkInsert } from './dialect.ts';
+
+/** What ingest runs (the writer, feed runs and cursors, held prices), written once for both backends (see statements.ts). */
+
+/** The columns of feed_runs in insert order (feedRunValues gives a run's values in the same order). */
+export const FEED_RUN_COLUMNS = ['feed', 'started_at', 'finished_at', 'stations_added', 'stations_updated', 'prices_accepted',
+  'prices_ignored', 'prices_held', 'rejected', 'rejections', 'error', 'interval_sec'] as const;
+
+/** Runs older than this are dropped from the log as new ones are recorded. */
+export const RUN_LOG_DAYS = 90;
+
+export const INGEST_STATEMENTS = {
+  bumpDataVersion: "UPDATE meta SET value = value + 1 WHERE key = 'data_version'",
+  seals: 'SELECT state, sealed_before FROM seals',
+  saveSeal: 'INSERT INTO seals (state, sealed_before) VALUES ($1, $2) ON CONFLICT (state) DO UPDATE SET sealed_before = excluded.sealed_before',
+  citiesInState: 'SELECT id, latitude, longitude FROM cities WHERE state = $1',
+  /** Held prices now due, taken out in one statement (sorted by the caller: RETURNING has no order). */
+  releasePending: 'DELETE FROM pending_prices WHERE at <= $1 RETURNING feed, feed_code, fuel, at, price_tenths, available',
+  saveCursor: `INSERT INTO feed_cursors (key, value, updated_at) VALUES ($1, $2, $3)
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+  feedCursor: 'SELECT value FROM feed_cursors WHERE key = $1',
+  feedStations: 'SELECT id, feed_code, name, brand, address, street, suburb, postcode, state FROM stations WHERE feed = $1 ORDER BY key',
+  recordRun: `INSERT INTO feed_runs (${FEED_RUN_COLUMNS.join(', ')}) VALUES (${FEED_RUN_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+  forgetRuns: 'DELETE FROM feed_runs WHERE finished_at < $1',
+  /** Every run recorded is counted, $2 = 1 when it failed; the log above is pruned, these counts never are. */
+  countRun: `INSERT INTO feed_counts (feed, runs, failures) VALUES ($1, 1, $2)
+    ON CONFLICT (feed) DO UPDATE SET runs = feed_counts.runs + 1, failures = feed_counts.failures + excluded.failures`,
+  feedCounts: 'SELECT feed, runs, failures FROM feed_counts ORDER BY feed',
+  feedRuns: 'SELECT * FROM feed_runs ORDER BY id DESC LIMIT $1',
+  feedRunsOf: 'SELECT * FROM feed_runs WHERE feed = $1 ORDER BY id DESC LIMIT $2',
+  feedHealth: `SELECT feed, max(finished_at) AS last_run, max(CASE WHEN error IS NULL THEN finished_at END) AS last_success,
+    max(interval_sec) AS interval_sec FROM feed_runs GROUP BY feed ORDER BY feed`,
+  updateStation: `UPDATE stations SET name = $1, brand = $2, address = $3, street = $4, suburb = $5, postcode = $6, state = $7,
+    phone = $8, website = $9, latitude = $10, longitude = $11, city_id = $12 WHERE key = $13`,
+  /** A station that moved to another city or state takes its current prices along (triggers move the totals). */
+  moveCurrentPrices: 'UPDATE current_prices SET city_id = $1, state = $2 WHERE station_key = $3',
+  insertStation: `INSERT INTO stations (name, brand, address, street, suburb, postcode, state, phone, website,
+    latitude, longitude, city_id, id, feed, feed_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING key`,
+  /** A group's stored reports at the instants a batch brings (new, already known, or corrected: late-reports.ts). */
+  storedReportsBetween: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at BETWEEN $3 AND $4',
+  correctReport: 'UPDATE price_events SET price_tenths = $1, available = $2 WHERE station_key = $3 AND fuel = $4 AND at = $5',
+  /** Late reports (late-reports.ts lateReads): the report in force at the start of the first changed day, the first after the last late one, and those between. */
+  reportInForce: `SELECT at, price_tenths, available FROM price_events
+    WHERE station_key = $1 AND fuel = $2 AND at < $3 ORDER BY at DESC LIMIT 1`,
+  nextReportAfter: 'SELECT at FROM price_events WHERE station_key = $1 AND fuel = $2 AND at > $3 ORDER BY at LIMIT 1',
+  reportsBetween: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at >= $3 AND at < $4 ORDER BY at',
+  /** The days [$3, $4] a late report changes: their sums dropped, the runs that overlap them read and dropped (the parts outside go back). */
+  dropDaysBetween: 'DELETE FROM station_daily WHERE station_key = $1 AND fuel = $2 AND day BETWEEN $3 AND $4',
+  runsOverlapping: 'SELECT from_day, to_day, price_tenths FROM station_runs WHERE station_key = $1 AND fuel = $2 AND to_day >= $3 AND from_day <= $4',
+  dropRunsOverlapping: 'DELETE FROM station_runs WHERE station_key = $1 AND fuel = $2 AND to_day >= $3 AND from_day <= $4',
+  /** The seal: every price of the state still open before the cutoff, then all of them moved on to it. */
+  openBefore: `SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
+    FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE s.state = $1 AND c.open_from < $2`,
+  moveOpenTo: 'UPDATE current_prices SET open_from = $1 WHERE open_from < $2 AND station_key IN (SELECT key FROM stations WHERE state = $3)',
+  /**
+   * A state's first day with any sums or runs, on its first seal: each station's first row is the
+   * first entry of its key range; runs are read whole (a run's first day is not in its key).
+   */
+  firstDayOfState: `SELECT min(d) AS d FROM (
+    SELECT (SELECT min(day) FROM station_daily WHERE station_key = s.key) AS d FROM stations s WHERE s.state = $1
+    UNION ALL SELECT (SELECT min(from_day) FROM station_runs WHERE station_key = s.key) FROM stations s WHERE s.state = $2) firsts`,
+  deleteCityDays: 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id = $3',
+  deleteStateCityDays: 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id IN (SELECT id FROM cities WHERE state = $3)',
+} as const;
+
+/** Many rows at once (see BulkInsert): the same heads and conflict clauses on both backends. */
+export const BULK = {
+  cities: {
+    into: 'cities (id, name, state, latitude, longitude)',
+    types: ['text', 'text', 'text', 'double precision', 'double precision'],
+    tail: `ON CONFLICT (id) DO UPDATE SET name = excluded.name, state = excluded.state,
+      latitude = excluded.latitude, longitude = excluded.longitude`,
+  },
+  pendingPrices: {
+    into: 'pending_prices (feed, feed_code, fuel, at, price_tenths, available)',
+    types: ['text', 'text', 'smallint', 'bigint', 'integer', 'boolean'],
+    tail: 'ON CONFLICT DO NOTHING',
+  },
+  priceEvents: {
+    into: 'price_events (station_key, fuel, at, price_tenths, available)',
+    types: ['integer', 'smallint', 'bigint', 'integer', 'boolean'],
+    tail: '',
+  },
+  currentPrices: {
+    into: 'current_prices (station_key, fuel, price_tenths, available, reported_at, open_from, city_id, state)',
+    types: ['integer', 'smallint', 'integer', 'boolean', 'bigint', 'bigint', 'text', 'text'],
+    tail: `ON CONFLICT (station_key, fuel) DO UPDATE SET price_tenths = excluded.price_tenths, available = excluded.available,
+      reported_at = excluded.reported_at, open_from = excluded.open_from, city_id = excluded.city_id, state = excluded.state`,
+  },
+  /** Daily sums add up: a day may get seconds from several batches and from the seal. */
+  stationDaily: {
+    into: 'station_daily (station_key, day, fuel, weighted_tenths, seconds)',
+    types: ['integer', 'integer', 'smallint', 'bigint', 'integer'],
+    tail: `ON CONFLICT (station_key, day, fuel) DO UPDATE SET
+      weighted_tenths = station_daily.weighted_tenths + excluded.weighted_tenths, seconds = station_daily.seconds + excluded.seconds`,
+  },
+  stationRuns: {
+    into: 'station_runs (station_key, to_day, fuel, from_day, price_tenths)',
+    types: ['integer', 'integer', 'smallint', 'integer', 'integer'],
+    tail: '',
+  },
+  /** Which output fuels each reported fuel counts towards (itself, and its combined id if any), written at migration. */
+  fuelGroups: {
+    into: 'fuel_groups (fuel, output)',
+    types: ['smallint', 'smallint'],
+    tail: 'ON CONFLICT DO NOTHING',
+  },
+  cityDaily: {
+    into: 'city_daily (city_id, day, fuel, mean_tenths)',
+    types: ['text', 'integer', 'smallint', 'double precision'],
+    tail: '',
+  },
+} as const satisfies Record<string, BulkInsert>;

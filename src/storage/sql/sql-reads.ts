@@ -1,0 +1,249 @@
+import { type PriceOrder, rankedPage } from '../../domain/cheapest.ts';
+import { type FuelId, fuelIndex } from '../../domain/fuels.ts';
+import type { StateId } from '../../domain/states.ts';
+import { rankedTomorrow } from '../../domain/tomorrow.ts';
+import { brandNames, brandPage } from '../brands.ts';
+import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
+import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
+import { type RunRow, toRunRow, withRunDays, withRunDaysByStation } from '../run-days.ts';
+import type {
+  Brand, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
+  Migration, OutOfStock, PriceArea, PriceDay, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
+} from '../store.ts';
+import { type Versions, VersionReuse } from '../versions.ts';
+import { NO_DAY_LOWER_BOUND } from '../writer/batch-plan.ts';
+import type { Connection } from './connection.ts';
+import type { Dialect } from './dialect.ts';
+import {
+  fuelAt, toBrandCount, toCity, toCurrent, toFuelPriceRow, toFuelSums, toFuelTotals, toHeldPrice, toLiveDaySums, toOutOfStock, toPoint,
+  toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices,
+} from './row-mappers.ts';
+import { readStatements, stationFilter } from './statements.ts';
+
+/** PostgreSQL text cannot hold NUL: an id with one names nothing stored, on either backend. */
+export function storable(id: string): boolean {
+  return !id.includes('\u0000');
+}
+
+/**
+ * The reads of the one SQL store (ReadStore), written once over a Connection; sql-store.ts adds
+ * the writes. Each backend supplies its connection and dialect, and what truly differs: how it
+ * migrates, how it closes, and whether the versions can be read without waiting.
+ */
+export abstract class SqlReads implements ReadStore {
+  abstract readonly backend: 'sqlite' | 'postgres';
+  protected readonly reuse = new VersionReuse();
+  protected readonly read: ReturnType<typeof readStatements>;
+  /** Positions and fuel prices for near searches, per data version (storage/nearest.ts). */
+  private readonly nearby = new NearbyCache();
+
+  constructor(protected readonly db: Connection, protected readonly dialect: Dialect) {
+    this.read = readStatements(dialect);
+  }
+
+  abstract migrate(): Promise<Migration>;
+  abstract close(): Promise<void>;
+  abstract versionsNow(): Versions | undefined;
+
+  async ping(): Promise<void> {
+    await this.db.rows(this.read.ping);
+  }
+
+  setVersionReuseMs(ms: number): void {
+    this.reuse.setReuseMs(ms);
+  }
+
+  versions(): Promise<Versions> {
+    return this.versionsVia(this.db);
+  }
+
+  /** Read through `db`: inside a transaction, its own connection (SQLite's would wait for the transaction to end). */
+  private versionsVia(db: Connection): Promise<Versions> {
+    return this.reuse.get(async () => {
+      const row = await db.row(this.read.versions);
+      return { data: Number(row?.data), tokens: Number(row?.tokens) };
+    });
+  }
+
+  async dataVersion(): Promise<number> {
+    return Number((await this.db.row(this.read.dataVersion))?.value);
+  }
+
+  async listCities(query: ListQuery): Promise<ListResult<City>> {
+    const [count, page, filter] = query.state
+      ? [this.read.countCitiesInState, this.read.citiesPageInState, [query.state]] : [this.read.countCities, this.read.citiesPage, []];
+    const total = Number((await this.db.row(count, filter))?.n);
+    return { items: (await this.db.rows(page, [...filter, query.limit, query.offset])).map(toCity), total };
+  }
+
+  async city(id: string): Promise<City | undefined> {
+    if (!storable(id)) return undefined;
+    const row = await this.db.row(this.read.city, [id]);
+    return row ? toCity(row) : undefined;
+  }
+
+  async listStations(query: StationListQuery): Promise<ListResult<ListedStation>> {
+    if (query.near && onlyNear(query)) {
+      // No snapshot needed: what is kept is keyed by the data version read first, and a read that
+      // sees a later write only fills the keep early (the next request reads the new version).
+      const version = (await this.versions()).data;
+      const nearest = indexedNearestPage(await this.positions(this.db, version), query.near, query.limit, query.offset);
+      return nearestResult(nearest, await this.byIds(this.db, nearest.ids, version));
+    }
+    return this.db.transaction('reads', async (tx): Promise<ListResult<ListedStation>> => {
+      const names = query.brand === undefined ? undefined : brandNames((await tx.rows(this.read.brandCounts)).map(toBrandCount), query.brand);
+      if (names?.length === 0) return { items: [], total: 0 };
+      const { count, page, points, params } = this.read.stationList(stationFilter(query, names));
+      if (query.near) {
+        const nearest = nearestPage((await tx.rows(points, params)).map(toPoint), query.near, query.limit, query.offset);
+        return nearestResult(nearest, await this.byIds(tx, nearest.ids, (await this.versionsVia(tx)).data));
+      }
+      const total = Number((await tx.row(count, params))?.n);
+      return { items: (await tx.rows(page, [...params, query.limit, query.offset])).map(toStation), total };
+    });
+  }
+
+  /** Kept for the data version (NearbyCache): a near page's stations are read once, not on every request. */
+  private async byIds(db: Connection, ids: readonly string[], version: number): Promise<Station[]> {
+    const known = ids.filter(storable);
+    if (known.length === 0) return [];
+    const { kept, missing } = this.nearby.keptStations(version, known);
+    if (missing.length === 0) return kept;
+    const read = (await db.rows(this.read.stationsByIds(missing.length), missing)).map(toStation);
+    this.nearby.keepStations(version, read);
+    return kept.concat(read);
+  }
+
+  /** The position index of this data version (storage/nearest.ts). */
+  private async positions(db: Connection, version: number): Promise<Positions> {
+    return this.nearby.keptPositions(version) ?? this.nearby.keepPositions(version, (await db.rows(this.read.positions)).map(toPositionRow));
+  }
+
+  async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day: PriceDay = 'today'): Promise<CheapestPage> {
+    const output = fuelIndex(fuel);
+    const read = this.read;
+    if ('city' in area && !storable(area.city)) return { ...rankedPage([], order, limit, offset), stations: [] };
+    if (day === 'tomorrow') {
+      return this.db.transaction('reads', async (tx): Promise<CheapestPage> => {
+        const held = 'city' in area ? await tx.rows(read.cityHeldPrices, [output, area.city])
+          : 'state' in area ? await tx.rows(read.stateHeldPrices, [output, area.state]) : await tx.rows(read.positionedHeldPrices, [output]);
+        const page = rankedTomorrow(held.map(toHeldPrice), order, 'near' in area ? area.near : undefined, limit, offset);
+        return { ...page, stations: await this.byIds(tx, page.items.map((p) => p.stationId), (await this.versionsVia(tx)).data) };
+      });
+    }
+    const ranked = async (tx: Connection): Promise<CheapestPage> => {
+      const version = (await this.versionsVia(tx)).data;
+      let page: ListResult<RankedPrice>;
+      if ('city' in area) page = rankedPage((await tx.rows(read.cityFuelPrices, [output, area.city])).map(toPricedStation), order, limit, offset);
+      else if ('state' in area) page = rankedPage((await tx.rows(read.stateFuelPrices, [output, area.state])).map(toPricedStation), order, limit, offset);
+      else {
+        const positions = await this.positions(tx, version);
+        const prices = this.nearby.keptPrices(version, output, positions)
+          ?? this.nearby.keepPrices(version, output, positions, (await tx.rows(read.fuelPricesByKey, [output])).map(toFuelPriceRow));
+        page = prices.rankNear(positions, area.near, order, limit, offset);
+      }
+      return { items: page.items, total: page.total, stations: await this.byIds(tx, page.items.map((p) => p.stationId), version) };
+    };
+    // Near a point: from what is kept per data version, without a snapshot (as listStations).
+    return 'near' in area ? ranked(this.db) : this.db.transaction('reads', ranked);
+  }
+
+  async stateTotals(state: StateId | undefined): Promise<FuelTotals[]> {
+    return (state === undefined ? await this.db.rows(this.read.nationTotals) : await this.db.rows(this.read.stateTotals, [state])).map(toFuelTotals);
+  }
+
+  async listBrands(query: ListQuery): Promise<ListResult<Brand>> {
+    const found = query.state ? await this.db.rows(this.read.brandCountsInState, [query.state]) : await this.db.rows(this.read.brandCounts);
+    return brandPage(found.map(toBrandCount), query);
+  }
+
+  async station(id: string): Promise<Station | undefined> {
+    if (!storable(id)) return undefined;
+    const row = await this.db.row(this.read.station, [id]);
+    return row ? toStation(row) : undefined;
+  }
+
+  async stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]> {
+    if (!storable(stationId)) return [];
+    const from = range.from ?? NO_DAY_LOWER_BOUND;
+    return this.db.transaction('snapshot', async (tx) => {
+      const station = await tx.row(this.read.stationKey, [stationId]);
+      if (!station) return [];
+      // Rows as arrays: no object per row to build and map.
+      const days = (await tx.arrays<[number, number, number, number]>(this.read.stationDaily, [station.key, from, range.to]))
+        .map(([fuel, day, weightedTenths, seconds]) => ({ stationId, fuel: fuelAt(fuel), day: Number(day), weightedTenths: Number(weightedTenths), seconds: Number(seconds) }));
+      const runs = await tx.arrays<RunRow>(this.read.stationRuns, [station.key, from, range.to]);
+      return withRunDays(stationId, station.state as StateId, days, runs, range);
+    });
+  }
+
+  async currentForStation(stationId: string): Promise<CurrentPrice[]> {
+    return storable(stationId) ? (await this.db.rows(this.read.currentForStation, [stationId])).map(toCurrent) : [];
+  }
+
+  async stationPrices(stationId: string): Promise<StationPrices | undefined> {
+    return storable(stationId) ? toStationPrices(await this.db.rows(this.read.stationPrices, [stationId])) : undefined;
+  }
+
+  async heldForStation(stationId: string): Promise<HeldPrice[]> {
+    return storable(stationId) ? (await this.db.rows(this.read.heldForStation, [stationId])).map(toHeldPrice) : [];
+  }
+
+  async heldForCity(cityId: string): Promise<HeldPrice[]> {
+    return storable(cityId) ? (await this.db.rows(this.read.heldForCity, [cityId])).map(toHeldPrice) : [];
+  }
+
+  async currentForCity(cityId: string): Promise<CurrentPrice[]> {
+    return storable(cityId) ? (await this.db.rows(this.read.currentForCity, [cityId])).map(toCurrent) : [];
+  }
+
+  async cityTotals(cityId: string): Promise<FuelTotals[]> {
+    return storable(cityId) ? (await this.db.rows(this.read.cityTotals, [cityId])).map(toFuelTotals) : [];
+  }
+
+  async citySums(cityId: string): Promise<FuelSums[]> {
+    return storable(cityId) ? (await this.db.rows(this.read.citySums, [cityId])).map(toFuelSums) : [];
+  }
+
+  async cityOutOfStock(cityId: string): Promise<OutOfStock[]> {
+    return storable(cityId) ? (await this.db.rows(this.read.cityOutOfStock, [cityId])).map(toOutOfStock) : [];
+  }
+
+  async cityHistoryParts(cityId: string, range: DayRange, nowSec?: number, known?: ReadonlyMap<number, number>): Promise<CityHistoryParts> {
+    if (!storable(cityId)) return { sealedBefore: 0, sealed: [], stationDays: [], current: [] };
+    // One snapshot: a seal between the reads would otherwise count an interval twice or not at all.
+    return this.db.transaction('snapshot', async (tx): Promise<CityHistoryParts> => {
+      const read = this.read;
+      const city = await tx.row(read.citySeal, [NO_DAY_LOWER_BOUND, cityId]);
+      const sealedBefore = city ? Number(city.sealed_before) : NO_DAY_LOWER_BOUND;
+      const from = range.from ?? NO_DAY_LOWER_BOUND;
+      const marks = known && new Map((await tx.arrays<[number, number]>(read.cityDailyMarks, [cityId])).map(([block, mark]) => [Number(block), Number(mark)]));
+      const plan = planSealedRead(from, Math.min(range.to, sealedBefore - 1), marks, known);
+      // Rows as arrays: ten years of a city are some 60,000 of them.
+      const sealed: CityHistoryParts['sealed'] = [];
+      for (const [low, high] of plan.ranges) {
+        for (const [fuel, day, mean] of await tx.arrays<[number, number, number]>(read.cityDaily, [cityId, low, high])) {
+          sealed.push({ fuel: fuelAt(fuel), day: Number(day), meanTenths: Number(mean) });
+        }
+      }
+      const blocks = plan.blocks && { blocks: plan.blocks };
+      const liveFrom = Math.max(from, sealedBefore);
+      const today = city && nowSec !== undefined ? onlyLiveDayIsToday(city.state as StateId, liveFrom, range, nowSec) : undefined;
+      if (today) {
+        const sums = (await tx.rows(read.cityLiveDay, [cityId, today.day, today.start, today.now])).map(toLiveDaySums);
+        return { sealedBefore, sealed, stationDays: [], current: [], liveDay: { day: today.day, sums }, ...blocks };
+      }
+      const stationDays = liveFrom > range.to ? [] : withRunDaysByStation(
+        (await tx.rows(read.cityStationDaily, [cityId, liveFrom, range.to])).map((r) => toStationDay(String(r.station_id), r)),
+        (await tx.rows(read.cityStationRuns, [cityId, liveFrom, range.to]))
+          .map((r) => ({ stationId: String(r.station_id), state: r.state as StateId, run: toRunRow(r) })),
+        { from: liveFrom, to: range.to });
+      return { sealedBefore, sealed, stationDays, current: (await tx.rows(read.currentForCity, [cityId])).map(toCurrent), ...blocks };
+    });
+  }
+
+  async counts(): Promise<{ cities: number; stations: number; prices: number }> {
+    const row = await this.db.row(this.read.counts);
+    return { cities: Number(row?.cities), stations: Number(row?.stations), prices: Number(row?.prices) };
+  }
+}

@@ -1,0 +1,59 @@
+import type { ForKeys } from './dialect.ts';
+
+/**
+ * The writer's reads and writes of many keys at once (ForKeys): on SQLite one statement per
+ * key, on PostgreSQL one for them all through unnest(). Each pair selects the same rows.
+ */
+
+const STATION_FIELDS = 'key, id, state, city_id, name, brand, address, street, suburb, postcode, phone, website, latitude, longitude, feed, feed_code';
+
+/** Stations by (feed, feed code). */
+export const STATIONS_BY_FEED: ForKeys = {
+  width: 2,
+  each: `SELECT ${STATION_FIELDS} FROM stations WHERE feed = $1 AND feed_code = $2`,
+  all: `SELECT ${STATION_FIELDS} FROM stations WHERE (feed, feed_code) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+};
+
+/** Current prices by (station key, fuel). */
+export const CURRENT_STATES: ForKeys = {
+  width: 2,
+  each: 'SELECT station_key, fuel, price_tenths, available, reported_at, open_from FROM current_prices WHERE station_key = $1 AND fuel = $2',
+  all: `SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
+    FROM current_prices c JOIN unnest($1::int[], $2::smallint[]) AS k (station_key, fuel) USING (station_key, fuel)`,
+};
+
+/** Stored reports by (station key, fuel, first instant, last instant): those at a group's instants are among them. */
+export const STORED_REPORTS: ForKeys = {
+  width: 4,
+  each: 'SELECT station_key, fuel, at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at BETWEEN $3 AND $4',
+  all: `SELECT e.station_key, e.fuel, e.at, e.price_tenths, e.available
+    FROM price_events e JOIN unnest($1::int[], $2::smallint[], $3::bigint[], $4::bigint[]) AS k (station_key, fuel, low, high)
+    ON e.station_key = k.station_key AND e.fuel = k.fuel AND e.at BETWEEN k.low AND k.high`,
+};
+
+/** Corrections by (station key, fuel, instant, price, availability): a stored instant's new price or availability. */
+export const CORRECT_REPORTS: ForKeys = {
+  width: 5,
+  each: 'UPDATE price_events SET price_tenths = $4, available = $5 WHERE station_key = $1 AND fuel = $2 AND at = $3',
+  all: `UPDATE price_events e SET price_tenths = u.price_tenths, available = u.available
+    FROM unnest($1::int[], $2::smallint[], $3::bigint[], $4::int[], $5::boolean[]) AS u (station_key, fuel, at, price_tenths, available)
+    WHERE e.station_key = u.station_key AND e.fuel = u.fuel AND e.at = u.at`,
+};
+
+/** The seal's runs by (station key, fuel, first day, last day, price): a stored run ending the day before at that price is lengthened; those are returned. */
+export const LENGTHEN_RUNS: ForKeys = {
+  width: 5,
+  each: `UPDATE station_runs SET to_day = $4 WHERE station_key = $1 AND fuel = $2 AND to_day = $3 - 1 AND price_tenths = $5
+    RETURNING station_key, fuel, to_day`,
+  all: `UPDATE station_runs r SET to_day = u.to_day
+    FROM unnest($1::int[], $2::smallint[], $3::int[], $4::int[], $5::int[]) AS u (station_key, fuel, from_day, to_day, price_tenths)
+    WHERE r.station_key = u.station_key AND r.to_day = u.from_day - 1 AND r.fuel = u.fuel AND r.price_tenths = u.price_tenths
+    RETURNING r.station_key, r.fuel, r.to_day`,
+};
+
+/**
+ * Ids a new station's slug may clash with: the slug itself and `<slug>-…` (slugs are [a-z0-9-],
+ * and '.' follows '-' in byte order, so the range is exactly the ids that start `<slug>-`; an
+ * index range on either backend, where LIKE would scan SQLite's table).
+ */
+export const TAKEN_IDS = 'SELECT id FROM stations WHERE id = $1 OR (id > $2 AND id < $3)';

@@ -1,0 +1,278 @@
+import { FUELS } from '../../domain/fuels.ts';
+import { STATES, type StateId } from '../../domain/states.ts';
+import type { LocalDay } from '../../domain/time.ts';
+import { assignCity, slugify, uniqueSlug } from '../../domain/places.ts';
+import type { Batch, BatchResult, PriceEvent, StationInput } from '../store.ts';
+import {
+  BatchTally, type GroupDays, NO_DAY_LOWER_BOUND, type StoredStation, closeAt, closeSealedPart, feedKey, groupPrices, sameStation, sealDue, storedCoordinates,
+} from '../writer/batch-plan.ts';
+import { DayTotals, type OpenState, type Report } from '../writer/day-totals.ts';
+import { type DaySpan, type ReportPlan, type Settled, classifyReports, lateReads, lateReadsUntil, planReports, runPiecesOutside, settleGroup } from '../writer/late-reports.ts';
+import type { Connection } from './connection.ts';
+import type { Dialect, Row } from './dialect.ts';
+import { toDayRun, toOpenState, toReport } from './row-mappers.ts';
+import type { BatchWriter } from './sql-store.ts';
+import { BULK, INGEST_STATEMENTS as SQL } from './ingest-statements.ts';
+import { CORRECT_REPORTS, CURRENT_STATES, LENGTHEN_RUNS, STATIONS_BY_FEED, STORED_REPORTS, TAKEN_IDS } from './writer-statements.ts';
+
+/** Recomputes the city means of days [from, to] of one city or of every city of a state (sqlite/ and postgres/ city means). */
+export type CityMeans = (tx: Connection, cities: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay) => Promise<void>;
+
+type KnownStation = StoredStation & Parameters<typeof sameStation>[0];
+type CityPoint = { id: string; latitude: number; longitude: number };
+
+const FUEL_INDEX: ReadonlyMap<string, number> = new Map(FUELS.map((fuel, index) => [fuel, index]));
+
+/**
+ * applyBatch and seal, written once, inside the writer transaction the store opens. The
+ * decisions are the shared ones of writer/; here the reads and writes, in phases whatever the
+ * batch's size: the stations it names, their current prices and stored reports are read with
+ * one ForKeys statement each, new reports, current prices and daily sums go in one bulk insert
+ * each; only late reports and new stations cost statements of their own.
+ */
+export class SqlWriter implements BatchWriter {
+  constructor(private readonly dialect: Dialect, private readonly cityMeans: CityMeans) {}
+
+  async storedStations(tx: Connection, prices: readonly PriceEvent[]): Promise<(feed: string, code: string) => boolean> {
+    const stored = new Set((await tx.forKeys(STATIONS_BY_FEED, namedKeys(prices))).map((r) => feedKey(String(r.feed), String(r.feed_code))));
+    return (feed, code) => stored.has(feedKey(feed, code));
+  }
+
+  async applyBatch(tx: Connection, batch: Batch): Promise<BatchResult> {
+    const sealedBefore = await sealedBeforeByState(tx);
+    const tally = new BatchTally(sealedBefore);
+    const known = new Map((await tx.forKeys(STATIONS_BY_FEED, namedKeys([...batch.stations, ...batch.prices])))
+      .map((r) => [feedKey(String(r.feed), String(r.feed_code)), toKnown(r)]));
+    const cities = new Map<StateId, CityPoint[]>();
+    for (const input of batch.stations) tally.station(await upsertStation(tx, input, known, cities));
+    const groups = groupPrices(batch.prices, (event) => FUEL_INDEX.get(event.fuel) ?? -1, (feed, code) => known.get(feedKey(feed, code)));
+    // In key order, so that new rows of price_events and station_daily go to the end of their b-trees.
+    groups.sort((a, b) => a.station.key - b.station.key || a.fuel - b.fuel);
+    for (const group of groups) {
+      // A value that binds as NULL breaks a NOT NULL column: such a report is not stored.
+      if (group.reports.some(unstorable)) group.reports = group.reports.filter((r) => !unstorable(r));
+    }
+    const current = new Map((await tx.forKeys(CURRENT_STATES, groups.flatMap((g) => [g.station.key, g.fuel])))
+      .map((r) => [groupKey(Number(r.station_key), Number(r.fuel)), toOpenState(r)]));
+    const ranges = groups.filter((g) => g.reports.length > 0)
+      .flatMap((g) => [g.station.key, g.fuel, g.reports[0]?.at ?? 0, g.reports[g.reports.length - 1]?.at ?? 0]);
+    // Per group, its stored reports by instant.
+    const stored = new Map<number, Map<number, Report>>();
+    for (const r of await tx.forKeys(STORED_REPORTS, ranges)) {
+      const key = groupKey(Number(r.station_key), Number(r.fuel));
+      let byAt = stored.get(key);
+      if (!byAt) stored.set(key, (byAt = new Map<number, Report>()));
+      byAt.set(Number(r.at), toReport(r));
+    }
+    const classified = groups.map((g) => {
+      const byAt = stored.get(groupKey(g.station.key, g.fuel));
+      return classifyReports(g.reports, (at) => byAt?.get(at));
+    });
+    const fresh = tx.bulkRows(BULK.priceEvents);
+    const corrected: unknown[] = [];
+    for (const [i, { station, fuel }] of groups.entries()) {
+      for (const r of classified[i]?.fresh ?? []) {
+        fresh.values.push(station.key, fuel, r.at, r.priceTenths, r.available ? 1 : 0);
+        fresh.added();
+      }
+      for (const r of classified[i]?.corrected ?? []) corrected.push(station.key, fuel, r.at, r.priceTenths, r.available ? 1 : 0);
+    }
+    await fresh.done();
+    await tx.forKeys(CORRECT_REPORTS, corrected);
+    const opens = tx.bulkRows(BULK.currentPrices);
+    for (const [i, { station, fuel }] of groups.entries()) {
+      const rows = classified[i];
+      if (!rows || (rows.fresh.length === 0 && rows.corrected.length === 0)) { if (rows) tally.group(station, fuel, rows, new DayTotals()); continue; }
+      const before = current.get(groupKey(station.key, fuel));
+      const plan = planReports(before, rows.fresh, rows.corrected);
+      // Most groups have no late report: settled at once, with no read to wait for.
+      const reads = lateReads(station.state, plan);
+      const settled = reads ? await settleLate(tx, station, fuel, before, plan, reads) : settleGroup(station.state, before, plan, undefined, []);
+      if (!reads) for (const span of settled.spans) await dropSpan(tx, station.key, fuel, span);
+      closeSealedPart(station.state, settled.totals, settled.open, sealedBefore(station.state));
+      const open = settled.open;
+      if (open) {
+        opens.values.push(station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId, station.state);
+        opens.added();
+      }
+      tally.group(station, fuel, rows, settled.totals, settled.spans);
+    }
+    await opens.done();
+    await addStationDays(tx, tally.groups);
+    for (const [cityId, days] of tally.resealCities) await this.cityMeans(tx, { cityId }, days.from, days.to);
+    if (tally.changed) await tx.run(SQL.bumpDataVersion);
+    return tally.result;
+  }
+
+  async seal(tx: Connection, nowSec: number): Promise<void> {
+    const sealedBefore = await sealedBeforeByState(tx);
+    if (this.dialect.beforeFirstSeal && STATES.some((state) => sealedBefore(state) === NO_DAY_LOWER_BOUND)) await tx.run(this.dialect.beforeFirstSeal);
+    let changed = false;
+    for (const state of STATES) changed = (await this.sealState(tx, state, nowSec, sealedBefore(state))) || changed;
+    if (changed) await tx.run(SQL.bumpDataVersion);
+  }
+
+  /** Closes open intervals up to the start of the state's today and makes the days before it final. */
+  private async sealState(tx: Connection, state: StateId, nowSec: number, before: LocalDay): Promise<boolean> {
+    const due = sealDue(state, nowSec, before);
+    if (!due) return false;
+    const days = tx.bulkRows(BULK.stationDaily);
+    const runs: number[] = [];
+    for (const row of await tx.rows(SQL.openBefore, [state, due.cutoff])) {
+      const stationKey = Number(row.station_key);
+      const fuel = Number(row.fuel);
+      const totals = closeAt(state, toOpenState(row), due.cutoff);
+      for (const t of totals.values()) {
+        days.values.push(stationKey, t.day, fuel, t.weighted, t.seconds);
+        days.added();
+      }
+      for (const run of totals.runs) runs.push(stationKey, fuel, run.from, run.to, run.priceTenths);
+    }
+    await days.done();
+    // A price that went on past the last seal lengthens the run that seal ended, if it made one; the rest are added.
+    const lengthened = new Set((await tx.forKeys(LENGTHEN_RUNS, runs)).map((r) => `${Number(r.station_key)}:${Number(r.fuel)}:${Number(r.to_day)}`));
+    const added: unknown[] = [];
+    for (let i = 0; i < runs.length; i += 5) {
+      const [stationKey, fuel, from, to, price] = runs.slice(i, i + 5) as [number, number, number, number, number];
+      if (!lengthened.has(`${stationKey}:${fuel}:${to}`)) added.push(stationKey, to, fuel, from, price);
+    }
+    await tx.bulkInsert(BULK.stationRuns, added);
+    await tx.run(SQL.moveOpenTo, [due.cutoff, due.cutoff, state]);
+    const firstDay = before === NO_DAY_LOWER_BOUND ? (await tx.row(SQL.firstDayOfState, [state, state]))?.d : before;
+    if (firstDay !== null && firstDay !== undefined) await this.cityMeans(tx, { state }, Number(firstDay), due.today - 1);
+    await tx.run(SQL.saveSeal, [state, due.today]);
+    return true;
+  }
+}
+
+async function sealedBeforeByState(tx: Connection): Promise<(state: StateId) => LocalDay> {
+  const sealed = new Map((await tx.rows(SQL.seals)).map((r) => [String(r.state), Number(r.sealed_before)]));
+  return (state) => sealed.get(state) ?? NO_DAY_LOWER_BOUND;
+}
+
+/** A station's fuel as one number (fuel indexes are below 64). */
+function groupKey(stationKey: number, fuel: number): number {
+  return stationKey * 64 + fuel;
+}
+
+/** Each (feed, feed code) named once, as ForKeys keys. */
+function namedKeys(named: ReadonlyArray<{ feed: string; feedCode: string }>): string[] {
+  const seen = new Set<string>();
+  const keys: string[] = [];
+  let last: { feed: string; feedCode: string } | undefined;
+  for (const n of named) {
+    // Prices come in runs of one station: each run is looked at once.
+    if (n.feedCode === last?.feedCode && n.feed === last.feed) continue;
+    last = n;
+    const key = feedKey(n.feed, n.feedCode);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    keys.push(n.feed, n.feedCode);
+  }
+  return keys;
+}
+
+/** What the database driver would bind as NULL. */
+function unstorable(r: Report): boolean {
+  return bindsAsNull(r.at) || bindsAsNull(r.priceTenths);
+}
+
+function bindsAsNull(value: unknown): boolean {
+  return value === null || value === undefined || Number.isNaN(value);
+}
+
+function toKnown(r: Row): KnownStation {
+  return {
+    key: Number(r.key), id: String(r.id), state: r.state as StateId, cityId: typeof r.city_id === 'string' ? r.city_id : null,
+    name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street), suburb: String(r.suburb),
+    postcode: String(r.postcode), phone: String(r.phone), website: String(r.website),
+    latitude: r.latitude === null ? null : Number(r.latitude), longitude: r.longitude === null ? null : Number(r.longitude),
+  };
+}
+
+async function upsertStation(tx: Connection, input: StationInput, known: Map<string, KnownStation>, cities: Map<StateId, CityPoint[]>): Promise<'added' | 'updated' | 'same'> {
+  const key = feedKey(input.feed, input.feedCode);
+  const wanted = { ...input, ...storedCoordinates(input) };
+  const existing = known.get(key);
+  if (existing && sameStation(existing, wanted)) return 'same';
+  let inState = cities.get(input.state);
+  // The cities of a state, read once per batch: a batch does not change them.
+  if (!inState) cities.set(input.state, (inState = (await tx.rows(SQL.citiesInState, [input.state])).map((r) => ({ id: String(r.id), latitude: Number(r.latitude), longitude: Number(r.longitude) }))));
+  const cityId = assignCity(inState, wanted.latitude, wanted.longitude);
+  const fields = [input.name, input.brand, input.address, input.street, input.suburb, input.postcode, input.state,
+    input.phone, input.website, wanted.latitude, wanted.longitude, cityId];
+  if (existing) {
+    await tx.run(SQL.updateStation, [...fields, existing.key]);
+    if (existing.cityId !== cityId || existing.state !== input.state) await tx.run(SQL.moveCurrentPrices, [cityId, input.state, existing.key]);
+    known.set(key, { ...wanted, cityId, key: existing.key, id: existing.id });
+    return 'updated';
+  }
+  const base = slugify(input.slug);
+  const taken = new Set((await tx.rows(TAKEN_IDS, [base, `${base}-`, `${base}.`])).map((r) => String(r.id)));
+  const id = uniqueSlug(input.slug, (candidate) => taken.has(candidate));
+  const inserted = await tx.row(SQL.insertStation, [...fields, id, input.feed, input.feedCode]);
+  known.set(key, { ...wanted, key: Number(inserted?.key), id, cityId });
+  return 'added';
+}
+
+/** Works out a group's plan (settleGroup), reading what its late reports need and dropping the spans they rebuild. */
+async function settleLate(
+  tx: Connection, station: StoredStation, fuel: number, current: OpenState | undefined, plan: ReportPlan, reads: NonNullable<ReturnType<typeof lateReads>>,
+): Promise<Settled> {
+  const found = await tx.row(SQL.reportInForce, [station.key, fuel, reads.from]);
+  const next = await tx.row(SQL.nextReportAfter, [station.key, fuel, reads.after]);
+  const until = lateReadsUntil(station.state, next ? Number(next.at) : undefined);
+  const later = (await tx.rows(SQL.reportsBetween, [station.key, fuel, reads.from, until])).map(toReport);
+  const settled = settleGroup(station.state, current, plan, found ? toReport(found) : undefined, later);
+  for (const span of settled.spans) await dropSpan(tx, station.key, fuel, span);
+  return settled;
+}
+
+/** Drops a span's sums and the runs that overlap it, storing again the parts of those runs outside it. */
+async function dropSpan(tx: Connection, stationKey: number, fuel: number, span: DaySpan): Promise<void> {
+  await tx.run(SQL.dropDaysBetween, [stationKey, fuel, span.from, span.to]);
+  const runs = (await tx.rows(SQL.runsOverlapping, [stationKey, fuel, span.from, span.to])).map(toDayRun);
+  if (runs.length === 0) return;
+  await tx.run(SQL.dropRunsOverlapping, [stationKey, fuel, span.from, span.to]);
+  await tx.bulkInsert(BULK.stationRuns, runPiecesOutside(runs, span).flatMap((piece) => [stationKey, piece.to, fuel, piece.from, piece.priceTenths]));
+}
+
+/**
+ * Adds the daily sums and the runs, station by station and within a station in key order
+ * (sums by day, then fuel; runs by last day, then fuel): a new station's rows are appended to
+ * their tables rather than inserted in their middle. Each (station, fuel) is one group, each
+ * of its days one sum: no row comes twice (PostgreSQL's ON CONFLICT may touch a row once).
+ */
+async function addStationDays(tx: Connection, groups: readonly GroupDays[]): Promise<void> {
+  const days = tx.bulkRows(BULK.stationDaily);
+  const runs = tx.bulkRows(BULK.stationRuns);
+  // The groups come in key order (applyBatch sorts them).
+  const ordered = groups;
+  for (let first = 0; first < ordered.length;) {
+    const stationKey = ordered[first]?.station.key ?? 0;
+    let end = first;
+    while (end < ordered.length && ordered[end]?.station.key === stationKey) end++;
+    // One cursor per fuel, in fuel order: of two sums for one day the lower fuel goes first.
+    const fuels = ordered.slice(first, end).map((g) => ({ fuel: g.fuel, totals: g.totals, next: 0 }));
+    for (;;) {
+      let pick: (typeof fuels)[number] | undefined;
+      let pickDay = Infinity;
+      for (const cursor of fuels) {
+        const day = cursor.totals.days[cursor.next];
+        if (day !== undefined && day < pickDay) { pick = cursor; pickDay = day; }
+      }
+      if (!pick) break;
+      days.values.push(stationKey, pickDay, pick.fuel, pick.totals.weighted[pick.next] ?? 0, pick.totals.seconds[pick.next] ?? 0);
+      days.added();
+      pick.next++;
+    }
+    const stationRuns = fuels.flatMap(({ fuel, totals }) => totals.runs.map((run) => ({ fuel, run }))).sort((a, b) => a.run.to - b.run.to || a.fuel - b.fuel);
+    for (const { fuel, run } of stationRuns) {
+      runs.values.push(stationKey, run.to, fuel, run.from, run.priceTenths);
+      runs.added();
+    }
+    first = end;
+  }
+  await days.done();
+  await runs.done();
+}

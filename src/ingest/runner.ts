@@ -53,14 +53,15 @@ export async function applyNormalised(
   if (result.unknownStationCount > 0 && example) {
     rejected.push({ reason: UNKNOWN_STATION, count: result.unknownStationCount, example: `${example.feed}/${example.feedCode}`.slice(0, 160) });
   }
-  // The store holds every row dated after now; those it held already (the same instant) are known.
+  // The store holds every row dated after now; those it held already (the same instant) are known,
+  // or corrected when their price or availability changed.
   let dueLater = 0;
   for (const price of batch.prices) if (price.at > options.now) dueLater++;
   return {
     stationsAdded: result.stationsAdded, stationsUpdated: result.stationsUpdated,
     pricesRead: normaliser.pricesRead, pricesReleased: result.pricesReleased, pricesAccepted: result.pricesAccepted,
-    pricesIgnored: result.pricesIgnored + (dueLater - result.pricesHeld) + normaliser.pricesKnown,
-    pricesCorrected: result.pricesCorrected, pricesHeld: result.pricesHeld,
+    pricesIgnored: result.pricesIgnored + (dueLater - result.pricesHeld - result.pricesHeldCorrected) + normaliser.pricesKnown,
+    pricesCorrected: result.pricesCorrected + result.pricesHeldCorrected, pricesHeld: result.pricesHeld,
     rejected: [...rejected, ...normaliser.stationsRejected()],
   };
 }

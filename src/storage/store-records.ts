@@ -132,6 +132,8 @@ export interface FeedBatchOptions {
 export interface FeedBatchResult extends BatchResult {
   /** Dated after `now`: kept aside, applied by a later call once due. */
   pricesHeld: number;
+  /** Dated after `now` and held already for the same station, fuel and instant, with another price or availability: corrected (the later row wins). */
+  pricesHeldCorrected: number;
   /** Held by an earlier call and applied by this one. */
   pricesReleased: number;
   /** Prices left out because their station is neither in the batch nor stored (the first few). */

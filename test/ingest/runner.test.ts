@@ -108,21 +108,29 @@ for (const backend of testBackends()) {
 
     test('prices dated ahead of the clock are held, then applied once due', async () => {
       const sixTomorrow = NOW + 5 * HOUR;
-      const adapter = toyAdapter((ctx) => [batch(ctx, 'c2', ['S1', 'U91', sixTomorrow, 1799])]);
+      // The third poll publishes tomorrow's price anew: 178.9 instead of 179.9.
+      const adapter = toyAdapter(
+        (ctx) => [batch(ctx, 'c2', ['S1', 'U91', sixTomorrow, 1799])],
+        (ctx) => [batch(ctx, 'c2', ['S1', 'U91', sixTomorrow, 1799])],
+        (ctx) => [batch(ctx, 'c2', ['S1', 'U91', sixTomorrow, 1789])],
+      );
       const run = await runFeed({ store, adapter, config, clock: fixedClock(NOW + 180), log: new MemoryLog() });
-      assert.equal(run.pricesHeld, 1);
-      assert.equal(run.pricesAccepted, 0);
+      assert.deepEqual([run.pricesRead, run.pricesHeld, run.pricesAccepted, run.pricesIgnored, run.pricesCorrected], [1, 1, 0, 0, 0]);
       const priceNow = async () => (await store.currentForStation('toy-sydney')).find((c) => c.fuel === 'ulp91')?.priceTenths;
       assert.equal(await priceNow(), 1859);
-      // The same poll again holds nothing new.
-      assert.equal((await runFeed({ store, adapter, config, clock: fixedClock(NOW + 240), log: new MemoryLog() })).pricesHeld, 0);
+      // The same poll again holds nothing new: the row is already known.
+      const same = await runFeed({ store, adapter, config, clock: fixedClock(NOW + 210), log: new MemoryLog() });
+      assert.deepEqual([same.pricesRead, same.pricesHeld, same.pricesIgnored, same.pricesCorrected], [1, 0, 1, 0]);
+      // Published anew with another price: corrected, and that is what is applied when due.
+      const anew = await runFeed({ store, adapter, config, clock: fixedClock(NOW + 240), log: new MemoryLog() });
+      assert.deepEqual([anew.pricesRead, anew.pricesHeld, anew.pricesIgnored, anew.pricesCorrected], [1, 0, 0, 1]);
       // Not yet due: an empty call releases nothing.
       const early = await store.applyFeedBatch({ stations: [], prices: [] }, { now: sixTomorrow - 1 });
       assert.equal(early.pricesReleased, 0);
       assert.equal(await priceNow(), 1859);
       const due = await store.applyFeedBatch({ stations: [], prices: [] }, { now: sixTomorrow });
       assert.deepEqual([due.pricesReleased, due.pricesAccepted], [1, 1]);
-      assert.equal(await priceNow(), 1799);
+      assert.equal(await priceNow(), 1789);
       const later = await store.applyFeedBatch({ stations: [], prices: [] }, { now: sixTomorrow + 60 });
       assert.equal(later.pricesReleased, 0);
     });

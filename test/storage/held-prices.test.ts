@@ -24,7 +24,8 @@ for (const backend of testBackends()) {
         await store.applyFeedBatch({ stations: [gamma], prices: [] }, { now: NOW });
         const v0 = await store.dataVersion();
         const batch = { stations: [], prices: [later('ulp91', SIX, 1599), later('ulp91', SIX + 86_400, 1629), later('diesel', SIX, 1899, false)] };
-        assert.equal((await store.applyFeedBatch(batch, { now: NOW })).pricesHeld, 3);
+        const first = await store.applyFeedBatch(batch, { now: NOW });
+        assert.deepEqual([first.pricesHeld, first.pricesHeldCorrected], [3, 0]);
         const v1 = await store.dataVersion();
         assert.ok(v1 > v0, 'holding a price changes what the API answers');
         await store.applyFeedBatch(batch, { now: NOW });
@@ -40,8 +41,19 @@ for (const backend of testBackends()) {
         assert.deepEqual(cheapest.items.map((i) => [i.stationId, i.priceTenths, i.reportedAt]), [['gamma-perth', 1599, SIX]]);
         assert.deepEqual((await store.cheapest('diesel', { city: 'perth' }, 'asc', 10, 0, 'tomorrow')).total, 0);
 
+        // Published anew with another price (and another availability): corrected, the later row wins; the same again is known.
+        const corrected = await store.applyFeedBatch({ stations: [], prices: [later('ulp91', SIX, 1589), later('diesel', SIX, 1899, true)] }, { now: NOW });
+        assert.deepEqual([corrected.pricesHeld, corrected.pricesHeldCorrected], [0, 2]);
+        const v2 = await store.dataVersion();
+        assert.ok(v2 > v1, 'correcting a held price changes what the API answers');
+        const again = await store.applyFeedBatch({ stations: [], prices: [later('ulp91', SIX, 1589)] }, { now: NOW });
+        assert.deepEqual([again.pricesHeld, again.pricesHeldCorrected], [0, 0]);
+        assert.equal(await store.dataVersion(), v2);
+        assert.deepEqual((await store.heldForStation('gamma-perth')).map((h) => [h.fuel, h.at, h.priceTenths, h.available]),
+          [['ulp91', SIX, 1589, true], ['ulp91', SIX + 86_400, 1629, true], ['diesel', SIX, 1899, true]]);
+
         await store.applyFeedBatch({ stations: [], prices: [] }, { now: SIX });
-        assert.ok(await store.dataVersion() > v1, 'releasing a held price changes what the API answers');
+        assert.ok(await store.dataVersion() > v2, 'releasing a held price changes what the API answers');
         assert.deepEqual((await store.heldForStation('gamma-perth')).map((h) => h.at), [SIX + 86_400]);
       } finally {
         await drop();

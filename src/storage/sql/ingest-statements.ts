@@ -16,6 +16,10 @@ export const INGEST_STATEMENTS = {
   citiesInState: 'SELECT id, latitude, longitude FROM cities WHERE state = $1',
   /** Held prices now due, taken out in one statement (sorted by the caller: RETURNING has no order). */
   releasePending: 'DELETE FROM pending_prices WHERE at <= $1 RETURNING feed, feed_code, fuel, at, price_tenths, available',
+  /** Every held price still to come (a day's worth at most: what is due is released). */
+  pendingAfter: 'SELECT feed, feed_code, fuel, at, price_tenths, available FROM pending_prices WHERE at > $1',
+  /** A held price published anew with another price or availability: the later row wins. */
+  correctPending: 'UPDATE pending_prices SET price_tenths = $5, available = $6 WHERE feed = $1 AND feed_code = $2 AND fuel = $3 AND at = $4',
   saveCursor: `INSERT INTO feed_cursors (key, value, updated_at) VALUES ($1, $2, $3)
     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
   feedCursor: 'SELECT value FROM feed_cursors WHERE key = $1',

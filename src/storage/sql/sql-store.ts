@@ -3,7 +3,7 @@ import type {
   Batch, BatchResult, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun,
   FeedStation, PriceEvent, PriceStore, TableChunk, TokenRecord,
 } from '../store.ts';
-import { UNKNOWN_EXAMPLES, partitionKnown, sortReleased, splitHeld } from '../writer/batch-plan.ts';
+import { UNKNOWN_EXAMPLES, partitionKnown, sortHeld, sortReleased, splitHeld } from '../writer/batch-plan.ts';
 import type { Connection } from './connection.ts';
 import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } from './copy-tables.ts';
 import type { Dialect } from './dialect.ts';
@@ -61,18 +61,21 @@ export abstract class SqlStore extends SqlReads implements PriceStore {
   async applyFeedBatch(batch: Batch, options: FeedBatchOptions): Promise<FeedBatchResult> {
     return this.write(async (tx) => {
       const { due, held } = splitHeld(batch.prices, options.now);
+      // A price held already is known when it is the same report, corrected when its price or availability changed.
+      const { fresh, changed } = sortHeld(held, (await tx.rows(INGEST.pendingAfter, [options.now])).map(toPending));
       const pricesHeld = await tx.bulkInsert(BULK.pendingPrices,
-        held.flatMap((p) => [p.feed, p.feedCode, fuelIndex(p.fuel), p.at, p.priceTenths, p.available ? 1 : 0]));
+        fresh.flatMap((p) => [p.feed, p.feedCode, fuelIndex(p.fuel), p.at, p.priceTenths, p.available ? 1 : 0]));
+      for (const p of changed) await tx.run(INGEST.correctPending, [p.feed, p.feedCode, fuelIndex(p.fuel), p.at, p.priceTenths, p.available ? 1 : 0]);
       const released = sortReleased((await tx.rows(INGEST.releasePending, [options.now])).map(toPending));
-      // Held prices are answered (tomorrow): holding or releasing one changes answers, as a stored price does.
-      if (pricesHeld > 0 || released.length > 0) await tx.run(INGEST.bumpDataVersion);
+      // Held prices are answered (tomorrow): holding, correcting or releasing one changes answers, as a stored price does.
+      if (pricesHeld > 0 || changed.length > 0 || released.length > 0) await tx.run(INGEST.bumpDataVersion);
       const prices = [...released, ...due];
       const stored = await this.writer.storedStations(tx, prices);
       const { kept, unknown } = partitionKnown(prices, batch.stations, stored);
       const result = await this.writer.applyBatch(tx, { stations: batch.stations, prices: kept });
       if (options.cursor) await tx.run(INGEST.saveCursor, [options.cursor.key, options.cursor.value, options.now]);
       return {
-        ...result, pricesHeld, pricesReleased: released.length,
+        ...result, pricesHeld, pricesHeldCorrected: changed.length, pricesReleased: released.length,
         unknownStation: unknown.slice(0, UNKNOWN_EXAMPLES), unknownStationCount: unknown.length,
       };
     });

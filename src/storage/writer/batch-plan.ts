@@ -200,6 +200,26 @@ export function splitHeld(prices: readonly PriceEvent[], now: number): { due: Pr
   return { due, held };
 }
 
+/**
+ * Prices to hold against those held already, by station, fuel and instant: `fresh` are new (the
+ * first of a batch's repeats), `changed` were held with another price or availability (the
+ * batch's last row wins, as a stored report's correction does); the rest are the same report.
+ */
+export function sortHeld(held: readonly PriceEvent[], stored: readonly PriceEvent[]): { fresh: PriceEvent[]; changed: PriceEvent[] } {
+  const key = (p: PriceEvent): string => `${feedKey(p.feed, p.feedCode)}\u0000${p.fuel}\u0000${p.at}`;
+  const before = new Map(stored.map((p) => [key(p), p]));
+  const latest = new Map<string, PriceEvent>();
+  for (const p of held) latest.set(key(p), p);
+  const fresh: PriceEvent[] = [];
+  const changed: PriceEvent[] = [];
+  for (const [k, p] of latest) {
+    const was = before.get(k);
+    if (!was) fresh.push(p);
+    else if (was.priceTenths !== p.priceTenths || was.available !== p.available) changed.push(p);
+  }
+  return { fresh, changed };
+}
+
 /** Prices whose station is in the batch or stored, and those of unknown stations (asked about once per station). */
 export function partitionKnown(
   prices: readonly PriceEvent[], stations: readonly StationInput[], isStored: (feed: string, code: string) => boolean,

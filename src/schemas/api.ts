@@ -140,6 +140,24 @@ export const StationPricesResponse = Type.Object({
   examples: [EXAMPLE_STATION_PRICES],
 });
 
+/** GET /v1/stations/prices: many stations' current prices in one request. */
+export const MAX_BATCH_IDS = 100;
+export const BatchPricesQuerySchema = Type.Object({
+  ids: Type.String({
+    description: `1 to ${MAX_BATCH_IDS} station ids separated by commas (as /v1/stations lists them). Each is answered once, in the order first asked; ids no station has are listed in unknown.`,
+    maxLength: MAX_BATCH_IDS * 201,
+    'x-accepts': `must be 1 to ${MAX_BATCH_IDS} station ids separated by commas`,
+    examples: ['metro-fuel-black-gardens,7-eleven-craigwell'],
+  }),
+});
+export const BatchPricesResponse = Type.Object({
+  data: Type.Array(StationPricesResponse.properties.data, { description: 'Each known station, as /v1/stations/{id}/prices answers it, in the order asked.' }),
+  unknown: Type.Array(Type.String(), { description: 'The ids asked for that no station has, in the order asked (empty when every id is known).' }),
+}, {
+  description: 'Many stations\' current prices at once: each as /v1/stations/{id}/prices answers it. One request against the rate limit.',
+  examples: [{ data: [EXAMPLE_STATION_PRICES.data], unknown: ['no-such-station'] }],
+});
+
 const pageEnvelope = <T extends TSchema>(item: T, description: string, example: unknown) => Type.Object({
   data: Type.Array(item),
   total_items: Type.Integer({ minimum: 0 }),

@@ -74,6 +74,7 @@ const CALLS: ReadonlyArray<{ id: string; path: string; call: (c: FuelPriceClient
   { id: 'getStation', path: '/v1/stations/alpha-sydney', call: (c) => c.getStation('alpha-sydney') },
   { id: 'getStationHistory', path: '/v1/stations/beta-sydney/history?timeframe=last-week', call: (c) => c.getStationHistory('beta-sydney', { timeframe: 'last-week' }) },
   { id: 'getStationPrices', path: '/v1/stations/alpha-sydney/prices', call: (c) => c.getStationPrices('alpha-sydney') },
+  { id: 'getStationsPrices', path: '/v1/stations/prices?ids=beta-sydney%2Cnowhere%2Calpha-sydney', call: (c) => c.getStationsPrices(['beta-sydney', 'nowhere', 'alpha-sydney']) },
   { id: 'getPriceSummary', path: '/v1/prices?state=nsw', call: (c) => c.getPriceSummary({ state: 'nsw' }) },
   { id: 'listCheapestStations', path: '/v1/prices/cheapest?fuel=ulp91&state=nsw&order=desc&limit=1&offset=1', call: (c) => c.listCheapestStations({ fuel: 'ulp91', state: 'nsw', order: 'desc', limit: 1, offset: 1 }) },
   { id: 'listFuelTypes', path: '/v1/fuel-types', call: (c) => c.listFuelTypes() },

@@ -97,6 +97,8 @@ export class FuelPriceClient {
     return this.#get(`/v1/stations/${segment(id)}/history`, query);
   }
   getStationPrices(id: IdOf<'getStationPrices'>): Promise<Answer<'getStationPrices'>> { return this.#get(`/v1/stations/${segment(id)}/prices`); }
+  /** Up to 100 stations' current prices in one request: `ids` joined with commas. */
+  getStationsPrices(ids: readonly string[]): Promise<Answer<'getStationsPrices'>> { return this.#get('/v1/stations/prices', { ids: ids.join(',') }); }
 
   // Prices, fuel types, brands.
   getPriceSummary(query: Query<'getPriceSummary'> = {}): Promise<Answer<'getPriceSummary'>> { return this.#get('/v1/prices', query); }

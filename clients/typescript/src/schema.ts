@@ -289,6 +289,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stations/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Many stations' current prices
+         * @description Up to 100 stations' current prices in one request (one against the rate limit): each as /v1/stations/{id}/prices answers it, in the order asked; an id asked twice is answered once, where it was first asked; ids no station has are listed in unknown.
+         */
+        get: operations["getStationsPrices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/prices": {
         parameters: {
             query?: never;
@@ -2277,6 +2297,171 @@ export interface operations {
             };
             /** @description No city or station has that id. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Only GET and HEAD are allowed. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable, or the server over capacity; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStationsPrices: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1 to 100 station ids separated by commas (as /v1/stations lists them). Each is answered once, in the order first asked; ids no station has are listed in unknown.
+                 * @example metro-fuel-black-gardens,7-eleven-craigwell
+                 */
+                ids: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Many stations' current prices at once: each as /v1/stations/{id}/prices answers it. One request against the rate limit. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "metro-fuel-black-gardens",
+                     *           "name": "Metro Fuel Black Gardens",
+                     *           "prices": [
+                     *             {
+                     *               "fuel": "e10",
+                     *               "price": "179.9",
+                     *               "available": false,
+                     *               "updated_at": 1795513286,
+                     *               "source": "demo",
+                     *               "tomorrow": false
+                     *             },
+                     *             {
+                     *               "fuel": "ulp91",
+                     *               "price": "179.9",
+                     *               "available": true,
+                     *               "updated_at": 1795551689,
+                     *               "source": "demo",
+                     *               "tomorrow": false
+                     *             },
+                     *             {
+                     *               "fuel": "ulp98",
+                     *               "price": false,
+                     *               "available": false,
+                     *               "updated_at": false,
+                     *               "source": false,
+                     *               "tomorrow": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "unknown": [
+                     *         "no-such-station"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Each known station, as /v1/stations/{id}/prices answers it, in the order asked. */
+                        data: {
+                            id: string;
+                            name: string;
+                            prices: {
+                                /** @description One of the 19 fuel ids. */
+                                fuel: "e10" | "ulp91" | "ulp95" | "ulp98" | "diesel" | "pdiesel" | "lpg" | "e85" | "e5" | "ev" | "b20" | "cng" | "lng" | "opal" | "lrp" | "ulsd" | "ulp-combined" | "pulp-combined" | "diesel-combined";
+                                price: string | false;
+                                /** @description In stock at the last report; false too when there is no report. */
+                                available: boolean;
+                                updated_at: number | false;
+                                source: string | false;
+                                /** @description The next price already published for this fuel and not yet in force (WA: published about 14:30 WA time, in force from 06:00 the next day), or false when none is known (no state but WA publishes ahead; in WA, before 14:30, or a station closed all day tomorrow). */
+                                tomorrow: {
+                                    /**
+                                     * @description Cents, ddd.d.
+                                     * @example 229.3
+                                     */
+                                    price: string;
+                                    /**
+                                     * @description Unix second from which it is in force (WA: 06:00 WA time).
+                                     * @example 1774908000
+                                     */
+                                    from: number;
+                                } | false;
+                            }[];
+                        }[];
+                        /** @description The ids asked for that no station has, in the order asked (empty when every id is known). */
+                        unknown: string[];
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag; no body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid parameter (the message names it and what it accepts), or a request that cannot be read: bad percent-encoding, a URL too long, a body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -31,6 +31,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   '/v1/stations/:id': 'getStation',
   '/v1/stations/:id/history': 'getStationHistory',
   '/v1/stations/:id/prices': 'getStationPrices',
+  '/v1/stations/prices': 'getStationsPrices',
   '/v1/prices': 'getPriceSummary',
   '/v1/prices/cheapest': 'listCheapestStations',
   '/v1/fuel-types': 'listFuelTypes',

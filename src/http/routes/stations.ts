@@ -11,7 +11,7 @@ import { formatCents } from '../../domain/rounding.ts';
 import { stationTomorrow } from '../../domain/tomorrow.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
-import { HistoryResponse, IdParams, StationListQuerySchema, StationListResponse, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
+import { BatchPricesQuerySchema, BatchPricesResponse, HistoryResponse, IdParams, MAX_BATCH_IDS, StationListQuerySchema, StationListResponse, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
 import { apiError, notFound } from '../errors/catalogue.ts';
 import type { ListedStation, Station } from '../../storage/store.ts';
 import { HISTORY_COLUMNS, STATION_COLUMNS, csvText, historyRows, withDistance } from '../representation/csv.ts';
@@ -101,5 +101,28 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     return { data: { id: station.id, name: station.name, prices: stationPriceEntries(station.prices, station.feed, stationTomorrow(held)) } };
   });
 
-  for (const url of ['/v1/stations', '/v1/stations/:id', '/v1/stations/:id/history', '/v1/stations/:id/prices']) methodNotAllowed(app, url);
+  app.get('/v1/stations/prices', {
+    schema: {
+      summary: 'Many stations\' current prices',
+      description: `Up to ${MAX_BATCH_IDS} stations' current prices in one request (one against the rate limit): each as /v1/stations/{id}/prices answers it, `
+        + 'in the order asked; an id asked twice is answered once, where it was first asked; ids no station has are listed in unknown.',
+      tags, security, querystring: BatchPricesQuerySchema, response: { 200: BatchPricesResponse, ...errorResponses() },
+    },
+  }, async (request) => {
+    const asked = request.query.ids.split(',');
+    if (asked.length > MAX_BATCH_IDS || asked.some((id) => id === '' || id.length > 200)) {
+      apiError('invalid_parameter', `Parameter 'ids' must be 1 to ${MAX_BATCH_IDS} station ids separated by commas.`);
+    }
+    const ids = [...new Set(asked)];
+    const found = await Promise.all(ids.map(async (id) => {
+      const [station, held] = await Promise.all([store.stationPrices(id), store.heldForStation(id)]);
+      return station ? { id: station.id, name: station.name, prices: stationPriceEntries(station.prices, station.feed, stationTomorrow(held)) } : id;
+    }));
+    return {
+      data: found.filter((f): f is Exclude<typeof f, string> => typeof f !== 'string'),
+      unknown: found.filter((f): f is string => typeof f === 'string'),
+    };
+  });
+
+  for (const url of ['/v1/stations', '/v1/stations/prices', '/v1/stations/:id', '/v1/stations/:id/history', '/v1/stations/:id/prices']) methodNotAllowed(app, url);
 };

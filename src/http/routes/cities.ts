@@ -4,7 +4,7 @@ import { fillUpAdvice } from '../../domain/advice.ts';
 import type { Restoration } from '../../domain/cycle.ts';
 import type { FuelId } from '../../domain/fuels.ts';
 import { cityHistory } from '../../domain/history.ts';
-import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
+import { cityAverages, citySpread, cityUnavailable, fuelTotals } from '../../domain/today.ts';
 import { historyPieces } from '../../domain/history-json.ts';
 import { pairedTomorrow, tomorrowTotals } from '../../domain/tomorrow.ts';
 import { jsonBody } from '../representation/pieced-body.ts';
@@ -109,12 +109,13 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     // The history's own path: a year of daily city means, one day more for the first day-on-day change.
     const range = { from: today - 365, to: today };
     const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
-    const [sums, prices, held] = await Promise.all([store.citySums(city.id), store.currentForCity(city.id), store.heldForCity(city.id)]);
-    const current = cityAverages(sums).get(fuel);
+    // Every station's current price (tomorrow is compared with it station by station); the city's mean now is their
+    // totals' (fuelTotals works out from them what storage keeps as citySums), so it is not read a second time.
+    const [prices, held] = await Promise.all([store.currentForCity(city.id), store.heldForCity(city.id)]);
+    const current = cityAverages(fuelTotals(prices)).get(fuel);
     const paired = pairedTomorrow(prices, held, fuel);
-    const change = paired && paired.tomorrowTenths - paired.nowTenths;
     const { cycle, advice, reason, confidence } = fillUpAdvice({
-      days: series.get(fuel) ?? [], today, now: current, tomorrowChange: change,
+      days: series.get(fuel) ?? [], today, now: current, tomorrowChange: paired && paired.tomorrowTenths - paired.nowTenths,
     });
     const last = cycle.lastRestoration;
     const restoration = (r: Restoration) => ({ date: formatLocalDay(r.day), rise: formatCents(r.riseTenths) });
@@ -124,7 +125,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
       days_since_restoration: cycle.daysSinceRestoration ?? false as const, phase: cycle.phase,
       cheapest_weekday: cycle.cheapestWeekday === null ? false as const : WEEKDAY_NAMES[cycle.cheapestWeekday] ?? false as const,
       now: current === undefined ? false as const : formatCents(current),
-      tomorrow: paired && change !== undefined ? { change: signedCents(change), stations: paired.count } : false as const,
+      tomorrow: paired ? { change: signedCents(paired.tomorrowTenths - paired.nowTenths), stations: paired.count } : false as const,
       advice, reason, confidence,
     } };
   });

@@ -36,6 +36,11 @@ function listedStationOut(s: ListedStation): Station & { distance_km?: string } 
 
 export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
   const findStation = async (id: string) => (await store.station(id)) ?? notFound('station', id);
+  /** A station's current prices as /v1/stations/{id}/prices answers them (and the batch route each of its stations); undefined for no such station. */
+  const pricesOf = async (id: string) => {
+    const [station, held] = await Promise.all([store.stationPrices(id), store.heldForStation(id)]);
+    return station && { id: station.id, name: station.name, prices: stationPriceEntries(station.prices, station.feed, stationTomorrow(held)) };
+  };
 
   app.get('/v1/stations', {
     schema: {
@@ -95,11 +100,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
         + 'tomorrow: the next price already published and not yet in force ({price, from}; WA publishes the next day\'s at about 14:30 WA time, in force from 06:00), else false.',
       tags, security, params: IdParams, response: { 200: StationPricesResponse, ...errorResponses(404) },
     },
-  }, async (request) => {
-    const [station, held] = await Promise.all([store.stationPrices(request.params.id), store.heldForStation(request.params.id)]);
-    if (!station) notFound('station', request.params.id);
-    return { data: { id: station.id, name: station.name, prices: stationPriceEntries(station.prices, station.feed, stationTomorrow(held)) } };
-  });
+  }, async (request) => ({ data: (await pricesOf(request.params.id)) ?? notFound('station', request.params.id) }));
 
   app.get('/v1/stations/prices', {
     schema: {
@@ -114,10 +115,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       apiError('invalid_parameter', `Parameter 'ids' must be 1 to ${MAX_BATCH_IDS} station ids separated by commas.`);
     }
     const ids = [...new Set(asked)];
-    const found = await Promise.all(ids.map(async (id) => {
-      const [station, held] = await Promise.all([store.stationPrices(id), store.heldForStation(id)]);
-      return station ? { id: station.id, name: station.name, prices: stationPriceEntries(station.prices, station.feed, stationTomorrow(held)) } : id;
-    }));
+    const found = await Promise.all(ids.map(async (id) => (await pricesOf(id)) ?? id));
     return {
       data: found.filter((f): f is Exclude<typeof f, string> => typeof f !== 'string'),
       unknown: found.filter((f): f is string => typeof f === 'string'),

@@ -274,7 +274,7 @@ function renderCycle(q: Query, cycle: Cycle['data']): void {
   if (cycle.now !== false) lines.push(['Average now', `${cycle.now} ${q.fuel.unit}`]);
   if (cycle.tomorrow !== false) {
     const n = cycle.tomorrow.stations;
-    lines.push(['Tomorrow (published)', `${cycle.tomorrow.change} ${q.fuel.unit} on today at the ${n === 1 ? 'station' : `${n} stations`} that published`]);
+    lines.push(['Tomorrow (published)', `${cycle.tomorrow.change} ${q.fuel.unit} against today, at the ${n === 1 ? 'station' : `${n} stations`} that published`]);
   }
   const list = document.createElement('dl');
   for (const [term, value] of lines) {

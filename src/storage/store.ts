@@ -1,5 +1,7 @@
+import type { FreshParts } from '../domain/fresh.ts';
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
+import type { LocalDay } from '../domain/time.ts';
 import type { PriceOrder, PricedStation, RankedPrice } from '../domain/cheapest.ts';
 import type { HeldPrice } from '../domain/tomorrow.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
@@ -78,6 +80,11 @@ export interface ReadStore extends StoreBase {
    * of those still at that mark are not read (parts.blocks says which).
    */
   cityHistoryParts(cityId: string, range: DayRange, nowSec?: number, known?: ReadonlyMap<number, number>): Promise<CityHistoryParts>;
+  /**
+   * The parts of the city's fresh series of an output fuel (domain/fresh.ts) over its sealed days
+   * within [from, to], and the day its sealed days end, read in one snapshot.
+   */
+  cityFreshParts(cityId: string, fuel: FuelId, from: LocalDay, to: LocalDay): Promise<FreshParts & { sealedBefore: LocalDay }>;
   /** Current prices of every station of the city, ordered by station id. */
   currentForCity(cityId: string): Promise<CurrentPrice[]>;
   /** Per reported fuel with an available price in the city: count, sum, min and max (kept up to date on write). */

@@ -1,6 +1,8 @@
 import { type PriceOrder, rankedPage } from '../../domain/cheapest.ts';
 import { type FuelId, fuelIndex } from '../../domain/fuels.ts';
+import { type FreshParts, MAX_FRESH_DAYS } from '../../domain/fresh.ts';
 import type { StateId } from '../../domain/states.ts';
+import { type LocalDay, localDayOf } from '../../domain/time.ts';
 import { rankedTomorrow } from '../../domain/tomorrow.ts';
 import { brandNames, brandPage } from '../brands.ts';
 import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
@@ -239,6 +241,28 @@ export abstract class SqlReads implements ReadStore {
           .map((r) => ({ stationId: String(r.station_id), state: r.state as StateId, run: toRunRow(r) })),
         { from: liveFrom, to: range.to });
       return { sealedBefore, sealed, stationDays, current: (await tx.rows(read.currentForCity, [cityId])).map(toCurrent), ...blocks };
+    });
+  }
+
+  async cityFreshParts(cityId: string, fuel: FuelId, from: LocalDay, to: LocalDay): Promise<FreshParts & { sealedBefore: LocalDay }> {
+    if (!storable(cityId)) return { sealedBefore: NO_DAY_LOWER_BOUND, rowDays: [], runs: [] };
+    return this.db.transaction('snapshot', async (tx) => {
+      const city = await tx.row(this.read.citySeal, [NO_DAY_LOWER_BOUND, cityId]);
+      const sealedBefore = city ? Number(city.sealed_before) : NO_DAY_LOWER_BOUND;
+      const args = [cityId, fuelIndex(fuel), from, Math.min(to, sealedBefore - 1)];
+      const rowDays = (await tx.arrays<[number, number, number]>(this.read.cityFreshRowDays, args))
+        .map(([day, sum, count]) => ({ day: Number(day), sum: Number(sum), count: Number(count) }));
+      // One row per run and report near it (ordered by run): the reports' local days gathered per run.
+      const runs: Array<{ from: LocalDay; to: LocalDay; priceTenths: number; reportDays: LocalDay[] }> = [];
+      let key = '';
+      for (const [state, station, fuelKey, first, last, price, at] of await tx.arrays<[StateId, number, number, number, number, number, number | null]>(
+        this.read.cityFreshRuns, [...args, MAX_FRESH_DAYS + 2])) {
+        const runKey = `${station}:${fuelKey}:${first}`;
+        if (runKey !== key) runs.push({ from: Number(first), to: Number(last), priceTenths: Number(price), reportDays: [] });
+        key = runKey;
+        if (at !== null) runs[runs.length - 1]?.reportDays.push(localDayOf(state, Number(at)));
+      }
+      return { sealedBefore, rowDays, runs };
     });
   }
 

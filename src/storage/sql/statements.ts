@@ -186,6 +186,23 @@ export function readStatements(d: Dialect) {
     cityStationRuns: `SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths
       FROM stations s JOIN station_runs r ON r.station_key = s.key
       WHERE s.city_id = $1 AND r.to_day >= $2 AND r.from_day <= $3 ORDER BY ${d.byteOrder('s.id')}, r.fuel, r.to_day`,
+    /**
+     * The fresh series' parts (domain/fresh.ts) of output fuel $2 in city $1 over days $3..$4: per day the sum and
+     * count of the station daily means (`* 1.0`: REAL on SQLite, exact numeric on PostgreSQL), and the runs.
+     */
+    cityFreshRowDays: `SELECT d.day, sum(d.weighted_tenths * 1.0 / d.seconds) AS mean_sum, count(*) AS n
+      FROM stations s JOIN station_daily d ON d.station_key = s.key JOIN fuel_groups g ON g.fuel = d.fuel
+      WHERE s.city_id = $1 AND g.output = $2 AND d.seconds > 0 AND d.day BETWEEN $3 AND $4 GROUP BY d.day`,
+    /**
+     * With each run, the instants of its station and fuel's reports from $5 days before its first day to the day after its
+     * last (UTC days: a margin either side of the local ones, which the reader works out), or one row with none.
+     */
+    cityFreshRuns: `SELECT s.state, r.station_key, r.fuel, r.from_day, r.to_day, r.price_tenths, e.at
+      FROM stations s JOIN station_runs r ON r.station_key = s.key JOIN fuel_groups g ON g.fuel = r.fuel
+      LEFT JOIN price_events e ON e.station_key = r.station_key AND e.fuel = r.fuel
+        AND e.at >= (r.from_day - $5) * 86400 AND e.at < (r.to_day + 2) * 86400
+      WHERE s.city_id = $1 AND g.output = $2 AND r.to_day >= $3 AND r.from_day <= $4
+      ORDER BY r.station_key, r.fuel, r.from_day`,
     /** Held prices of one station, of a city's stations, and of output fuel $1 in a city, a state or anywhere (near: positioned stations). */
     heldForStation: `${HELD} WHERE s.id = $1 ORDER BY p.fuel, p.at`,
     heldForCity: `${HELD} WHERE s.city_id = $1`,

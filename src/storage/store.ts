@@ -55,8 +55,9 @@ export interface ReadStore extends StoreBase {
   /**
    * A page of the stations of an area ranked by their available price of an output fuel (domain/cheapest.ts), how many there are, and the page's stations.
    * With day `tomorrow`, ranked by their next held prices in stock instead (domain/tomorrow.ts).
+   * Given `since` (Unix seconds; today's prices only), prices reported before it are left out.
    */
-  cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day?: PriceDay): Promise<CheapestPage>;
+  cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day?: PriceDay, since?: number): Promise<CheapestPage>;
   /**
    * Count, sum, min and max of available current prices per reported fuel, from the totals kept
    * on write: of one state, or (undefined) of the nation.
@@ -69,6 +70,8 @@ export interface ReadStore extends StoreBase {
   currentForStation(stationId: string): Promise<CurrentPrice[]>;
   /** The station's name, feed and current prices in one read; undefined for an unknown id. */
   stationPrices(stationId: string): Promise<StationPrices | undefined>;
+  /** stationPrices and heldForStation of many stations in one snapshot (two statements), by id; ids no station has are absent. */
+  stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: HeldPrice[] }>>;
   /** The station's held prices (dated ahead, not yet in force), ordered by fuel and instant. */
   heldForStation(stationId: string): Promise<HeldPrice[]>;
   /** The held prices of every station of the city, in no order. */

@@ -1815,6 +1815,8 @@ export interface operations {
                 near?: string;
                 /** @description With near: the radius in km, 0.1 to 100; default 5. A station at exactly the radius (to the metre) is in. */
                 radius?: string;
+                /** @description Fresh prices only: only stations with an available price (of `fuel` when given, else of any fuel) reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
+                max_age?: number;
             };
             header?: never;
             path?: never;
@@ -2190,7 +2192,10 @@ export interface operations {
     };
     getStationPrices: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Fresh prices only: each entry's price; an older one is answered as no report (false throughout; tomorrow still given) reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
+                max_age?: number;
+            };
             header?: never;
             path: {
                 /** @description The city or station id. */
@@ -2359,6 +2364,8 @@ export interface operations {
                  * @example metro-fuel-black-gardens,7-eleven-craigwell
                  */
                 ids: string;
+                /** @description Fresh prices only: each entry's price; an older one is answered as no report (false throughout; tomorrow still given) reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
+                max_age?: number;
             };
             header?: never;
             path?: never;
@@ -2686,6 +2693,8 @@ export interface operations {
                 order?: "asc" | "desc";
                 /** @description today (default): the prices in force now. tomorrow: the next prices already published and not yet in force (WA: from about 14:30 WA time, in force from 06:00 the next day), each item's updated_at the instant its price takes effect; only stations with such a price are listed, so a scope where none is known (every state but WA; WA before 14:30) answers an empty list. */
                 day?: "today" | "tomorrow";
+                /** @description Fresh prices only: each station ranked by its prices (with day=tomorrow: not applied; those prices are published for the next day) reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
+                max_age?: number;
                 /** @description Items per page, 1 to 100; default 10. */
                 limit?: number;
                 /** @description Page to return, from 1; default 1. Not with offset. */

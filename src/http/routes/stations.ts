@@ -36,7 +36,7 @@ function listedStationOut(s: ListedStation): Station & { distance_km?: string } 
 
 export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
   const findStation = async (id: string) => (await store.station(id)) ?? notFound('station', id);
-  /** A station's current prices as /v1/stations/{id}/prices answers them (and the batch route each of its stations); undefined for no such station. */
+  /** A station's current prices as /v1/stations/{id}/prices answers them (and the batch route each of its stations), with max_age's `since`. */
   const pricesOf = (station: StationPrices, held: readonly HeldPrice[], since: number | undefined) => ({
     id: station.id, name: station.name,
     // max_age: an older price is answered as no report (the entry false throughout; tomorrow's published price still given).

@@ -213,6 +213,7 @@ export function readStatements(d: Dialect) {
     /**
      * With each run, the instants of its station and fuel's reports from $5 days before its first day to the day after its
      * last (UTC days: a margin either side of the local ones, which the reader works out), or one row with none.
+     * (On PostgreSQL day × 86400 is an integer product: exact until 2038, when it must become bigint.)
      */
     cityFreshRuns: `SELECT s.state, r.station_key, r.fuel, r.from_day, r.to_day, r.price_tenths, e.at
       FROM stations s JOIN station_runs r ON r.station_key = s.key JOIN fuel_groups g ON g.fuel = r.fuel

@@ -213,12 +213,12 @@ export function readStatements(d: Dialect) {
     /**
      * With each run, the instants of its station and fuel's reports from $5 days before its first day to the day after its
      * last (UTC days: a margin either side of the local ones, which the reader works out), or one row with none.
-     * (On PostgreSQL day × 86400 is an integer product: exact until 2038, when it must become bigint.)
+     * (Days cast to BIGINT before × 86400: a 32-bit product on PostgreSQL would overflow in 2038.)
      */
     cityFreshRuns: `SELECT s.state, r.station_key, r.fuel, r.from_day, r.to_day, r.price_tenths, e.at
       FROM stations s JOIN station_runs r ON r.station_key = s.key JOIN fuel_groups g ON g.fuel = r.fuel
       LEFT JOIN price_events e ON e.station_key = r.station_key AND e.fuel = r.fuel
-        AND e.at >= (r.from_day - $5) * 86400 AND e.at < (r.to_day + 2) * 86400
+        AND e.at >= CAST(r.from_day - $5 AS BIGINT) * 86400 AND e.at < CAST(r.to_day + 2 AS BIGINT) * 86400
       WHERE s.city_id = $1 AND g.output = $2 AND r.to_day >= $3 AND r.from_day <= $4
       ORDER BY r.station_key, r.fuel, r.from_day`,
     /** Held prices of one station, of a city's stations, and of output fuel $1 in a city, a state or anywhere (near: positioned stations). */

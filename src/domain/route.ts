@@ -22,6 +22,14 @@ export const MAX_PATH_POINTS = 1000;
 export const DEFAULT_CORRIDOR_KM = 2;
 export const MIN_CORRIDOR_KM = 0.1;
 export const MAX_CORRIDOR_KM = 20;
+/**
+ * A path's sweep: over its segments, the sum of the larger of each one's change in latitude and
+ * in longitude, in degrees. What indexing a path costs grows with it (PathIndex), so it is
+ * bounded: a road trip round the whole of Australia sweeps about 130.
+ */
+export const MAX_PATH_SWEEP_DEGREES = 180;
+/** The widest a stretch of the path is, in degrees, before its box is cut (PathIndex.boxes). */
+const STRETCH_DEGREES = 0.25;
 
 const RADIANS = Math.PI / 180;
 const KM_PER_DEGREE = EARTH_RADIUS_KM * RADIANS;
@@ -61,6 +69,17 @@ export function decodePolyline(text: string): Point[] | { error: string } {
   return points;
 }
 
+/** Why the path is too costly to index (its sweep over MAX_PATH_SWEEP_DEGREES), for a 400 naming `path`; undefined when it is not. */
+export function sweepError(points: readonly Point[]): string | undefined {
+  let sweep = 0;
+  for (let i = 1; i < points.length; i++) {
+    const [a, b] = [points[i - 1] as Point, points[i] as Point];
+    sweep += Math.max(Math.abs(b.latitude - a.latitude), Math.abs(b.longitude - a.longitude));
+  }
+  return sweep > MAX_PATH_SWEEP_DEGREES
+    ? `must sweep at most ${MAX_PATH_SWEEP_DEGREES} degrees of latitude and longitude in all (the sum over its segments of the larger change)` : undefined;
+}
+
 /** A polyline of precision 5 for the points (what a routing engine would send; for tests and examples). */
 export function encodePolyline(points: readonly Point[]): string {
   let out = '';
@@ -81,6 +100,9 @@ export function encodePolyline(points: readonly Point[]): string {
   }
   return out;
 }
+
+/** A box of positions, in degrees. */
+export interface PathBox { minLat: number; maxLat: number; minLng: number; maxLng: number }
 
 /** Where a station stands against the path. */
 export interface OnPath {
@@ -110,19 +132,29 @@ export class PathIndex {
     this.lengthKm = this.cumulative[this.cumulative.length - 1] ?? 0;
     // Cells of at least the corridor in latitude degrees (and never finer than 0.01°).
     this.cell = Math.max(corridorKm / KM_PER_DEGREE, 0.01);
+    // Each segment is walked in steps of at most a cell in latitude and longitude; a point within
+    // the corridor of the segment is within the corridor plus half a step of one of the steps'
+    // ends, and each end registers the cells of that box: a long or diagonal segment takes the
+    // cells along it, not every cell of its bounding box.
+    const dLat = corridorKm / KM_PER_DEGREE;
     for (let s = 0; s + 1 < points.length; s++) {
       const a = points[s] as Point;
       const b = points[s + 1] as Point;
-      const maxAbsLat = Math.min(89, Math.max(Math.abs(a.latitude), Math.abs(b.latitude)) + corridorKm / KM_PER_DEGREE);
-      const dLat = corridorKm / KM_PER_DEGREE;
+      const maxAbsLat = Math.min(89, Math.max(Math.abs(a.latitude), Math.abs(b.latitude)) + dLat);
       const dLng = corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
-      const [r0, r1] = [this.row(Math.min(a.latitude, b.latitude) - dLat), this.row(Math.max(a.latitude, b.latitude) + dLat)];
-      const [c0, c1] = [this.row(Math.min(a.longitude, b.longitude) - dLng), this.row(Math.max(a.longitude, b.longitude) + dLng)];
-      for (let r = r0; r <= r1; r++) {
-        for (let c = c0; c <= c1; c++) {
-          const key = `${r}:${c}`;
-          const list = this.cells.get(key);
-          if (list) list.push(s); else this.cells.set(key, [s]);
+      const steps = Math.max(1, Math.ceil(Math.max(Math.abs(b.latitude - a.latitude), Math.abs(b.longitude - a.longitude)) / this.cell));
+      for (let k = 0; k <= steps; k++) {
+        const lat = a.latitude + ((b.latitude - a.latitude) * k) / steps;
+        const lng = a.longitude + ((b.longitude - a.longitude) * k) / steps;
+        const [r0, r1] = [this.row(lat - dLat - this.cell / 2), this.row(lat + dLat + this.cell / 2)];
+        const [c0, c1] = [this.row(lng - dLng - this.cell / 2), this.row(lng + dLng + this.cell / 2)];
+        for (let r = r0; r <= r1; r++) {
+          for (let c = c0; c <= c1; c++) {
+            const key = `${r}:${c}`;
+            const list = this.cells.get(key);
+            if (!list) this.cells.set(key, [s]);
+            else if (list[list.length - 1] !== s) list.push(s);
+          }
         }
       }
     }
@@ -140,6 +172,43 @@ export class PathIndex {
     const dLat = this.corridorKm / KM_PER_DEGREE;
     const dLng = this.corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
     return { minLat: Math.min(...lats) - dLat, maxLat: Math.max(...lats) + dLat, minLng: Math.min(...lngs) - dLng, maxLng: Math.max(...lngs) + dLng };
+  }
+
+  /**
+   * Boxes that together hold every position within the corridor, each one a stretch of the path
+   * at most STRETCH_DEGREES across (a long segment cut into several) widened by the corridor: what
+   * a position index sorted by latitude walks, band by narrow band.
+   */
+  boxes(): PathBox[] {
+    const out: PathBox[] = [];
+    const dLat = this.corridorKm / KM_PER_DEGREE;
+    let box: PathBox | undefined;
+    const close = (): void => {
+      if (!box) return;
+      const maxAbsLat = Math.min(89, Math.max(Math.abs(box.minLat), Math.abs(box.maxLat)) + dLat);
+      const dLng = this.corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
+      out.push({ minLat: box.minLat - dLat, maxLat: box.maxLat + dLat, minLng: box.minLng - dLng, maxLng: box.maxLng + dLng });
+    };
+    for (let s = 0; s + 1 < this.points.length; s++) {
+      const a = this.points[s] as Point;
+      const b = this.points[s + 1] as Point;
+      const steps = Math.max(1, Math.ceil(Math.max(Math.abs(b.latitude - a.latitude), Math.abs(b.longitude - a.longitude)) / STRETCH_DEGREES));
+      for (let k = s === 0 ? 0 : 1; k <= steps; k++) {
+        const lat = a.latitude + ((b.latitude - a.latitude) * k) / steps;
+        const lng = a.longitude + ((b.longitude - a.longitude) * k) / steps;
+        if (box && Math.max(box.maxLat, lat) - Math.min(box.minLat, lat) <= STRETCH_DEGREES
+          && Math.max(box.maxLng, lng) - Math.min(box.minLng, lng) <= STRETCH_DEGREES) {
+          box = { minLat: Math.min(box.minLat, lat), maxLat: Math.max(box.maxLat, lat), minLng: Math.min(box.minLng, lng), maxLng: Math.max(box.maxLng, lng) };
+          continue;
+        }
+        // A new stretch starts where the last one ended, so that the stretches join.
+        const last = k === 0 ? { latitude: lat, longitude: lng } : { latitude: a.latitude + ((b.latitude - a.latitude) * (k - 1)) / steps, longitude: a.longitude + ((b.longitude - a.longitude) * (k - 1)) / steps };
+        close();
+        box = { minLat: Math.min(last.latitude, lat), maxLat: Math.max(last.latitude, lat), minLng: Math.min(last.longitude, lng), maxLng: Math.max(last.longitude, lng) };
+      }
+    }
+    close();
+    return out;
   }
 
   /** Where the point stands against the path when within the corridor; undefined otherwise. */

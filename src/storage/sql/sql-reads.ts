@@ -1,13 +1,16 @@
-import { type PriceOrder, rankedPage } from '../../domain/cheapest.ts';
+import { type AlongOrder, type Fill, rankAlong, rankByNetCost } from '../../domain/along.ts';
+import { type CheapestOrder, rankedPage } from '../../domain/cheapest.ts';
+import type { PathIndex } from '../../domain/route.ts';
+import { pricedAlong } from '../along.ts';
 import { type FuelId, fuelIndex } from '../../domain/fuels.ts';
 import type { StateId } from '../../domain/states.ts';
 import { rankedTomorrow } from '../../domain/tomorrow.ts';
 import { brandNames, brandPage } from '../brands.ts';
 import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
-import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
+import { type FuelPrices, NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
 import { type RunRow, toRunRow, withRunDays, withRunDaysByStation } from '../run-days.ts';
 import type {
-  Brand, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
+  AlongPage, Brand, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
   Migration, OutOfStock, PriceArea, PriceDay, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
@@ -119,33 +122,49 @@ export abstract class SqlReads implements ReadStore {
     return this.nearby.keptPositions(version) ?? this.nearby.keepPositions(version, (await db.rows(this.read.positions)).map(toPositionRow));
   }
 
-  async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day: PriceDay = 'today'): Promise<CheapestPage> {
+  async cheapest(fuel: FuelId, area: PriceArea, asked: CheapestOrder, limit: number, offset: number, day: PriceDay = 'today', fill?: Fill): Promise<CheapestPage> {
     const output = fuelIndex(fuel);
     const read = this.read;
+    // By net cost: every station ranked by price, then ranked again by net cost and paged.
+    const byNet = asked === 'net_cost' && fill !== undefined;
+    const order = asked === 'net_cost' ? 'asc' : asked;
+    const [first, count] = byNet ? [0, Number.MAX_SAFE_INTEGER] : [offset, limit];
+    const paged = (page: ListResult<RankedPrice>): ListResult<RankedPrice> => (byNet ? rankByNetCost(page.items, fill, limit, offset) : page);
     if ('city' in area && !storable(area.city)) return { ...rankedPage([], order, limit, offset), stations: [] };
     if (day === 'tomorrow') {
       return this.db.transaction('reads', async (tx): Promise<CheapestPage> => {
         const held = 'city' in area ? await tx.rows(read.cityHeldPrices, [output, area.city])
           : 'state' in area ? await tx.rows(read.stateHeldPrices, [output, area.state]) : await tx.rows(read.positionedHeldPrices, [output]);
-        const page = rankedTomorrow(held.map(toHeldPrice), order, 'near' in area ? area.near : undefined, limit, offset);
+        const page = paged(rankedTomorrow(held.map(toHeldPrice), order, 'near' in area ? area.near : undefined, count, first));
         return { ...page, stations: await this.byIds(tx, page.items.map((p) => p.stationId), (await this.versionsVia(tx)).data) };
       });
     }
     const ranked = async (tx: Connection): Promise<CheapestPage> => {
       const version = (await this.versionsVia(tx)).data;
       let page: ListResult<RankedPrice>;
-      if ('city' in area) page = rankedPage((await tx.rows(read.cityFuelPrices, [output, area.city])).map(toPricedStation), order, limit, offset);
-      else if ('state' in area) page = rankedPage((await tx.rows(read.stateFuelPrices, [output, area.state])).map(toPricedStation), order, limit, offset);
-      else {
-        const positions = await this.positions(tx, version);
-        const prices = this.nearby.keptPrices(version, output, positions)
-          ?? this.nearby.keepPrices(version, output, positions, (await tx.rows(read.fuelPricesByKey, [output])).map(toFuelPriceRow));
-        page = prices.rankNear(positions, area.near, order, limit, offset);
-      }
+      if ('city' in area) page = rankedPage((await tx.rows(read.cityFuelPrices, [output, area.city])).map(toPricedStation), order, count, first);
+      else if ('state' in area) page = rankedPage((await tx.rows(read.stateFuelPrices, [output, area.state])).map(toPricedStation), order, count, first);
+      else page = (await this.fuelPrices(tx, version, output)).rankNear(await this.positions(tx, version), area.near, order, count, first);
+      page = paged(page);
       return { items: page.items, total: page.total, stations: await this.byIds(tx, page.items.map((p) => p.stationId), version) };
     };
     // Near a point: from what is kept per data version, without a snapshot (as listStations).
     return 'near' in area ? ranked(this.db) : this.db.transaction('reads', ranked);
+  }
+
+  /** The output fuel's prices by slot of this data version's position index (storage/nearest.ts). */
+  private async fuelPrices(db: Connection, version: number, output: number): Promise<FuelPrices> {
+    const positions = await this.positions(db, version);
+    return this.nearby.keptPrices(version, output, positions)
+      ?? this.nearby.keepPrices(version, output, positions, (await db.rows(this.read.fuelPricesByKey, [output])).map(toFuelPriceRow));
+  }
+
+  async along(fuel: FuelId, path: PathIndex, order: AlongOrder, limit: number, offset: number, fill?: Fill): Promise<AlongPage> {
+    // From what is kept per data version, without a snapshot (as near searches).
+    const version = (await this.versions()).data;
+    const prices = await this.fuelPrices(this.db, version, fuelIndex(fuel));
+    const page = rankAlong(pricedAlong(await this.positions(this.db, version), prices, path), order, limit, offset, fill);
+    return { ...page, stations: await this.byIds(this.db, page.items.map((p) => p.stationId), version) };
   }
 
   async stateTotals(state: StateId | undefined): Promise<FuelTotals[]> {

@@ -101,6 +101,11 @@ export function encodePolyline(points: readonly Point[]): string {
   return out;
 }
 
+/** A cell's row and column as one number (rows and columns of cells of at least 0.01° stay within ±2^15). */
+function cellKey(row: number, column: number): number {
+  return (row + 32_768) * 65_536 + (column + 32_768);
+}
+
 /** A box of positions, in degrees. */
 export interface PathBox { minLat: number; maxLat: number; minLng: number; maxLng: number }
 
@@ -119,7 +124,8 @@ export interface OnPath {
  */
 export class PathIndex {
   private readonly cumulative: number[] = [0];
-  private readonly cells = new Map<string, number[]>();
+  /** By cellKey: the segments (ascending) that may come within the corridor of a point in the cell. */
+  private readonly cells = new Map<number, number[]>();
   private readonly cell: number;
   readonly lengthKm: number;
 
@@ -132,10 +138,9 @@ export class PathIndex {
     this.lengthKm = this.cumulative[this.cumulative.length - 1] ?? 0;
     // Cells of at least the corridor in latitude degrees (and never finer than 0.01°).
     this.cell = Math.max(corridorKm / KM_PER_DEGREE, 0.01);
-    // Each segment is walked in steps of at most a cell in latitude and longitude; a point within
-    // the corridor of the segment is within the corridor plus half a step of one of the steps'
-    // ends, and each end registers the cells of that box: a long or diagonal segment takes the
-    // cells along it, not every cell of its bounding box.
+    // Each segment is cut into steps of at most a cell in latitude and longitude, and each step
+    // registers the cells of its box widened by the corridor: a long or diagonal segment takes
+    // the cells along it, not every cell of its bounding box.
     const dLat = corridorKm / KM_PER_DEGREE;
     for (let s = 0; s + 1 < points.length; s++) {
       const a = points[s] as Point;
@@ -143,14 +148,14 @@ export class PathIndex {
       const maxAbsLat = Math.min(89, Math.max(Math.abs(a.latitude), Math.abs(b.latitude)) + dLat);
       const dLng = corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
       const steps = Math.max(1, Math.ceil(Math.max(Math.abs(b.latitude - a.latitude), Math.abs(b.longitude - a.longitude)) / this.cell));
-      for (let k = 0; k <= steps; k++) {
-        const lat = a.latitude + ((b.latitude - a.latitude) * k) / steps;
-        const lng = a.longitude + ((b.longitude - a.longitude) * k) / steps;
-        const [r0, r1] = [this.row(lat - dLat - this.cell / 2), this.row(lat + dLat + this.cell / 2)];
-        const [c0, c1] = [this.row(lng - dLng - this.cell / 2), this.row(lng + dLng + this.cell / 2)];
+      for (let k = 0; k < steps; k++) {
+        const [lat0, lat1] = [a.latitude + ((b.latitude - a.latitude) * k) / steps, a.latitude + ((b.latitude - a.latitude) * (k + 1)) / steps];
+        const [lng0, lng1] = [a.longitude + ((b.longitude - a.longitude) * k) / steps, a.longitude + ((b.longitude - a.longitude) * (k + 1)) / steps];
+        const [r0, r1] = [this.row(Math.min(lat0, lat1) - dLat), this.row(Math.max(lat0, lat1) + dLat)];
+        const [c0, c1] = [this.row(Math.min(lng0, lng1) - dLng), this.row(Math.max(lng0, lng1) + dLng)];
         for (let r = r0; r <= r1; r++) {
           for (let c = c0; c <= c1; c++) {
-            const key = `${r}:${c}`;
+            const key = cellKey(r, c);
             const list = this.cells.get(key);
             if (!list) this.cells.set(key, [s]);
             else if (list[list.length - 1] !== s) list.push(s);
@@ -213,7 +218,7 @@ export class PathIndex {
 
   /** Where the point stands against the path when within the corridor; undefined otherwise. */
   locate(p: Point): OnPath | undefined {
-    const segments = this.cells.get(`${this.row(p.latitude)}:${this.row(p.longitude)}`);
+    const segments = this.cells.get(cellKey(this.row(p.latitude), this.row(p.longitude)));
     if (!segments) return undefined;
     const cos = Math.cos(p.latitude * RADIANS);
     let best: { km: number; along: number } | undefined;

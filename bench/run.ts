@@ -17,6 +17,7 @@ import { scriptArgs } from './cli.ts';
 import type { CannedAnswer } from './ceiling.ts';
 import { DATASETS, type Dataset, type DatasetName, NOW_ISO, ensureDataset } from './datasets.ts';
 import { FIXED_PATH } from './fixed.ts';
+import { HUME_ALONG_NAME, HUME_ALONG_PATH } from './hume.ts';
 import { type IngestResult, compareIngest, ingestSample } from './ingest.ts';
 import { type Comparison, type LoadSettings, type Side, compare, hardLimitSec, loadRun } from './load.ts';
 import { median } from './stats.ts';
@@ -245,6 +246,11 @@ try {
         const judged = path.includes('near=');
         await measure('find', `${path} vs ${display(byId, main)}`, a, b, judged ? { text: 'req ≥0.50', met: (c) => c.median.requestsRatio >= 0.5 } : undefined);
       }
+      // Along a route (issue 31): Sydney to Melbourne, 500 points, a 2 km corridor, at least 0.3 of a station by id.
+      await measure('find', `${HUME_ALONG_NAME} vs ${display(byId, main)}`,
+        { ...at(uncachedSide, uncachedServer, HUME_ALONG_PATH), label: `cache off, ${main.name}` },
+        { ...at(uncachedSide, uncachedServer, byId), label: `${display(byId, main)}, cache off` },
+        { text: 'req ≥0.30', met: (c) => c.median.requestsRatio >= 0.3 }, HUME_ALONG_PATH);
     }
 
     if (only.has('way')) {

@@ -23,6 +23,7 @@ import { fuelTypeRoutes } from './http/routes/fuel-types.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { stationRoutes } from './http/routes/stations.ts';
 import { priceRoutes } from './http/routes/prices.ts';
+import { alongRoutes } from './http/routes/along.ts';
 import { lazySerializers } from './http/representation/serializers.ts';
 import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer } from './http/server/server-limits.ts';
 import { frameworkError, requestHooks } from './http/request/hooks.ts';
@@ -126,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cityRoutes, { ...deps, historyBlocks: new HistoryBlocks() });
   await app.register(stationRoutes, deps);
   await app.register(priceRoutes, deps);
+  await app.register(alongRoutes, deps);
   await app.register(fuelTypeRoutes, deps);
   await app.register(brandRoutes, deps);
   await app.register(dashboardRoutes);

@@ -1,5 +1,6 @@
 import { type FuelId, perFuel } from './fuels.ts';
 import type { RankedPrice } from './cheapest.ts';
+import { type AlongPrice, type Fill, formatCentsAsDollars, netCostCents } from './along.ts';
 import { formatKm } from './nearby.ts';
 import type { FuelSeries } from './history.ts';
 import type { StationReport } from './price-rows.ts';
@@ -89,14 +90,15 @@ export function stationPriceEntries(prices: readonly StationReport[], source: st
 
 export interface CheapestOut {
   station_id: string; name: string; brand: string; address: string; latitude: string | false; longitude: string | false;
-  price: string; updated_at: number; distance_km?: string;
+  price: string; updated_at: number; distance_km?: string; net_cost?: string;
 }
 
 /** A page of ranked prices as /v1/prices/cheapest lists them, with their stations' details (a station not found is left out). */
 /** What an item shows of its station (a store's Station has it). */
 interface StationShown { id: string; name: string; brand: string; address: string; latitude: string | false; longitude: string | false }
 
-export function cheapestEntries(page: readonly RankedPrice[], stations: readonly StationShown[]): CheapestOut[] {
+/** With a fill, each item's net_cost: its detour the round trip from the point (twice its metres). */
+export function cheapestEntries(page: readonly RankedPrice[], stations: readonly StationShown[], fill?: Fill): CheapestOut[] {
   const byId = new Map(stations.map((s) => [s.id, s]));
   const out: CheapestOut[] = [];
   for (const p of page) {
@@ -107,6 +109,29 @@ export function cheapestEntries(page: readonly RankedPrice[], stations: readonly
       price: formatCents(p.priceTenths), updated_at: p.reportedAt,
     };
     if (p.metres !== undefined) item.distance_km = formatKm(p.metres);
+    if (fill) item.net_cost = formatCentsAsDollars(netCostCents(p.priceTenths, fill, p.metres ?? 0));
+    out.push(item);
+  }
+  return out;
+}
+
+export interface AlongOut extends CheapestOut {
+  distance_km: string; along_km: string; detour_km: string;
+}
+
+/** A page of /v1/prices/along: as cheapest's items, with distance_km (to the path), along_km, detour_km, and net_cost when ranked with a fill. */
+export function alongEntries(page: readonly AlongPrice[], stations: readonly StationShown[]): AlongOut[] {
+  const byId = new Map(stations.map((s) => [s.id, s]));
+  const out: AlongOut[] = [];
+  for (const p of page) {
+    const s = byId.get(p.stationId);
+    if (!s) continue;
+    const item: AlongOut = {
+      station_id: s.id, name: s.name, brand: s.brand, address: s.address, latitude: s.latitude, longitude: s.longitude,
+      price: formatCents(p.priceTenths), updated_at: p.reportedAt,
+      distance_km: formatKm(p.metres), along_km: formatKm(Math.round(p.alongKm * 1000)), detour_km: formatKm(2 * p.metres),
+    };
+    if (p.netCents !== undefined) item.net_cost = formatCentsAsDollars(p.netCents);
     out.push(item);
   }
   return out;

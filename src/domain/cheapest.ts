@@ -11,6 +11,8 @@ import { type Near, type Point, metresBetween } from './nearby.ts';
 import { compareIds } from './today.ts';
 
 export type PriceOrder = 'asc' | 'desc';
+/** The route's orders: net_cost ranks by the net cost of a fill (domain/along.ts rankByNetCost), near a point only. */
+export type CheapestOrder = PriceOrder | 'net_cost';
 
 /** An available current price of the fuel asked for (of a member, for a combined fuel), with its station's position. */
 export interface PricedStation extends Point {

@@ -22,6 +22,14 @@ export const MAX_PATH_POINTS = 1000;
 export const DEFAULT_CORRIDOR_KM = 2;
 export const MIN_CORRIDOR_KM = 0.1;
 export const MAX_CORRIDOR_KM = 20;
+/**
+ * A path's sweep: over its segments, the sum of the larger of each one's change in latitude and
+ * in longitude, in degrees. What indexing a path costs grows with it (PathIndex), so it is
+ * bounded: a road trip round the whole of Australia sweeps about 130.
+ */
+export const MAX_PATH_SWEEP_DEGREES = 180;
+/** The widest a stretch of the path is, in degrees, before its box is cut (PathIndex.boxes). */
+const STRETCH_DEGREES = 0.25;
 
 const RADIANS = Math.PI / 180;
 const KM_PER_DEGREE = EARTH_RADIUS_KM * RADIANS;
@@ -61,6 +69,17 @@ export function decodePolyline(text: string): Point[] | { error: string } {
   return points;
 }
 
+/** Why the path is too costly to index (its sweep over MAX_PATH_SWEEP_DEGREES), for a 400 naming `path`; undefined when it is not. */
+export function sweepError(points: readonly Point[]): string | undefined {
+  let sweep = 0;
+  for (let i = 1; i < points.length; i++) {
+    const [a, b] = [points[i - 1] as Point, points[i] as Point];
+    sweep += Math.max(Math.abs(b.latitude - a.latitude), Math.abs(b.longitude - a.longitude));
+  }
+  return sweep > MAX_PATH_SWEEP_DEGREES
+    ? `must sweep at most ${MAX_PATH_SWEEP_DEGREES} degrees of latitude and longitude in all (the sum over its segments of the larger change)` : undefined;
+}
+
 /** A polyline of precision 5 for the points (what a routing engine would send; for tests and examples). */
 export function encodePolyline(points: readonly Point[]): string {
   let out = '';
@@ -82,6 +101,14 @@ export function encodePolyline(points: readonly Point[]): string {
   return out;
 }
 
+/** A cell's row and column as one number (rows and columns of cells of at least 0.01° stay within ±2^15). */
+function cellKey(row: number, column: number): number {
+  return (row + 32_768) * 65_536 + (column + 32_768);
+}
+
+/** A box of positions, in degrees. */
+export interface PathBox { minLat: number; maxLat: number; minLng: number; maxLng: number }
+
 /** Where a station stands against the path. */
 export interface OnPath {
   /** To the path's nearest point, whole metres. */
@@ -97,7 +124,8 @@ export interface OnPath {
  */
 export class PathIndex {
   private readonly cumulative: number[] = [0];
-  private readonly cells = new Map<string, number[]>();
+  /** By cellKey: the segments (ascending) that may come within the corridor of a point in the cell. */
+  private readonly cells = new Map<number, number[]>();
   private readonly cell: number;
   readonly lengthKm: number;
 
@@ -110,19 +138,28 @@ export class PathIndex {
     this.lengthKm = this.cumulative[this.cumulative.length - 1] ?? 0;
     // Cells of at least the corridor in latitude degrees (and never finer than 0.01°).
     this.cell = Math.max(corridorKm / KM_PER_DEGREE, 0.01);
+    // Each segment is cut into steps of at most a cell in latitude and longitude, and each step
+    // registers the cells of its box widened by the corridor: a long or diagonal segment takes
+    // the cells along it, not every cell of its bounding box.
+    const dLat = corridorKm / KM_PER_DEGREE;
     for (let s = 0; s + 1 < points.length; s++) {
       const a = points[s] as Point;
       const b = points[s + 1] as Point;
-      const maxAbsLat = Math.min(89, Math.max(Math.abs(a.latitude), Math.abs(b.latitude)) + corridorKm / KM_PER_DEGREE);
-      const dLat = corridorKm / KM_PER_DEGREE;
+      const maxAbsLat = Math.min(89, Math.max(Math.abs(a.latitude), Math.abs(b.latitude)) + dLat);
       const dLng = corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
-      const [r0, r1] = [this.row(Math.min(a.latitude, b.latitude) - dLat), this.row(Math.max(a.latitude, b.latitude) + dLat)];
-      const [c0, c1] = [this.row(Math.min(a.longitude, b.longitude) - dLng), this.row(Math.max(a.longitude, b.longitude) + dLng)];
-      for (let r = r0; r <= r1; r++) {
-        for (let c = c0; c <= c1; c++) {
-          const key = `${r}:${c}`;
-          const list = this.cells.get(key);
-          if (list) list.push(s); else this.cells.set(key, [s]);
+      const steps = Math.max(1, Math.ceil(Math.max(Math.abs(b.latitude - a.latitude), Math.abs(b.longitude - a.longitude)) / this.cell));
+      for (let k = 0; k < steps; k++) {
+        const [lat0, lat1] = [a.latitude + ((b.latitude - a.latitude) * k) / steps, a.latitude + ((b.latitude - a.latitude) * (k + 1)) / steps];
+        const [lng0, lng1] = [a.longitude + ((b.longitude - a.longitude) * k) / steps, a.longitude + ((b.longitude - a.longitude) * (k + 1)) / steps];
+        const [r0, r1] = [this.row(Math.min(lat0, lat1) - dLat), this.row(Math.max(lat0, lat1) + dLat)];
+        const [c0, c1] = [this.row(Math.min(lng0, lng1) - dLng), this.row(Math.max(lng0, lng1) + dLng)];
+        for (let r = r0; r <= r1; r++) {
+          for (let c = c0; c <= c1; c++) {
+            const key = cellKey(r, c);
+            const list = this.cells.get(key);
+            if (!list) this.cells.set(key, [s]);
+            else if (list[list.length - 1] !== s) list.push(s);
+          }
         }
       }
     }
@@ -142,9 +179,46 @@ export class PathIndex {
     return { minLat: Math.min(...lats) - dLat, maxLat: Math.max(...lats) + dLat, minLng: Math.min(...lngs) - dLng, maxLng: Math.max(...lngs) + dLng };
   }
 
+  /**
+   * Boxes that together hold every position within the corridor, each one a stretch of the path
+   * at most STRETCH_DEGREES across (a long segment cut into several) widened by the corridor: what
+   * a position index sorted by latitude walks, band by narrow band.
+   */
+  boxes(): PathBox[] {
+    const out: PathBox[] = [];
+    const dLat = this.corridorKm / KM_PER_DEGREE;
+    let box: PathBox | undefined;
+    const close = (): void => {
+      if (!box) return;
+      const maxAbsLat = Math.min(89, Math.max(Math.abs(box.minLat), Math.abs(box.maxLat)) + dLat);
+      const dLng = this.corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
+      out.push({ minLat: box.minLat - dLat, maxLat: box.maxLat + dLat, minLng: box.minLng - dLng, maxLng: box.maxLng + dLng });
+    };
+    for (let s = 0; s + 1 < this.points.length; s++) {
+      const a = this.points[s] as Point;
+      const b = this.points[s + 1] as Point;
+      const steps = Math.max(1, Math.ceil(Math.max(Math.abs(b.latitude - a.latitude), Math.abs(b.longitude - a.longitude)) / STRETCH_DEGREES));
+      for (let k = s === 0 ? 0 : 1; k <= steps; k++) {
+        const lat = a.latitude + ((b.latitude - a.latitude) * k) / steps;
+        const lng = a.longitude + ((b.longitude - a.longitude) * k) / steps;
+        if (box && Math.max(box.maxLat, lat) - Math.min(box.minLat, lat) <= STRETCH_DEGREES
+          && Math.max(box.maxLng, lng) - Math.min(box.minLng, lng) <= STRETCH_DEGREES) {
+          box = { minLat: Math.min(box.minLat, lat), maxLat: Math.max(box.maxLat, lat), minLng: Math.min(box.minLng, lng), maxLng: Math.max(box.maxLng, lng) };
+          continue;
+        }
+        // A new stretch starts where the last one ended, so that the stretches join.
+        const last = k === 0 ? { latitude: lat, longitude: lng } : { latitude: a.latitude + ((b.latitude - a.latitude) * (k - 1)) / steps, longitude: a.longitude + ((b.longitude - a.longitude) * (k - 1)) / steps };
+        close();
+        box = { minLat: Math.min(last.latitude, lat), maxLat: Math.max(last.latitude, lat), minLng: Math.min(last.longitude, lng), maxLng: Math.max(last.longitude, lng) };
+      }
+    }
+    close();
+    return out;
+  }
+
   /** Where the point stands against the path when within the corridor; undefined otherwise. */
   locate(p: Point): OnPath | undefined {
-    const segments = this.cells.get(`${this.row(p.latitude)}:${this.row(p.longitude)}`);
+    const segments = this.cells.get(cellKey(this.row(p.latitude), this.row(p.longitude)));
     if (!segments) return undefined;
     const cos = Math.cos(p.latitude * RADIANS);
     let best: { km: number; along: number } | undefined;

@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { FUELS } from '../domain/fuels.ts';
 import { STATES } from '../domain/states.ts';
 import { TIMEFRAMES } from '../domain/time.ts';
+import { NetCostSchema, fillParameters } from './fill.ts';
 import { DEFAULT_RADIUS_KM, MAX_RADIUS_KM, MIN_RADIUS_KM, NEAR_PATTERN, RADIUS_PATTERN } from '../domain/nearby.ts';
 
 /**
@@ -145,7 +146,7 @@ const queryInteger = (minimum: number, maximum: number | undefined, accepts: str
   Type.Integer({ minimum, ...(maximum === undefined ? {} : { maximum }), description, 'x-accepts': accepts });
 /** `max_age`: fresh prices only (issue 31). Hours, whole: a price reported longer ago than that is left out. */
 export const MAX_AGE_HOURS = 8760;
-const maxAgeParameter = (what: string) => Type.Optional(queryInteger(
+export const maxAgeParameter = (what: string) => Type.Optional(queryInteger(
   1, MAX_AGE_HOURS, `must be a whole number of hours from 1 to ${MAX_AGE_HOURS}`,
   `Fresh prices only: ${what} reported at most this many hours ago (1 to ${MAX_AGE_HOURS}). Every price carries its report's instant as updated_at.`,
 ));
@@ -275,8 +276,11 @@ export const CheapestQuerySchema = Type.Object({
   state: ListQuerySchema.properties.state,
   ...nearParameters('Scope: the stations'),
   order: Type.Optional(Type.String({
-    enum: ['asc', 'desc'], description: 'asc (default): cheapest first; desc: dearest first.', 'x-accepts': 'must be asc or desc',
+    enum: ['asc', 'desc', 'net_cost'], 'x-accepts': 'must be asc, desc or net_cost',
+    description: 'asc (default): cheapest first; desc: dearest first. net_cost (only with near, litres and consumption): the lowest net cost first '
+      + '(in cents, as shown), then price, then distance, then station id.',
   })),
+  ...fillParameters('The detour is the round trip from near to the station: twice distance_km (so litres and consumption need near).'),
   day: Type.Optional(Type.String({
     enum: ['today', 'tomorrow'],
     description: 'today (default): the prices in force now. tomorrow: the next prices already published and not yet in force (WA: from about 14:30 WA time, '
@@ -301,6 +305,7 @@ export const CheapestItemSchema = Type.Object({
   price: Type.String({ description: 'Cents, ddd.d: the station\'s available price (for a combined id, its lowest member price).', examples: ['172.9'] }),
   updated_at: Type.Integer({ description: 'Unix second of that price\'s report (with day=tomorrow: from which it is in force).' }),
   distance_km: Type.Optional(Type.String({ description: 'Only with near: great-circle km from the point, one decimal.', examples: ['1.4'] })),
+  net_cost: NetCostSchema,
 });
 export const CheapestResponse = pageEnvelope(CheapestItemSchema, 'A page of the stations selling the fuel, cheapest first (dearest first with order=desc).', {
   data: [{

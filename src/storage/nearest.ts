@@ -142,6 +142,14 @@ export class Positions {
     return { slots, metres };
   }
 
+  /** Each station's slot in the box (latitude band, then longitude), in latitude order. */
+  eachInBox(box: { minLat: number; maxLat: number; minLng: number; maxLng: number }, visit: (slot: number) => void): void {
+    for (let slot = this.firstAtOrAbove(box.minLat); slot < this.latitude.length && (this.latitude[slot] ?? 0) <= box.maxLat; slot++) {
+      const longitude = this.longitude[slot] ?? 0;
+      if (longitude >= box.minLng && longitude <= box.maxLng) visit(slot);
+    }
+  }
+
   private firstAtOrAbove(latitude: number): number {
     let lo = 0;
     let hi = this.latitude.length;
@@ -195,6 +203,10 @@ export class FuelPrices {
       }
     }
   }
+
+  /** The slot's price in tenths, -1 when it has none; and when it was reported. */
+  priceAt(slot: number): number { return this.price[slot] ?? -1; }
+  reportedAtOf(slot: number): number { return this.at[slot] ?? 0; }
 
   /**
    * The priced stations within the radius in domain/cheapest.ts's order (price, then metres, then

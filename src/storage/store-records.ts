@@ -1,5 +1,6 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
+import type { AlongPrice } from '../domain/along.ts';
 import type { RankedPrice } from '../domain/cheapest.ts';
 import type { Near } from '../domain/nearby.ts';
 
@@ -59,6 +60,11 @@ export interface ListedStation extends Station {
 
 export interface CheapestPage extends ListResult<RankedPrice> {
   /** The stations of the page's items (in no order). */
+  stations: Station[];
+}
+
+/** A page of the stations along a path (domain/along.ts), with the page's stations. */
+export interface AlongPage extends ListResult<AlongPrice> {
   stations: Station[];
 }
 

@@ -2,12 +2,14 @@ import type { FreshParts } from '../domain/fresh.ts';
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
 import type { LocalDay } from '../domain/time.ts';
-import type { PriceOrder, PricedStation, RankedPrice } from '../domain/cheapest.ts';
+import type { AlongOrder, Fill } from '../domain/along.ts';
+import type { CheapestOrder, PricedStation, RankedPrice } from '../domain/cheapest.ts';
+import type { PathIndex } from '../domain/route.ts';
 import type { HeldPrice } from '../domain/tomorrow.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
 import type {
-  Batch, BatchResult, Brand, CheapestPage, City, CityInput, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation,
+  AlongPage, Batch, BatchResult, Brand, CheapestPage, City, CityInput, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation,
   ListQuery, ListResult, ListedStation, Migration, PoolStats, PriceArea, Station, StationListQuery, TokenRecord,
 } from './store-records.ts';
 
@@ -54,10 +56,15 @@ export interface ReadStore extends StoreBase {
   listStations(query: StationListQuery): Promise<ListResult<ListedStation>>;
   /**
    * A page of the stations of an area ranked by their available price of an output fuel (domain/cheapest.ts), how many there are, and the page's stations.
-   * With day `tomorrow`, ranked by their next held prices in stock instead (domain/tomorrow.ts).
-   * Given `since` (Unix seconds; today's prices only), prices reported before it are left out.
+   * With day `tomorrow`, ranked by their next held prices in stock instead (domain/tomorrow.ts). Order net_cost needs the fill (and the area near a point).
+   * Given `since` (max_age, Unix seconds; today's prices only), prices reported before it are left out.
    */
-  cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day?: PriceDay, since?: number): Promise<CheapestPage>;
+  cheapest(fuel: FuelId, area: PriceArea, order: CheapestOrder, limit: number, offset: number, day?: PriceDay, fill?: Fill, since?: number): Promise<CheapestPage>;
+  /**
+   * A page of the stations with an available price of an output fuel within the path's corridor, ranked (domain/along.ts), and the page's stations.
+   * Given `since`, prices reported before it are left out.
+   */
+  along(fuel: FuelId, path: PathIndex, order: AlongOrder, limit: number, offset: number, fill?: Fill, since?: number): Promise<AlongPage>;
   /**
    * Count, sum, min and max of available current prices per reported fuel, from the totals kept
    * on write: of one state, or (undefined) of the nation.

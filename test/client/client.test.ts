@@ -6,6 +6,7 @@ import {
   AuthError, BadRequestError, type ClientOptions, FuelPriceClient, FuelPriceError, NetworkError, NotFoundError, RateLimitedError, UnavailableError,
 } from '../../clients/typescript/src/index.ts';
 import { MemoryRateLimiter, type RateDecision, type RateLimiter } from '../../src/http/auth/rate-limits.ts';
+import { encodePolyline } from '../../src/domain/route.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { type RunningServer, fixedClock, freePort, get, servedStore, startServer, testBackends } from '../helpers.ts';
 
@@ -57,6 +58,9 @@ async function assertApiError(promise: Promise<unknown>, type: typeof FuelPriceE
   return error;
 }
 
+/** Across Sydney, west to east (an encoded polyline, as a routing engine sends it). */
+const ALONG_PATH = encodePolyline([{ latitude: -33.87, longitude: 151.1 }, { latitude: -33.87, longitude: 151.3 }]);
+
 /** Each client method with a request of its, and the same request's path for a raw GET. */
 const CALLS: ReadonlyArray<{ id: string; path: string; call: (c: FuelPriceClient) => Promise<unknown> }> = [
   { id: 'getHealth', path: '/health', call: (c) => c.getHealth() },
@@ -77,6 +81,8 @@ const CALLS: ReadonlyArray<{ id: string; path: string; call: (c: FuelPriceClient
   { id: 'getStationsPrices', path: '/v1/stations/prices?ids=beta-sydney%2Cnowhere%2Calpha-sydney', call: (c) => c.getStationsPrices(['beta-sydney', 'nowhere', 'alpha-sydney']) },
   { id: 'getPriceSummary', path: '/v1/prices?state=nsw', call: (c) => c.getPriceSummary({ state: 'nsw' }) },
   { id: 'listCheapestStations', path: '/v1/prices/cheapest?fuel=ulp91&state=nsw&order=desc&limit=1&offset=1', call: (c) => c.listCheapestStations({ fuel: 'ulp91', state: 'nsw', order: 'desc', limit: 1, offset: 1 }) },
+  { id: 'listStationsAlongRoute', path: `/v1/prices/along?${new URLSearchParams({ fuel: 'ulp91', path: ALONG_PATH, corridor: '5', order: 'along' })}`,
+    call: (c) => c.listStationsAlongRoute({ fuel: 'ulp91', path: ALONG_PATH, corridor: '5', order: 'along' }) },
   { id: 'listFuelTypes', path: '/v1/fuel-types', call: (c) => c.listFuelTypes() },
   { id: 'listBrands', path: '/v1/brands?limit=3', call: (c) => c.listBrands({ limit: 3 }) },
 ];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Point } from '../../src/domain/nearby.ts';
-import { MAX_PATH_POINTS, PathIndex, decodePolyline, encodePolyline, netCostDollars } from '../../src/domain/route.ts';
+import { MAX_PATH_POINTS, PathIndex, decodePolyline, encodePolyline, netCostDollars, sweepError } from '../../src/domain/route.ts';
 
 const R = 6371;
 const rad = (d: number): number => (d * Math.PI) / 180;
@@ -119,4 +119,55 @@ test('net cost: the fill plus the detour\'s fuel at the station\'s price, worked
   assert.ok(Math.abs(netCostDollars(1859, 40, 4, 8) - 74.95488) < 1e-9);
   // No detour: the fill alone, 40 × $1.859.
   assert.ok(Math.abs(netCostDollars(1859, 40, 0, 8) - 74.36) < 1e-9);
+});
+
+describe('long segments and the boxes a position index walks', () => {
+  // Flat at the station, every segment: the documented measure, written again here.
+  const brute = (path: readonly Point[], p: Point): number => {
+    let best = Infinity;
+    const k = R * Math.PI / 180;
+    const c = Math.cos(rad(p.latitude));
+    for (let s = 0; s + 1 < path.length; s++) {
+      const [a, b] = [path[s] as Point, path[s + 1] as Point];
+      const [ax, ay, bx, by] = [(a.longitude - p.longitude) * k * c, (a.latitude - p.latitude) * k, (b.longitude - p.longitude) * k * c, (b.latitude - p.latitude) * k];
+      const t = Math.min(1, Math.max(0, -(ax * (bx - ax) + ay * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2)));
+      best = Math.min(best, Math.hypot(ax + t * (bx - ax), ay + t * (by - ay)));
+    }
+    return Math.round(best * 1000);
+  };
+
+  test('a few long diagonal segments (Sydney, Mildura, Perth, Darwin) find what measuring every segment finds, for corridors of 0.1 to 20 km', () => {
+    const path = [{ latitude: -33.87, longitude: 151.21 }, { latitude: -34.18, longitude: 142.16 }, { latitude: -31.95, longitude: 115.86 }, { latitude: -12.46, longitude: 130.84 }];
+    for (const corridor of [0.1, 2, 20]) {
+      const index = new PathIndex(path, corridor);
+      const boxes = index.boxes();
+      let inside = 0;
+      for (let i = 0; i < 3000; i++) {
+        // A point on a segment, pushed off it by up to twice the corridor each way.
+        const s = i % 3;
+        const [a, b] = [path[s] as Point, path[s + 1] as Point];
+        const t = ((i * 7919) % 1000) / 1000;
+        const off = ((((i * 104729) % 2001) - 1000) / 1000) * 2 * corridor / 111.19;
+        const p = { latitude: a.latitude + t * (b.latitude - a.latitude) + off * ((i % 5) - 2) / 2, longitude: a.longitude + t * (b.longitude - a.longitude) + off };
+        const want = brute(path, p);
+        const got = index.locate(p);
+        if (want <= Math.round(corridor * 1000)) {
+          inside++;
+          assert.equal(got?.metres, want, `${corridor}: ${p.latitude},${p.longitude}`);
+          assert.ok(boxes.some((x) => p.latitude >= x.minLat && p.latitude <= x.maxLat && p.longitude >= x.minLng && p.longitude <= x.maxLng), 'in a box');
+        } else assert.equal(got, undefined);
+      }
+      assert.ok(inside > 300, `${inside} inside at ${corridor} km`);
+      // Boxes are at most a quarter degree across, plus the corridor each side.
+      assert.ok(boxes.every((x) => x.maxLat - x.minLat <= 0.25 + 2 * corridor / 111.19 + 1e-9));
+    }
+  });
+
+  test('a path sweeping more than 180 degrees is refused with the reason; one of 180 is not', () => {
+    assert.equal(sweepError([{ latitude: -30, longitude: 100 }, { latitude: -30, longitude: -80 }]), undefined);
+    assert.equal(sweepError([{ latitude: -30, longitude: 100 }, { latitude: -30, longitude: -80.00001 }]),
+      'must sweep at most 180 degrees of latitude and longitude in all (the sum over its segments of the larger change)');
+    // Back and forth: 4 segments of 50 degrees (the larger change each time) sweep 200.
+    assert.notEqual(sweepError([{ latitude: -30, longitude: 100 }, { latitude: -20, longitude: 150 }, { latitude: -30, longitude: 100 }, { latitude: -20, longitude: 150 }, { latitude: -30, longitude: 100 }]), undefined);
+  });
 });

@@ -11,6 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { encodePolyline } from '../../src/domain/route.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { fixedClock, get, servedStore, testBackends } from '../helpers.ts';
 
@@ -59,6 +60,17 @@ for (const backend of testBackends()) {
       assert.deepEqual(ranked(tomorrow.body), []);
     });
 
+    test('along a path: prices older than max_age hours are left out', async () => {
+      // A path through Sydney's stations (alpha-sydney -33.87,151.21; beta-sydney -33.88,151.2), 5 km corridor:
+      // ulp91 at alpha-sydney (42 h) and beta-sydney (3 h); delta-country (diesel) is 60 km away.
+      const path = encodePolyline([{ latitude: -33.86, longitude: 151.18 }, { latitude: -33.89, longitude: 151.23 }]);
+      const along = async (extra: string) => ranked((await get(server, `/v1/prices/along?fuel=ulp91&corridor=5&path=${encodeURIComponent(path)}${extra}`)).body);
+      assert.deepEqual(await along(''), ['beta-sydney 175.0', 'alpha-sydney 185.0']);
+      assert.deepEqual(await along('&max_age=42'), ['beta-sydney 175.0', 'alpha-sydney 185.0']);
+      assert.deepEqual(await along('&max_age=41'), ['beta-sydney 175.0']);
+      assert.deepEqual(await along('&max_age=2'), []);
+    });
+
     test('the station list: only stations with an available price (of fuel, when given) reported within max_age hours', async () => {
       const cases: Array<[string, string[]]> = [
         // alpha-sydney's e10 report is 4 h old but out of stock; its ulp91 is 42 h old.
@@ -93,7 +105,7 @@ for (const backend of testBackends()) {
     });
 
     test('every bad max_age answers 400 invalid_parameter with the same message, on every route that takes it', async () => {
-      const routes = ['/v1/prices/cheapest?fuel=ulp91&state=nsw&', '/v1/stations?', '/v1/stations/beta-sydney/prices?', '/v1/stations/prices?ids=beta-sydney&'];
+      const routes = ['/v1/prices/cheapest?fuel=ulp91&state=nsw&', '/v1/prices/along?fuel=ulp91&path=_p~iF~ps%7CU_ulLnnqC&', '/v1/stations?', '/v1/stations/beta-sydney/prices?', '/v1/stations/prices?ids=beta-sydney&'];
       for (const route of routes) {
         for (const value of ['0', '8761', '1.5', 'abc', '-1', '1e3', '', ' 2']) {
           const r = await get(server, `${route}max_age=${encodeURIComponent(value)}`);

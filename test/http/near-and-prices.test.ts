@@ -256,7 +256,7 @@ for (const backend of testBackends()) {
       await rejects('/v1/prices/cheapest?fuel=e10&state=nsw&city=testville', ONE_SCOPE);
       await rejects(`/v1/prices/cheapest?fuel=e10&state=nsw&near=${P}`, ONE_SCOPE);
       await rejects(`/v1/prices/cheapest?fuel=e10&city=testville&near=${P}`, ONE_SCOPE);
-      await rejects('/v1/prices/cheapest?fuel=e10&state=nsw&order=up', "Parameter 'order' must be asc or desc.");
+      await rejects('/v1/prices/cheapest?fuel=e10&state=nsw&order=up', "Parameter 'order' must be asc, desc or net_cost.");
       await rejects('/v1/prices/cheapest?fuel=e10&state=nz', "Parameter 'state' must be one of nsw, vic, qld, wa, sa, tas, nt, act.");
       await rejects('/v1/prices/cheapest?fuel=e10&city=Test_ville', "Parameter 'city' must be a city id: lowercase letters and digits in hyphen-separated words, at most 80 characters.");
       await rejects('/v1/prices/cheapest?fuel=e10&state=nsw&page=1&offset=0', "Parameters 'page' and 'offset' cannot be used together; give one of them.");

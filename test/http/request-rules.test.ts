@@ -41,6 +41,16 @@ describe('the request rules', () => {
     assert.deepEqual(admission({ url: '/', headers: { 'transfer-encoding': 'chunked' } }, 20)?.headers, { connection: 'close' });
   });
 
+  test('admission: /v1/prices/along (a route in its URL) may be 8,192 characters; any other path, the limit', () => {
+    const along = (n: number) => `/v1/prices/along?path=${'A'.repeat(n - 22)}`;
+    assert.equal(along(8_192).length, 8_192);
+    assert.equal(admission({ url: along(8_192), headers: {} }, 2_048), undefined);
+    assert.equal(admission({ url: along(8_193), headers: {} }, 2_048)?.message, 'The URL is too long (8192 characters at most).');
+    // Only that path: another whose name begins the same, or another route, keeps the limit.
+    assert.equal(admission({ url: `/v1/prices/alongside?${'A'.repeat(3_000)}`, headers: {} }, 2_048)?.message, 'The URL is too long (2048 characters at most).');
+    assert.equal(admission({ url: `/v1/prices/cheapest?${'A'.repeat(3_000)}`, headers: {} }, 2_048)?.message, 'The URL is too long (2048 characters at most).');
+  });
+
   test('public paths: probes, the docs and the API description; every other /v1 path needs a token', () => {
     assert.deepEqual(['/health', '/docs', '/v1/openapi.json', '/v1/cities', '/v1/openapi.json/x'].map(isPublicPath), [true, true, true, false, false]);
   });

@@ -23,7 +23,7 @@ export type Query<K extends OperationId> = Omit<NonNullable<operations[K]['param
 export type ListQuery<K extends PaginatedId> = Omit<Query<K>, 'page' | 'offset'>;
 
 /** The operations that answer a page of items (`data`, `total_items`, `total_pages`, `current_page`). */
-export type PaginatedId = 'listCities' | 'listStations' | 'listCheapestStations' | 'listBrands';
+export type PaginatedId = 'listCities' | 'listStations' | 'listCheapestStations' | 'listStationsAlongRoute' | 'listBrands';
 
 /** One item of a paginated list. */
 export type Item<K extends PaginatedId> = Answer<K> extends { data: Array<infer T> } ? T : never;
@@ -107,6 +107,8 @@ export class FuelPriceClient {
   // Prices, fuel types, brands.
   getPriceSummary(query: Query<'getPriceSummary'> = {}): Promise<Answer<'getPriceSummary'>> { return this.#get('/v1/prices', query); }
   listCheapestStations(query: Query<'listCheapestStations'>): Promise<Answer<'listCheapestStations'>> { return this.#get('/v1/prices/cheapest', query); }
+  /** The stations selling a fuel within a corridor of a route: `path` an encoded polyline (precision 5), as routing engines return it. */
+  listStationsAlongRoute(query: Query<'listStationsAlongRoute'>): Promise<Answer<'listStationsAlongRoute'>> { return this.#get('/v1/prices/along', query); }
   listFuelTypes(): Promise<Answer<'listFuelTypes'>> { return this.#get('/v1/fuel-types'); }
   listBrands(query: Query<'listBrands'> = {}): Promise<Answer<'listBrands'>> { return this.#get('/v1/brands', query); }
 
@@ -115,6 +117,9 @@ export class FuelPriceClient {
   stations(query: ListQuery<'listStations'> = {}): AsyncGenerator<Item<'listStations'>> { return this.#pages((page) => this.listStations({ ...query, page })); }
   cheapestStations(query: ListQuery<'listCheapestStations'>): AsyncGenerator<Item<'listCheapestStations'>> {
     return this.#pages((page) => this.listCheapestStations({ ...query, page }));
+  }
+  stationsAlongRoute(query: ListQuery<'listStationsAlongRoute'>): AsyncGenerator<Item<'listStationsAlongRoute'>> {
+    return this.#pages((page) => this.listStationsAlongRoute({ ...query, page }));
   }
   brands(query: ListQuery<'listBrands'> = {}): AsyncGenerator<Item<'listBrands'>> { return this.#pages((page) => this.listBrands({ ...query, page })); }
 

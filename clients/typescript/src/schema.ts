@@ -338,9 +338,29 @@ export interface paths {
         };
         /**
          * Cheapest (or dearest) stations for a fuel
-         * @description The stations of one scope (near a point, a city or a state) with an available price of the fuel, cheapest first (order=desc: dearest first), then nearest (with near), then by id; paginated. One item per station: for a combined id, its lowest member price. With day=tomorrow, the next prices already published instead (WA's next day, from about 14:30 WA time): an empty list where none is known.
+         * @description The stations of one scope (near a point, a city or a state) with an available price of the fuel, cheapest first (order=desc: dearest first), then nearest (with near), then by id; paginated. One item per station: for a combined id, its lowest member price. With near, litres and consumption, each item gains net_cost (the fill plus the round trip's fuel at its price), and order=net_cost ranks by it. With day=tomorrow, the next prices already published instead (WA's next day, from about 14:30 WA time): an empty list where none is known.
          */
         get: operations["listCheapestStations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prices/along": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stations selling a fuel along a route
+         * @description The stations with an available price of the fuel within the corridor of the path (an encoded polyline, as routing engines return it), each with its distance to the path, how far along the path it is met and the detour there and back; cheapest first (order=along: from the start; order=net_cost: by the net cost of a fill, litres and consumption given); paginated. One item per station: for a combined id, its lowest member price.
+         */
+        get: operations["listStationsAlongRoute"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2689,8 +2709,12 @@ export interface operations {
                 near?: string;
                 /** @description With near: the radius in km, 0.1 to 100; default 5. A station at exactly the radius (to the metre) is in. */
                 radius?: string;
-                /** @description asc (default): cheapest first; desc: dearest first. */
-                order?: "asc" | "desc";
+                /** @description asc (default): cheapest first; desc: dearest first. net_cost (only with near, litres and consumption): the lowest net cost first (in cents, as shown), then price, then distance, then station id. */
+                order?: "asc" | "desc" | "net_cost";
+                /** @description The fill, in litres (1 to 200); with consumption, each item gains net_cost. Not without consumption. */
+                litres?: string;
+                /** @description The car's consumption in litres per 100 km (1 to 50); with litres, each item gains net_cost: litres × price + (detour_km × consumption / 100) × price, the price in dollars a litre, rounded half away from zero to cents once. The detour is the round trip from near to the station: twice distance_km (so litres and consumption need near). Not without litres. */
+                consumption?: string;
                 /** @description today (default): the prices in force now. tomorrow: the next prices already published and not yet in force (WA: from about 14:30 WA time, in force from 06:00 the next day), each item's updated_at the instant its price takes effect; only stations with such a price are listed, so a scope where none is known (every state but WA; WA before 14:30) answers an empty list. */
                 day?: "today" | "tomorrow";
                 /** @description Fresh prices only: each station ranked by its prices (with day=tomorrow: not applied; those prices are published for the next day) reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
@@ -2740,6 +2764,11 @@ export interface operations {
                              * @example 1.4
                              */
                             distance_km?: string;
+                            /**
+                             * @description Only with litres and consumption: dollars, d.dd, for the fill at this station's price plus the fuel its detour burns at that price.
+                             * @example 74.95
+                             */
+                            net_cost?: string;
                         }[];
                         total_items: number;
                         total_pages: number;
@@ -2793,6 +2822,186 @@ export interface operations {
             };
             /** @description The Accept header allows neither application/json nor text/csv (errors are always JSON). */
             406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable, or the server over capacity; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStationsAlongRoute: {
+        parameters: {
+            query: {
+                /** @description The fuel (required; case-insensitive): the stations with an available current price of it (a combined id: the lowest of its members'). */
+                fuel: "e10" | "ulp91" | "ulp95" | "ulp98" | "diesel" | "pdiesel" | "lpg" | "e85" | "e5" | "ev" | "b20" | "cng" | "lng" | "opal" | "lrp" | "ulsd" | "ulp-combined" | "pulp-combined" | "diesel-combined";
+                /**
+                 * @description The route as an encoded polyline of precision 5 (what OSRM, Valhalla and Google return): 2 to 1000 points, at most 7000 characters (percent-encoded in the URL, which may be at most 8,192 characters), sweeping at most 180 degrees (over its segments, the sum of the larger of each one's change in latitude and longitude).
+                 * @example ~t{mEkzbz[~zfBvqvB
+                 */
+                path: string;
+                /** @description How far off the path a station may be, km (0.1 to 20); default 2. A station at exactly the corridor (to the metre) is in. */
+                corridor?: string;
+                /** @description price (default): cheapest first, then along_km, then station id. along: in the order met from the start (along_km), then station id. net_cost (only with litres and consumption): the lowest net cost first (in cents, as shown), then price, then along_km, then station id. */
+                order?: "price" | "along" | "net_cost";
+                /** @description The fill, in litres (1 to 200); with consumption, each item gains net_cost. Not without consumption. */
+                litres?: string;
+                /** @description The car's consumption in litres per 100 km (1 to 50); with litres, each item gains net_cost: litres × price + (detour_km × consumption / 100) × price, the price in dollars a litre, rounded half away from zero to cents once. The detour is the way to the station from the path and back: detour_km. Not without litres. */
+                consumption?: string;
+                /** @description Fresh prices only: each station ranked by its prices reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
+                max_age?: number;
+                /** @description Items per page, 1 to 100; default 10. */
+                limit?: number;
+                /** @description Page to return, from 1; default 1. Not with offset. */
+                page?: number;
+                /** @description Items to skip. Not with page. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the stations selling the fuel within the corridor of the path, cheapest first (order=along: from the start; order=net_cost: by net cost). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "station_id": "metro-fuel-holbrook",
+                     *           "name": "Metro Fuel Holbrook",
+                     *           "brand": "Metro Fuel",
+                     *           "address": "12 Albury Street, Holbrook NSW 2644",
+                     *           "latitude": "-35.7290",
+                     *           "longitude": "147.3150",
+                     *           "price": "179.9",
+                     *           "updated_at": 1795551689,
+                     *           "distance_km": "0.4",
+                     *           "along_km": "312.6",
+                     *           "detour_km": "0.8",
+                     *           "net_cost": "72.08"
+                     *         }
+                     *       ],
+                     *       "total_items": 41,
+                     *       "total_pages": 5,
+                     *       "current_page": 1
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @example ampol-foodary-kingsford */
+                            station_id: string;
+                            name: string;
+                            brand: string;
+                            /** @description May be empty. */
+                            address: string;
+                            /** @description Decimal degrees, or false for a station whose source gives no position (the NSW and WA history files have none): such a station is in no city and in no near search. Latitude and longitude are false together. */
+                            latitude: string | false;
+                            /** @description Decimal degrees, or false for a station whose source gives no position (the NSW and WA history files have none): such a station is in no city and in no near search. Latitude and longitude are false together. */
+                            longitude: string | false;
+                            /**
+                             * @description Cents, ddd.d: the station's available price (for a combined id, its lowest member price).
+                             * @example 172.9
+                             */
+                            price: string;
+                            /** @description Unix second of that price's report (with day=tomorrow: from which it is in force). */
+                            updated_at: number;
+                            /**
+                             * @description To the nearest point of the path, km, one decimal.
+                             * @example 0.4
+                             */
+                            distance_km: string;
+                            /**
+                             * @description Only with litres and consumption: dollars, d.dd, for the fill at this station's price plus the fuel its detour burns at that price.
+                             * @example 74.95
+                             */
+                            net_cost?: string;
+                            /**
+                             * @description From the start of the path to that point, along the path, km, one decimal.
+                             * @example 312.6
+                             */
+                            along_km: string;
+                            /**
+                             * @description Leaving the path there, driving to the station and back: twice distance_km (a straight-line bound; by road it is longer), km, one decimal.
+                             * @example 0.8
+                             */
+                            detour_km: string;
+                        }[];
+                        total_items: number;
+                        total_pages: number;
+                        current_page: number;
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag; no body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid parameter (the message names it and what it accepts), or a request that cannot be read: bad percent-encoding, a URL too long, a body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Only GET and HEAD are allowed. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };

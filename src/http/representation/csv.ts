@@ -18,12 +18,17 @@ export const STATION_COLUMNS = columnsOf(StationSchema);
 export const BRAND_COLUMNS = columnsOf(BrandSchema);
 export const FUEL_TYPE_COLUMNS = columnsOf(FuelTypeSchema);
 /** distance_km is optional in the schema: a column only for a list near a point, where every item has it. */
-export const CHEAPEST_COLUMNS = columnsOf(CheapestItemSchema).filter((column) => column !== 'distance_km');
+export const CHEAPEST_COLUMNS = columnsOf(CheapestItemSchema).filter((column) => column !== 'distance_km' && column !== 'net_cost');
 export const HISTORY_COLUMNS = ['date', 'fuel', 'average'] as const;
 
 /** The columns of a list whose items carry distance_km when it is near a point. */
 export function withDistance(columns: readonly string[], near: boolean): readonly string[] {
   return near ? [...columns, 'distance_km'] : columns;
+}
+
+/** The columns of a list whose items carry net_cost when a fill (litres and consumption) was given: the last column. */
+export function withNetCost(columns: readonly string[], fill: boolean): readonly string[] {
+  return fill ? [...columns, 'net_cost'] : columns;
 }
 
 /** What an entry's field holds: text, a number, false for no value, a list of ids. */

@@ -36,9 +36,23 @@ export function lengthOverLimit(contentLength: string): boolean {
   return !(Number(contentLength) <= MAX_BODY_BYTES);
 }
 
+/**
+ * /v1/prices/along carries a route (an encoded polyline) in its URL: it may be as long as the
+ * request line fits in the header limit (8 KiB), whatever the limit for other URLs.
+ */
+export const ALONG_MAX_URL_LENGTH = 8_192;
+const ALONG_PATH = '/v1/prices/along';
+
+/** The longest URL taken for this one. */
+function maxUrlLengthOf(url: string, maxUrlLength: number): number {
+  return url.startsWith(ALONG_PATH) && (url.length === ALONG_PATH.length || url.charCodeAt(ALONG_PATH.length) === 0x3f /* ? */)
+    ? Math.max(maxUrlLength, ALONG_MAX_URL_LENGTH) : maxUrlLength;
+}
+
 /** What is asked of every request before auth: too long a URL or too large a body is refused. */
 export function admission(request: { url: string; headers: IncomingHttpHeaders }, maxUrlLength: number): ApiError | undefined {
-  if (request.url.length > maxUrlLength) return new ApiError('invalid_parameter', `The URL is too long (${maxUrlLength} characters at most).`);
+  const max = maxUrlLengthOf(request.url, maxUrlLength);
+  if (request.url.length > max) return new ApiError('invalid_parameter', `The URL is too long (${max} characters at most).`);
   // Closing the connection is what bounds the body: Node would otherwise read and drop all of it after the answer.
   if (declaresLargeBody(request.headers)) return new ApiError('invalid_parameter', 'This API takes no request body.', { connection: 'close' });
   return undefined;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { PriceOrder } from '../../domain/cheapest.ts';
+import type { CheapestOrder } from '../../domain/cheapest.ts';
 import { cheapestEntries, summaryEntries } from '../../domain/api-entries.ts';
 import type { FuelId } from '../../domain/fuels.ts';
 import { STATE_NAMES, type StateId } from '../../domain/states.ts';
@@ -7,9 +7,9 @@ import { scopeSummary } from '../../domain/today.ts';
 import { CheapestQuerySchema, CheapestResponse, SummaryQuerySchema, SummaryResponse } from '../../schemas/api.ts';
 import type { FuelTotals, PriceArea, PriceDay } from '../../storage/store.ts';
 import { apiError, notFound } from '../errors/catalogue.ts';
-import { CHEAPEST_COLUMNS, withDistance } from '../representation/csv.ts';
+import { CHEAPEST_COLUMNS, withDistance, withNetCost } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
-import { freshSince, nearQuery } from './query.ts';
+import { fillQuery, freshSince, nearQuery } from './query.ts';
 import { negotiateRepresentation, pageAnswer } from '../representation/negotiation.ts';
 import { type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
@@ -52,6 +52,7 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     schema: {
       summary: 'Cheapest (or dearest) stations for a fuel',
       description: 'The stations of one scope (near a point, a city or a state) with an available price of the fuel, cheapest first (order=desc: dearest first), then nearest (with near), then by id; paginated. One item per station: for a combined id, its lowest member price. '
+        + 'With near, litres and consumption, each item gains net_cost (the fill plus the round trip\'s fuel at its price), and order=net_cost ranks by it. '
         + 'With day=tomorrow, the next prices already published instead (WA\'s next day, from about 14:30 WA time): an empty list where none is known.',
       tags, security, querystring: CheapestQuerySchema,
       response: { 200: jsonOrCsv(CheapestResponse, { rows: 'one row per station (distance_km the last column with near)', example: CHEAPEST_CSV }), ...errorResponses(404, 406) },
@@ -63,16 +64,19 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     if ([near, query.city, query.state].filter((scope) => scope !== undefined).length !== 1) {
       apiError('invalid_parameter', 'Give exactly one of near=LAT,LNG, city or state: the stations to rank.');
     }
+    const fill = fillQuery(query);
+    if (fill && !near) apiError('invalid_parameter', "Parameters 'litres' and 'consumption' need near=LAT,LNG: the detour is the round trip from that point to the station.");
     const window = pageWindow(query);
     let area: PriceArea;
     if (near) area = { near };
     else if (query.city !== undefined) area = { city: (await knownCity(query.city)).id };
     else area = { state: query.state as StateId };
+    const order = (query.order ?? 'asc') as CheapestOrder;
     const day = (query.day ?? 'today') as PriceDay;
     const since = day === 'today' ? freshSince(clock.now(), query.max_age) : undefined;
-    const page = await store.cheapest(query.fuel as FuelId, area, (query.order ?? 'asc') as PriceOrder, window.limit, window.offset, day, since);
-    const columns = withDistance(CHEAPEST_COLUMNS, near !== undefined);
-    return pageAnswer(request, reply, { items: cheapestEntries(page.items, page.stations), total: page.total, window }, { columns, name: `cheapest-${query.fuel}` });
+    const page = await store.cheapest(query.fuel as FuelId, area, order, window.limit, window.offset, day, fill, since);
+    const columns = withNetCost(withDistance(CHEAPEST_COLUMNS, near !== undefined), fill !== undefined);
+    return pageAnswer(request, reply, { items: cheapestEntries(page.items, page.stations, fill), total: page.total, window }, { columns, name: `cheapest-${query.fuel}` });
   });
 
   for (const url of ['/v1/prices', '/v1/prices/cheapest']) methodNotAllowed(app, url);

@@ -2,6 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { apiError } from '../errors/catalogue.ts';
 import { type Near, parseNear, parseRadius } from '../../domain/nearby.ts';
 import { NEAR_MESSAGES } from '../../schemas/api.ts';
+import { CONSUMPTION_RANGE, type Fill, LITRES_RANGE } from '../../domain/along.ts';
+import { CONSUMPTION_ACCEPTS, LITRES_ACCEPTS } from '../../schemas/fill.ts';
 
 interface QueryProperty { type?: string; 'x-accepts'?: string }
 
@@ -44,4 +46,23 @@ export function nearQuery(query: { near?: string | undefined; radius?: string | 
 /** `max_age` (hours) as the earliest Unix second a report may have to count: undefined without it. */
 export function freshSince(nowSec: number, maxAgeHours: number | undefined): number | undefined {
   return maxAgeHours === undefined ? undefined : nowSec - maxAgeHours * 3600;
+}
+
+/**
+ * `litres` and `consumption` as a Fill (undefined without them): both or neither, each in range;
+ * `order=net_cost` needs them. Their syntax the schema's patterns have checked.
+ */
+export function fillQuery(query: { litres?: string | undefined; consumption?: string | undefined; order?: string | undefined }): Fill | undefined {
+  const { litres, consumption } = query;
+  if (litres === undefined && consumption === undefined) {
+    if (query.order === 'net_cost') apiError('invalid_parameter', "Parameter 'order' net_cost needs litres and consumption: the fill whose net cost ranks the stations.");
+    return undefined;
+  }
+  if (litres === undefined || consumption === undefined) {
+    apiError('invalid_parameter', `Parameter '${litres === undefined ? 'litres' : 'consumption'}' is needed with ${litres === undefined ? 'consumption' : 'litres'}: net_cost takes both.`);
+  }
+  const [l, c] = [Number(litres), Number(consumption)];
+  if (!(l >= LITRES_RANGE.min && l <= LITRES_RANGE.max)) apiError('invalid_parameter', `Parameter 'litres' ${LITRES_ACCEPTS}.`);
+  if (!(c >= CONSUMPTION_RANGE.min && c <= CONSUMPTION_RANGE.max)) apiError('invalid_parameter', `Parameter 'consumption' ${CONSUMPTION_ACCEPTS}.`);
+  return { litres: l, consumption: c };
 }

@@ -1,31 +1,31 @@
-import { type PriceOrder, rankedPage } from '../../domain/cheapest.ts';
+import { type AlongOrder, type Fill, rankAlong, rankByNetCost } from '../../domain/along.ts';
+import { type CheapestOrder, rankedPage } from '../../domain/cheapest.ts';
+import type { PathIndex } from '../../domain/route.ts';
+import { pricedAlong } from '../along.ts';
 import { type FuelId, fuelIndex } from '../../domain/fuels.ts';
-import { type FreshParts, MAX_FRESH_DAYS } from '../../domain/fresh.ts';
+import type { FreshParts } from '../../domain/fresh.ts';
 import type { StateId } from '../../domain/states.ts';
-import { type LocalDay, localDayOf } from '../../domain/time.ts';
+import type { LocalDay } from '../../domain/time.ts';
 import { rankedTomorrow } from '../../domain/tomorrow.ts';
 import { brandNames, brandPage } from '../brands.ts';
-import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
 import { FuelPrices, NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
-import { type RunRow, toRunRow, withRunDays, withRunDaysByStation } from '../run-days.ts';
+import { type RunRow, withRunDays } from '../run-days.ts';
 import type {
-  Brand, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
-  Migration, OutOfStock, PriceArea, PriceDay, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
+  AlongPage, Brand, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
+  Migration, OutOfStock, PriceArea, PriceDay, PricedStation, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND } from '../writer/batch-plan.ts';
 import type { Connection } from './connection.ts';
 import type { Dialect } from './dialect.ts';
 import {
-  fuelAt, toBrandCount, toCity, toCurrent, toFuelPriceRow, toFuelSums, toFuelTotals, toHeldPrice, toLiveDaySums, toOutOfStock, toPoint,
-  toPositionRow, toPricedStation, toStation, toStationDay, toStationPrices,
+  fuelAt, toBrandCount, toCity, toCurrent, toFuelPriceRow, toFuelSums, toFuelTotals, toHeldPrice, toOutOfStock, toPoint,
+  toPositionRow, toPricedStation, toStation, toStationPrices,
 } from './row-mappers.ts';
-import { readStatements, stationFilter } from './statements.ts';
+import { readStatements, stationFilter, storable } from './statements.ts';
+import { cityFreshParts, cityHistoryParts } from './city-series-reads.ts';
 
-/** PostgreSQL text cannot hold NUL: an id with one names nothing stored, on either backend. */
-export function storable(id: string): boolean {
-  return !id.includes('\u0000');
-}
+export { storable };
 
 /**
  * The reads of the one SQL store (ReadStore), written once over a Connection; sql-store.ts adds
@@ -121,15 +121,20 @@ export abstract class SqlReads implements ReadStore {
     return this.nearby.keptPositions(version) ?? this.nearby.keepPositions(version, (await db.rows(this.read.positions)).map(toPositionRow));
   }
 
-  async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day: PriceDay = 'today', since?: number): Promise<CheapestPage> {
+  async cheapest(fuel: FuelId, area: PriceArea, asked: CheapestOrder, limit: number, offset: number, day: PriceDay = 'today', fill?: Fill, since?: number): Promise<CheapestPage> {
     const output = fuelIndex(fuel);
     const read = this.read;
+    // By net cost: every station ranked by price, then ranked again by net cost and paged.
+    const byNet = asked === 'net_cost' && fill !== undefined;
+    const order = asked === 'net_cost' ? 'asc' : asked;
+    const [first, count] = byNet ? [0, Number.MAX_SAFE_INTEGER] : [offset, limit];
+    const paged = (page: ListResult<RankedPrice>): ListResult<RankedPrice> => (byNet ? rankByNetCost(page.items, fill, limit, offset) : page);
     if ('city' in area && !storable(area.city)) return { ...rankedPage([], order, limit, offset), stations: [] };
     if (day === 'tomorrow') {
       return this.db.transaction('reads', async (tx): Promise<CheapestPage> => {
         const held = 'city' in area ? await tx.rows(read.cityHeldPrices, [output, area.city])
           : 'state' in area ? await tx.rows(read.stateHeldPrices, [output, area.state]) : await tx.rows(read.positionedHeldPrices, [output]);
-        const page = rankedTomorrow(held.map(toHeldPrice), order, 'near' in area ? area.near : undefined, limit, offset);
+        const page = paged(rankedTomorrow(held.map(toHeldPrice), order, 'near' in area ? area.near : undefined, count, first));
         return { ...page, stations: await this.byIds(tx, page.items.map((p) => p.stationId), (await this.versionsVia(tx)).data) };
       });
     }
@@ -137,21 +142,37 @@ export abstract class SqlReads implements ReadStore {
       const version = (await this.versionsVia(tx)).data;
       let page: ListResult<RankedPrice>;
       // max_age (since): reports before it are left out before each station's lowest member price is taken.
-      const fresh = <T extends { reportedAt: number }>(rows: T[]): T[] => (since === undefined ? rows : rows.filter((r) => r.reportedAt >= since));
-      if ('city' in area) page = rankedPage(fresh((await tx.rows(read.cityFuelPrices, [output, area.city])).map(toPricedStation)), order, limit, offset);
-      else if ('state' in area) page = rankedPage(fresh((await tx.rows(read.stateFuelPrices, [output, area.state])).map(toPricedStation)), order, limit, offset);
-      else {
-        const positions = await this.positions(tx, version);
-        // The prices kept per data version are every report's; with max_age they are read and ranked for this request only.
-        const prices = since !== undefined ? new FuelPrices(positions, fresh((await tx.rows(read.fuelPricesByKey, [output])).map(toFuelPriceRow)))
-          : this.nearby.keptPrices(version, output, positions)
-            ?? this.nearby.keepPrices(version, output, positions, (await tx.rows(read.fuelPricesByKey, [output])).map(toFuelPriceRow));
-        page = prices.rankNear(positions, area.near, order, limit, offset);
-      }
+      const fresh = (rows: PricedStation[]): PricedStation[] => (since === undefined ? rows : rows.filter((r) => r.reportedAt >= since));
+      if ('city' in area) page = rankedPage(fresh((await tx.rows(read.cityFuelPrices, [output, area.city])).map(toPricedStation)), order, count, first);
+      else if ('state' in area) page = rankedPage(fresh((await tx.rows(read.stateFuelPrices, [output, area.state])).map(toPricedStation)), order, count, first);
+      else page = (await this.fuelPrices(tx, version, output, since)).rankNear(await this.positions(tx, version), area.near, order, count, first);
+      page = paged(page);
       return { items: page.items, total: page.total, stations: await this.byIds(tx, page.items.map((p) => p.stationId), version) };
     };
     // Near a point: from what is kept per data version, without a snapshot (as listStations).
     return 'near' in area ? ranked(this.db) : this.db.transaction('reads', ranked);
+  }
+
+  /** The output fuel's prices by slot of this data version's position index (storage/nearest.ts). */
+  /**
+   * Each positioned station's lowest available price of an output fuel, kept per data version; with
+   * max_age's `since`, of the reports made since then, read and built for this request only.
+   */
+  private async fuelPrices(db: Connection, version: number, output: number, since?: number): Promise<FuelPrices> {
+    const positions = await this.positions(db, version);
+    if (since !== undefined) {
+      return new FuelPrices(positions, (await db.rows(this.read.fuelPricesByKey, [output])).map(toFuelPriceRow).filter((r) => r.reportedAt >= since));
+    }
+    return this.nearby.keptPrices(version, output, positions)
+      ?? this.nearby.keepPrices(version, output, positions, (await db.rows(this.read.fuelPricesByKey, [output])).map(toFuelPriceRow));
+  }
+
+  async along(fuel: FuelId, path: PathIndex, order: AlongOrder, limit: number, offset: number, fill?: Fill, since?: number): Promise<AlongPage> {
+    // From what is kept per data version, without a snapshot (as near searches).
+    const version = (await this.versions()).data;
+    const prices = await this.fuelPrices(this.db, version, fuelIndex(fuel), since);
+    const page = rankAlong(pricedAlong(await this.positions(this.db, version), prices, path), order, limit, offset, fill);
+    return { ...page, stations: await this.byIds(this.db, page.items.map((p) => p.stationId), version) };
   }
 
   async stateTotals(state: StateId | undefined): Promise<FuelTotals[]> {
@@ -236,59 +257,12 @@ export abstract class SqlReads implements ReadStore {
     return storable(cityId) ? (await this.db.rows(this.read.cityOutOfStock, [cityId])).map(toOutOfStock) : [];
   }
 
-  async cityHistoryParts(cityId: string, range: DayRange, nowSec?: number, known?: ReadonlyMap<number, number>): Promise<CityHistoryParts> {
-    if (!storable(cityId)) return { sealedBefore: 0, sealed: [], stationDays: [], current: [] };
-    // One snapshot: a seal between the reads would otherwise count an interval twice or not at all.
-    return this.db.transaction('snapshot', async (tx): Promise<CityHistoryParts> => {
-      const read = this.read;
-      const city = await tx.row(read.citySeal, [NO_DAY_LOWER_BOUND, cityId]);
-      const sealedBefore = city ? Number(city.sealed_before) : NO_DAY_LOWER_BOUND;
-      const from = range.from ?? NO_DAY_LOWER_BOUND;
-      const marks = known && new Map((await tx.arrays<[number, number]>(read.cityDailyMarks, [cityId])).map(([block, mark]) => [Number(block), Number(mark)]));
-      const plan = planSealedRead(from, Math.min(range.to, sealedBefore - 1), marks, known);
-      // Rows as arrays: ten years of a city are some 60,000 of them.
-      const sealed: CityHistoryParts['sealed'] = [];
-      for (const [low, high] of plan.ranges) {
-        for (const [fuel, day, mean] of await tx.arrays<[number, number, number]>(read.cityDaily, [cityId, low, high])) {
-          sealed.push({ fuel: fuelAt(fuel), day: Number(day), meanTenths: Number(mean) });
-        }
-      }
-      const blocks = plan.blocks && { blocks: plan.blocks };
-      const liveFrom = Math.max(from, sealedBefore);
-      const today = city && nowSec !== undefined ? onlyLiveDayIsToday(city.state as StateId, liveFrom, range, nowSec) : undefined;
-      if (today) {
-        const sums = (await tx.rows(read.cityLiveDay, [cityId, today.day, today.start, today.now])).map(toLiveDaySums);
-        return { sealedBefore, sealed, stationDays: [], current: [], liveDay: { day: today.day, sums }, ...blocks };
-      }
-      const stationDays = liveFrom > range.to ? [] : withRunDaysByStation(
-        (await tx.rows(read.cityStationDaily, [cityId, liveFrom, range.to])).map((r) => toStationDay(String(r.station_id), r)),
-        (await tx.rows(read.cityStationRuns, [cityId, liveFrom, range.to]))
-          .map((r) => ({ stationId: String(r.station_id), state: r.state as StateId, run: toRunRow(r) })),
-        { from: liveFrom, to: range.to });
-      return { sealedBefore, sealed, stationDays, current: (await tx.rows(read.currentForCity, [cityId])).map(toCurrent), ...blocks };
-    });
+  cityHistoryParts(cityId: string, range: DayRange, nowSec?: number, known?: ReadonlyMap<number, number>): Promise<CityHistoryParts> {
+    return cityHistoryParts(this.db, this.read, cityId, range, nowSec, known);
   }
 
-  async cityFreshParts(cityId: string, fuel: FuelId, from: LocalDay, to: LocalDay): Promise<FreshParts & { sealedBefore: LocalDay }> {
-    if (!storable(cityId)) return { sealedBefore: NO_DAY_LOWER_BOUND, rowDays: [], runs: [] };
-    return this.db.transaction('snapshot', async (tx) => {
-      const city = await tx.row(this.read.citySeal, [NO_DAY_LOWER_BOUND, cityId]);
-      const sealedBefore = city ? Number(city.sealed_before) : NO_DAY_LOWER_BOUND;
-      const args = [cityId, fuelIndex(fuel), from, Math.min(to, sealedBefore - 1)];
-      const rowDays = (await tx.arrays<[number, number, number]>(this.read.cityFreshRowDays, args))
-        .map(([day, sum, count]) => ({ day: Number(day), sum: Number(sum), count: Number(count) }));
-      // One row per run and report near it (ordered by run): the reports' local days gathered per run.
-      const runs: Array<{ from: LocalDay; to: LocalDay; priceTenths: number; reportDays: LocalDay[] }> = [];
-      let key = '';
-      for (const [state, station, fuelKey, first, last, price, at] of await tx.arrays<[StateId, number, number, number, number, number, number | null]>(
-        this.read.cityFreshRuns, [...args, MAX_FRESH_DAYS + 2])) {
-        const runKey = `${station}:${fuelKey}:${first}`;
-        if (runKey !== key) runs.push({ from: Number(first), to: Number(last), priceTenths: Number(price), reportDays: [] });
-        key = runKey;
-        if (at !== null) runs[runs.length - 1]?.reportDays.push(localDayOf(state, Number(at)));
-      }
-      return { sealedBefore, rowDays, runs };
-    });
+  cityFreshParts(cityId: string, fuel: FuelId, from: LocalDay, to: LocalDay): Promise<FreshParts & { sealedBefore: LocalDay }> {
+    return cityFreshParts(this.db, this.read, cityId, fuel, from, to);
   }
 
   async counts(): Promise<{ cities: number; stations: number; prices: number }> {

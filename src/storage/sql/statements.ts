@@ -21,6 +21,11 @@ const HELD = `SELECT s.id AS station_id, s.latitude, s.longitude, p.fuel, p.at, 
 const HELD_OF_OUTPUT = 'p.fuel IN (SELECT fuel FROM fuel_groups WHERE output = $1)';
 
 
+/** PostgreSQL text cannot hold NUL: an id with one names nothing stored, on either backend. */
+export function storable(id: string): boolean {
+  return !id.includes('\u0000');
+}
+
 /** $1, $2, ... $n: an `IN` list's placeholders (one statement shape per count). */
 const placeholders = (n: number): string => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
 

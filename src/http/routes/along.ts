@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AlongOrder } from '../../domain/along.ts';
+import { alongEntries } from '../../domain/api-entries.ts';
+import type { FuelId } from '../../domain/fuels.ts';
+import { DEFAULT_CORRIDOR_KM, MAX_CORRIDOR_KM, MIN_CORRIDOR_KM, PathIndex, decodePolyline, sweepError } from '../../domain/route.ts';
+import { AlongQuerySchema, AlongResponse, CORRIDOR_ACCEPTS } from '../../schemas/along.ts';
+import { apiError } from '../errors/catalogue.ts';
+import { envelope, pageWindow } from '../representation/pagination.ts';
+import { fillQuery, freshSince } from './query.ts';
+import { type RouteDeps, errorResponses, methodNotAllowed } from './responses.ts';
+
+/** The corridor in km, default 2; a 400 naming it outside 0.1 to 20 (its syntax the schema's pattern checks). */
+function corridorQuery(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_CORRIDOR_KM;
+  const km = Number(text);
+  return km >= MIN_CORRIDOR_KM && km <= MAX_CORRIDOR_KM ? km : apiError('invalid_parameter', `Parameter 'corridor' ${CORRIDOR_ACCEPTS}.`);
+}
+
+/** GET /v1/prices/along: the stations selling a fuel within a corridor of a route (domain/route.ts, domain/along.ts, storage/along.ts). */
+export const alongRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
+  app.get('/v1/prices/along', {
+    schema: {
+      summary: 'Stations selling a fuel along a route',
+      description: 'The stations with an available price of the fuel within the corridor of the path (an encoded polyline, as routing engines return it), '
+        + 'each with its distance to the path, how far along the path it is met and the detour there and back; cheapest first (order=along: from the start; '
+        + 'order=net_cost: by the net cost of a fill, litres and consumption given); paginated. One item per station: for a combined id, its lowest member price.',
+      tags: ['Prices'], security: [{ bearerAuth: [] }], querystring: AlongQuerySchema, response: { 200: AlongResponse, ...errorResponses() },
+    },
+  }, async (request) => {
+    const query = request.query;
+    const points = decodePolyline(query.path);
+    if ('error' in points) apiError('invalid_parameter', `Parameter 'path' ${points.error}.`);
+    const sweep = sweepError(points);
+    if (sweep !== undefined) apiError('invalid_parameter', `Parameter 'path' ${sweep}.`);
+    const corridorKm = corridorQuery(query.corridor);
+    const fill = fillQuery(query);
+    const window = pageWindow(query);
+    const since = freshSince(clock.now(), query.max_age);
+    const page = await store.along(query.fuel as FuelId, new PathIndex(points, corridorKm), (query.order ?? 'price') as AlongOrder, window.limit, window.offset, fill, since);
+    return envelope(alongEntries(page.items, page.stations), page.total, window);
+  });
+
+  methodNotAllowed(app, '/v1/prices/along');
+};

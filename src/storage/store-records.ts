@@ -235,3 +235,33 @@ export interface PoolStats {
   waiting: number;
   max: number;
 }
+
+/** A change of a current price (storage/sql/changes.ts): its number, and the price as it is now. */
+export interface PriceChange {
+  seq: number;
+  stationId: string;
+  fuel: FuelId;
+  priceTenths: number;
+  available: boolean;
+  reportedAt: number;
+  /** The report's own price when available; when out of stock, the last available report's (undefined: there was none). */
+  lastAvailableTenths: number | undefined;
+}
+
+/** The changes after a cursor, at most `limit`, of a reported fuel counting towards `fuel` and within one area. */
+export interface ChangesQuery {
+  since: number;
+  limit: number;
+  fuel?: FuelId | undefined;
+  area?: PriceArea | undefined;
+}
+
+export interface ChangesPage {
+  changes: PriceChange[];
+  /** The cursor to ask with next. */
+  next: number;
+  /** The page was full: there may be more changes after `next` now. */
+  more: boolean;
+  /** The last change number handed out when the page was read. */
+  latest: number;
+}

@@ -7,11 +7,12 @@ import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
 import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
 import { type RunRow, toRunRow, withRunDays, withRunDaysByStation } from '../run-days.ts';
 import type {
-  Brand, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
+  Brand, ChangesPage, ChangesQuery, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
   Migration, OutOfStock, PriceArea, PriceDay, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND } from '../writer/batch-plan.ts';
+import { lastChange, readChanges } from './changes.ts';
 import type { Connection } from './connection.ts';
 import type { Dialect } from './dialect.ts';
 import {
@@ -240,6 +241,14 @@ export abstract class SqlReads implements ReadStore {
         { from: liveFrom, to: range.to });
       return { sealedBefore, sealed, stationDays, current: (await tx.rows(read.currentForCity, [cityId])).map(toCurrent), ...blocks };
     });
+  }
+
+  lastChange(): Promise<number> {
+    return lastChange(this.db);
+  }
+
+  priceChanges(query: ChangesQuery): Promise<ChangesPage> {
+    return readChanges(this.db, query);
   }
 
   async counts(): Promise<{ cities: number; stations: number; prices: number }> {

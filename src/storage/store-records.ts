@@ -2,6 +2,7 @@ import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
 import type { RankedPrice } from '../domain/cheapest.ts';
 import type { Near } from '../domain/nearby.ts';
+import type { PriceChange } from '../domain/changes.ts';
 
 /** What the store's methods take and give (store.ts has the methods, by role, and re-exports these). */
 
@@ -236,17 +237,7 @@ export interface PoolStats {
   max: number;
 }
 
-/** A change of a current price (storage/sql/changes.ts): its number, and the price as it is now. */
-export interface PriceChange {
-  seq: number;
-  stationId: string;
-  fuel: FuelId;
-  priceTenths: number;
-  available: boolean;
-  reportedAt: number;
-  /** The report's own price when available; when out of stock, the last available report's (undefined: there was none). */
-  lastAvailableTenths: number | undefined;
-}
+export type { PriceChange } from '../domain/changes.ts';
 
 /** The changes after a cursor, at most `limit`, of a reported fuel counting towards `fuel` and within one area. */
 export interface ChangesQuery {

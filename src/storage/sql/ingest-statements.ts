@@ -88,13 +88,13 @@ export const BULK = {
     types: ['integer', 'smallint', 'bigint', 'integer', 'boolean'],
     tail: '',
   },
-  /** change_seq NULL: the price and availability did not change, the row keeps the number of its last change (storage/sql/changes.ts). */
+  /** change_seq 0: the price and availability did not change, the row keeps the number of its last change (storage/sql/changes.ts; a new row always changes). */
   currentPrices: {
     into: 'current_prices (station_key, fuel, price_tenths, available, reported_at, open_from, city_id, state, change_seq)',
     types: ['integer', 'smallint', 'integer', 'boolean', 'bigint', 'bigint', 'text', 'text', 'bigint'],
     tail: `ON CONFLICT (station_key, fuel) DO UPDATE SET price_tenths = excluded.price_tenths, available = excluded.available,
       reported_at = excluded.reported_at, open_from = excluded.open_from, city_id = excluded.city_id, state = excluded.state,
-      change_seq = coalesce(excluded.change_seq, current_prices.change_seq)`,
+      change_seq = CASE WHEN excluded.change_seq = 0 THEN current_prices.change_seq ELSE excluded.change_seq END`,
   },
   /** Daily sums add up: a day may get seconds from several batches and from the seal. */
   stationDaily: {

@@ -94,7 +94,7 @@ export class SqlWriter implements BatchWriter {
       closeSealedPart(station.state, settled.totals, settled.open, sealedBefore(station.state));
       const open = settled.open;
       if (open) {
-        let change: number | null = null;
+        let change = 0;
         if (!before || before.priceTenths !== open.priceTenths || before.available !== open.available) {
           change = (lastChange ??= Number((await tx.row(SQL.lastChange))?.value ?? 0)) + 1;
           lastChange = change;

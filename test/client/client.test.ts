@@ -77,6 +77,8 @@ const CALLS: ReadonlyArray<{ id: string; path: string; call: (c: FuelPriceClient
   { id: 'getStationsPrices', path: '/v1/stations/prices?ids=beta-sydney%2Cnowhere%2Calpha-sydney', call: (c) => c.getStationsPrices(['beta-sydney', 'nowhere', 'alpha-sydney']) },
   { id: 'getPriceSummary', path: '/v1/prices?state=nsw', call: (c) => c.getPriceSummary({ state: 'nsw' }) },
   { id: 'listCheapestStations', path: '/v1/prices/cheapest?fuel=ulp91&state=nsw&order=desc&limit=1&offset=1', call: (c) => c.listCheapestStations({ fuel: 'ulp91', state: 'nsw', order: 'desc', limit: 1, offset: 1 }) },
+  { id: 'listPriceChanges', path: '/v1/prices/changes?since=0&fuel=ulp91&limit=2', call: (c) => c.listPriceChanges({ since: '0', fuel: 'ulp91', limit: 2 }) },
+  { id: 'listPriceChanges', path: '/v1/prices/changes', call: (c) => c.listPriceChanges() },
   { id: 'listFuelTypes', path: '/v1/fuel-types', call: (c) => c.listFuelTypes() },
   { id: 'listBrands', path: '/v1/brands?limit=3', call: (c) => c.listBrands({ limit: 3 }) },
 ];

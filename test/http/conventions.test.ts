@@ -115,7 +115,7 @@ for (const backend of testBackends()) {
       const v1 = Object.keys(doc.paths).filter((p) => p.startsWith('/v1/') && p !== '/v1/openapi.json').sort();
       assert.deepEqual(v1, [
         '/v1/brands', '/v1/cities', '/v1/cities/{id}', '/v1/cities/{id}/average', '/v1/cities/{id}/cycle', '/v1/cities/{id}/history', '/v1/cities/{id}/spread',
-        '/v1/cities/{id}/unavailable', '/v1/fuel-types', '/v1/prices', '/v1/prices/cheapest', '/v1/stations', '/v1/stations/prices', '/v1/stations/{id}', '/v1/stations/{id}/history', '/v1/stations/{id}/prices',
+        '/v1/cities/{id}/unavailable', '/v1/fuel-types', '/v1/prices', '/v1/prices/changes', '/v1/prices/cheapest', '/v1/stations', '/v1/stations/prices', '/v1/stations/{id}', '/v1/stations/{id}/history', '/v1/stations/{id}/prices',
       ]);
       for (const path of v1) {
         const operation = doc.paths[path]?.get;
@@ -130,6 +130,8 @@ for (const backend of testBackends()) {
         ['brand', 'city', 'city_id', 'format', 'fuel', 'limit', 'near', 'offset', 'page', 'postcode', 'radius', 'state', 'suburb']);
       assert.deepEqual(doc.paths['/v1/prices/cheapest']?.get?.parameters?.map((p) => p.name).sort(),
         ['city', 'day', 'format', 'fuel', 'limit', 'near', 'offset', 'order', 'page', 'radius', 'state']);
+      assert.deepEqual(doc.paths['/v1/prices/changes']?.get?.parameters?.map((p) => p.name).sort(),
+        ['city', 'fuel', 'limit', 'near', 'radius', 'since', 'state', 'wait']);
       assert.deepEqual(doc.paths['/v1/prices']?.get?.parameters?.map((p) => p.name).sort(), ['city', 'state']);
       assert.ok(doc.components.schemas.Error);
       assert.ok(r.text.includes(FUELS[18]));

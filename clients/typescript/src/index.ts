@@ -103,6 +103,11 @@ export class FuelPriceClient {
   // Prices, fuel types, brands.
   getPriceSummary(query: Query<'getPriceSummary'> = {}): Promise<Answer<'getPriceSummary'>> { return this.#get('/v1/prices', query); }
   listCheapestStations(query: Query<'listCheapestStations'>): Promise<Answer<'listCheapestStations'>> { return this.#get('/v1/prices/cheapest', query); }
+  /**
+   * The price changes after `since` (without it: none, and the cursor of now); ask again with `since: next`.
+   * With `wait` (seconds, up to 30) the server holds the request until a change arrives: keep `timeoutMs` above it.
+   */
+  listPriceChanges(query: Query<'listPriceChanges'> = {}): Promise<Answer<'listPriceChanges'>> { return this.#get('/v1/prices/changes', query); }
   listFuelTypes(): Promise<Answer<'listFuelTypes'>> { return this.#get('/v1/fuel-types'); }
   listBrands(query: Query<'listBrands'> = {}): Promise<Answer<'listBrands'>> { return this.#get('/v1/brands', query); }
 

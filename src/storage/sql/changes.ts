@@ -1,4 +1,4 @@
-import { type FuelId, fuelIndex } from '../../domain/fuels.ts';
+import { fuelIndex } from '../../domain/fuels.ts';
 import { boxAround, metresTo } from '../../domain/nearby.ts';
 import type { ChangesPage, ChangesQuery, PriceChange } from '../store-records.ts';
 import type { Connection } from './connection.ts';
@@ -33,7 +33,7 @@ function changesStatement(query: ChangesQuery, latest: number): { text: string; 
   const where = ['c.change_seq > $1', 'c.change_seq <= $2'];
   const params: unknown[] = [query.since, latest];
   const param = (value: unknown) => `$${params.push(value)}`;
-  if (query.fuel !== undefined) where.push(`c.fuel IN (SELECT fuel FROM fuel_groups WHERE output = ${param(fuelIndex(query.fuel as FuelId))})`);
+  if (query.fuel !== undefined) where.push(`c.fuel IN (SELECT fuel FROM fuel_groups WHERE output = ${param(fuelIndex(query.fuel))})`);
   const area = query.area;
   if (area && 'state' in area) where.push(`c.state = ${param(area.state)}`);
   else if (area && 'city' in area) where.push(`c.city_id = ${param(area.city)}`);

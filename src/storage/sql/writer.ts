@@ -96,8 +96,8 @@ export class SqlWriter implements BatchWriter {
       if (open) {
         let change = 0;
         if (!before || before.priceTenths !== open.priceTenths || before.available !== open.available) {
-          change = (lastChange ??= Number((await tx.row(SQL.lastChange))?.value ?? 0)) + 1;
-          lastChange = change;
+          lastChange = (lastChange ?? Number((await tx.row(SQL.lastChange))?.value ?? 0)) + 1;
+          change = lastChange;
         }
         opens.values.push(station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId, station.state, change);
         opens.added();

@@ -32,7 +32,7 @@ const SECRET = { tag: '!secret', resolve: (name: string) => ({ secret: name }) }
 
 /** The page's YAML blocks, parsed. */
 function yamlBlocks(): unknown[] {
-  return [...PAGE.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parse(m[1] ?? '', { customTags: [SECRET], strict: true }));
+  return [...PAGE.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m): unknown => parse(m[1] ?? '', { customTags: [SECRET], strict: true }));
 }
 
 /**

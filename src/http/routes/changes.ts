@@ -45,9 +45,21 @@ export const changeRoutes: FastifyPluginAsyncTypebox<RouteDeps & { watcher: Chan
     return { since: sinceText === undefined ? undefined : Number(sinceText), filter: { fuel: query.fuel as FuelId | undefined, area }, limit: query.limit ?? DEFAULT_CHANGES_LIMIT };
   };
 
+  // Pages being read, by query: the requests a change wakes together and that ask the same page share one read.
+  const reading = new Map<string, Promise<ChangesPage>>();
+  const read = (query: ChangesQuery): Promise<ChangesPage> => {
+    const key = JSON.stringify(query);
+    let page = reading.get(key);
+    if (!page) {
+      page = store.priceChanges(query).finally(() => reading.delete(key));
+      reading.set(key, page);
+    }
+    return page;
+  };
+
   /** A page after the cursor; a cursor ahead of the last change stored is refused (another database's, or one restored from an older backup). */
   const pageAfter = async (feed: Feed, since: number): Promise<ChangesPage> => {
-    const page = await store.priceChanges({ ...feed.filter, since, limit: feed.limit });
+    const page = await read({ ...feed.filter, since, limit: feed.limit });
     if (since > page.latest) {
       apiError('invalid_parameter', `Parameter 'since' is ahead of this server's last change (${page.latest}): a cursor of another database? Copy the state again and follow from a cursor asked without since.`);
     }
@@ -122,7 +134,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<RouteDeps & { watcher: Chan
         cursor = page.next;
         if (!page.more && (await watcher.wait(page.latest, Number.POSITIVE_INFINITY, gone.signal)) === 'closed') break;
         if (!open) break;
-        page = await store.priceChanges({ ...feed.filter, since: cursor, limit: feed.limit });
+        page = await read({ ...feed.filter, since: cursor, limit: feed.limit });
       }
     } catch (error) {
       request.log.warn({ err: error }, 'changes stream ended by an error');

@@ -90,7 +90,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<RouteDeps & { watcher: Chan
   }, async (request, reply) => {
     const feed = await feedOf(request.query, request.headers['last-event-id']);
     const wait = request.query.wait ?? 0;
-    if (wantsEventStream(request)) return streamChanges(request, reply, feed);
+    if (request.method === 'GET' && wantsEventStream(request)) return streamChanges(request, reply, feed);
     if (feed.since === undefined) {
       const latest = await store.lastChange();
       return { data: [], next: String(latest), more: false };

@@ -6,10 +6,10 @@
 import { cpus, totalmem, type as osType, release } from 'node:os';
 import { median } from './stats.ts';
 
-export type Group = 'cached' | 'uncached' | 'find' | 'shipped' | 'floor' | 'offset' | 'windows' | 'ingest' | 'startup' | 'memory';
+export type Group = 'cached' | 'uncached' | 'find' | 'way' | 'shipped' | 'floor' | 'offset' | 'windows' | 'ingest' | 'startup' | 'memory';
 
 /** Every group, in the order the bench runs them and reports them. */
-export const GROUPS: readonly Group[] = ['cached', 'uncached', 'find', 'shipped', 'floor', 'offset', 'windows', 'ingest', 'startup', 'memory'];
+export const GROUPS: readonly Group[] = ['cached', 'uncached', 'find', 'way', 'shipped', 'floor', 'offset', 'windows', 'ingest', 'startup', 'memory'];
 
 export interface Row {
   group: Group;

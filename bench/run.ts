@@ -3,7 +3,7 @@
  * (this machine is shared and noisy; absolute figures do not carry from one run to the next).
  *
  *   npm run bench -- [--scale small|au] [--rounds 3] [--seconds 3] [--connections 10]
- *                    [--only cached,uncached,find,shipped,floor,offset,windows,ingest,startup,memory]
+ *                    [--only cached,uncached,find,way,shipped,floor,offset,windows,ingest,startup,memory]
  *                    [--max-requests 200000] [--ingest-batches N] [--write-results]
  *
  * Datasets are built once into bench/out/ (datasets.ts); servers run in their own processes
@@ -172,10 +172,10 @@ async function timeToFirst200(launch: () => Promise<Started>, token: string): Pr
 
 try {
   const main = datasets.get(mainName);
-  if (main && (only.has('cached') || only.has('uncached') || only.has('find') || only.has('shipped') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory'))) {
+  if (main && (only.has('cached') || only.has('uncached') || only.has('find') || only.has('way') || only.has('shipped') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory'))) {
     const paths = endpointPaths(main);
     const wantCached = only.has('cached') || only.has('memory');
-    const wantUncached = only.has('uncached') || only.has('find') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory');
+    const wantUncached = only.has('uncached') || only.has('find') || only.has('way') || only.has('floor') || only.has('offset') || only.has('windows') || only.has('memory');
     const cachedServer = wantCached ? await start(startBenchServer(main.path, true)) : undefined;
     const uncachedServer = wantUncached ? await start(startBenchServer(main.path, false)) : undefined;
     const cachedSide = cachedServer && { label: `server, cache on, ${main.name}`, url: '', token: main.token };
@@ -245,6 +245,21 @@ try {
         const judged = path.includes('near=');
         await measure('find', `${path} vs ${display(byId, main)}`, a, b, judged ? { text: 'req ≥0.50', met: (c) => c.median.requestsRatio >= 0.5 } : undefined);
       }
+    }
+
+    if (only.has('way')) {
+      // On the way (issue 31): the batch route with 100 ids, uncached, at least 0.2 of one station by id.
+      const byId = `/v1/stations/${main.sydneyStation}`;
+      if (!uncachedServer) throw new Error('server not started');
+      const listed = await fetch(`${uncachedServer.address}/v1/stations?state=nsw&limit=100`, { headers: { authorization: `Bearer ${main.token}` } });
+      const ids = ((await listed.json()) as { data: Array<{ id: string }> }).data.map((s) => s.id);
+      if (ids.length !== 100) throw new Error(`the batch row needs 100 NSW stations, ${main.name} listed ${ids.length}`);
+      const batch = `/v1/stations/prices?ids=${ids.join(',')}`;
+      console.log(`on the way vs ${display(byId, main)}, both uncached, on ${main.name}...`);
+      await measure('way', `/v1/stations/prices?ids= (100 NSW ids) vs ${display(byId, main)}`,
+        { ...at(uncachedSide, uncachedServer, batch), label: `cache off, ${main.name}` },
+        { ...at(uncachedSide, uncachedServer, byId), label: `${display(byId, main)}, cache off` },
+        { text: 'req ≥0.20', met: (c) => c.median.requestsRatio >= 0.2 });
     }
 
     if (only.has('shipped')) {

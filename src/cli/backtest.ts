@@ -1,5 +1,6 @@
 import { type Config, clockFor } from '../config.ts';
 import { type BacktestResult, backtest } from '../domain/backtest.ts';
+import { FRESH_DAYS, cycleSeries, freshDailyMeans } from '../domain/fresh.ts';
 import { fillUpAdvice } from '../domain/advice.ts';
 import { isFuelId } from '../domain/fuels.ts';
 import { PUBLISHES_TOMORROW } from '../domain/states.ts';
@@ -56,7 +57,10 @@ export async function backtestCommand(config: Config, args: string[]): Promise<n
     const to = dayOption(values.to, 'to') ?? today - 1 - delay;
     if (from > to) throw new UsageError(`nothing to replay: from ${isoDay(from)} is after to ${isoDay(to)} (the history runs from ${isoDay(first)} to ${isoDay(today - 1)})`);
     const publishesTomorrow = PUBLISHES_TOMORROW.has(city.state) && values['without-tomorrow'] !== true;
-    const result = backtest(series, (known) => fillUpAdvice(known).advice, { from, to, every, delay, learnWeeks, publishesTomorrow });
+    // The advice reads the fresh series, as /v1/cities/{id}/cycle does; purchases are paid at the history's means.
+    const parts = await store.cityFreshParts(city.id, fuel, first, today - 1);
+    const adviceSeries = cycleSeries(freshDailyMeans(parts, FRESH_DAYS[city.state], first, today - 1), series, parts.sealedBefore);
+    const result = backtest(series, (known) => fillUpAdvice(known).advice, { from, to, every, delay, learnWeeks, publishesTomorrow, adviceSeries });
     const head = `${city.id} ${fuel}, purchases due every ${every} days from ${isoDay(from)} to ${isoDay(to)}, up to ${delay} days late: `
       + `${result.purchases} purchases (${result.skipped} windows without data left out); `
       + `the advice ${publishesTomorrow ? 'knows tomorrow\'s published prices' : 'knows the days before only'}; savings against buying on the due day`;

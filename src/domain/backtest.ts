@@ -50,6 +50,11 @@ export interface BacktestOptions {
    * after that, knowing today's and tomorrow's means. Elsewhere it knows the days before only.
    */
   publishesTomorrow: boolean;
+  /**
+   * What the advisor reads of the days before (the cycle's fresh series, domain/fresh.ts); the
+   * prices paid are always `series`' (the history's means). Default: `series`.
+   */
+  adviceSeries?: readonly DailyMean[];
 }
 
 export interface RuleResult {
@@ -74,7 +79,8 @@ export function backtest(series: readonly DailyMean[], advisor: Advisor, options
   if (!(every >= 1 && delay >= 0 && from <= to)) throw new RangeError('backtest: every >= 1, delay >= 0 and from <= to');
   const sorted = [...series].sort((a, b) => a.day - b.day);
   const mean = new Map(sorted.map((d) => [d.day, d.meanTenths]));
-  const before = (day: LocalDay): DailyMean[] => sorted.filter((d) => d.day < day);
+  const known = options.adviceSeries ?? sorted;
+  const before = (day: LocalDay): DailyMean[] => known.filter((d) => d.day < day);
   const paid = new Map<Rule, number[]>(RULES.map((r) => [r, []]));
   let skipped = 0;
   for (let due = from; due <= to; due += every) {

@@ -140,6 +140,16 @@ export const StationPricesResponse = Type.Object({
   examples: [EXAMPLE_STATION_PRICES],
 });
 
+/** Query integers arrive as text; their syntax is checked strictly before coercion (see http/routes/query.ts). */
+export const queryInteger = (minimum: number, maximum: number | undefined, accepts: string, description: string) =>
+  Type.Integer({ minimum, ...(maximum === undefined ? {} : { maximum }), description, 'x-accepts': accepts });
+/** `max_age`: fresh prices only (issue 31). Hours, whole: a price reported longer ago than that is left out. */
+export const MAX_AGE_HOURS = 8760;
+const maxAgeParameter = (what: string) => Type.Optional(queryInteger(
+  1, MAX_AGE_HOURS, `must be a whole number of hours from 1 to ${MAX_AGE_HOURS}`,
+  `Fresh prices only: ${what} reported at most this many hours ago (1 to ${MAX_AGE_HOURS}). Every price carries its report's instant as updated_at.`,
+));
+
 /** GET /v1/stations/prices: many stations' current prices in one request. */
 export const MAX_BATCH_IDS = 100;
 export const BatchPricesQuerySchema = Type.Object({
@@ -149,7 +159,10 @@ export const BatchPricesQuerySchema = Type.Object({
     'x-accepts': `must be 1 to ${MAX_BATCH_IDS} station ids separated by commas`,
     examples: ['metro-fuel-black-gardens,7-eleven-craigwell'],
   }),
+  max_age: maxAgeParameter('each entry\'s price; an older one is answered as no report (false throughout; tomorrow still given)'),
 });
+/** GET /v1/stations/{id}/prices: max_age, as the batch route takes it. */
+export const StationPricesQuerySchema = Type.Object({ max_age: BatchPricesQuerySchema.properties.max_age });
 export const BatchPricesResponse = Type.Object({
   data: Type.Array(StationPricesResponse.properties.data, { description: 'Each known station, as /v1/stations/{id}/prices answers it, in the order asked.' }),
   unknown: Type.Array(Type.String(), { description: 'The ids asked for that no station has, in the order asked (empty when every id is known).' }),
@@ -186,9 +199,6 @@ export const CityResponse = Type.Object({ data: Type.Ref(CitySchema) }, {
 });
 export const StationResponse = Type.Object({ data: Type.Ref(StationSchema) }, { description: 'The station.' });
 
-/** Query integers arrive as text; their syntax is checked strictly before coercion (see http/routes/query.ts). */
-export const queryInteger = (minimum: number, maximum: number | undefined, accepts: string, description: string) =>
-  Type.Integer({ minimum, ...(maximum === undefined ? {} : { maximum }), description, 'x-accepts': accepts });
 
 /** `format` on the routes that answer CSV too (http/representation/negotiation.ts): it wins over Accept. */
 const formatParameter = Type.Optional(Type.String({
@@ -253,6 +263,7 @@ export const StationListQuerySchema = Type.Object({
     'x-accepts': `must be one of ${FUELS.join(', ')}`,
   })),
   ...nearParameters('Only stations'),
+  max_age: maxAgeParameter('only stations with an available price (of `fuel` when given, else of any fuel)'),
 });
 
 const fuelParameter = (description: string) => Type.String({ enum: [...FUELS], description, 'x-accepts': `must be one of ${FUELS.join(', ')}` });
@@ -273,6 +284,7 @@ export const CheapestQuerySchema = Type.Object({
       + 'so a scope where none is known (every state but WA; WA before 14:30) answers an empty list.',
     'x-accepts': 'must be today or tomorrow',
   })),
+  max_age: maxAgeParameter('each station ranked by its prices (with day=tomorrow: not applied; those prices are published for the next day)'),
   limit: ListQuerySchema.properties.limit,
   page: ListQuerySchema.properties.page,
   offset: ListQuerySchema.properties.offset,

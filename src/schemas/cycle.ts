@@ -40,7 +40,7 @@ export const CycleResponse = Type.Object({
     days_since_restoration: Type.Union([Type.Integer({ minimum: 0 }), NoCycle]),
     phase: Type.Union([Type.Literal('rising'), Type.Literal('falling'), Type.Literal('trough'), Type.Literal('none')]),
     cheapest_weekday: Type.Union([Type.Union(WEEKDAY_NAMES.map((w) => Type.Literal(w))), NoWeekday]),
-    now: Type.Union([Type.String({ description: 'The mean of the prices in force now, cents per litre, ddd.d.', examples: ['177.3'] }), NoPrice]),
+    now: Type.Union([Type.String({ description: 'The mean of the prices in force now that are fresh (reported today or on the 1 (WA) or 14 days before), cents per litre, ddd.d.', examples: ['177.3'] }), NoPrice]),
     tomorrow: Type.Union([Type.Object({
       change: Type.String({
         description: 'How far tomorrow\'s published prices (WA, from about 14:30 WA time; in force from 06:00) are above the prices in '

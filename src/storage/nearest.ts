@@ -17,7 +17,7 @@ import type { ListResult, ListedStation, Station, StationListQuery } from './sto
 /** A near search with no other filter: answered from the position index. */
 export function onlyNear(query: StationListQuery): boolean {
   return query.state === undefined && query.city === undefined && query.suburb === undefined && query.postcode === undefined
-    && query.brand === undefined && query.fuel === undefined;
+    && query.brand === undefined && query.fuel === undefined && query.freshSince === undefined;
 }
 
 export interface NearestPage {

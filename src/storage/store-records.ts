@@ -49,6 +49,8 @@ export interface StationListQuery extends ListQuery {
   fuel?: FuelId | undefined;
   /** Only stations within the radius, nearest first (then by id), each with its distance. */
   near?: Near | undefined;
+  /** Only stations with an available current price (of `fuel` when given, else of any) reported at or after this Unix second. */
+  freshSince?: number | undefined;
 }
 
 /** A station as a list gives it: with its distance in whole metres when the list was near a point. */

@@ -1,5 +1,7 @@
+import type { FreshParts } from '../domain/fresh.ts';
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
+import type { LocalDay } from '../domain/time.ts';
 import type { PriceOrder, PricedStation, RankedPrice } from '../domain/cheapest.ts';
 import type { HeldPrice } from '../domain/tomorrow.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
@@ -53,8 +55,9 @@ export interface ReadStore extends StoreBase {
   /**
    * A page of the stations of an area ranked by their available price of an output fuel (domain/cheapest.ts), how many there are, and the page's stations.
    * With day `tomorrow`, ranked by their next held prices in stock instead (domain/tomorrow.ts).
+   * Given `since` (Unix seconds; today's prices only), prices reported before it are left out.
    */
-  cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day?: PriceDay): Promise<CheapestPage>;
+  cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day?: PriceDay, since?: number): Promise<CheapestPage>;
   /**
    * Count, sum, min and max of available current prices per reported fuel, from the totals kept
    * on write: of one state, or (undefined) of the nation.
@@ -67,6 +70,8 @@ export interface ReadStore extends StoreBase {
   currentForStation(stationId: string): Promise<CurrentPrice[]>;
   /** The station's name, feed and current prices in one read; undefined for an unknown id. */
   stationPrices(stationId: string): Promise<StationPrices | undefined>;
+  /** stationPrices and heldForStation of many stations in one snapshot (two statements), by id; ids no station has are absent. */
+  stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: HeldPrice[] }>>;
   /** The station's held prices (dated ahead, not yet in force), ordered by fuel and instant. */
   heldForStation(stationId: string): Promise<HeldPrice[]>;
   /** The held prices of every station of the city, in no order. */
@@ -78,6 +83,11 @@ export interface ReadStore extends StoreBase {
    * of those still at that mark are not read (parts.blocks says which).
    */
   cityHistoryParts(cityId: string, range: DayRange, nowSec?: number, known?: ReadonlyMap<number, number>): Promise<CityHistoryParts>;
+  /**
+   * The parts of the city's fresh series of an output fuel (domain/fresh.ts) over its sealed days
+   * within [from, to], and the day its sealed days end, read in one snapshot.
+   */
+  cityFreshParts(cityId: string, fuel: FuelId, from: LocalDay, to: LocalDay): Promise<FreshParts & { sealedBefore: LocalDay }>;
   /** Current prices of every station of the city, ordered by station id. */
   currentForCity(cityId: string): Promise<CurrentPrice[]>;
   /** Per reported fuel with an available price in the city: count, sum, min and max (kept up to date on write). */

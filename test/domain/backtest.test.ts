@@ -42,6 +42,25 @@ describe('the backtest of when to fill up', () => {
     assert.deepEqual(byRule['tomorrow-higher'], { rule: 'tomorrow-higher', meanPaidTenths: 1780, savingTenths: 20, shareOfOracle: 1 });
   });
 
+  test('adviceSeries: the advisor reads it (the fresh series) while purchases are paid at the series\' means', () => {
+    const series = sawtooth(6);
+    // The fresh series: the same days, each 100.0 c dearer, so the prices an advisor sees are not the prices paid.
+    const fresh = series.map((d) => ({ day: d.day, meanTenths: d.meanTenths + 1000 }));
+    const seen: number[] = [];
+    // Fill up once the latest day it was given is above 280.0: only true of the fresh series (Wednesday's 292.0 on Thursday).
+    const advisor: Advisor = ({ days }) => {
+      const latest = days.reduce((a, d) => (d.day > a.day ? d : a));
+      seen.push(latest.meanTenths);
+      return latest.meanTenths >= 2900 ? 'fill-up' : 'wait';
+    };
+    const options = { from: MONDAY + 14, to: MONDAY + 14, every: 7, delay: 3, learnWeeks: 2, publishesTomorrow: false };
+    const advice = backtest(series, advisor, { ...options, adviceSeries: fresh }).rules.find((r) => r.rule === 'advice');
+    // Monday sees Sunday's 284.0, Tuesday Monday's 280.0, Wednesday Tuesday's 278.0, Thursday Wednesday's 292.0:
+    // bought on Thursday at the series' 190.0 (not the fresh 290.0).
+    assert.deepEqual(seen, [2840, 2800, 2780, 2920]);
+    assert.deepEqual(advice, { rule: 'advice', meanPaidTenths: 1900, savingTenths: -100, shareOfOracle: -5 });
+  });
+
   test('advice that never says fill-up buys on the last day of each window; no-cycle and unknown buy on the day they are said', () => {
     const series = sawtooth(6);
     const options = { from: MONDAY + 14, to: MONDAY + 28, every: 7, delay: 3, learnWeeks: 2, publishesTomorrow: false };

@@ -50,6 +50,12 @@ describe('ResponseCache (pure)', () => {
     assert.equal(clockBucket('/v1/stations/x/history', 1000), Math.floor(1000 / CLOCK_BUCKET_SEC));
     assert.equal(clockBucket('/v1/cities/sydney/spread', 1000), 0);
     assert.equal(clockBucket('/v1/stations?offset=10', 1000), 0);
+    // The cycle (today, its fresh prices) and any answer with max_age (prices age out without a write) are clocked too.
+    assert.equal(clockBucket('/v1/cities/perth/cycle?fuel=e10', 1000), Math.floor(1000 / CLOCK_BUCKET_SEC));
+    for (const url of ['/v1/prices/cheapest?fuel=e10&city=perth&max_age=24', '/v1/stations?max_age=2', '/v1/stations/prices?ids=a&max%5Fage=1', '/v1/stations/prices?ids=a&max%5fage=1']) {
+      assert.equal(clockBucket(url, 1000), Math.floor(1000 / CLOCK_BUCKET_SEC), url);
+    }
+    assert.equal(clockBucket('/v1/prices/cheapest?fuel=e10&city=perth&xmax_age=24', 1000), 0);
   });
 });
 

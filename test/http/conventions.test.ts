@@ -127,9 +127,9 @@ for (const backend of testBackends()) {
       assert.deepEqual(doc.paths['/v1/cities']?.get?.parameters?.map((p) => p.name).sort(), ['format', 'limit', 'offset', 'page', 'state']);
       assert.deepEqual(doc.paths['/v1/brands']?.get?.parameters?.map((p) => p.name).sort(), ['format', 'limit', 'offset', 'page', 'state']);
       assert.deepEqual(doc.paths['/v1/stations']?.get?.parameters?.map((p) => p.name).sort(),
-        ['brand', 'city', 'city_id', 'format', 'fuel', 'limit', 'near', 'offset', 'page', 'postcode', 'radius', 'state', 'suburb']);
+        ['brand', 'city', 'city_id', 'format', 'fuel', 'limit', 'max_age', 'near', 'offset', 'page', 'postcode', 'radius', 'state', 'suburb']);
       assert.deepEqual(doc.paths['/v1/prices/cheapest']?.get?.parameters?.map((p) => p.name).sort(),
-        ['city', 'day', 'format', 'fuel', 'limit', 'near', 'offset', 'order', 'page', 'radius', 'state']);
+        ['city', 'day', 'format', 'fuel', 'limit', 'max_age', 'near', 'offset', 'order', 'page', 'radius', 'state']);
       assert.deepEqual(doc.paths['/v1/prices/changes']?.get?.parameters?.map((p) => p.name).sort(),
         ['city', 'fuel', 'limit', 'near', 'radius', 'since', 'state', 'wait']);
       assert.deepEqual(doc.paths['/v1/prices']?.get?.parameters?.map((p) => p.name).sort(), ['city', 'state']);

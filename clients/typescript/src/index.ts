@@ -96,9 +96,13 @@ export class FuelPriceClient {
   getStationHistory(id: IdOf<'getStationHistory'>, query: Query<'getStationHistory'> = {}): Promise<Answer<'getStationHistory'>> {
     return this.#get(`/v1/stations/${segment(id)}/history`, query);
   }
-  getStationPrices(id: IdOf<'getStationPrices'>): Promise<Answer<'getStationPrices'>> { return this.#get(`/v1/stations/${segment(id)}/prices`); }
-  /** Up to 100 stations' current prices in one request: `ids` joined with commas. */
-  getStationsPrices(ids: readonly string[]): Promise<Answer<'getStationsPrices'>> { return this.#get('/v1/stations/prices', { ids: ids.join(',') }); }
+  getStationPrices(id: IdOf<'getStationPrices'>, query: Query<'getStationPrices'> = {}): Promise<Answer<'getStationPrices'>> {
+    return this.#get(`/v1/stations/${segment(id)}/prices`, query);
+  }
+  /** Up to 100 stations' current prices in one request: `ids` joined with commas; `max_age` (hours) as the route takes it. */
+  getStationsPrices(ids: readonly string[], query: Omit<Query<'getStationsPrices'>, 'ids'> = {}): Promise<Answer<'getStationsPrices'>> {
+    return this.#get('/v1/stations/prices', { ...query, ids: ids.join(',') });
+  }
 
   // Prices, fuel types, brands.
   getPriceSummary(query: Query<'getPriceSummary'> = {}): Promise<Answer<'getPriceSummary'>> { return this.#get('/v1/prices', query); }

@@ -141,7 +141,7 @@ export interface paths {
         };
         /**
          * City price cycle
-         * @description The price cycle of one fuel (default ulp91), read from the city's daily means over the last 365 local days (the history's), and when to fill up. Days without news (no mean, or the day before's repeated to the last digit) are never read as a change. A restoration starts on a day rising at least 3.0 c/L and takes in the days after it while each rises at least 1.0 c/L; it counts at 5.0 c/L in all. The city cycles with at least 3 restorations whose intervals have a median absolute deviation of at most 35% of their median; period_days is that median, rounded. Phase: rising while the last restoration still runs or began today or yesterday; trough once 0.75 x period days have passed and the latest mean is within 1.0 c/L of the lowest since the rise ended; falling otherwise; none without a cycle. A weekly cycle gives its cheapest weekday. Advice, the first that applies: tomorrow's published prices (WA) higher than now, fill-up, else wait; no cycle, no-cycle; no news for two days, unknown; rising, wait; a weekly cycle, fill-up on its cheapest weekday; fill-up in the trough, wait while falling. docs/CYCLE.md has the method and its measured savings.
+         * @description The price cycle of one fuel (default ulp91), read from the city's daily means over the last 365 local days (the history's, but of fresh prices only: a station's price counts on the day of its latest report and the 1 (WA) or 14 days after it, so closed stations do not dilute a restoration), and when to fill up. Days without news (no mean, or the day before's repeated to the last digit) are never read as a change. A restoration starts on a day rising at least 3.0 c/L and takes in the days after it while each rises at least 1.0 c/L; it counts at 5.0 c/L in all. The city cycles with at least 3 restorations whose intervals have a median absolute deviation of at most 35% of their median; period_days is that median, rounded. Phase: rising while the last restoration still runs or began today or yesterday; trough once 0.75 x period days have passed and the latest mean is within 1.0 c/L of the lowest since the rise ended; falling otherwise; none without a cycle. A weekly cycle gives its cheapest weekday. Advice, the first that applies: tomorrow's published prices (WA) higher than now, fill-up, else wait; no cycle, no-cycle; no news for two days, unknown; rising, wait; a weekly cycle, fill-up on its cheapest weekday; fill-up in the trough, wait while falling. docs/CYCLE.md has the method and its measured savings.
          */
         get: operations["getCityCycle"];
         put?: never;
@@ -1835,6 +1835,8 @@ export interface operations {
                 near?: string;
                 /** @description With near: the radius in km, 0.1 to 100; default 5. A station at exactly the radius (to the metre) is in. */
                 radius?: string;
+                /** @description Fresh prices only: only stations with an available price (of `fuel` when given, else of any fuel) reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
+                max_age?: number;
             };
             header?: never;
             path?: never;
@@ -2210,7 +2212,10 @@ export interface operations {
     };
     getStationPrices: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Fresh prices only: each entry's price; an older one is answered as no report (false throughout; tomorrow still given) reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
+                max_age?: number;
+            };
             header?: never;
             path: {
                 /** @description The city or station id. */
@@ -2379,6 +2384,8 @@ export interface operations {
                  * @example metro-fuel-black-gardens,7-eleven-craigwell
                  */
                 ids: string;
+                /** @description Fresh prices only: each entry's price; an older one is answered as no report (false throughout; tomorrow still given) reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
+                max_age?: number;
             };
             header?: never;
             path?: never;
@@ -2706,6 +2713,8 @@ export interface operations {
                 order?: "asc" | "desc";
                 /** @description today (default): the prices in force now. tomorrow: the next prices already published and not yet in force (WA: from about 14:30 WA time, in force from 06:00 the next day), each item's updated_at the instant its price takes effect; only stations with such a price are listed, so a scope where none is known (every state but WA; WA before 14:30) answers an empty list. */
                 day?: "today" | "tomorrow";
+                /** @description Fresh prices only: each station ranked by its prices (with day=tomorrow: not applied; those prices are published for the next day) reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
+                max_age?: number;
                 /** @description Items per page, 1 to 100; default 10. */
                 limit?: number;
                 /** @description Page to return, from 1; default 1. Not with offset. */

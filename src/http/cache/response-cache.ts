@@ -8,7 +8,7 @@
  * validation still run on every request; only the work after them is skipped.
  */
 
-/** How long a clock-dependent answer may be reused: today's point of a history moves this little. */
+/** How long a clock-dependent answer may be reused: today's point of a history moves this little, and max_age is this exact. */
 export const CLOCK_BUCKET_SEC = 10;
 
 export interface CachedAnswer {
@@ -112,11 +112,20 @@ export class ResponseCache {
   }
 }
 
-/** The clock slice an answer belongs to: its own for clock-dependent routes, one for all others. */
+/**
+ * The clock slice an answer belongs to: its own for clock-dependent answers, one for all others.
+ * Clock-dependent: histories (today's point), the cycle (today, its days since, its fresh prices)
+ * and any answer with max_age (a price ages out of it without a write).
+ */
 export function clockBucket(url: string, nowSec: number): number {
   const query = url.indexOf('?');
-  return url.endsWith('/history', query === -1 ? url.length : query) ? Math.floor(nowSec / CLOCK_BUCKET_SEC) : 0;
+  const pathEnd = query === -1 ? url.length : query;
+  const clocked = url.endsWith('/history', pathEnd) || url.endsWith('/cycle', pathEnd) || (query !== -1 && MAX_AGE.test(url.slice(query)));
+  return clocked ? Math.floor(nowSec / CLOCK_BUCKET_SEC) : 0;
 }
+
+/** `max_age=` in a query, its underscore written plainly or percent-encoded (Fastify decodes names). */
+const MAX_AGE = /[?&]max(?:_|%5[fF])age=/;
 
 /** Headers of a full-path answer that are the same on every request for its URL (what the fast path sends again). */
 export function stableHeaders(headers: Record<string, number | string | string[] | undefined>): Record<string, string> {

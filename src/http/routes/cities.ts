@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { fillUpAdvice } from '../../domain/advice.ts';
 import type { Restoration } from '../../domain/cycle.ts';
+import { FRESH_DAYS, cycleSeries, freshCurrent, freshDailyMeans } from '../../domain/fresh.ts';
 import type { FuelId } from '../../domain/fuels.ts';
 import { cityHistory } from '../../domain/history.ts';
 import { cityAverages, citySpread, cityUnavailable, fuelTotals } from '../../domain/today.ts';
@@ -90,7 +91,8 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     schema: {
       summary: 'City price cycle',
       description: 'The price cycle of one fuel (default ulp91), read from the city\'s daily means over the last 365 local days '
-        + '(the history\'s), and when to fill up. Days without news (no mean, or the day before\'s repeated to the last digit) are '
+        + '(the history\'s, but of fresh prices only: a station\'s price counts on the day of its latest report and the 1 (WA) or '
+        + '14 days after it, so closed stations do not dilute a restoration), and when to fill up. Days without news (no mean, or the day before\'s repeated to the last digit) are '
         + 'never read as a change. A restoration starts on a day rising at least 3.0 c/L and takes in the days after it while each '
         + 'rises at least 1.0 c/L; it counts at 5.0 c/L in all. The city cycles with at least 3 restorations whose intervals have a median '
         + 'absolute deviation of at most 35% of their median; period_days is that median, rounded. Phase: rising while the last '
@@ -111,11 +113,13 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
     // Every station's current price (tomorrow is compared with it station by station); the city's mean now is their
     // totals' (fuelTotals works out from them what storage keeps as citySums), so it is not read a second time.
-    const [prices, held] = await Promise.all([store.currentForCity(city.id), store.heldForCity(city.id)]);
-    const current = cityAverages(fuelTotals(prices)).get(fuel);
+    // The cycle reads fresh prices only (domain/fresh.ts): a station's price stops counting some days after its report.
+    const [prices, held, fresh] = await Promise.all([store.currentForCity(city.id), store.heldForCity(city.id), store.cityFreshParts(city.id, fuel, range.from, range.to)]);
+    const current = cityAverages(fuelTotals(freshCurrent(city.state, prices, now))).get(fuel);
     const paired = pairedTomorrow(prices, held, fuel);
+    const days = cycleSeries(freshDailyMeans(fresh, FRESH_DAYS[city.state], range.from, range.to), series.get(fuel) ?? [], fresh.sealedBefore);
     const { cycle, advice, reason, confidence } = fillUpAdvice({
-      days: series.get(fuel) ?? [], today, now: current, tomorrowChange: paired && paired.tomorrowTenths - paired.nowTenths,
+      days, today, now: current, tomorrowChange: paired && paired.tomorrowTenths - paired.nowTenths,
     });
     const last = cycle.lastRestoration;
     const restoration = (r: Restoration) => ({ date: formatLocalDay(r.day), rise: formatCents(r.riseTenths) });

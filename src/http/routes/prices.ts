@@ -9,7 +9,7 @@ import type { FuelTotals, PriceArea, PriceDay } from '../../storage/store.ts';
 import { apiError, notFound } from '../errors/catalogue.ts';
 import { CHEAPEST_COLUMNS, withDistance } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
-import { nearQuery } from './query.ts';
+import { freshSince, nearQuery } from './query.ts';
 import { negotiateRepresentation, pageAnswer } from '../representation/negotiation.ts';
 import { type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
@@ -18,7 +18,7 @@ const security = [{ bearerAuth: [] }];
 const CHEAPEST_CSV = 'station_id,name,brand,address,latitude,longitude,price,updated_at\r\n'
   + 'united-petroleum-caversham,United Petroleum Caversham,United Petroleum,"12 Great Northern Highway, Caversham WA 6055",-31.8872,115.9731,164.9,1763857800\r\n';
 
-export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store }) => {
+export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
   const knownCity = async (id: string) => (await store.city(id)) ?? notFound('city', id);
 
   app.get('/v1/prices', {
@@ -68,7 +68,9 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     if (near) area = { near };
     else if (query.city !== undefined) area = { city: (await knownCity(query.city)).id };
     else area = { state: query.state as StateId };
-    const page = await store.cheapest(query.fuel as FuelId, area, (query.order ?? 'asc') as PriceOrder, window.limit, window.offset, (query.day ?? 'today') as PriceDay);
+    const day = (query.day ?? 'today') as PriceDay;
+    const since = day === 'today' ? freshSince(clock.now(), query.max_age) : undefined;
+    const page = await store.cheapest(query.fuel as FuelId, area, (query.order ?? 'asc') as PriceOrder, window.limit, window.offset, day, since);
     const columns = withDistance(CHEAPEST_COLUMNS, near !== undefined);
     return pageAnswer(request, reply, { items: cheapestEntries(page.items, page.stations), total: page.total, window }, { columns, name: `cheapest-${query.fuel}` });
   });

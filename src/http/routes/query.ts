@@ -40,3 +40,8 @@ export function nearQuery(query: { near?: string | undefined; radius?: string | 
   const radiusKm = parseRadius(query.radius) ?? apiError('invalid_parameter', `Parameter 'radius' ${NEAR_MESSAGES.radius}.`);
   return { centre, radiusKm };
 }
+
+/** `max_age` (hours) as the earliest Unix second a report may have to count: undefined without it. */
+export function freshSince(nowSec: number, maxAgeHours: number | undefined): number | undefined {
+  return maxAgeHours === undefined ? undefined : nowSec - maxAgeHours * 3600;
+}

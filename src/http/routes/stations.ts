@@ -6,14 +6,14 @@ import { historyPieces } from '../../domain/history-json.ts';
 import { historyEntries, stationPriceEntries } from '../../domain/api-entries.ts';
 import { jsonBody } from '../representation/pieced-body.ts';
 import { formatKm } from '../../domain/nearby.ts';
-import { nearQuery } from './query.ts';
+import { freshSince, nearQuery } from './query.ts';
 import { formatCents } from '../../domain/rounding.ts';
 import { stationTomorrow } from '../../domain/tomorrow.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
-import { BatchPricesQuerySchema, BatchPricesResponse, HistoryResponse, IdParams, MAX_BATCH_IDS, StationListQuerySchema, StationListResponse, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
+import { BatchPricesQuerySchema, BatchPricesResponse, HistoryResponse, IdParams, MAX_BATCH_IDS, StationListQuerySchema, StationListResponse, StationPricesQuerySchema, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
 import { apiError, notFound } from '../errors/catalogue.ts';
-import type { ListedStation, Station } from '../../storage/store.ts';
+import type { HeldPrice, ListedStation, Station, StationPrices } from '../../storage/store.ts';
 import { HISTORY_COLUMNS, STATION_COLUMNS, csvText, historyRows, withDistance } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer, sendCsv, wantsCsv } from '../representation/negotiation.ts';
@@ -36,11 +36,12 @@ function listedStationOut(s: ListedStation): Station & { distance_km?: string } 
 
 export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
   const findStation = async (id: string) => (await store.station(id)) ?? notFound('station', id);
-  /** A station's current prices as /v1/stations/{id}/prices answers them (and the batch route each of its stations); undefined for no such station. */
-  const pricesOf = async (id: string) => {
-    const [station, held] = await Promise.all([store.stationPrices(id), store.heldForStation(id)]);
-    return station && { id: station.id, name: station.name, prices: stationPriceEntries(station.prices, station.feed, stationTomorrow(held)) };
-  };
+  /** A station's current prices as /v1/stations/{id}/prices answers them (and the batch route each of its stations), with max_age's `since`. */
+  const pricesOf = (station: StationPrices, held: readonly HeldPrice[], since: number | undefined) => ({
+    id: station.id, name: station.name,
+    // max_age: an older price is answered as no report (the entry false throughout; tomorrow's published price still given).
+    prices: stationPriceEntries(since === undefined ? station.prices : station.prices.filter((p) => p.reportedAt >= since), station.feed, stationTomorrow(held)),
+  });
 
   app.get('/v1/stations', {
     schema: {
@@ -59,7 +60,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     }
     const page = await store.listStations({
       state: state as StateId | undefined, city: city ?? cityId, suburb, postcode, brand, fuel: fuel as FuelId | undefined, near,
-      limit: window.limit, offset: window.offset,
+      freshSince: freshSince(clock.now(), request.query.max_age), limit: window.limit, offset: window.offset,
     });
     const columns = withDistance(STATION_COLUMNS, near !== undefined);
     return pageAnswer(request, reply, { items: page.items.map(listedStationOut), total: page.total, window }, { columns, name: 'stations' });
@@ -98,9 +99,13 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       summary: 'Station current prices',
       description: 'The station\'s last report per fuel, one entry per fuel id: in stock or not, when and by which feed, and the last price in cents (ddd.d) reported in stock (kept while out of stock; false when never in stock); false throughout when it has no report. A combined id has a price only when a feed reports that id itself. '
         + 'tomorrow: the next price already published and not yet in force ({price, from}; WA publishes the next day\'s at about 14:30 WA time, in force from 06:00), else false.',
-      tags, security, params: IdParams, response: { 200: StationPricesResponse, ...errorResponses(404) },
+      tags, security, params: IdParams, querystring: StationPricesQuerySchema, response: { 200: StationPricesResponse, ...errorResponses(404) },
     },
-  }, async (request) => ({ data: (await pricesOf(request.params.id)) ?? notFound('station', request.params.id) }));
+  }, async (request) => {
+    const id = request.params.id;
+    const [station, held] = await Promise.all([store.stationPrices(id), store.heldForStation(id)]);
+    return { data: station ? pricesOf(station, held, freshSince(clock.now(), request.query.max_age)) : notFound('station', id) };
+  });
 
   app.get('/v1/stations/prices', {
     schema: {
@@ -115,11 +120,14 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       apiError('invalid_parameter', `Parameter 'ids' must be 1 to ${MAX_BATCH_IDS} station ids separated by commas.`);
     }
     const ids = [...new Set(asked)];
-    const found = await Promise.all(ids.map(async (id) => (await pricesOf(id)) ?? id));
-    return {
-      data: found.filter((f): f is Exclude<typeof f, string> => typeof f !== 'string'),
-      unknown: found.filter((f): f is string => typeof f === 'string'),
-    };
+    const found = await store.stationsPrices(ids);
+    const since = freshSince(clock.now(), request.query.max_age);
+    const data = [];
+    for (const id of ids) {
+      const one = found.get(id);
+      if (one) data.push(pricesOf(one.station, one.held, since));
+    }
+    return { data, unknown: ids.filter((id) => !found.has(id)) };
   });
 
   for (const url of ['/v1/stations', '/v1/stations/prices', '/v1/stations/:id', '/v1/stations/:id/history', '/v1/stations/:id/prices']) methodNotAllowed(app, url);

@@ -1,10 +1,12 @@
 import { type PriceOrder, rankedPage } from '../../domain/cheapest.ts';
 import { type FuelId, fuelIndex } from '../../domain/fuels.ts';
+import { type FreshParts, MAX_FRESH_DAYS } from '../../domain/fresh.ts';
 import type { StateId } from '../../domain/states.ts';
+import { type LocalDay, localDayOf } from '../../domain/time.ts';
 import { rankedTomorrow } from '../../domain/tomorrow.ts';
 import { brandNames, brandPage } from '../brands.ts';
 import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
-import { NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
+import { FuelPrices, NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
 import { type RunRow, toRunRow, withRunDays, withRunDaysByStation } from '../run-days.ts';
 import type {
   Brand, ChangesPage, ChangesQuery, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
@@ -12,7 +14,6 @@ import type {
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND } from '../writer/batch-plan.ts';
-import { lastChange, readChanges } from './changes.ts';
 import type { Connection } from './connection.ts';
 import type { Dialect } from './dialect.ts';
 import {
@@ -45,6 +46,8 @@ export abstract class SqlReads implements ReadStore {
   abstract migrate(): Promise<Migration>;
   abstract close(): Promise<void>;
   abstract versionsNow(): Versions | undefined;
+  abstract lastChange(): Promise<number>;
+  abstract priceChanges(query: ChangesQuery): Promise<ChangesPage>;
 
   async ping(): Promise<void> {
     await this.db.rows(this.read.ping);
@@ -120,7 +123,7 @@ export abstract class SqlReads implements ReadStore {
     return this.nearby.keptPositions(version) ?? this.nearby.keepPositions(version, (await db.rows(this.read.positions)).map(toPositionRow));
   }
 
-  async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day: PriceDay = 'today'): Promise<CheapestPage> {
+  async cheapest(fuel: FuelId, area: PriceArea, order: PriceOrder, limit: number, offset: number, day: PriceDay = 'today', since?: number): Promise<CheapestPage> {
     const output = fuelIndex(fuel);
     const read = this.read;
     if ('city' in area && !storable(area.city)) return { ...rankedPage([], order, limit, offset), stations: [] };
@@ -135,12 +138,16 @@ export abstract class SqlReads implements ReadStore {
     const ranked = async (tx: Connection): Promise<CheapestPage> => {
       const version = (await this.versionsVia(tx)).data;
       let page: ListResult<RankedPrice>;
-      if ('city' in area) page = rankedPage((await tx.rows(read.cityFuelPrices, [output, area.city])).map(toPricedStation), order, limit, offset);
-      else if ('state' in area) page = rankedPage((await tx.rows(read.stateFuelPrices, [output, area.state])).map(toPricedStation), order, limit, offset);
+      // max_age (since): reports before it are left out before each station's lowest member price is taken.
+      const fresh = <T extends { reportedAt: number }>(rows: T[]): T[] => (since === undefined ? rows : rows.filter((r) => r.reportedAt >= since));
+      if ('city' in area) page = rankedPage(fresh((await tx.rows(read.cityFuelPrices, [output, area.city])).map(toPricedStation)), order, limit, offset);
+      else if ('state' in area) page = rankedPage(fresh((await tx.rows(read.stateFuelPrices, [output, area.state])).map(toPricedStation)), order, limit, offset);
       else {
         const positions = await this.positions(tx, version);
-        const prices = this.nearby.keptPrices(version, output, positions)
-          ?? this.nearby.keepPrices(version, output, positions, (await tx.rows(read.fuelPricesByKey, [output])).map(toFuelPriceRow));
+        // The prices kept per data version are every report's; with max_age they are read and ranked for this request only.
+        const prices = since !== undefined ? new FuelPrices(positions, fresh((await tx.rows(read.fuelPricesByKey, [output])).map(toFuelPriceRow)))
+          : this.nearby.keptPrices(version, output, positions)
+            ?? this.nearby.keepPrices(version, output, positions, (await tx.rows(read.fuelPricesByKey, [output])).map(toFuelPriceRow));
         page = prices.rankNear(positions, area.near, order, limit, offset);
       }
       return { items: page.items, total: page.total, stations: await this.byIds(tx, page.items.map((p) => p.stationId), version) };
@@ -184,6 +191,27 @@ export abstract class SqlReads implements ReadStore {
 
   async stationPrices(stationId: string): Promise<StationPrices | undefined> {
     return storable(stationId) ? toStationPrices(await this.db.rows(this.read.stationPrices, [stationId])) : undefined;
+  }
+
+  async stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: HeldPrice[] }>> {
+    const known = [...new Set(ids.filter(storable))];
+    const out = new Map<string, { station: StationPrices; held: HeldPrice[] }>();
+    if (known.length === 0) return out;
+    // Two statements for every station at once, in one snapshot (rows grouped by station: ORDER BY s.key).
+    const [priceRows, heldRows] = await this.db.transaction('reads', async (tx) => [
+      await tx.rows(this.read.stationPricesByIds(known.length), known), await tx.rows(this.read.heldForStationsByIds(known.length), known),
+    ] as const);
+    const held = new Map<string, HeldPrice[]>();
+    for (const h of heldRows.map(toHeldPrice)) (held.get(h.stationId) ?? held.set(h.stationId, []).get(h.stationId))?.push(h);
+    for (let i = 0; i < priceRows.length;) {
+      const id = String(priceRows[i]?.station_id);
+      let j = i;
+      while (j < priceRows.length && String(priceRows[j]?.station_id) === id) j++;
+      const station = toStationPrices(priceRows.slice(i, j));
+      if (station) out.set(id, { station, held: held.get(id) ?? [] });
+      i = j;
+    }
+    return out;
   }
 
   async heldForStation(stationId: string): Promise<HeldPrice[]> {
@@ -243,12 +271,26 @@ export abstract class SqlReads implements ReadStore {
     });
   }
 
-  lastChange(): Promise<number> {
-    return lastChange(this.db);
-  }
-
-  priceChanges(query: ChangesQuery): Promise<ChangesPage> {
-    return readChanges(this.db, query);
+  async cityFreshParts(cityId: string, fuel: FuelId, from: LocalDay, to: LocalDay): Promise<FreshParts & { sealedBefore: LocalDay }> {
+    if (!storable(cityId)) return { sealedBefore: NO_DAY_LOWER_BOUND, rowDays: [], runs: [] };
+    return this.db.transaction('snapshot', async (tx) => {
+      const city = await tx.row(this.read.citySeal, [NO_DAY_LOWER_BOUND, cityId]);
+      const sealedBefore = city ? Number(city.sealed_before) : NO_DAY_LOWER_BOUND;
+      const args = [cityId, fuelIndex(fuel), from, Math.min(to, sealedBefore - 1)];
+      const rowDays = (await tx.arrays<[number, number, number]>(this.read.cityFreshRowDays, args))
+        .map(([day, sum, count]) => ({ day: Number(day), sum: Number(sum), count: Number(count) }));
+      // One row per run and report near it (ordered by run): the reports' local days gathered per run.
+      const runs: Array<{ from: LocalDay; to: LocalDay; priceTenths: number; reportDays: LocalDay[] }> = [];
+      let key = '';
+      for (const [state, station, fuelKey, first, last, price, at] of await tx.arrays<[StateId, number, number, number, number, number, number | null]>(
+        this.read.cityFreshRuns, [...args, MAX_FRESH_DAYS + 2])) {
+        const runKey = `${station}:${fuelKey}:${first}`;
+        if (runKey !== key) runs.push({ from: Number(first), to: Number(last), priceTenths: Number(price), reportDays: [] });
+        key = runKey;
+        if (at !== null) runs[runs.length - 1]?.reportDays.push(localDayOf(state, Number(at)));
+      }
+      return { sealedBefore, rowDays, runs };
+    });
   }
 
   async counts(): Promise<{ cities: number; stations: number; prices: number }> {

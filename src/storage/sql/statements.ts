@@ -21,6 +21,9 @@ const HELD = `SELECT s.id AS station_id, s.latitude, s.longitude, p.fuel, p.at, 
 const HELD_OF_OUTPUT = 'p.fuel IN (SELECT fuel FROM fuel_groups WHERE output = $1)';
 
 
+/** $1, $2, ... $n: an `IN` list's placeholders (one statement shape per count). */
+const placeholders = (n: number): string => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
+
 /** Both versions in one statement: the one read every /v1 request makes before its answer (or its cached copy). */
 export const VERSIONS = `SELECT (SELECT value FROM meta WHERE key = 'data_version') AS data,
   (SELECT value FROM meta WHERE key = 'tokens_version') AS tokens`;
@@ -38,6 +41,8 @@ export interface StationFilter {
   brandNames?: readonly string[] | undefined;
   /** The fuel's index (fuelIndex): a station with an available current price of a fuel counting towards it. */
   fuel?: number | undefined;
+  /** max_age: only stations with an available current price (of `fuel` when given) reported at or after this Unix second. */
+  freshSince?: number | undefined;
   /** Only stations inside this box of latitude and longitude (a near search's first cut: domain/nearby.ts). */
   box?: Box | undefined;
 }
@@ -46,7 +51,7 @@ export interface StationFilter {
 export function stationFilter(query: StationListQuery, brandNames: readonly string[] | undefined): StationFilter {
   return {
     state: query.state, city: query.city, suburb: query.suburb?.toLowerCase(), postcode: query.postcode, brandNames,
-    fuel: query.fuel === undefined ? undefined : fuelIndex(query.fuel),
+    fuel: query.fuel === undefined ? undefined : fuelIndex(query.fuel), freshSince: query.freshSince,
     box: query.near === undefined ? undefined : boxAround(query.near.centre, query.near.radiusKm),
   };
 }
@@ -78,9 +83,15 @@ function stationListStatements(d: Dialect): (filter: StationFilter) => StationLi
     if (brands.length > 0) {
       terms.push({ key: `b${brands.length}`, sql: (n) => `brand IN (${brands.map((_, i) => `$${n + i}`).join(', ')})`, values: brands });
     }
-    if (filter.fuel !== undefined) {
+    if (filter.fuel !== undefined && filter.freshSince !== undefined) {
+      terms.push({ key: 'fa', sql: (n) => `EXISTS (SELECT 1 FROM current_prices c JOIN fuel_groups g ON g.fuel = c.fuel
+      WHERE c.station_key = stations.key AND c.available = TRUE AND g.output = $${n} AND c.reported_at >= $${n + 1})`, values: [filter.fuel, filter.freshSince] });
+    } else if (filter.fuel !== undefined) {
       terms.push({ key: 'f', sql: (n) => `EXISTS (SELECT 1 FROM current_prices c JOIN fuel_groups g ON g.fuel = c.fuel
       WHERE c.station_key = stations.key AND c.available = TRUE AND g.output = $${n})`, values: [filter.fuel] });
+    } else if (filter.freshSince !== undefined) {
+      terms.push({ key: 'a', sql: (n) => `EXISTS (SELECT 1 FROM current_prices c
+      WHERE c.station_key = stations.key AND c.available = TRUE AND c.reported_at >= $${n})`, values: [filter.freshSince] });
     }
     const box = filter.box;
     if (box) {
@@ -121,7 +132,7 @@ export function readStatements(d: Dialect) {
     brandCountsInState: 'SELECT brand, count(*) AS n FROM stations WHERE state = $1 GROUP BY brand',
     station: `SELECT ${STATION_COLUMNS} FROM stations WHERE id = $1`,
     /** A page of stations by id, in no order (`IN` with n placeholders: one shape per page size). */
-    stationsByIds: (n: number) => `SELECT ${STATION_COLUMNS} FROM stations WHERE id IN (${Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ')})`,
+    stationsByIds: (n: number) => `SELECT ${STATION_COLUMNS} FROM stations WHERE id IN (${placeholders(n)})`,
     stationKey: 'SELECT key, state FROM stations WHERE id = $1',
     /** One station's daily sums and runs within [$2, $3], as stationDays merges them (run-days.ts). */
     stationDaily: 'SELECT fuel, day, weighted_tenths, seconds FROM station_daily WHERE station_key = $1 AND day BETWEEN $2 AND $3 ORDER BY day, fuel',
@@ -137,6 +148,12 @@ export function readStatements(d: Dialect) {
         SELECT p.price_tenths FROM price_events p WHERE p.station_key = s.key AND p.fuel = c.fuel AND p.available = TRUE
         AND p.at <= c.reported_at ORDER BY p.at DESC LIMIT 1) END AS last_available_tenths
       FROM stations s LEFT JOIN current_prices c ON c.station_key = s.key WHERE s.id = $1 ORDER BY c.fuel`,
+    /** stationPrices for n stations at once (the batch route), by station then fuel; a station with no price is one row. */
+    stationPricesByIds: (n: number) => `SELECT s.name, s.feed, ${CURRENT_COLUMNS}, CASE WHEN c.available THEN c.price_tenths ELSE (
+        SELECT p.price_tenths FROM price_events p WHERE p.station_key = s.key AND p.fuel = c.fuel AND p.available = TRUE
+        AND p.at <= c.reported_at ORDER BY p.at DESC LIMIT 1) END AS last_available_tenths
+      FROM stations s LEFT JOIN current_prices c ON c.station_key = s.key WHERE s.id IN (${placeholders(n)}) ORDER BY s.key, c.fuel`,
+    heldForStationsByIds: (n: number) => `${HELD} WHERE s.id IN (${placeholders(n)}) ORDER BY s.key, p.fuel, p.at`,
     currentForCity: `SELECT ${CURRENT_COLUMNS} FROM stations s JOIN current_prices c ON c.station_key = s.key
       WHERE s.city_id = $1 ORDER BY ${d.byteOrder('s.id')}, c.fuel`,
     /** Today's count and sum per reported fuel with an available price, kept on write (city_current). */
@@ -186,6 +203,24 @@ export function readStatements(d: Dialect) {
     cityStationRuns: `SELECT s.id AS station_id, s.state, r.fuel, r.from_day, r.to_day, r.price_tenths
       FROM stations s JOIN station_runs r ON r.station_key = s.key
       WHERE s.city_id = $1 AND r.to_day >= $2 AND r.from_day <= $3 ORDER BY ${d.byteOrder('s.id')}, r.fuel, r.to_day`,
+    /**
+     * The fresh series' parts (domain/fresh.ts) of output fuel $2 in city $1 over days $3..$4: per day the sum and
+     * count of the station daily means (`* 1.0`: REAL on SQLite, exact numeric on PostgreSQL), and the runs.
+     */
+    cityFreshRowDays: `SELECT d.day, sum(d.weighted_tenths * 1.0 / d.seconds) AS mean_sum, count(*) AS n
+      FROM stations s JOIN station_daily d ON d.station_key = s.key JOIN fuel_groups g ON g.fuel = d.fuel
+      WHERE s.city_id = $1 AND g.output = $2 AND d.seconds > 0 AND d.day BETWEEN $3 AND $4 GROUP BY d.day`,
+    /**
+     * With each run, the instants of its station and fuel's reports from $5 days before its first day to the day after its
+     * last (UTC days: a margin either side of the local ones, which the reader works out), or one row with none.
+     * (On PostgreSQL day × 86400 is an integer product: exact until 2038, when it must become bigint.)
+     */
+    cityFreshRuns: `SELECT s.state, r.station_key, r.fuel, r.from_day, r.to_day, r.price_tenths, e.at
+      FROM stations s JOIN station_runs r ON r.station_key = s.key JOIN fuel_groups g ON g.fuel = r.fuel
+      LEFT JOIN price_events e ON e.station_key = r.station_key AND e.fuel = r.fuel
+        AND e.at >= (r.from_day - $5) * 86400 AND e.at < (r.to_day + 2) * 86400
+      WHERE s.city_id = $1 AND g.output = $2 AND r.to_day >= $3 AND r.from_day <= $4
+      ORDER BY r.station_key, r.fuel, r.from_day`,
     /** Held prices of one station, of a city's stations, and of output fuel $1 in a city, a state or anywhere (near: positioned stations). */
     heldForStation: `${HELD} WHERE s.id = $1 ORDER BY p.fuel, p.at`,
     heldForCity: `${HELD} WHERE s.city_id = $1`,

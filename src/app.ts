@@ -24,6 +24,8 @@ import { metaRoutes } from './http/routes/meta.ts';
 import { stationRoutes } from './http/routes/stations.ts';
 import { priceRoutes } from './http/routes/prices.ts';
 import { alongRoutes } from './http/routes/along.ts';
+import { changeRoutes } from './http/routes/changes.ts';
+import { ChangeWatcher } from './http/server/change-watcher.ts';
 import { lazySerializers } from './http/representation/serializers.ts';
 import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer } from './http/server/server-limits.ts';
 import { frameworkError, requestHooks } from './http/request/hooks.ts';
@@ -45,6 +47,7 @@ export interface AppOptions {
   limits?: Partial<ServerLimits>; // the server's timeouts and caps; DEFAULT_LIMITS for any not given
   metricsToken?: string; // GET /metrics to this bearer token (METRICS_TOKEN, http/server/metrics.ts); no /metrics without it
   metricsFromPrimary?: () => Promise<string>; // a worker of `serve --workers N`: /metrics answers every worker's, added up by the primary
+  maxChangeWaiters?: number; // requests waiting on /v1/prices/changes (wait=N, event streams) at once; DEFAULT_MAX_WAITERS when absent
 }
 
 /** Builds the whole HTTP app; the server, the tests and the benchmarks all start here. Wiring only. */
@@ -106,6 +109,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
   if (gauge) app.addHook('onListen', async () => gauge.restart?.()).addHook('onClose', async () => gauge.close());
+  // One watcher of new changes per process (http/server/change-watcher.ts); closed first, so that waiting requests answer and streams end.
+  const watcher = new ChangeWatcher(() => store.lastChange(), options.maxChangeWaiters);
+  app.addHook('preClose', async () => { watcher.close(); });
   app.addHook('preClose', async () => { if (app.server.listening) drainIdleConnections(app.server); });
   for (const schema of [ErrorBody, CitySchema, StationSchema, HistoryRecordSchema]) app.addSchema(schema);
 
@@ -128,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(stationRoutes, deps);
   await app.register(priceRoutes, deps);
   await app.register(alongRoutes, deps);
+  await app.register(changeRoutes, { ...deps, watcher });
   await app.register(fuelTypeRoutes, deps);
   await app.register(brandRoutes, deps);
   await app.register(dashboardRoutes);

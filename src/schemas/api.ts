@@ -11,7 +11,7 @@ import { DEFAULT_RADIUS_KM, MAX_RADIUS_KM, MIN_RADIUS_KM, NEAR_PATTERN, RADIUS_P
  */
 
 const NoValue = Type.Literal(false, { description: 'No data for this fuel.' });
-const orFalse = <T extends TSchema>(schema: T) => Type.Union([schema, NoValue]);
+export const orFalse = <T extends TSchema>(schema: T) => Type.Union([schema, NoValue]);
 
 export const FuelIdSchema = Type.Union(FUELS.map((f) => Type.Literal(f)), { description: 'One of the 19 fuel ids.' });
 export const StateIdSchema = Type.Union(STATES.map((s) => Type.Literal(s)), { description: 'State or territory (lowercase short code).' });
@@ -142,7 +142,7 @@ export const StationPricesResponse = Type.Object({
 });
 
 /** Query integers arrive as text; their syntax is checked strictly before coercion (see http/routes/query.ts). */
-const queryInteger = (minimum: number, maximum: number | undefined, accepts: string, description: string) =>
+export const queryInteger = (minimum: number, maximum: number | undefined, accepts: string, description: string) =>
   Type.Integer({ minimum, ...(maximum === undefined ? {} : { maximum }), description, 'x-accepts': accepts });
 /** `max_age`: fresh prices only (issue 31). Hours, whole: a price reported longer ago than that is left out. */
 export const MAX_AGE_HOURS = 8760;
@@ -226,7 +226,7 @@ export type ListQueryInput = Static<typeof ListQuerySchema>;
 
 /** A lowercase slug, as city and brand ids are (domain/places.ts). */
 const SLUG = '^[a-z0-9]+(-[a-z0-9]+)*$';
-const slugParameter = (what: string, description: string) => Type.String({
+export const slugParameter = (what: string, description: string) => Type.String({
   pattern: SLUG, maxLength: 80, description,
   'x-accepts': `must be a ${what} id: lowercase letters and digits in hyphen-separated words, at most 80 characters`,
 });
@@ -234,7 +234,7 @@ const slugParameter = (what: string, description: string) => Type.String({
 const NEAR_ACCEPTS = 'must be LAT,LNG in decimal degrees (latitude -90 to 90, longitude -180 to 180), e.g. -33.8688,151.2093';
 const RADIUS_ACCEPTS = `must be a distance in km from ${MIN_RADIUS_KM} to ${MAX_RADIUS_KM}, at most 3 decimals, e.g. 2.5`;
 /** `near` and `radius`: their patterns check the syntax; parseNear and parseRadius the ranges, with the same messages. */
-const nearParameters = (what: string) => ({
+export const nearParameters = (what: string) => ({
   near: Type.Optional(Type.String({
     pattern: NEAR_PATTERN, maxLength: 32, 'x-accepts': NEAR_ACCEPTS,
     description: `${what} within the radius of this point (LAT,LNG), nearest first (then by id), each with distance_km.`,

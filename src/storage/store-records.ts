@@ -3,6 +3,7 @@ import type { StateId } from '../domain/states.ts';
 import type { AlongPrice } from '../domain/along.ts';
 import type { RankedPrice } from '../domain/cheapest.ts';
 import type { Near } from '../domain/nearby.ts';
+import type { PriceChange } from '../domain/changes.ts';
 
 /** What the store's methods take and give (store.ts has the methods, by role, and re-exports these). */
 
@@ -242,4 +243,24 @@ export interface PoolStats {
   idle: number;
   waiting: number;
   max: number;
+}
+
+export type { PriceChange } from '../domain/changes.ts';
+
+/** The changes after a cursor, at most `limit`, of a reported fuel counting towards `fuel` and within one area. */
+export interface ChangesQuery {
+  since: number;
+  limit: number;
+  fuel?: FuelId | undefined;
+  area?: PriceArea | undefined;
+}
+
+export interface ChangesPage {
+  changes: PriceChange[];
+  /** The cursor to ask with next. */
+  next: number;
+  /** The page was full: there may be more changes after `next` now. */
+  more: boolean;
+  /** The last change number handed out when the page was read. */
+  latest: number;
 }

@@ -9,7 +9,7 @@ import type { HeldPrice } from '../domain/tomorrow.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
 import type {
-  AlongPage, Batch, BatchResult, Brand, CheapestPage, City, CityInput, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation,
+  AlongPage, Batch, BatchResult, Brand, ChangesPage, ChangesQuery, CheapestPage, City, CityInput, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation,
   ListQuery, ListResult, ListedStation, Migration, PoolStats, PriceArea, Station, StationListQuery, TokenRecord,
 } from './store-records.ts';
 
@@ -104,6 +104,10 @@ export interface ReadStore extends StoreBase {
   /** The city's stations out of stock per output fuel (OutOfStock: combined fuels pooled), in no order. */
   cityOutOfStock(cityId: string): Promise<OutOfStock[]>;
   counts(): Promise<{ cities: number; stations: number; prices: number }>;
+  /** The last change number handed out (storage/sql/changes.ts): the cursor of "now". */
+  lastChange(): Promise<number>;
+  /** The changes after a cursor, oldest first (storage/sql/changes.ts). */
+  priceChanges(query: ChangesQuery): Promise<ChangesPage>;
 }
 
 /** What feeds, importers, the demo generator and the scheduler write and read back (ingest/). */

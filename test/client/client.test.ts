@@ -83,6 +83,8 @@ const CALLS: ReadonlyArray<{ id: string; path: string; call: (c: FuelPriceClient
   { id: 'listCheapestStations', path: '/v1/prices/cheapest?fuel=ulp91&state=nsw&order=desc&limit=1&offset=1', call: (c) => c.listCheapestStations({ fuel: 'ulp91', state: 'nsw', order: 'desc', limit: 1, offset: 1 }) },
   { id: 'listStationsAlongRoute', path: `/v1/prices/along?${new URLSearchParams({ fuel: 'ulp91', path: ALONG_PATH, corridor: '5', order: 'along' })}`,
     call: (c) => c.listStationsAlongRoute({ fuel: 'ulp91', path: ALONG_PATH, corridor: '5', order: 'along' }) },
+  { id: 'listPriceChanges', path: '/v1/prices/changes?since=0&fuel=ulp91&limit=2', call: (c) => c.listPriceChanges({ since: '0', fuel: 'ulp91', limit: 2 }) },
+  { id: 'listPriceChanges', path: '/v1/prices/changes', call: (c) => c.listPriceChanges() },
   { id: 'listFuelTypes', path: '/v1/fuel-types', call: (c) => c.listFuelTypes() },
   { id: 'listBrands', path: '/v1/brands?limit=3', call: (c) => c.listBrands({ limit: 3 }) },
 ];

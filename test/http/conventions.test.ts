@@ -115,7 +115,7 @@ for (const backend of testBackends()) {
       const v1 = Object.keys(doc.paths).filter((p) => p.startsWith('/v1/') && p !== '/v1/openapi.json').sort();
       assert.deepEqual(v1, [
         '/v1/brands', '/v1/cities', '/v1/cities/{id}', '/v1/cities/{id}/average', '/v1/cities/{id}/cycle', '/v1/cities/{id}/history', '/v1/cities/{id}/spread',
-        '/v1/cities/{id}/unavailable', '/v1/fuel-types', '/v1/prices', '/v1/prices/along', '/v1/prices/cheapest', '/v1/stations', '/v1/stations/prices', '/v1/stations/{id}', '/v1/stations/{id}/history', '/v1/stations/{id}/prices',
+        '/v1/cities/{id}/unavailable', '/v1/fuel-types', '/v1/prices', '/v1/prices/along', '/v1/prices/changes', '/v1/prices/cheapest', '/v1/stations', '/v1/stations/prices', '/v1/stations/{id}', '/v1/stations/{id}/history', '/v1/stations/{id}/prices',
       ]);
       for (const path of v1) {
         const operation = doc.paths[path]?.get;
@@ -132,6 +132,8 @@ for (const backend of testBackends()) {
         ['city', 'consumption', 'day', 'format', 'fuel', 'limit', 'litres', 'max_age', 'near', 'offset', 'order', 'page', 'radius', 'state']);
       assert.deepEqual(doc.paths['/v1/prices/along']?.get?.parameters?.map((p) => p.name).sort(),
         ['consumption', 'corridor', 'fuel', 'limit', 'litres', 'max_age', 'offset', 'order', 'page', 'path']);
+      assert.deepEqual(doc.paths['/v1/prices/changes']?.get?.parameters?.map((p) => p.name).sort(),
+        ['city', 'fuel', 'limit', 'near', 'radius', 'since', 'state', 'wait']);
       assert.deepEqual(doc.paths['/v1/prices']?.get?.parameters?.map((p) => p.name).sort(), ['city', 'state']);
       assert.ok(doc.components.schemas.Error);
       assert.ok(r.text.includes(FUELS[18]));

@@ -35,3 +35,16 @@ export const POSTGRES_UNDO_12 = `
   ALTER TABLE stations DROP CONSTRAINT stations_position_whole,
     ALTER COLUMN latitude SET NOT NULL, ALTER COLUMN longitude SET NOT NULL;
 `;
+
+/** The exact inverse of migration 13 (the change numbers of the changes feed). */
+export const SQLITE_UNDO_13 = `
+  DROP INDEX current_prices_by_change;
+  ALTER TABLE current_prices DROP COLUMN change_seq;
+  DELETE FROM meta WHERE key = 'change_seq';
+`;
+
+export const POSTGRES_UNDO_13 = `
+  DROP INDEX current_prices_by_change;
+  ALTER TABLE current_prices DROP COLUMN change_seq;
+  DELETE FROM meta WHERE key = 'change_seq';
+`;

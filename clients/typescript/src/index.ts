@@ -109,6 +109,11 @@ export class FuelPriceClient {
   listCheapestStations(query: Query<'listCheapestStations'>): Promise<Answer<'listCheapestStations'>> { return this.#get('/v1/prices/cheapest', query); }
   /** The stations selling a fuel within a corridor of a route: `path` an encoded polyline (precision 5), as routing engines return it. */
   listStationsAlongRoute(query: Query<'listStationsAlongRoute'>): Promise<Answer<'listStationsAlongRoute'>> { return this.#get('/v1/prices/along', query); }
+  /**
+   * The price changes after `since` (without it: none, and the cursor of now); ask again with `since: next`.
+   * With `wait` (seconds, up to 30) the server holds the request until a change arrives: keep `timeoutMs` above it.
+   */
+  listPriceChanges(query: Query<'listPriceChanges'> = {}): Promise<Answer<'listPriceChanges'>> { return this.#get('/v1/prices/changes', query); }
   listFuelTypes(): Promise<Answer<'listFuelTypes'>> { return this.#get('/v1/fuel-types'); }
   listBrands(query: Query<'listBrands'> = {}): Promise<Answer<'listBrands'>> { return this.#get('/v1/brands', query); }
 

@@ -369,6 +369,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/prices/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Price changes, as they happen
+         * @description The changes of current prices after a cursor, oldest first: each station and fuel whose price or availability a stored report changed, as it is now (a price changed twice before it is read is answered once, as it is then). Copy the state first (e.g. /v1/stations/prices), ask once without since for the cursor of now, then ask with since=next. limit bounds the changes looked at (default 100, at most 1000); more says to ask again at once. wait=N (0 to 30) holds the request until a matching change arrives or N seconds pass (an empty list). With Accept: text/event-stream the same feed as server-sent events: one event `change` per change, its id the cursor (Last-Event-ID resumes after it), a comment every 15 s. Never cached. 503 when too many requests wait at once (see Retry-After). docs/CHANGES.md has the details.
+         */
+        get: operations["listPriceChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/fuel-types": {
         parameters: {
             query?: never;
@@ -2993,6 +3013,148 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown, revoked or expired token. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Only GET and HEAD are allowed. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable, or the server over capacity; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPriceChanges: {
+        parameters: {
+            query?: {
+                /** @description The cursor to read after: next of the last answer (or the id of the last event received). Without it: no changes and the cursor of now, to follow from once the state has been copied. A cursor ahead of this server's last change is a 400. */
+                since?: string;
+                /** @description Only changes of this fuel (a combined id: of any of its members, and of the id itself). Case-insensitive. */
+                fuel?: "e10" | "ulp91" | "ulp95" | "ulp98" | "diesel" | "pdiesel" | "lpg" | "e85" | "e5" | "ev" | "b20" | "cng" | "lng" | "opal" | "lrp" | "ulsd" | "ulp-combined" | "pulp-combined" | "diesel-combined";
+                /** @description Only stations of this state or territory; case-insensitive. */
+                state?: "nsw" | "vic" | "qld" | "wa" | "sa" | "tas" | "nt" | "act";
+                /** @description Only stations of this city (404 for an unknown id). */
+                city?: string;
+                /** @description Only stations within the radius of this point (LAT,LNG). One of state, city and near at most. */
+                near?: string;
+                /** @description With near: the radius in km, 0.1 to 100; default 5. A station at exactly the radius (to the metre) is in. */
+                radius?: string;
+                /** @description Changes looked at per page, 1 to 1000; default 100. */
+                limit?: number;
+                /** @description Long polling: with since and no change to answer, hold the request until one arrives or this many seconds pass (then an empty list); 0 to 30, default 0. */
+                wait?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of price changes: ask again with since=next to follow the feed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The changes after since, oldest first: each station and fuel whose price or availability changed, as it is now. */
+                        data: {
+                            /**
+                             * @description This change's cursor (its number): passing it as since answers the changes after it.
+                             * @example 10452
+                             */
+                            cursor: string;
+                            /** @example metro-fuel-black-gardens */
+                            station_id: string;
+                            /** @description One of the 19 fuel ids. */
+                            fuel: "e10" | "ulp91" | "ulp95" | "ulp98" | "diesel" | "pdiesel" | "lpg" | "e85" | "e5" | "ev" | "b20" | "cng" | "lng" | "opal" | "lrp" | "ulsd" | "ulp-combined" | "pulp-combined" | "diesel-combined";
+                            price: string | false;
+                            /** @description In stock. */
+                            available: boolean;
+                            /** @description Unix second of the report that made the change. */
+                            updated_at: number;
+                        }[];
+                        /**
+                         * @description The cursor to ask with next (since=next): every change up to it has been looked at.
+                         * @example 10452
+                         */
+                        next: string;
+                        /** @description The page was full: ask again at once with since=next for the rest. */
+                        more: boolean;
+                    };
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag; no body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid parameter (the message names it and what it accepts), or a request that cannot be read: bad percent-encoding, a URL too long, a body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No city or station has that id. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

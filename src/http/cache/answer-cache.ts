@@ -19,6 +19,13 @@ export interface AnswerCacheOptions {
 }
 
 /**
+ * Routes whose answers are never kept nor given an ETag (Cache-Control: no-store): the changes
+ * feed answers what changed since a cursor, and a long poll answers when something does, not
+ * what the data version alone decides.
+ */
+export const UNCACHED_ROUTES: ReadonlySet<string> = new Set(['/v1/prices/changes']);
+
+/**
  * The full path's side of the cache, as hooks on the root app: a cached answer is sent before
  * the handler (preHandler, after auth, limits and validation), and every /v1 answer gets its
  * ETag, Cache-Control and 304 and is kept (onSend). The data version is the one the auth hook
@@ -33,6 +40,7 @@ export function addAnswerCache(app: FastifyInstance, { rules, cache, maxAgeSec, 
   if (cache) {
     app.addHook('preHandler', async (request, reply) => {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.url.startsWith('/v1/') || request.url.startsWith('/v1/openapi.json')) return;
+      if (UNCACHED_ROUTES.has(request.routeOptions.url ?? '')) return;
       const version = request.dataVersion ?? (request.dataVersion = (await rules.versions(request.raw)).data);
       const now = clock.now();
       // The URL, or for CSV asked for by Accept a key of its own (representation/negotiation.ts): JSON and CSV never share an entry.
@@ -68,8 +76,9 @@ export function addAnswerCache(app: FastifyInstance, { rules, cache, maxAgeSec, 
   app.addHook('onSend', async (request, reply, payload) => {
     // A string from the serialiser, a Buffer from a route or the cache (preHandler above), or a large answer's pieces (pieced-body.ts).
     const pieced = payload instanceof PiecedBody;
-    if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || (typeof payload !== 'string' && !Buffer.isBuffer(payload) && !pieced)) {
-      if (reply.statusCode >= 400) reply.header('cache-control', 'no-store');
+    const uncached = UNCACHED_ROUTES.has(request.routeOptions.url ?? '');
+    if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || (typeof payload !== 'string' && !Buffer.isBuffer(payload) && !pieced) || uncached) {
+      if (reply.statusCode >= 400 || uncached) reply.header('cache-control', 'no-store');
       misses.land(request);
       return payload;
     }

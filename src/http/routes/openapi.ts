@@ -35,6 +35,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   '/v1/prices': 'getPriceSummary',
   '/v1/prices/cheapest': 'listCheapestStations',
   '/v1/prices/along': 'listStationsAlongRoute',
+  '/v1/prices/changes': 'listPriceChanges',
   '/v1/fuel-types': 'listFuelTypes',
   '/v1/brands': 'listBrands',
 };

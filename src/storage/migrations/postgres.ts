@@ -140,4 +140,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE stations ALTER COLUMN latitude DROP NOT NULL, ALTER COLUMN longitude DROP NOT NULL,
     ADD CONSTRAINT stations_position_whole CHECK ((latitude IS NULL) = (longitude IS NULL));
   `,
+  `
+  -- The price changes feed (see the SQLite migration of the same number): the number of each
+  -- current price's last change, handed out by the writer under its advisory lock.
+  ALTER TABLE current_prices ADD COLUMN change_seq bigint NOT NULL DEFAULT 0;
+  CREATE INDEX current_prices_by_change ON current_prices (change_seq);
+  INSERT INTO meta (key, value) VALUES ('change_seq', 0) ON CONFLICT (key) DO NOTHING;
+  `,
 ];

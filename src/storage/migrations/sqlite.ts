@@ -147,4 +147,15 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX stations_by_city ON stations (city_id, id);
   CREATE INDEX stations_by_position ON stations (latitude, longitude, id);
   `,
+  `
+  -- The price changes feed (GET /v1/prices/changes, storage/sql/changes.ts): each current price
+  -- carries the number of the last change of its price or availability. Numbers are handed out by
+  -- the writer, one after another, inside its transaction and under its lock (one writer at a
+  -- time), and meta.change_seq holds the last handed out: a change committed later always has a
+  -- higher number, so a cursor (the last number seen) never skips one. Prices stored before this
+  -- version carry 0: they are the state a client copies first, not changes.
+  ALTER TABLE current_prices ADD COLUMN change_seq INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX current_prices_by_change ON current_prices (change_seq);
+  INSERT INTO meta (key, value) VALUES ('change_seq', 0);
+  `,
 ];

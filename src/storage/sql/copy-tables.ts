@@ -15,7 +15,7 @@ export const COPY_TABLES = {
   },
   price_events: { columns: ['station_key', 'fuel', 'at', 'price_tenths', 'available'], key: ['station_key', 'fuel', 'at'] },
   current_prices: {
-    columns: ['station_key', 'fuel', 'price_tenths', 'available', 'reported_at', 'open_from', 'city_id', 'state'], key: ['station_key', 'fuel'],
+    columns: ['station_key', 'fuel', 'price_tenths', 'available', 'reported_at', 'open_from', 'city_id', 'state', 'change_seq'], key: ['station_key', 'fuel'],
   },
   station_daily: { columns: ['station_key', 'day', 'fuel', 'weighted_tenths', 'seconds'], key: ['station_key', 'day', 'fuel'] },
   station_runs: { columns: ['station_key', 'to_day', 'fuel', 'from_day', 'price_tenths'], key: ['station_key', 'to_day', 'fuel'] },
@@ -69,7 +69,7 @@ const COLUMN_TYPES: Readonly<Record<string, string>> = {
   key: 'text', value: 'bigint', id: 'text', name: 'text', state: 'text', latitude: 'double precision', longitude: 'double precision',
   feed: 'text', feed_code: 'text', brand: 'text', address: 'text', street: 'text', suburb: 'text', postcode: 'text', phone: 'text',
   website: 'text', city_id: 'text', station_key: 'integer', fuel: 'smallint', at: 'bigint', price_tenths: 'integer', available: 'boolean',
-  reported_at: 'bigint', open_from: 'bigint', day: 'integer', from_day: 'integer', to_day: 'integer', weighted_tenths: 'bigint', seconds: 'integer', mean_tenths: 'double precision',
+  reported_at: 'bigint', open_from: 'bigint', change_seq: 'bigint', day: 'integer', from_day: 'integer', to_day: 'integer', weighted_tenths: 'bigint', seconds: 'integer', mean_tenths: 'double precision',
   sealed_before: 'integer', hash: 'bytea', created_at: 'bigint', updated_at: 'bigint', expires_at: 'bigint', revoked_at: 'bigint', rate_limit: 'integer',
 };
 

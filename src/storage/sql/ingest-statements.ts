@@ -11,6 +11,9 @@ export const RUN_LOG_DAYS = 90;
 
 export const INGEST_STATEMENTS = {
   bumpDataVersion: "UPDATE meta SET value = value + 1 WHERE key = 'data_version'",
+  /** The last change number handed out, read and saved by the writer under its lock (storage/sql/changes.ts). */
+  lastChange: "SELECT value FROM meta WHERE key = 'change_seq'",
+  saveLastChange: "UPDATE meta SET value = $1 WHERE key = 'change_seq'",
   seals: 'SELECT state, sealed_before FROM seals',
   saveSeal: 'INSERT INTO seals (state, sealed_before) VALUES ($1, $2) ON CONFLICT (state) DO UPDATE SET sealed_before = excluded.sealed_before',
   citiesInState: 'SELECT id, latitude, longitude FROM cities WHERE state = $1',
@@ -85,11 +88,13 @@ export const BULK = {
     types: ['integer', 'smallint', 'bigint', 'integer', 'boolean'],
     tail: '',
   },
+  /** change_seq 0: the price and availability did not change, the row keeps the number of its last change (storage/sql/changes.ts; a new row always changes). */
   currentPrices: {
-    into: 'current_prices (station_key, fuel, price_tenths, available, reported_at, open_from, city_id, state)',
-    types: ['integer', 'smallint', 'integer', 'boolean', 'bigint', 'bigint', 'text', 'text'],
+    into: 'current_prices (station_key, fuel, price_tenths, available, reported_at, open_from, city_id, state, change_seq)',
+    types: ['integer', 'smallint', 'integer', 'boolean', 'bigint', 'bigint', 'text', 'text', 'bigint'],
     tail: `ON CONFLICT (station_key, fuel) DO UPDATE SET price_tenths = excluded.price_tenths, available = excluded.available,
-      reported_at = excluded.reported_at, open_from = excluded.open_from, city_id = excluded.city_id, state = excluded.state`,
+      reported_at = excluded.reported_at, open_from = excluded.open_from, city_id = excluded.city_id, state = excluded.state,
+      change_seq = CASE WHEN excluded.change_seq = 0 THEN current_prices.change_seq ELSE excluded.change_seq END`,
   },
   /** Daily sums add up: a day may get seconds from several batches and from the seal. */
   stationDaily: {

@@ -11,7 +11,7 @@ import { brandNames, brandPage } from '../brands.ts';
 import { FuelPrices, NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
 import { type RunRow, withRunDays } from '../run-days.ts';
 import type {
-  AlongPage, Brand, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
+  AlongPage, Brand, ChangesPage, ChangesQuery, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
   Migration, OutOfStock, PriceArea, PriceDay, PricedStation, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
@@ -46,6 +46,8 @@ export abstract class SqlReads implements ReadStore {
   abstract migrate(): Promise<Migration>;
   abstract close(): Promise<void>;
   abstract versionsNow(): Versions | undefined;
+  abstract lastChange(): Promise<number>;
+  abstract priceChanges(query: ChangesQuery): Promise<ChangesPage>;
 
   async ping(): Promise<void> {
     await this.db.rows(this.read.ping);

@@ -1,9 +1,10 @@
 import { fuelIndex } from '../../domain/fuels.ts';
 import type {
-  Batch, BatchResult, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun,
+  Batch, BatchResult, ChangesPage, ChangesQuery, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun,
   FeedStation, PriceEvent, PriceStore, TableChunk, TokenRecord,
 } from '../store.ts';
 import { UNKNOWN_EXAMPLES, partitionKnown, sortHeld, sortReleased, splitHeld } from '../writer/batch-plan.ts';
+import { lastChange, readChanges } from './changes.ts';
 import type { Connection } from './connection.ts';
 import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } from './copy-tables.ts';
 import type { Dialect } from './dialect.ts';
@@ -41,6 +42,15 @@ export abstract class SqlStore extends SqlReads implements PriceStore {
     } finally {
       this.reuse.forget();
     }
+  }
+
+  /** The changes feed's reads (sql/changes.ts), kept here beside the writes that number the changes. */
+  lastChange(): Promise<number> {
+    return lastChange(this.db);
+  }
+
+  priceChanges(query: ChangesQuery): Promise<ChangesPage> {
+    return readChanges(this.db, query);
   }
 
   async upsertCities(cities: CityInput[]): Promise<void> {

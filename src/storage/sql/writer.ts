@@ -80,6 +80,8 @@ export class SqlWriter implements BatchWriter {
     await fresh.done();
     await tx.forKeys(CORRECT_REPORTS, corrected);
     const opens = tx.bulkRows(BULK.currentPrices);
+    // Each current price whose price or availability changes takes the next change number (storage/sql/changes.ts).
+    let lastChange: number | undefined;
     for (const [i, { station, fuel }] of groups.entries()) {
       const rows = classified[i];
       if (!rows || (rows.fresh.length === 0 && rows.corrected.length === 0)) { if (rows) tally.group(station, fuel, rows, new DayTotals()); continue; }
@@ -92,12 +94,18 @@ export class SqlWriter implements BatchWriter {
       closeSealedPart(station.state, settled.totals, settled.open, sealedBefore(station.state));
       const open = settled.open;
       if (open) {
-        opens.values.push(station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId, station.state);
+        let change = 0;
+        if (!before || before.priceTenths !== open.priceTenths || before.available !== open.available) {
+          lastChange = (lastChange ?? Number((await tx.row(SQL.lastChange))?.value ?? 0)) + 1;
+          change = lastChange;
+        }
+        opens.values.push(station.key, fuel, open.priceTenths, open.available ? 1 : 0, open.at, open.openFrom, station.cityId, station.state, change);
         opens.added();
       }
       tally.group(station, fuel, rows, settled.totals, settled.spans);
     }
     await opens.done();
+    if (lastChange !== undefined) await tx.run(SQL.saveLastChange, [lastChange]);
     await addStationDays(tx, tally.groups);
     for (const [cityId, days] of tally.resealCities) await this.cityMeans(tx, { cityId }, days.from, days.to);
     if (tally.changed) await tx.run(SQL.bumpDataVersion);

@@ -70,8 +70,8 @@ export const changeRoutes: FastifyPluginAsyncTypebox<RouteDeps & { watcher: Chan
     schema: {
       summary: 'Price changes, as they happen',
       description: 'The changes of current prices after a cursor, oldest first: each station and fuel whose price or availability a stored report changed, as it is now '
-        + '(a price changed twice before it is read is answered once, as it is then). Copy the state first (e.g. /v1/stations/prices), ask once without since for the cursor of now, '
-        + `then ask with since=next. limit bounds the changes looked at (default ${DEFAULT_CHANGES_LIMIT}, at most ${MAX_CHANGES_LIMIT}); more says to ask again at once. `
+        + '(a price changed twice before it is read is answered once, as it is then). Ask once without since for the cursor of now, then copy the state (e.g. /v1/stations/prices: a change in between comes again, '
+        + `as it is then), then ask with since=next. limit bounds the changes looked at (default ${DEFAULT_CHANGES_LIMIT}, at most ${MAX_CHANGES_LIMIT}); more says to ask again at once. `
         + `wait=N (0 to ${MAX_WAIT_SEC}) holds the request until a matching change arrives or N seconds pass (an empty list). `
         + 'With Accept: text/event-stream the same feed as server-sent events: one event `change` per change, its id the cursor (Last-Event-ID resumes after it), a comment every 15 s. '
         + 'Never cached. 503 when too many requests wait at once (see Retry-After). docs/CHANGES.md has the details.',

@@ -149,10 +149,15 @@ export class PathIndex {
       const dLng = corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
       const steps = Math.max(1, Math.ceil(Math.max(Math.abs(b.latitude - a.latitude), Math.abs(b.longitude - a.longitude)) / this.cell));
       for (let k = 0; k < steps; k++) {
-        const [lat0, lat1] = [a.latitude + ((b.latitude - a.latitude) * k) / steps, a.latitude + ((b.latitude - a.latitude) * (k + 1)) / steps];
-        const [lng0, lng1] = [a.longitude + ((b.longitude - a.longitude) * k) / steps, a.longitude + ((b.longitude - a.longitude) * (k + 1)) / steps];
-        const [r0, r1] = [this.row(Math.min(lat0, lat1) - dLat), this.row(Math.max(lat0, lat1) + dLat)];
-        const [c0, c1] = [this.row(Math.min(lng0, lng1) - dLng), this.row(Math.max(lng0, lng1) + dLng)];
+        // Plain numbers, not destructured pairs: this loop runs for every step of every segment of every request.
+        const lat0 = a.latitude + ((b.latitude - a.latitude) * k) / steps;
+        const lat1 = a.latitude + ((b.latitude - a.latitude) * (k + 1)) / steps;
+        const lng0 = a.longitude + ((b.longitude - a.longitude) * k) / steps;
+        const lng1 = a.longitude + ((b.longitude - a.longitude) * (k + 1)) / steps;
+        const r0 = this.row(Math.min(lat0, lat1) - dLat);
+        const r1 = this.row(Math.max(lat0, lat1) + dLat);
+        const c0 = this.row(Math.min(lng0, lng1) - dLng);
+        const c1 = this.row(Math.max(lng0, lng1) + dLng);
         for (let r = r0; r <= r1; r++) {
           for (let c = c0; c <= c1; c++) {
             const key = cellKey(r, c);
@@ -218,29 +223,36 @@ export class PathIndex {
 
   /** Where the point stands against the path when within the corridor; undefined otherwise. */
   locate(p: Point): OnPath | undefined {
-    const segments = this.cells.get(cellKey(this.row(p.latitude), this.row(p.longitude)));
+    return this.locateAt(p.latitude, p.longitude);
+  }
+
+  /** locate, given the point's latitude and longitude (no object made for a point that is not near). */
+  locateAt(latitude: number, longitude: number): OnPath | undefined {
+    const segments = this.cells.get(cellKey(this.row(latitude), this.row(longitude)));
     if (!segments) return undefined;
-    const cos = Math.cos(p.latitude * RADIANS);
-    let best: { km: number; along: number } | undefined;
+    const cos = Math.cos(latitude * RADIANS);
+    // The best so far as two numbers (no object per segment).
+    let bestKm = Infinity;
+    let bestAlong = Infinity;
     for (const s of segments) {
       const a = this.points[s] as Point;
       const b = this.points[s + 1] as Point;
       // Station at the origin; x east and y north in km.
-      const ax = (a.longitude - p.longitude) * KM_PER_DEGREE * cos;
-      const ay = (a.latitude - p.latitude) * KM_PER_DEGREE;
-      const bx = (b.longitude - p.longitude) * KM_PER_DEGREE * cos;
-      const by = (b.latitude - p.latitude) * KM_PER_DEGREE;
+      const ax = (a.longitude - longitude) * KM_PER_DEGREE * cos;
+      const ay = (a.latitude - latitude) * KM_PER_DEGREE;
+      const bx = (b.longitude - longitude) * KM_PER_DEGREE * cos;
+      const by = (b.latitude - latitude) * KM_PER_DEGREE;
       const dx = bx - ax;
       const dy = by - ay;
       const squared = dx * dx + dy * dy;
       const t = squared === 0 ? 0 : Math.min(1, Math.max(0, -(ax * dx + ay * dy) / squared));
       const km = Math.hypot(ax + t * dx, ay + t * dy);
       const along = (this.cumulative[s] ?? 0) + t * ((this.cumulative[s + 1] ?? 0) - (this.cumulative[s] ?? 0));
-      if (!best || km < best.km || (km === best.km && along < best.along)) best = { km, along };
+      if (km < bestKm || (km === bestKm && along < bestAlong)) { bestKm = km; bestAlong = along; }
     }
-    if (!best) return undefined;
-    const metres = Math.round(best.km * 1000);
-    return metres <= Math.round(this.corridorKm * 1000) ? { metres, alongKm: best.along } : undefined;
+    if (bestKm === Infinity) return undefined;
+    const metres = Math.round(bestKm * 1000);
+    return metres <= Math.round(this.corridorKm * 1000) ? { metres, alongKm: bestAlong } : undefined;
   }
 }
 

@@ -21,7 +21,7 @@ export function pricedAlong(positions: Positions, prices: FuelPrices, path: Path
       if (priceTenths < 0) return;
       const latitude = positions.latitudeAt(slot);
       const longitude = positions.longitudeAt(slot);
-      const at = path.locate({ latitude, longitude });
+      const at = path.locateAt(latitude, longitude);
       if (!at) return;
       found.push({
         stationId: positions.idAt(slot), latitude, longitude, priceTenths, reportedAt: prices.reportedAtOf(slot), metres: at.metres, alongKm: at.alongKm,

@@ -66,7 +66,7 @@ export async function dump(store: PriceStore): Promise<string> {
  * A dump with each city mean cut to 12 significant digits. PostgreSQL's avg() over double
  * precision used to add in scan order, so the same rows laid out differently on disk (after a
  * rolled back transaction, say) could give a mean differing in its last bits; it now adds in
- * station order (postgres/postgres-city-means.ts). The cut stays as a guard that `npm run chaos` counts
+ * station order, as SQLite does (sql/city-means.ts, written once for both). The cut stays as a guard that `npm run chaos` counts
  * apart, so a regression shows as a number; the API rounds means to cents long before that.
  * Everything else is compared exactly.
  */

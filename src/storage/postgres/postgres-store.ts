@@ -7,7 +7,8 @@ import type { Migration, PoolStats } from '../store.ts';
 import type { Versions } from '../versions.ts';
 import { type PoolOptions, PostgresConnection, createPool } from './postgres-connection.ts';
 import { POSTGRES_MIGRATIONS } from '../migrations/postgres.ts';
-import { recomputeCityDays } from './postgres-city-means.ts';
+import { recomputeCityDays } from '../sql/city-means.ts';
+import { POSTGRES_CITY_DAYS } from './postgres-city-days.ts';
 
 /**
  * The scale-out backend: any number of API and ingest processes share one PostgreSQL
@@ -19,7 +20,7 @@ export class PostgresStore extends SqlStore {
 
   constructor(options: PoolOptions) {
     const connection = new PostgresConnection(createPool(options));
-    super(connection, POSTGRES_DIALECT, new SqlWriter(POSTGRES_DIALECT, recomputeCityDays));
+    super(connection, POSTGRES_DIALECT, new SqlWriter(POSTGRES_DIALECT, (tx, cities, from, to) => recomputeCityDays(tx, POSTGRES_CITY_DAYS, cities, from, to)));
     this.connection = connection;
   }
 

@@ -8,7 +8,8 @@ import type { Migration } from '../store.ts';
 import type { Versions } from '../versions.ts';
 import { SqliteConnection } from './sqlite-connection.ts';
 import { SQLITE_MIGRATIONS } from '../migrations/sqlite.ts';
-import { recomputeCityDays } from './sqlite-city-means.ts';
+import { recomputeCityDays } from '../sql/city-means.ts';
+import { sqliteCityDays } from './sqlite-city-days.ts';
 
 /** The embedded backend: one SQLite file, synchronous underneath, the same contract as PostgreSQL. */
 export class SqliteStore extends SqlStore {
@@ -17,8 +18,9 @@ export class SqliteStore extends SqlStore {
 
   constructor(path: string) {
     const connection = new SqliteConnection(path);
-    // City means run synchronously inside the writer's transaction, on the same file.
-    const writer = new SqlWriter(SQLITE_DIALECT, async (_tx, cities, from, to) => recomputeCityDays(connection.file, cities, from, to));
+    // City means (written once: sql/city-means.ts) read the rows synchronously inside the writer's transaction, on the same file.
+    const days = sqliteCityDays(connection.file);
+    const writer = new SqlWriter(SQLITE_DIALECT, (tx, cities, from, to) => recomputeCityDays(tx, days, cities, from, to));
     super(connection, SQLITE_DIALECT, writer);
     this.connection = connection;
   }

@@ -93,26 +93,36 @@ export interface CheapestOut {
   price: string; updated_at: number; distance_km?: string; net_cost?: string;
 }
 
-/** A page of ranked prices as /v1/prices/cheapest lists them, with their stations' details (a station not found is left out). */
 /** What an item shows of its station (a store's Station has it). */
 interface StationShown { id: string; name: string; brand: string; address: string; latitude: string | false; longitude: string | false }
 
-/** With a fill, each item's net_cost: its detour the round trip from the point (twice its metres). */
-export function cheapestEntries(page: readonly RankedPrice[], stations: readonly StationShown[], fill?: Fill): CheapestOut[] {
+/**
+ * A page of ranked prices as items with their stations' details, in page order (a station not
+ * found is left out): the part cheapest's and along's items share, which `finish` completes.
+ */
+function pricedItems<P extends { stationId: string; priceTenths: number; reportedAt: number }, O extends CheapestOut>(
+  page: readonly P[], stations: readonly StationShown[], finish: (item: CheapestOut, p: P) => O,
+): O[] {
   const byId = new Map(stations.map((s) => [s.id, s]));
-  const out: CheapestOut[] = [];
+  const out: O[] = [];
   for (const p of page) {
     const s = byId.get(p.stationId);
     if (!s) continue;
-    const item: CheapestOut = {
+    out.push(finish({
       station_id: s.id, name: s.name, brand: s.brand, address: s.address, latitude: s.latitude, longitude: s.longitude,
       price: formatCents(p.priceTenths), updated_at: p.reportedAt,
-    };
-    if (p.metres !== undefined) item.distance_km = formatKm(p.metres);
-    if (fill) item.net_cost = formatCentsAsDollars(netCostCents(p.priceTenths, fill, p.metres ?? 0));
-    out.push(item);
+    }, p));
   }
   return out;
+}
+
+/** /v1/prices/cheapest's items; with a fill, each item's net_cost: its detour the round trip from the point (twice its metres). */
+export function cheapestEntries(page: readonly RankedPrice[], stations: readonly StationShown[], fill?: Fill): CheapestOut[] {
+  return pricedItems(page, stations, (item, p) => {
+    if (p.metres !== undefined) item.distance_km = formatKm(p.metres);
+    if (fill) item.net_cost = formatCentsAsDollars(netCostCents(p.priceTenths, fill, p.metres ?? 0));
+    return item;
+  });
 }
 
 export interface AlongOut extends CheapestOut {
@@ -121,18 +131,11 @@ export interface AlongOut extends CheapestOut {
 
 /** A page of /v1/prices/along: as cheapest's items, with distance_km (to the path), along_km, detour_km, and net_cost when ranked with a fill. */
 export function alongEntries(page: readonly AlongPrice[], stations: readonly StationShown[]): AlongOut[] {
-  const byId = new Map(stations.map((s) => [s.id, s]));
-  const out: AlongOut[] = [];
-  for (const p of page) {
-    const s = byId.get(p.stationId);
-    if (!s) continue;
-    const item: AlongOut = {
-      station_id: s.id, name: s.name, brand: s.brand, address: s.address, latitude: s.latitude, longitude: s.longitude,
-      price: formatCents(p.priceTenths), updated_at: p.reportedAt,
+  return pricedItems(page, stations, (base, p) => {
+    const item: AlongOut = Object.assign(base, {
       distance_km: formatKm(p.metres), along_km: formatKm(Math.round(p.alongKm * 1000)), detour_km: formatKm(2 * p.metres),
-    };
+    });
     if (p.netCents !== undefined) item.net_cost = formatCentsAsDollars(p.netCents);
-    out.push(item);
-  }
-  return out;
+    return item;
+  });
 }

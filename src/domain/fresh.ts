@@ -81,3 +81,8 @@ export function freshCurrent(state: StateId, prices: readonly CurrentPrice[], no
 export function cycleSeries(fresh: readonly DailyMean[], history: readonly DailyMean[], sealedBefore: LocalDay): DailyMean[] {
   return [...fresh.filter((d) => d.day < sealedBefore), ...history.filter((d) => d.day >= sealedBefore)].sort((a, b) => a.day - b.day);
 }
+
+/** max_age (issue 31): the rows reported at or after `since`, exactly N hours ago included; all of them without it. */
+export function reportedSince<T extends { reportedAt: number }>(rows: T[], since: number | undefined): T[] {
+  return since === undefined ? rows : rows.filter((r) => r.reportedAt >= since);
+}

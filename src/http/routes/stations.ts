@@ -9,6 +9,7 @@ import { formatKm } from '../../domain/nearby.ts';
 import { freshSince, nearQuery } from './query.ts';
 import { formatCents } from '../../domain/rounding.ts';
 import { stationTomorrow } from '../../domain/tomorrow.ts';
+import { reportedSince } from '../../domain/fresh.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
 import { BatchPricesQuerySchema, BatchPricesResponse, HistoryResponse, IdParams, MAX_BATCH_IDS, StationListQuerySchema, StationListResponse, StationPricesQuerySchema, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
@@ -40,7 +41,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   const pricesOf = (station: StationPrices, held: readonly HeldPrice[], since: number | undefined) => ({
     id: station.id, name: station.name,
     // max_age: an older price is answered as no report (the entry false throughout; tomorrow's published price still given).
-    prices: stationPriceEntries(since === undefined ? station.prices : station.prices.filter((p) => p.reportedAt >= since), station.feed, stationTomorrow(held)),
+    prices: stationPriceEntries(reportedSince(station.prices, since), station.feed, stationTomorrow(held)),
   });
 
   app.get('/v1/stations', {

@@ -3,7 +3,7 @@ import { type CheapestOrder, rankedPage } from '../../domain/cheapest.ts';
 import type { PathIndex } from '../../domain/route.ts';
 import { pricedAlong } from '../along.ts';
 import { type FuelId, fuelIndex } from '../../domain/fuels.ts';
-import type { FreshParts } from '../../domain/fresh.ts';
+import { type FreshParts, reportedSince } from '../../domain/fresh.ts';
 import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
 import { rankedTomorrow } from '../../domain/tomorrow.ts';
@@ -12,7 +12,7 @@ import { FuelPrices, NearbyCache, type Positions, indexedNearestPage, nearestPag
 import { type RunRow, withRunDays } from '../run-days.ts';
 import type {
   AlongPage, Brand, ChangesPage, ChangesQuery, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
-  Migration, OutOfStock, PriceArea, PriceDay, PricedStation, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
+  Migration, OutOfStock, PriceArea, PriceDay, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
 } from '../store.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND } from '../writer/batch-plan.ts';
@@ -144,9 +144,8 @@ export abstract class SqlReads implements ReadStore {
       const version = (await this.versionsVia(tx)).data;
       let page: ListResult<RankedPrice>;
       // max_age (since): reports before it are left out before each station's lowest member price is taken.
-      const fresh = (rows: PricedStation[]): PricedStation[] => (since === undefined ? rows : rows.filter((r) => r.reportedAt >= since));
-      if ('city' in area) page = rankedPage(fresh((await tx.rows(read.cityFuelPrices, [output, area.city])).map(toPricedStation)), order, count, first);
-      else if ('state' in area) page = rankedPage(fresh((await tx.rows(read.stateFuelPrices, [output, area.state])).map(toPricedStation)), order, count, first);
+      if ('city' in area) page = rankedPage(reportedSince((await tx.rows(read.cityFuelPrices, [output, area.city])).map(toPricedStation), since), order, count, first);
+      else if ('state' in area) page = rankedPage(reportedSince((await tx.rows(read.stateFuelPrices, [output, area.state])).map(toPricedStation), since), order, count, first);
       else page = (await this.fuelPrices(tx, version, output, since)).rankNear(await this.positions(tx, version), area.near, order, count, first);
       page = paged(page);
       return { items: page.items, total: page.total, stations: await this.byIds(tx, page.items.map((p) => p.stationId), version) };
@@ -163,7 +162,7 @@ export abstract class SqlReads implements ReadStore {
   private async fuelPrices(db: Connection, version: number, output: number, since?: number): Promise<FuelPrices> {
     const positions = await this.positions(db, version);
     if (since !== undefined) {
-      return new FuelPrices(positions, (await db.rows(this.read.fuelPricesByKey, [output])).map(toFuelPriceRow).filter((r) => r.reportedAt >= since));
+      return new FuelPrices(positions, reportedSince((await db.rows(this.read.fuelPricesByKey, [output])).map(toFuelPriceRow), since));
     }
     return this.nearby.keptPrices(version, output, positions)
       ?? this.nearby.keepPrices(version, output, positions, (await db.rows(this.read.fuelPricesByKey, [output])).map(toFuelPriceRow));

@@ -1,7 +1,6 @@
 /**
- * Along a route (issue 31's `/v1/prices/along`, not served yet): the path a routing engine
- * returns, and where a station stands against it. Pure functions; the route and its storage read
- * are still to be built on them.
+ * Along a route (`/v1/prices/along`): the path a routing engine returns, and where a station
+ * stands against it. Pure functions; storage/along.ts runs Path.within over its grid of positions.
  *
  * - The path is an encoded polyline of precision 5 (Google's format, as OSRM, Valhalla and
  *   Google return it): at most MAX_PATH_POINTS points, at least 2.
@@ -17,6 +16,7 @@
  *   distance rounded to the metre is at most the corridor in metres.
  */
 import { EARTH_RADIUS_KM, type Point, distanceKm } from './nearby.ts';
+import type { PositionGrid } from './position-grid.ts';
 
 export const MAX_PATH_POINTS = 1000;
 export const DEFAULT_CORRIDOR_KM = 2;
@@ -24,12 +24,11 @@ export const MIN_CORRIDOR_KM = 0.1;
 export const MAX_CORRIDOR_KM = 20;
 /**
  * A path's sweep: over its segments, the sum of the larger of each one's change in latitude and
- * in longitude, in degrees. What indexing a path costs grows with it (PathIndex), so it is
+ * in longitude, in degrees. What searching along a path costs grows with it (Path.within: the
+ * rows of cells its segments visit), so it is
  * bounded: a road trip round the whole of Australia sweeps about 130.
  */
 export const MAX_PATH_SWEEP_DEGREES = 180;
-/** The widest a stretch of the path is, in degrees, before its box is cut (PathIndex.boxes). */
-const STRETCH_DEGREES = 0.25;
 
 const RADIANS = Math.PI / 180;
 const KM_PER_DEGREE = EARTH_RADIUS_KM * RADIANS;
@@ -101,14 +100,6 @@ export function encodePolyline(points: readonly Point[]): string {
   return out;
 }
 
-/** A cell's row and column as one number (rows and columns of cells of at least 0.01° stay within ±2^15). */
-function cellKey(row: number, column: number): number {
-  return (row + 32_768) * 65_536 + (column + 32_768);
-}
-
-/** A box of positions, in degrees. */
-export interface PathBox { minLat: number; maxLat: number; minLng: number; maxLng: number }
-
 /** Where a station stands against the path. */
 export interface OnPath {
   /** To the path's nearest point, whole metres. */
@@ -117,142 +108,120 @@ export interface OnPath {
   alongKm: number;
 }
 
+/** A position of the grid within the corridor: its slot, and where it stands against the path. */
+export interface SlotOnPath extends OnPath {
+  slot: number;
+}
+
 /**
- * The path, with its segments bucketed on a grid of cells about the corridor's size (each
- * segment in every cell its box, widened by the corridor, touches), so a station is measured
- * against the few segments near it, not every segment.
+ * The path and its corridor. Its stations are found from a grid of positions (position-grid.ts):
+ * each segment visits the cells its corridor can reach, row by row, and measures the stations
+ * there against itself alone; a station keeps the least distance it was measured at. A station
+ * within the corridor of a segment is in a cell that segment visits, so no segment within the
+ * corridor is missed, and nothing is built per request but a station's best so far.
  */
-export class PathIndex {
-  private readonly cumulative: number[] = [0];
-  /** By cellKey: the segments (ascending) that may come within the corridor of a point in the cell. */
-  private readonly cells = new Map<number, number[]>();
-  private readonly cell: number;
+export class Path {
+  private readonly cumulative: Float64Array;
   readonly lengthKm: number;
 
   constructor(private readonly points: readonly Point[], readonly corridorKm: number) {
+    this.cumulative = new Float64Array(points.length);
     for (let s = 1; s < points.length; s++) {
       const a = points[s - 1] as Point;
       const b = points[s] as Point;
-      this.cumulative.push((this.cumulative[s - 1] ?? 0) + distanceKm(a.latitude, a.longitude, b.latitude, b.longitude));
+      this.cumulative[s] = (this.cumulative[s - 1] ?? 0) + distanceKm(a.latitude, a.longitude, b.latitude, b.longitude);
     }
-    this.lengthKm = this.cumulative[this.cumulative.length - 1] ?? 0;
-    // Cells of at least the corridor in latitude degrees (and never finer than 0.01°).
-    this.cell = Math.max(corridorKm / KM_PER_DEGREE, 0.01);
-    // Each segment is cut into steps of at most a cell in latitude and longitude, and each step
-    // registers the cells of its box widened by the corridor: a long or diagonal segment takes
-    // the cells along it, not every cell of its bounding box.
-    const dLat = corridorKm / KM_PER_DEGREE;
-    for (let s = 0; s + 1 < points.length; s++) {
-      const a = points[s] as Point;
-      const b = points[s + 1] as Point;
-      const maxAbsLat = Math.min(89, Math.max(Math.abs(a.latitude), Math.abs(b.latitude)) + dLat);
-      const dLng = corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
-      const steps = Math.max(1, Math.ceil(Math.max(Math.abs(b.latitude - a.latitude), Math.abs(b.longitude - a.longitude)) / this.cell));
-      for (let k = 0; k < steps; k++) {
-        // Plain numbers, not destructured pairs: this loop runs for every step of every segment of every request.
-        const lat0 = a.latitude + ((b.latitude - a.latitude) * k) / steps;
-        const lat1 = a.latitude + ((b.latitude - a.latitude) * (k + 1)) / steps;
-        const lng0 = a.longitude + ((b.longitude - a.longitude) * k) / steps;
-        const lng1 = a.longitude + ((b.longitude - a.longitude) * (k + 1)) / steps;
-        const r0 = this.row(Math.min(lat0, lat1) - dLat);
-        const r1 = this.row(Math.max(lat0, lat1) + dLat);
-        const c0 = this.row(Math.min(lng0, lng1) - dLng);
-        const c1 = this.row(Math.max(lng0, lng1) + dLng);
-        for (let r = r0; r <= r1; r++) {
-          for (let c = c0; c <= c1; c++) {
-            const key = cellKey(r, c);
-            const list = this.cells.get(key);
-            if (!list) this.cells.set(key, [s]);
-            else if (list[list.length - 1] !== s) list.push(s);
-          }
-        }
-      }
-    }
-  }
-
-  private row(degrees: number): number {
-    return Math.floor(degrees / this.cell);
-  }
-
-  /** The box of positions a station within the corridor can be in (storage's index reads it). */
-  box(): { minLat: number; maxLat: number; minLng: number; maxLng: number } {
-    const lats = this.points.map((p) => p.latitude);
-    const lngs = this.points.map((p) => p.longitude);
-    const maxAbsLat = Math.min(89, Math.max(...lats.map(Math.abs)) + this.corridorKm / KM_PER_DEGREE);
-    const dLat = this.corridorKm / KM_PER_DEGREE;
-    const dLng = this.corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
-    return { minLat: Math.min(...lats) - dLat, maxLat: Math.max(...lats) + dLat, minLng: Math.min(...lngs) - dLng, maxLng: Math.max(...lngs) + dLng };
+    this.lengthKm = this.cumulative[points.length - 1] ?? 0;
   }
 
   /**
-   * Boxes that together hold every position within the corridor, each one a stretch of the path
-   * at most STRETCH_DEGREES across (a long segment cut into several) widened by the corridor: what
-   * a position index sorted by latitude walks, band by narrow band.
+   * The grid's positions within the corridor that `wanted` keeps (asked once a position), each
+   * with where it stands: the distance to the nearest point of any segment, and where several are
+   * as near, the one first along the path. In no order.
    */
-  boxes(): PathBox[] {
-    const out: PathBox[] = [];
-    const dLat = this.corridorKm / KM_PER_DEGREE;
-    let box: PathBox | undefined;
-    const close = (): void => {
-      if (!box) return;
-      const maxAbsLat = Math.min(89, Math.max(Math.abs(box.minLat), Math.abs(box.maxLat)) + dLat);
-      const dLng = this.corridorKm / (KM_PER_DEGREE * Math.cos(maxAbsLat * RADIANS));
-      out.push({ minLat: box.minLat - dLat, maxLat: box.maxLat + dLat, minLng: box.minLng - dLng, maxLng: box.maxLng + dLng });
-    };
-    for (let s = 0; s + 1 < this.points.length; s++) {
-      const a = this.points[s] as Point;
-      const b = this.points[s + 1] as Point;
-      const steps = Math.max(1, Math.ceil(Math.max(Math.abs(b.latitude - a.latitude), Math.abs(b.longitude - a.longitude)) / STRETCH_DEGREES));
-      for (let k = s === 0 ? 0 : 1; k <= steps; k++) {
-        const lat = a.latitude + ((b.latitude - a.latitude) * k) / steps;
-        const lng = a.longitude + ((b.longitude - a.longitude) * k) / steps;
-        if (box && Math.max(box.maxLat, lat) - Math.min(box.minLat, lat) <= STRETCH_DEGREES
-          && Math.max(box.maxLng, lng) - Math.min(box.minLng, lng) <= STRETCH_DEGREES) {
-          box = { minLat: Math.min(box.minLat, lat), maxLat: Math.max(box.maxLat, lat), minLng: Math.min(box.minLng, lng), maxLng: Math.max(box.maxLng, lng) };
-          continue;
-        }
-        // A new stretch starts where the last one ended, so that the stretches join.
-        const last = k === 0 ? { latitude: lat, longitude: lng } : { latitude: a.latitude + ((b.latitude - a.latitude) * (k - 1)) / steps, longitude: a.longitude + ((b.longitude - a.longitude) * (k - 1)) / steps };
-        close();
-        box = { minLat: Math.min(last.latitude, lat), maxLat: Math.max(last.latitude, lat), minLng: Math.min(last.longitude, lng), maxLng: Math.max(last.longitude, lng) };
+  within(grid: PositionGrid, wanted: (slot: number) => boolean): SlotOnPath[] {
+    const size = grid.size;
+    // Per slot: 0 not met yet, 1 wanted, 2 not wanted; and the best so far as two numbers.
+    const state = new Uint8Array(size);
+    const bestKm = new Float64Array(size);
+    const bestAlong = new Float64Array(size);
+    const cosOf = new Float64Array(size);
+    const met: number[] = [];
+    // The cells searched reach a metre past the corridor: a station whose distance rounds to the
+    // corridor's metres is within it, and the search must not lose it to rounding.
+    const reachKm = this.corridorKm + 0.001;
+    const dLat = reachKm / KM_PER_DEGREE;
+    const cell = grid.cellDegrees;
+    // The segment being measured, as plain numbers (the visit below reads them).
+    let aLat = 0;
+    let aLng = 0;
+    let bLat = 0;
+    let bLng = 0;
+    let fromKm = 0;
+    let lengthKm = 0;
+    const measure = (slot: number): void => {
+      const seen = state[slot];
+      if (seen === 2) return;
+      const latitude = grid.latitudeAt(slot);
+      if (seen === 0) {
+        if (!wanted(slot)) { state[slot] = 2; return; }
+        state[slot] = 1;
+        bestKm[slot] = Infinity;
+        cosOf[slot] = Math.cos(latitude * RADIANS);
+        met.push(slot);
       }
-    }
-    close();
-    return out;
-  }
-
-  /** Where the point stands against the path when within the corridor; undefined otherwise. */
-  locate(p: Point): OnPath | undefined {
-    return this.locateAt(p.latitude, p.longitude);
-  }
-
-  /** locate, given the point's latitude and longitude (no object made for a point that is not near). */
-  locateAt(latitude: number, longitude: number): OnPath | undefined {
-    const segments = this.cells.get(cellKey(this.row(latitude), this.row(longitude)));
-    if (!segments) return undefined;
-    const cos = Math.cos(latitude * RADIANS);
-    // The best so far as two numbers (no object per segment).
-    let bestKm = Infinity;
-    let bestAlong = Infinity;
-    for (const s of segments) {
-      const a = this.points[s] as Point;
-      const b = this.points[s + 1] as Point;
+      const longitude = grid.longitudeAt(slot);
+      const cos = cosOf[slot] ?? 1;
       // Station at the origin; x east and y north in km.
-      const ax = (a.longitude - longitude) * KM_PER_DEGREE * cos;
-      const ay = (a.latitude - latitude) * KM_PER_DEGREE;
-      const bx = (b.longitude - longitude) * KM_PER_DEGREE * cos;
-      const by = (b.latitude - latitude) * KM_PER_DEGREE;
+      const ax = (aLng - longitude) * KM_PER_DEGREE * cos;
+      const ay = (aLat - latitude) * KM_PER_DEGREE;
+      const bx = (bLng - longitude) * KM_PER_DEGREE * cos;
+      const by = (bLat - latitude) * KM_PER_DEGREE;
       const dx = bx - ax;
       const dy = by - ay;
       const squared = dx * dx + dy * dy;
       const t = squared === 0 ? 0 : Math.min(1, Math.max(0, -(ax * dx + ay * dy) / squared));
       const km = Math.hypot(ax + t * dx, ay + t * dy);
-      const along = (this.cumulative[s] ?? 0) + t * ((this.cumulative[s + 1] ?? 0) - (this.cumulative[s] ?? 0));
-      if (km < bestKm || (km === bestKm && along < bestAlong)) { bestKm = km; bestAlong = along; }
+      const along = fromKm + t * lengthKm;
+      const best = bestKm[slot] ?? Infinity;
+      if (km < best || (km === best && along < (bestAlong[slot] ?? Infinity))) { bestKm[slot] = km; bestAlong[slot] = along; }
+    };
+    for (let s = 0; s + 1 < this.points.length; s++) {
+      const a = this.points[s] as Point;
+      const b = this.points[s + 1] as Point;
+      aLat = a.latitude;
+      aLng = a.longitude;
+      bLat = b.latitude;
+      bLng = b.longitude;
+      fromKm = this.cumulative[s] ?? 0;
+      lengthKm = (this.cumulative[s + 1] ?? 0) - fromKm;
+      const low = Math.min(aLat, bLat);
+      const high = Math.max(aLat, bLat);
+      // A station within reach is at most dLat from the segment in latitude and dLng in longitude
+      // (dLng at the highest latitude the station can be at).
+      const dLng = reachKm / (KM_PER_DEGREE * Math.cos(Math.min(89, Math.max(Math.abs(low), Math.abs(high)) + dLat) * RADIANS));
+      for (let row = grid.cellOf(low - dLat), last = grid.cellOf(high + dLat); row <= last; row++) {
+        // The part of the segment within dLat of the row's latitudes, and the columns it reaches.
+        const from = Math.max(low, row * cell - dLat);
+        const to = Math.min(high, (row + 1) * cell + dLat);
+        let west = Math.min(aLng, bLng);
+        let east = Math.max(aLng, bLng);
+        if (bLat !== aLat && from <= to) {
+          const lng0 = aLng + ((from - aLat) / (bLat - aLat)) * (bLng - aLng);
+          const lng1 = aLng + ((to - aLat) / (bLat - aLat)) * (bLng - aLng);
+          west = Math.min(lng0, lng1);
+          east = Math.max(lng0, lng1);
+        }
+        grid.eachInRow(row, grid.cellOf(west - dLng), grid.cellOf(east + dLng), measure);
+      }
     }
-    if (bestKm === Infinity) return undefined;
-    const metres = Math.round(bestKm * 1000);
-    return metres <= Math.round(this.corridorKm * 1000) ? { metres, alongKm: bestAlong } : undefined;
+    const corridorMetres = Math.round(this.corridorKm * 1000);
+    const found: SlotOnPath[] = [];
+    for (const slot of met) {
+      const metres = Math.round((bestKm[slot] ?? Infinity) * 1000);
+      if (metres <= corridorMetres) found.push({ slot, metres, alongKm: bestAlong[slot] ?? 0 });
+    }
+    return found;
   }
 }
 

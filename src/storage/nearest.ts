@@ -11,6 +11,7 @@
  */
 import type { PriceOrder, RankedPrice } from '../domain/cheapest.ts';
 import { type Near, type Point, boxAround, cosLatitude, metresWithCosines, withinRadius } from '../domain/nearby.ts';
+import { GRID_CELL_DEGREES, PositionGrid } from '../domain/position-grid.ts';
 import { compareIds } from '../domain/today.ts';
 import type { ListResult, ListedStation, Station, StationListQuery } from './store.ts';
 
@@ -74,6 +75,7 @@ export class Positions {
   private readonly slotOfRank: Int32Array;
   /** Room for one search's keys, reused: a search runs to its end before another starts. */
   private readonly scratch: Float64Array;
+  private cells: PositionGrid | undefined;
 
   constructor(rows: readonly PositionRow[]) {
     if (rows.length >= RANK_SPAN) throw new Error(`too many stations for the position index: ${rows.length}`);
@@ -142,12 +144,10 @@ export class Positions {
     return { slots, metres };
   }
 
-  /** Each station's slot in the box (latitude band, then longitude), in latitude order. */
-  eachInBox(box: { minLat: number; maxLat: number; minLng: number; maxLng: number }, visit: (slot: number) => void): void {
-    for (let slot = this.firstAtOrAbove(box.minLat); slot < this.latitude.length && (this.latitude[slot] ?? 0) <= box.maxLat; slot++) {
-      const longitude = this.longitude[slot] ?? 0;
-      if (longitude >= box.minLng && longitude <= box.maxLng) visit(slot);
-    }
+  /** The positions on a grid of cells, for searches along a path; built at its first use. */
+  grid(): PositionGrid {
+    this.cells ??= new PositionGrid(GRID_CELL_DEGREES, this.latitude, this.longitude);
+    return this.cells;
   }
 
   private firstAtOrAbove(latitude: number): number {

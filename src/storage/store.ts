@@ -4,7 +4,7 @@ import type { StateId } from '../domain/states.ts';
 import type { LocalDay } from '../domain/time.ts';
 import type { AlongOrder, Fill } from '../domain/along.ts';
 import type { CheapestOrder, PricedStation, RankedPrice } from '../domain/cheapest.ts';
-import type { PathIndex } from '../domain/route.ts';
+import type { Path } from '../domain/route.ts';
 import type { HeldPrice } from '../domain/tomorrow.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
@@ -64,7 +64,7 @@ export interface ReadStore extends StoreBase {
    * A page of the stations with an available price of an output fuel within the path's corridor, ranked (domain/along.ts), and the page's stations.
    * Given `since`, prices reported before it are left out.
    */
-  along(fuel: FuelId, path: PathIndex, order: AlongOrder, limit: number, offset: number, fill?: Fill, since?: number): Promise<AlongPage>;
+  along(fuel: FuelId, path: Path, order: AlongOrder, limit: number, offset: number, fill?: Fill, since?: number): Promise<AlongPage>;
   /**
    * Count, sum, min and max of available current prices per reported fuel, from the totals kept
    * on write: of one state, or (undefined) of the nation.

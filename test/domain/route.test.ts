@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Point } from '../../src/domain/nearby.ts';
-import { MAX_PATH_POINTS, PathIndex, decodePolyline, encodePolyline, netCostDollars, sweepError } from '../../src/domain/route.ts';
+import { GRID_CELL_DEGREES, PositionGrid } from '../../src/domain/position-grid.ts';
+import { MAX_PATH_POINTS, type OnPath, Path, decodePolyline, encodePolyline, netCostDollars, sweepError } from '../../src/domain/route.ts';
 
 const R = 6371;
 const rad = (d: number): number => (d * Math.PI) / 180;
@@ -11,6 +12,15 @@ const greatCircle = (a: Point, b: Point): number => R * Math.acos(Math.min(1,
   Math.sin(rad(a.latitude)) * Math.sin(rad(b.latitude)) + Math.cos(rad(a.latitude)) * Math.cos(rad(b.latitude)) * Math.cos(rad(b.longitude - a.longitude))));
 /** Distance from a point to the great circle of a meridian (cross-track), km. */
 const toMeridian = (p: Point, longitude: number): number => R * Math.asin(Math.abs(Math.sin(rad(p.longitude - longitude)) * Math.cos(rad(p.latitude))));
+
+/** Where each point stands against the path: Path.within over a grid of just those points (undefined: outside the corridor). */
+const locateAll = (path: Path, points: readonly Point[]): Array<OnPath | undefined> => {
+  const grid = new PositionGrid(GRID_CELL_DEGREES, Float64Array.from(points, (p) => p.latitude), Float64Array.from(points, (p) => p.longitude));
+  const out: Array<OnPath | undefined> = points.map(() => undefined);
+  for (const { slot, metres, alongKm } of path.within(grid, () => true)) out[slot] = { metres, alongKm };
+  return out;
+};
+const locate = (path: Path, p: Point): OnPath | undefined => locateAll(path, [p])[0];
 
 describe('encoded polylines', () => {
   test("Google's documented example decodes to its three points", () => {
@@ -47,11 +57,11 @@ describe('a station against the path', () => {
   // Two points, due north along the 151st meridian: 11.1 km.
   const start = { latitude: -33.0, longitude: 151.0 };
   const end = { latitude: -32.9, longitude: 151.0 };
-  const meridian = new PathIndex([start, end], 2);
+  const meridian = new Path([start, end], 2);
 
   test('beside the path: the cross-track distance, and the length to the foot of it', () => {
     const p = { latitude: -32.95, longitude: 151.018 };
-    const got = meridian.locate(p);
+    const got = locate(meridian, p);
     assert.ok(got);
     assert.equal(got.metres, Math.round(toMeridian(p, 151.0) * 1000));
     // The foot on the meridian is at latitude atan(tan φ / cos Δλ); along is the arc from the start to it.
@@ -63,32 +73,31 @@ describe('a station against the path', () => {
   test("on the corridor's edge is in, a metre past it is out", () => {
     // Longitude offsets whose cross-track distance is 1,999.9 and 2,000.6 m at latitude -32.95 (metres rounded: 2,000 and 2,001).
     const at = (metres: number) => ({ latitude: -32.95, longitude: 151 + Math.asin(Math.sin(metres / 1000 / R) / Math.cos(rad(-32.95))) * 180 / Math.PI });
-    assert.equal(meridian.locate(at(1999.9))?.metres, 2000);
-    assert.equal(meridian.locate(at(2000.6)), undefined);
+    assert.equal(locate(meridian, at(1999.9))?.metres, 2000);
+    assert.equal(locate(meridian, at(2000.6)), undefined);
   });
 
   test('before the first point and past the last: the ends are the nearest points', () => {
     const south = { latitude: -33.01, longitude: 151.0 };
-    assert.deepEqual(meridian.locate(south), { metres: Math.round(greatCircle(south, start) * 1000), alongKm: 0 });
+    assert.deepEqual(locate(meridian, south), { metres: Math.round(greatCircle(south, start) * 1000), alongKm: 0 });
     const north = { latitude: -32.89, longitude: 151.0 };
-    const got = meridian.locate(north);
+    const got = locate(meridian, north);
     assert.equal(got?.metres, Math.round(greatCircle(north, end) * 1000));
     assert.ok(Math.abs((got?.alongKm ?? 0) - greatCircle(start, end)) < 1e-6);
   });
 
   test('a path that crosses itself: the first pass counts', () => {
     // North 0.1°, east 0.1°, back south 0.05°, then west across the first leg at (-32.95, 151.0).
-    const loop = new PathIndex([start, end, { latitude: -32.9, longitude: 151.1 }, { latitude: -32.95, longitude: 151.1 }, { latitude: -32.95, longitude: 150.95 }], 1);
+    const loop = new Path([start, end, { latitude: -32.9, longitude: 151.1 }, { latitude: -32.95, longitude: 151.1 }, { latitude: -32.95, longitude: 150.95 }], 1);
     const crossing = { latitude: -32.95, longitude: 151.0 };
-    const got = loop.locate(crossing);
+    const got = locate(loop, crossing);
     assert.equal(got?.metres, 0);
     assert.ok(Math.abs((got?.alongKm ?? 0) - greatCircle(start, crossing)) < 1e-6, 'along the first leg, not the last');
   });
 
-  test('the grid finds what measuring every segment finds: a 900 km path of 500 points and 2,000 points about it', () => {
+  test('one search over 2,000 stations about a 900 km path of 500 points finds what measuring every segment finds', () => {
     // Sydney to Melbourne, roughly, with a wobble: the reference measures every segment (flat at the station, as documented).
     const path = Array.from({ length: 500 }, (_, i) => ({ latitude: -33.87 - (3.94 * i) / 499 + 0.05 * Math.sin(i / 7), longitude: 151.21 - (6.25 * i) / 499 }));
-    const index = new PathIndex(path, 2);
     const brute = (p: Point): number => {
       let best = Infinity;
       for (let s = 0; s + 1 < path.length; s++) {
@@ -102,15 +111,28 @@ describe('a station against the path', () => {
       }
       return Math.round(best * 1000);
     };
-    let inside = 0;
-    for (let i = 0; i < 2000; i++) {
+    const stations = Array.from({ length: 2000 }, (_, i) => {
       const along = path[(i * 37) % 500] as Point;
-      const p = { latitude: along.latitude + ((i % 41) - 20) * 0.002, longitude: along.longitude + ((i % 53) - 26) * 0.002 };
+      return { latitude: along.latitude + ((i % 41) - 20) * 0.002, longitude: along.longitude + ((i % 53) - 26) * 0.002 };
+    });
+    const got = locateAll(new Path(path, 2), stations);
+    let inside = 0;
+    stations.forEach((p, i) => {
       const want = brute(p);
-      const got = index.locate(p);
-      if (want <= 2000) { inside++; assert.equal(got?.metres, want, `${p.latitude},${p.longitude}`); } else assert.equal(got, undefined);
-    }
+      if (want <= 2000) { inside++; assert.equal(got[i]?.metres, want, `${p.latitude},${p.longitude}`); } else assert.equal(got[i], undefined);
+    });
     assert.ok(inside > 200 && inside < 1800, `${inside} of 2,000 inside: both sides are tried`);
+  });
+
+  test('only the stations wanted are kept, and each is asked about once', () => {
+    const stations = [{ latitude: -32.95, longitude: 151.001 }, { latitude: -32.95, longitude: 151.002 }, { latitude: -32.95, longitude: 151.5 }];
+    const grid = new PositionGrid(GRID_CELL_DEGREES, Float64Array.from(stations, (p) => p.latitude), Float64Array.from(stations, (p) => p.longitude));
+    // A path of many short segments, so each station near it is met by several.
+    const path = new Path(Array.from({ length: 101 }, (_, i) => ({ latitude: -33 + i * 0.001, longitude: 151 })), 2);
+    const asked: number[] = [];
+    const found = path.within(grid, (slot) => { asked.push(slot); return slot !== 1; });
+    assert.deepEqual(asked, [0, 1]);
+    assert.deepEqual(found.map((f) => f.slot), [0]);
   });
 });
 
@@ -121,7 +143,7 @@ test('net cost: the fill plus the detour\'s fuel at the station\'s price, worked
   assert.ok(Math.abs(netCostDollars(1859, 40, 0, 8) - 74.36) < 1e-9);
 });
 
-describe('long segments and the boxes a position index walks', () => {
+describe('long segments', () => {
   // Flat at the station, every segment: the documented measure, written again here.
   const brute = (path: readonly Point[], p: Point): number => {
     let best = Infinity;
@@ -139,27 +161,21 @@ describe('long segments and the boxes a position index walks', () => {
   test('a few long diagonal segments (Sydney, Mildura, Perth, Darwin) find what measuring every segment finds, for corridors of 0.1 to 20 km', () => {
     const path = [{ latitude: -33.87, longitude: 151.21 }, { latitude: -34.18, longitude: 142.16 }, { latitude: -31.95, longitude: 115.86 }, { latitude: -12.46, longitude: 130.84 }];
     for (const corridor of [0.1, 2, 20]) {
-      const index = new PathIndex(path, corridor);
-      const boxes = index.boxes();
-      let inside = 0;
-      for (let i = 0; i < 3000; i++) {
-        // A point on a segment, pushed off it by up to twice the corridor each way.
+      // Points on a segment, pushed off it by up to twice the corridor each way.
+      const stations = Array.from({ length: 3000 }, (_, i) => {
         const s = i % 3;
         const [a, b] = [path[s] as Point, path[s + 1] as Point];
         const t = ((i * 7919) % 1000) / 1000;
         const off = ((((i * 104729) % 2001) - 1000) / 1000) * 2 * corridor / 111.19;
-        const p = { latitude: a.latitude + t * (b.latitude - a.latitude) + off * ((i % 5) - 2) / 2, longitude: a.longitude + t * (b.longitude - a.longitude) + off };
+        return { latitude: a.latitude + t * (b.latitude - a.latitude) + off * ((i % 5) - 2) / 2, longitude: a.longitude + t * (b.longitude - a.longitude) + off };
+      });
+      const got = locateAll(new Path(path, corridor), stations);
+      let inside = 0;
+      stations.forEach((p, i) => {
         const want = brute(path, p);
-        const got = index.locate(p);
-        if (want <= Math.round(corridor * 1000)) {
-          inside++;
-          assert.equal(got?.metres, want, `${corridor}: ${p.latitude},${p.longitude}`);
-          assert.ok(boxes.some((x) => p.latitude >= x.minLat && p.latitude <= x.maxLat && p.longitude >= x.minLng && p.longitude <= x.maxLng), 'in a box');
-        } else assert.equal(got, undefined);
-      }
+        if (want <= Math.round(corridor * 1000)) { inside++; assert.equal(got[i]?.metres, want, `${corridor}: ${p.latitude},${p.longitude}`); } else assert.equal(got[i], undefined);
+      });
       assert.ok(inside > 300, `${inside} inside at ${corridor} km`);
-      // Boxes are at most a quarter degree across, plus the corridor each side.
-      assert.ok(boxes.every((x) => x.maxLat - x.minLat <= 0.25 + 2 * corridor / 111.19 + 1e-9));
     }
   });
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AlongOrder } from '../../domain/along.ts';
 import { alongEntries } from '../../domain/api-entries.ts';
 import type { FuelId } from '../../domain/fuels.ts';
-import { DEFAULT_CORRIDOR_KM, MAX_CORRIDOR_KM, MIN_CORRIDOR_KM, PathIndex, decodePolyline, sweepError } from '../../domain/route.ts';
+import { DEFAULT_CORRIDOR_KM, MAX_CORRIDOR_KM, MIN_CORRIDOR_KM, Path, decodePolyline, sweepError } from '../../domain/route.ts';
 import { AlongQuerySchema, AlongResponse, CORRIDOR_ACCEPTS } from '../../schemas/along.ts';
 import { apiError } from '../errors/catalogue.ts';
 import { envelope, pageWindow } from '../representation/pagination.ts';
@@ -36,7 +36,7 @@ export const alongRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     const fill = fillQuery(query);
     const window = pageWindow(query);
     const since = freshSince(clock.now(), query.max_age);
-    const page = await store.along(query.fuel as FuelId, new PathIndex(points, corridorKm), (query.order ?? 'price') as AlongOrder, window.limit, window.offset, fill, since);
+    const page = await store.along(query.fuel as FuelId, new Path(points, corridorKm), (query.order ?? 'price') as AlongOrder, window.limit, window.offset, fill, since);
     return envelope(alongEntries(page.items, page.stations), page.total, window);
   });
 

@@ -1,6 +1,6 @@
 import { type AlongOrder, type Fill, rankAlong, rankByNetCost } from '../../domain/along.ts';
 import { type CheapestOrder, rankedPage } from '../../domain/cheapest.ts';
-import type { PathIndex } from '../../domain/route.ts';
+import type { Path } from '../../domain/route.ts';
 import { pricedAlong } from '../along.ts';
 import { type FuelId, fuelIndex } from '../../domain/fuels.ts';
 import { type FreshParts, reportedSince } from '../../domain/fresh.ts';
@@ -168,7 +168,7 @@ export abstract class SqlReads implements ReadStore {
       ?? this.nearby.keepPrices(version, output, positions, (await db.rows(this.read.fuelPricesByKey, [output])).map(toFuelPriceRow));
   }
 
-  async along(fuel: FuelId, path: PathIndex, order: AlongOrder, limit: number, offset: number, fill?: Fill, since?: number): Promise<AlongPage> {
+  async along(fuel: FuelId, path: Path, order: AlongOrder, limit: number, offset: number, fill?: Fill, since?: number): Promise<AlongPage> {
     // From what is kept per data version, without a snapshot (as near searches).
     const version = (await this.versions()).data;
     const prices = await this.fuelPrices(this.db, version, fuelIndex(fuel), since);

@@ -118,7 +118,8 @@ export interface SlotOnPath extends OnPath {
  * each segment visits the cells its corridor can reach, row by row, and measures the stations
  * there against itself alone; a station keeps the least distance it was measured at. A station
  * within the corridor of a segment is in a cell that segment visits, so no segment within the
- * corridor is missed, and nothing is built per request but a station's best so far.
+ * corridor is missed. A search writes into the grid's working space (PositionGrid.scratch), so
+ * nothing of the grid's size is allocated or cleared per request.
  */
 export class Path {
   private readonly cumulative: Float64Array;
@@ -140,61 +141,26 @@ export class Path {
    * as near, the one first along the path. In no order.
    */
   within(grid: PositionGrid, wanted: (slot: number) => boolean): SlotOnPath[] {
-    const size = grid.size;
-    // Per slot: 0 not met yet, 1 wanted, 2 not wanted; and the best so far as two numbers.
-    const state = new Uint8Array(size);
-    const bestKm = new Float64Array(size);
-    const bestAlong = new Float64Array(size);
-    const cosOf = new Float64Array(size);
+    // Per slot, in the grid's working space: whether it was met (and kept), its best distance and
+    // along so far, and the cosine of its latitude.
+    const { mark, marks, values: bestKm, others: bestAlong, thirds: cosOf } = grid.scratch();
+    const { slots, latitudes, longitudes, cellDegrees: cell } = grid;
     const met: number[] = [];
+    const run = new Int32Array(2);
     // The cells searched reach a metre past the corridor: a station whose distance rounds to the
     // corridor's metres is within it, and the search must not lose it to rounding.
     const reachKm = this.corridorKm + 0.001;
     const dLat = reachKm / KM_PER_DEGREE;
-    const cell = grid.cellDegrees;
-    // The segment being measured, as plain numbers (the visit below reads them).
-    let aLat = 0;
-    let aLng = 0;
-    let bLat = 0;
-    let bLng = 0;
-    let fromKm = 0;
-    let lengthKm = 0;
-    const measure = (slot: number): void => {
-      const seen = state[slot];
-      if (seen === 2) return;
-      const latitude = grid.latitudeAt(slot);
-      if (seen === 0) {
-        if (!wanted(slot)) { state[slot] = 2; return; }
-        state[slot] = 1;
-        bestKm[slot] = Infinity;
-        cosOf[slot] = Math.cos(latitude * RADIANS);
-        met.push(slot);
-      }
-      const longitude = grid.longitudeAt(slot);
-      const cos = cosOf[slot] ?? 1;
-      // Station at the origin; x east and y north in km.
-      const ax = (aLng - longitude) * KM_PER_DEGREE * cos;
-      const ay = (aLat - latitude) * KM_PER_DEGREE;
-      const bx = (bLng - longitude) * KM_PER_DEGREE * cos;
-      const by = (bLat - latitude) * KM_PER_DEGREE;
-      const dx = bx - ax;
-      const dy = by - ay;
-      const squared = dx * dx + dy * dy;
-      const t = squared === 0 ? 0 : Math.min(1, Math.max(0, -(ax * dx + ay * dy) / squared));
-      const km = Math.hypot(ax + t * dx, ay + t * dy);
-      const along = fromKm + t * lengthKm;
-      const best = bestKm[slot] ?? Infinity;
-      if (km < best || (km === best && along < (bestAlong[slot] ?? Infinity))) { bestKm[slot] = km; bestAlong[slot] = along; }
-    };
-    for (let s = 0; s + 1 < this.points.length; s++) {
-      const a = this.points[s] as Point;
-      const b = this.points[s + 1] as Point;
-      aLat = a.latitude;
-      aLng = a.longitude;
-      bLat = b.latitude;
-      bLng = b.longitude;
-      fromKm = this.cumulative[s] ?? 0;
-      lengthKm = (this.cumulative[s + 1] ?? 0) - fromKm;
+    const points = this.points;
+    for (let s = 0; s + 1 < points.length; s++) {
+      const a = points[s] as Point;
+      const b = points[s + 1] as Point;
+      const aLat = a.latitude;
+      const aLng = a.longitude;
+      const bLat = b.latitude;
+      const bLng = b.longitude;
+      const fromKm = this.cumulative[s] ?? 0;
+      const lengthKm = (this.cumulative[s + 1] ?? 0) - fromKm;
       const low = Math.min(aLat, bLat);
       const high = Math.max(aLat, bLat);
       // A station within reach is at most dLat from the segment in latitude and dLng in longitude
@@ -212,7 +178,36 @@ export class Path {
           west = Math.min(lng0, lng1);
           east = Math.max(lng0, lng1);
         }
-        grid.eachInRow(row, grid.cellOf(west - dLng), grid.cellOf(east + dLng), measure);
+        grid.runOf(row, grid.cellOf(west - dLng), grid.cellOf(east + dLng), run);
+        for (let i = run[0] ?? 0, end = run[1] ?? 0; i < end; i++) {
+          const slot = slots[i] ?? 0;
+          const seen = marks[slot];
+          if (seen === -mark) continue;
+          const latitude = latitudes[slot] ?? 0;
+          if (seen !== mark) {
+            if (!wanted(slot)) { marks[slot] = -mark; continue; }
+            marks[slot] = mark;
+            bestKm[slot] = Infinity;
+            cosOf[slot] = Math.cos(latitude * RADIANS);
+            met.push(slot);
+          }
+          const cos = cosOf[slot] ?? 1;
+          // The station at the origin; x east and y north in km.
+          const ax = ((aLng - (longitudes[slot] ?? 0)) * KM_PER_DEGREE) * cos;
+          const ay = (aLat - latitude) * KM_PER_DEGREE;
+          const bx = ((bLng - (longitudes[slot] ?? 0)) * KM_PER_DEGREE) * cos;
+          const by = (bLat - latitude) * KM_PER_DEGREE;
+          const dx = bx - ax;
+          const dy = by - ay;
+          const squared = dx * dx + dy * dy;
+          const t = squared === 0 ? 0 : Math.min(1, Math.max(0, -(ax * dx + ay * dy) / squared));
+          const ex = ax + t * dx;
+          const ey = ay + t * dy;
+          const km = Math.sqrt(ex * ex + ey * ey);
+          const along = fromKm + t * lengthKm;
+          const best = bestKm[slot] ?? Infinity;
+          if (km < best || (km === best && along < (bestAlong[slot] ?? Infinity))) { bestKm[slot] = km; bestAlong[slot] = along; }
+        }
       }
     }
     const corridorMetres = Math.round(this.corridorKm * 1000);

@@ -134,6 +134,27 @@ describe('a station against the path', () => {
     assert.deepEqual(asked, [0, 1]);
     assert.deepEqual(found.map((f) => f.slot), [0]);
   });
+
+  test('a grid searched again and again (its working space reused) answers each search as a new grid would', () => {
+    // Stations on a line east of 151, every 200 m; paths north and south at different longitudes,
+    // corridors and wanted sets, so that one search's marks and bests would spoil the next's.
+    const stations = Array.from({ length: 60 }, (_, i) => ({ latitude: -33 + (i % 6) * 0.002, longitude: 151 + Math.floor(i / 6) * 0.002 }));
+    const kept = new PositionGrid(GRID_CELL_DEGREES, Float64Array.from(stations, (p) => p.latitude), Float64Array.from(stations, (p) => p.longitude));
+    const searches = [
+      { longitude: 151.001, corridor: 0.5, wanted: (slot: number) => slot % 2 === 0 },
+      { longitude: 151.01, corridor: 0.3, wanted: (slot: number) => slot % 3 !== 0 },
+      { longitude: 151.001, corridor: 0.5, wanted: () => true },
+      { longitude: 151.02, corridor: 2, wanted: (slot: number) => slot % 2 === 1 },
+    ];
+    for (const { longitude, corridor, wanted } of [...searches, ...searches]) {
+      const path = new Path([{ latitude: -33.01, longitude }, { latitude: -32.98, longitude }], corridor);
+      const fresh = new PositionGrid(GRID_CELL_DEGREES, Float64Array.from(stations, (p) => p.latitude), Float64Array.from(stations, (p) => p.longitude));
+      const sorted = (found: ReturnType<Path['within']>): typeof found => [...found].sort((a, b) => a.slot - b.slot);
+      const want = sorted(path.within(fresh, wanted));
+      assert.ok(want.length > 0 && want.length < 60);
+      assert.deepEqual(sorted(path.within(kept, wanted)), want);
+    }
+  });
 });
 
 test('net cost: the fill plus the detour\'s fuel at the station\'s price, worked by hand', () => {

@@ -52,15 +52,29 @@ export function formatCentsAsDollars(cents: number): string {
   return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 }
 
-/** The found stations ranked (each with its net cost given a fill), the page asked for, and how many there are. */
+/**
+ * The found stations ranked (each with its net cost given a fill), the page asked for, and how
+ * many there are. Only what can reach the page is sorted in full: each order's first key is a
+ * number, and every station of the first `offset + limit` has a first key at most the
+ * (offset + limit)-th smallest, so the others are left out before the sort (a page of 20 of the
+ * 300 stations along a long route sorts a few dozen).
+ */
 export function rankAlong(found: AlongPrice[], order: AlongOrder, limit: number, offset: number, fill?: Fill): { items: AlongPrice[]; total: number } {
   if (fill) for (const f of found) f.netCents = netCostCents(f.priceTenths, fill, f.metres);
   const byPrice = (a: AlongPrice, b: AlongPrice): number => a.priceTenths - b.priceTenths || a.alongKm - b.alongKm || compareIds(a.stationId, b.stationId);
   const compare = order === 'along' ? (a: AlongPrice, b: AlongPrice): number => a.alongKm - b.alongKm || compareIds(a.stationId, b.stationId)
     : order === 'net_cost' ? (a: AlongPrice, b: AlongPrice): number => (a.netCents ?? 0) - (b.netCents ?? 0) || byPrice(a, b)
       : byPrice;
-  found.sort(compare);
-  return { items: found.slice(offset, offset + limit), total: found.length };
+  const firstKey = order === 'along' ? (a: AlongPrice): number => a.alongKm : order === 'net_cost' ? (a: AlongPrice): number => a.netCents ?? 0 : (a: AlongPrice): number => a.priceTenths;
+  const reach = offset + limit;
+  let candidates = found;
+  if (reach < found.length) {
+    const keys = Float64Array.from(found, firstKey).sort();
+    const bound = keys[reach - 1] ?? Infinity;
+    candidates = found.filter((f) => firstKey(f) <= bound);
+  }
+  candidates.sort(compare);
+  return { items: candidates.slice(offset, reach), total: found.length };
 }
 
 /** Cheapest near a point by net cost: net cents, then price, then metres, then id (each item needs its metres). */

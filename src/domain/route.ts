@@ -33,32 +33,35 @@ export const MAX_PATH_SWEEP_DEGREES = 180;
 const RADIANS = Math.PI / 180;
 const KM_PER_DEGREE = EARTH_RADIUS_KM * RADIANS;
 
+const NOT_A_POLYLINE = { error: 'must be an encoded polyline (precision 5)' } as const;
+
 /** A polyline's points, or the reason it is not one (for a 400 naming `path`). */
 export function decodePolyline(text: string): Point[] | { error: string } {
   const points: Point[] = [];
+  const length = text.length;
   let lat = 0;
   let lng = 0;
   let i = 0;
-  const next = (): number | undefined => {
-    let result = 0;
-    let shift = 0;
-    for (;;) {
-      if (i >= text.length) return undefined;
-      const byte = text.charCodeAt(i++) - 63;
-      if (byte < 0 || byte > 63) return undefined;
-      result |= (byte & 0x1f) << shift;
-      shift += 5;
-      if (byte < 0x20) break;
-      if (shift > 30) return undefined;
+  while (i < length) {
+    // Two numbers, the changes in latitude and in longitude: each in 5-bit groups, lowest first,
+    // every group but the last with 0x20 set, each plus 63; then zigzag (the sign in the low bit).
+    let dLat = 0;
+    for (let n = 0; n < 2; n++) {
+      let result = 0;
+      let shift = 0;
+      for (;;) {
+        if (i >= length) return NOT_A_POLYLINE;
+        const byte = text.charCodeAt(i++) - 63;
+        if (byte < 0 || byte > 63) return NOT_A_POLYLINE;
+        result |= (byte & 0x1f) << shift;
+        shift += 5;
+        if (byte < 0x20) break;
+        if (shift > 30) return NOT_A_POLYLINE;
+      }
+      const value = result & 1 ? ~(result >> 1) : result >> 1;
+      if (n === 0) dLat = value;
+      else { lat += dLat; lng += value; }
     }
-    return result & 1 ? ~(result >> 1) : result >> 1;
-  };
-  while (i < text.length) {
-    const dLat = next();
-    const dLng = dLat === undefined ? undefined : next();
-    if (dLat === undefined || dLng === undefined) return { error: 'must be an encoded polyline (precision 5)' };
-    lat += dLat;
-    lng += dLng;
     if (points.length === MAX_PATH_POINTS) return { error: `must have at most ${MAX_PATH_POINTS} points` };
     const point = { latitude: lat / 1e5, longitude: lng / 1e5 };
     if (Math.abs(point.latitude) > 90 || Math.abs(point.longitude) > 180) return { error: 'must stay within latitude ±90 and longitude ±180' };

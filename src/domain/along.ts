@@ -69,9 +69,11 @@ export function rankAlong(found: AlongPrice[], order: AlongOrder, limit: number,
   const reach = offset + limit;
   let candidates = found;
   if (reach < found.length) {
-    const keys = Float64Array.from(found, firstKey).sort();
-    const bound = keys[reach - 1] ?? Infinity;
-    candidates = found.filter((f) => firstKey(f) <= bound);
+    const keys = new Float64Array(found.length);
+    for (let i = 0; i < found.length; i++) keys[i] = firstKey(found[i] as AlongPrice);
+    const bound = keys.sort()[reach - 1] ?? Infinity;
+    candidates = [];
+    for (const f of found) if (firstKey(f) <= bound) candidates.push(f);
   }
   candidates.sort(compare);
   return { items: candidates.slice(offset, reach), total: found.length };

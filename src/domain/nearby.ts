@@ -33,9 +33,10 @@ export function cosLatitude(latitude: number): number {
 
 /**
  * The haversine, given each point's cosLatitude: the one formula of every distance here, so a
- * caller that computes the cosines once (metresWithCosines) gets the very double distanceKm gives.
+ * caller that computes the cosines once (metresWithCosines, a path's lengths) gets the very
+ * double distanceKm gives.
  */
-function haversineKm(lat1: number, lon1: number, cos1: number, lat2: number, lon2: number, cos2: number): number {
+export function haversineKm(lat1: number, lon1: number, cos1: number, lat2: number, lon2: number, cos2: number): number {
   const dLat = (lat2 - lat1) * RADIANS;
   const dLon = (lon2 - lon1) * RADIANS;
   const a = Math.sin(dLat / 2) ** 2 + cos1 * cos2 * Math.sin(dLon / 2) ** 2;

@@ -5,6 +5,7 @@
  * first entry (an index by row) by one binary search over that row's columns.
  * Storage keeps one per data version beside its position index (storage/nearest.ts).
  */
+import { cosLatitude } from './nearby.ts';
 
 /** The cells' size: about 2.2 km north to south, so a 2 km corridor's segment covers a few cells. */
 export const GRID_CELL_DEGREES = 0.02;
@@ -16,10 +17,11 @@ export interface GridScratch {
   readonly marks: Int32Array;
   readonly values: Float64Array;
   readonly others: Float64Array;
-  readonly thirds: Float64Array;
 }
 
 export class PositionGrid {
+  /** Each slot's cosine of its latitude (what measuring at the slot scales longitudes by). */
+  readonly cosines: Float64Array;
   /** The slots, by row, then column, then slot. */
   readonly slots: Int32Array;
   /** Each entry's column, in that order. */
@@ -30,12 +32,12 @@ export class PositionGrid {
   private marks: Int32Array | undefined;
   private values: Float64Array | undefined;
   private others: Float64Array | undefined;
-  private thirds: Float64Array | undefined;
   private lastMark = 0;
 
   /** Over the positions by slot (the arrays are kept, not copied). */
   constructor(readonly cellDegrees: number, readonly latitudes: Float64Array, readonly longitudes: Float64Array) {
     const count = latitudes.length;
+    this.cosines = Float64Array.from(latitudes, cosLatitude);
     const rowOf = Int32Array.from(latitudes, (latitude) => this.cellOf(latitude));
     const columnOf = Int32Array.from(longitudes, (longitude) => this.cellOf(longitude));
     this.slots = Int32Array.from(rowOf.keys()).sort((a, b) => (rowOf[a] ?? 0) - (rowOf[b] ?? 0) || (columnOf[a] ?? 0) - (columnOf[b] ?? 0) || a - b);
@@ -92,10 +94,9 @@ export class PositionGrid {
       this.marks = new Int32Array(size);
       this.values = new Float64Array(size);
       this.others = new Float64Array(size);
-      this.thirds = new Float64Array(size);
       this.lastMark = 0;
     }
     this.lastMark++;
-    return { mark: this.lastMark, marks: this.marks, values: this.values as Float64Array, others: this.others as Float64Array, thirds: this.thirds as Float64Array };
+    return { mark: this.lastMark, marks: this.marks, values: this.values as Float64Array, others: this.others as Float64Array };
   }
 }

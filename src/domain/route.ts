@@ -15,7 +15,7 @@
  *   great-circle (distanceKm). As near searches do, a station is within the corridor when its
  *   distance rounded to the metre is at most the corridor in metres.
  */
-import { EARTH_RADIUS_KM, type Point, distanceKm } from './nearby.ts';
+import { EARTH_RADIUS_KM, type Point, cosLatitude, haversineKm } from './nearby.ts';
 import type { PositionGrid } from './position-grid.ts';
 
 export const MAX_PATH_POINTS = 1000;
@@ -130,10 +130,14 @@ export class Path {
 
   constructor(private readonly points: readonly Point[], readonly corridorKm: number) {
     this.cumulative = new Float64Array(points.length);
+    // distanceKm's haversine, with each point's cosine computed once rather than once a segment end.
+    let aCos = cosLatitude(points[0]?.latitude ?? 0);
     for (let s = 1; s < points.length; s++) {
       const a = points[s - 1] as Point;
       const b = points[s] as Point;
-      this.cumulative[s] = (this.cumulative[s - 1] ?? 0) + distanceKm(a.latitude, a.longitude, b.latitude, b.longitude);
+      const bCos = cosLatitude(b.latitude);
+      this.cumulative[s] = (this.cumulative[s - 1] ?? 0) + haversineKm(a.latitude, a.longitude, aCos, b.latitude, b.longitude, bCos);
+      aCos = bCos;
     }
     this.lengthKm = this.cumulative[points.length - 1] ?? 0;
   }
@@ -144,10 +148,10 @@ export class Path {
    * as near, the one first along the path. In no order.
    */
   within(grid: PositionGrid, wanted: (slot: number) => boolean): SlotOnPath[] {
-    // Per slot, in the grid's working space: whether it was met (and kept), its best distance and
-    // along so far, and the cosine of its latitude.
-    const { mark, marks, values: bestKm, others: bestAlong, thirds: cosOf } = grid.scratch();
-    const { slots, latitudes, longitudes, cellDegrees: cell } = grid;
+    // Per slot, in the grid's working space: whether it was met (and kept), and its best so far:
+    // the square of the distance (compared squared; the root is taken once, of the best) and along.
+    const { mark, marks, values: bestSquared, others: bestAlong } = grid.scratch();
+    const { slots, latitudes, longitudes, cosines, cellDegrees: cell } = grid;
     const met: number[] = [];
     const run = new Int32Array(2);
     // The cells searched reach a metre past the corridor: a station whose distance rounds to the
@@ -155,6 +159,12 @@ export class Path {
     const reachKm = this.corridorKm + 0.001;
     const dLat = reachKm / KM_PER_DEGREE;
     const points = this.points;
+    // A station within reach is at most dLat from a segment in latitude, and dLng in longitude: dLng
+    // at the highest latitude any station within reach of the path can be at (one for the path; at
+    // a segment's own latitudes it would be a little narrower).
+    let highest = 0;
+    for (const p of points) highest = Math.max(highest, Math.abs(p.latitude));
+    const dLng = reachKm / (KM_PER_DEGREE * Math.cos(Math.min(89, highest + dLat) * RADIANS));
     for (let s = 0; s + 1 < points.length; s++) {
       const a = points[s] as Point;
       const b = points[s + 1] as Point;
@@ -166,9 +176,6 @@ export class Path {
       const lengthKm = (this.cumulative[s + 1] ?? 0) - fromKm;
       const low = Math.min(aLat, bLat);
       const high = Math.max(aLat, bLat);
-      // A station within reach is at most dLat from the segment in latitude and dLng in longitude
-      // (dLng at the highest latitude the station can be at).
-      const dLng = reachKm / (KM_PER_DEGREE * Math.cos(Math.min(89, Math.max(Math.abs(low), Math.abs(high)) + dLat) * RADIANS));
       for (let row = grid.cellOf(low - dLat), last = grid.cellOf(high + dLat); row <= last; row++) {
         // The part of the segment within dLat of the row's latitudes, and the columns it reaches.
         const from = Math.max(low, row * cell - dLat);
@@ -186,15 +193,14 @@ export class Path {
           const slot = slots[i] ?? 0;
           const seen = marks[slot];
           if (seen === -mark) continue;
-          const latitude = latitudes[slot] ?? 0;
           if (seen !== mark) {
             if (!wanted(slot)) { marks[slot] = -mark; continue; }
             marks[slot] = mark;
-            bestKm[slot] = Infinity;
-            cosOf[slot] = Math.cos(latitude * RADIANS);
+            bestSquared[slot] = Infinity;
             met.push(slot);
           }
-          const cos = cosOf[slot] ?? 1;
+          const latitude = latitudes[slot] ?? 0;
+          const cos = cosines[slot] ?? 1;
           // The station at the origin; x east and y north in km.
           const ax = ((aLng - (longitudes[slot] ?? 0)) * KM_PER_DEGREE) * cos;
           const ay = (aLat - latitude) * KM_PER_DEGREE;
@@ -206,17 +212,17 @@ export class Path {
           const t = squared === 0 ? 0 : Math.min(1, Math.max(0, -(ax * dx + ay * dy) / squared));
           const ex = ax + t * dx;
           const ey = ay + t * dy;
-          const km = Math.sqrt(ex * ex + ey * ey);
+          const squaredKm = ex * ex + ey * ey;
           const along = fromKm + t * lengthKm;
-          const best = bestKm[slot] ?? Infinity;
-          if (km < best || (km === best && along < (bestAlong[slot] ?? Infinity))) { bestKm[slot] = km; bestAlong[slot] = along; }
+          const best = bestSquared[slot] ?? Infinity;
+          if (squaredKm < best || (squaredKm === best && along < (bestAlong[slot] ?? Infinity))) { bestSquared[slot] = squaredKm; bestAlong[slot] = along; }
         }
       }
     }
     const corridorMetres = Math.round(this.corridorKm * 1000);
     const found: SlotOnPath[] = [];
     for (const slot of met) {
-      const metres = Math.round((bestKm[slot] ?? Infinity) * 1000);
+      const metres = Math.round(Math.sqrt(bestSquared[slot] ?? Infinity) * 1000);
       if (metres <= corridorMetres) found.push({ slot, metres, alongKm: bestAlong[slot] ?? 0 });
     }
     return found;

@@ -54,5 +54,5 @@ export function addErrorHandlers(app: FastifyInstance): void {
     return sendError(reply, apiErr);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0]?.slice(0, 200) ?? ''}.`)));
+    sendError(reply, new ApiError('not_found', `No route ${request.method} ${request.url.split(/[?#]/, 1)[0]?.slice(0, 200) ?? ''}.`)));
 }

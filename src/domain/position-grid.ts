@@ -12,7 +12,7 @@ export const GRID_CELL_DEGREES = 0.02;
 
 /** Per-slot working space for one search at a time (searches are synchronous, so one grid needs one). */
 export interface GridScratch {
-  /** This search's mark: `mark[slot] === mark` met and kept, `=== -mark` met and not kept; anything else not met yet. */
+  /** This search's mark: `marks[slot] === mark` met and kept, `=== -mark` met and not kept; anything else not met yet. */
   readonly mark: number;
   readonly marks: Int32Array;
   readonly values: Float64Array;

@@ -200,16 +200,17 @@ export class Path {
             met.push(slot);
           }
           const latitude = latitudes[slot] ?? 0;
+          const longitude = longitudes[slot] ?? 0;
           const cos = cosines[slot] ?? 1;
           // The station at the origin; x east and y north in km.
-          const ax = ((aLng - (longitudes[slot] ?? 0)) * KM_PER_DEGREE) * cos;
+          const ax = ((aLng - longitude) * KM_PER_DEGREE) * cos;
           const ay = (aLat - latitude) * KM_PER_DEGREE;
-          const bx = ((bLng - (longitudes[slot] ?? 0)) * KM_PER_DEGREE) * cos;
+          const bx = ((bLng - longitude) * KM_PER_DEGREE) * cos;
           const by = (bLat - latitude) * KM_PER_DEGREE;
           const dx = bx - ax;
           const dy = by - ay;
-          const squared = dx * dx + dy * dy;
-          const t = squared === 0 ? 0 : Math.min(1, Math.max(0, -(ax * dx + ay * dy) / squared));
+          const segmentSquared = dx * dx + dy * dy;
+          const t = segmentSquared === 0 ? 0 : Math.min(1, Math.max(0, -(ax * dx + ay * dy) / segmentSquared));
           const ex = ax + t * dx;
           const ey = ay + t * dy;
           const squaredKm = ex * ex + ey * ey;

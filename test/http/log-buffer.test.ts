@@ -46,6 +46,24 @@ describe('LineBuffer: log lines to a descriptor, buffered and written asynchrono
     closeSync(fd);
   });
 
+  test('lines longer than a chunk and characters of 2, 3 and 4 bytes arrive exact, whatever buffer they fall in', async () => {
+    const path = join(dir, 'wide.log');
+    const fd = openSync(path, 'w');
+    const lines = new LineBuffer(fd, { minBytes: 256 });
+    // é (2 bytes), € (3), 🙂 (4: a surrogate pair), and every 50th line some 3 KB long.
+    const wide = (i: number): string => `{"n":${i},"t":"${'é€🙂'.repeat(i % 7)}${i % 50 === 0 ? '€'.repeat(1000) : ''}"}\n`;
+    const expected = range(3_000).map(wide).join('');
+    for (let i = 0; i < 3_000; i++) {
+      lines.write(wide(i));
+      if (i % 300 === 299) await new Promise((resolve) => setImmediate(resolve));
+    }
+    // flush() starts nothing while a write is under way: asked again until all is out, as the server's timer does.
+    await waitFor('the writes', () => { lines.flush(); return lines.idle; });
+    assert.equal(readFileSync(path, 'utf8'), expected);
+    assert.equal(readFileSync(path).length, Buffer.byteLength(expected));
+    closeSync(fd);
+  });
+
   test('a full pipe (EAGAIN) is waited for, not lost: a reader that comes late gets every line in order', async () => {
     const fifo = join(dir, 'full.fifo');
     execFileSync('mkfifo', [fifo]);

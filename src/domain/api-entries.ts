@@ -1,4 +1,4 @@
-import { FUELS, type FuelId, perFuel } from './fuels.ts';
+import { type FuelId, perFuel } from './fuels.ts';
 import type { RankedPrice } from './cheapest.ts';
 import { type AlongPrice, type Fill, formatCentsAsDollars, netCostCents } from './along.ts';
 import { formatKm } from './nearby.ts';
@@ -24,8 +24,8 @@ export function historyEntries(series: FuelSeries, state: StateId, format: (mean
   };
   return perFuel((fuel) => {
     const days = series.get(fuel);
-    if (!days || days.length === 0) return { records: false as const };
-    return { records: days.map((d) => { const { timestamp, date } = partsOf(d.day); return { timestamp, date, average: format(d.meanTenths) }; }) };
+    if (!days || days.length === 0) return { fuel, records: false as const };
+    return { fuel, records: days.map((d) => { const { timestamp, date } = partsOf(d.day); return { timestamp, date, average: format(d.meanTenths) }; }) };
   });
 }
 
@@ -33,8 +33,8 @@ export function spreadEntries(spread: Map<FuelId, Spread>): Array<{ fuel: FuelId
   return perFuel((fuel) => {
     const s = spread.get(fuel);
     return s
-      ? { average: formatDollars(s.meanTenths), min: formatCents(s.minTenths), max: formatCents(s.maxTenths) }
-      : { average: false as const, min: false as const, max: false as const };
+      ? { fuel, average: formatDollars(s.meanTenths), min: formatCents(s.minTenths), max: formatCents(s.maxTenths) }
+      : { fuel, average: false as const, min: false as const, max: false as const };
   });
 }
 
@@ -43,22 +43,22 @@ export function summaryEntries(summary: Map<FuelId, Summary>): Array<{ fuel: Fue
   return perFuel((fuel) => {
     const s = summary.get(fuel);
     return s
-      ? { average: formatDollars(s.meanTenths), min: formatCents(s.minTenths), max: formatCents(s.maxTenths), stations: s.count }
-      : { average: false as const, min: false as const, max: false as const, stations: 0 };
+      ? { fuel, average: formatDollars(s.meanTenths), min: formatCents(s.minTenths), max: formatCents(s.maxTenths), stations: s.count }
+      : { fuel, average: false as const, min: false as const, max: false as const, stations: 0 };
   });
 }
 
 export function averageEntries(averages: Map<FuelId, number>): Array<{ fuel: FuelId; average: string | false }> {
   return perFuel((fuel) => {
     const meanTenths = averages.get(fuel);
-    return { average: meanTenths === undefined ? (false as const) : formatDollars(meanTenths) };
+    return { fuel, average: meanTenths === undefined ? (false as const) : formatDollars(meanTenths) };
   });
 }
 
 export function unavailableEntries(unavailable: Map<FuelId, string[]>): Array<{ fuel: FuelId; stations: string[] | false; count: number }> {
   return perFuel((fuel) => {
     const ids = unavailable.get(fuel);
-    return ids && ids.length > 0 ? { stations: ids, count: ids.length } : { stations: false as const, count: 0 };
+    return ids && ids.length > 0 ? { fuel, stations: ids, count: ids.length } : { fuel, stations: false as const, count: 0 };
   });
 }
 
@@ -77,8 +77,7 @@ export interface StationPriceOut {
  */
 export function stationPriceEntries(prices: readonly StationReport[], source: string, next: ReadonlyMap<FuelId, NextPrice> = new Map()): Array<{ fuel: FuelId } & StationPriceOut> {
   const byFuel = new Map(prices.map((p) => [p.fuel, p]));
-  // FUELS.map with the fuel in each literal, not perFuel's spread: a batch of 100 stations makes 1,900 of these.
-  return FUELS.map((fuel): { fuel: FuelId } & StationPriceOut => {
+  return perFuel((fuel): { fuel: FuelId } & StationPriceOut => {
     const report = byFuel.get(fuel);
     const held = next.get(fuel);
     // Tomorrow's price is shown whether or not the fuel has a report today (a station's first day in a feed).

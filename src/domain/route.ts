@@ -111,11 +111,6 @@ export interface OnPath {
   alongKm: number;
 }
 
-/** A position of the grid within the corridor: its slot, and where it stands against the path. */
-export interface SlotOnPath extends OnPath {
-  slot: number;
-}
-
 /**
  * The path and its corridor. Its stations are found from a grid of positions (position-grid.ts):
  * each segment visits the cells its corridor can reach, row by row, and measures the stations
@@ -144,10 +139,10 @@ export class Path {
 
   /**
    * The grid's positions within the corridor that `wanted` keeps (asked once a position), each
-   * with where it stands: the distance to the nearest point of any segment, and where several are
-   * as near, the one first along the path. In no order.
+   * made by `make` from its slot and where it stands: the distance to the nearest point of any
+   * segment, and where several are as near, the one first along the path. In no order.
    */
-  within(grid: PositionGrid, wanted: (slot: number) => boolean): SlotOnPath[] {
+  within<T>(grid: PositionGrid, wanted: (slot: number) => boolean, make: (slot: number, metres: number, alongKm: number) => T): T[] {
     // Per slot, in the grid's working space: whether it was met (and kept), and its best so far:
     // the square of the distance (compared squared; the root is taken once, of the best) and along.
     const { mark, marks, values: bestSquared, others: bestAlong } = grid.scratch();
@@ -221,10 +216,10 @@ export class Path {
       }
     }
     const corridorMetres = Math.round(this.corridorKm * 1000);
-    const found: SlotOnPath[] = [];
+    const found: T[] = [];
     for (const slot of met) {
       const metres = Math.round(Math.sqrt(bestSquared[slot] ?? Infinity) * 1000);
-      if (metres <= corridorMetres) found.push({ slot, metres, alongKm: bestAlong[slot] ?? 0 });
+      if (metres <= corridorMetres) found.push(make(slot, metres, bestAlong[slot] ?? 0));
     }
     return found;
   }

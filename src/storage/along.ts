@@ -9,7 +9,7 @@ import type { FuelPrices, Positions } from './nearest.ts';
 
 /** The priced stations within the path's corridor, in no order. */
 export function pricedAlong(positions: Positions, prices: FuelPrices, path: Path): AlongPrice[] {
-  return path.within(positions.grid(), (slot) => prices.priceAt(slot) >= 0).map(({ slot, metres, alongKm }) => ({
+  return path.within(positions.grid(), (slot) => prices.priceAt(slot) >= 0, (slot, metres, alongKm): AlongPrice => ({
     stationId: positions.idAt(slot), latitude: positions.latitudeAt(slot), longitude: positions.longitudeAt(slot),
     priceTenths: prices.priceAt(slot), reportedAt: prices.reportedAtOf(slot), metres, alongKm,
   }));

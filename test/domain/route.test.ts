@@ -13,11 +13,14 @@ const greatCircle = (a: Point, b: Point): number => R * Math.acos(Math.min(1,
 /** Distance from a point to the great circle of a meridian (cross-track), km. */
 const toMeridian = (p: Point, longitude: number): number => R * Math.asin(Math.abs(Math.sin(rad(p.longitude - longitude)) * Math.cos(rad(p.latitude))));
 
+/** What Path.within makes of each position it finds, here: its slot and where it stands. */
+const slotOnPath = (slot: number, metres: number, alongKm: number): { slot: number } & OnPath => ({ slot, metres, alongKm });
+
 /** Where each point stands against the path: Path.within over a grid of just those points (undefined: outside the corridor). */
 const locateAll = (path: Path, points: readonly Point[]): Array<OnPath | undefined> => {
   const grid = new PositionGrid(GRID_CELL_DEGREES, Float64Array.from(points, (p) => p.latitude), Float64Array.from(points, (p) => p.longitude));
   const out: Array<OnPath | undefined> = points.map(() => undefined);
-  for (const { slot, metres, alongKm } of path.within(grid, () => true)) out[slot] = { metres, alongKm };
+  for (const { slot, metres, alongKm } of path.within(grid, () => true, slotOnPath)) out[slot] = { metres, alongKm };
   return out;
 };
 const locate = (path: Path, p: Point): OnPath | undefined => locateAll(path, [p])[0];
@@ -130,7 +133,7 @@ describe('a station against the path', () => {
     // A path of many short segments, so each station near it is met by several.
     const path = new Path(Array.from({ length: 101 }, (_, i) => ({ latitude: -33 + i * 0.001, longitude: 151 })), 2);
     const asked: number[] = [];
-    const found = path.within(grid, (slot) => { asked.push(slot); return slot !== 1; });
+    const found = path.within(grid, (slot) => { asked.push(slot); return slot !== 1; }, slotOnPath);
     assert.deepEqual(asked, [0, 1]);
     assert.deepEqual(found.map((f) => f.slot), [0]);
   });
@@ -149,10 +152,10 @@ describe('a station against the path', () => {
     for (const { longitude, corridor, wanted } of [...searches, ...searches]) {
       const path = new Path([{ latitude: -33.01, longitude }, { latitude: -32.98, longitude }], corridor);
       const fresh = new PositionGrid(GRID_CELL_DEGREES, Float64Array.from(stations, (p) => p.latitude), Float64Array.from(stations, (p) => p.longitude));
-      const sorted = (found: ReturnType<Path['within']>): typeof found => [...found].sort((a, b) => a.slot - b.slot);
-      const want = sorted(path.within(fresh, wanted));
+      const sorted = (found: ReturnType<typeof slotOnPath>[]): typeof found => [...found].sort((a, b) => a.slot - b.slot);
+      const want = sorted(path.within(fresh, wanted, slotOnPath));
       assert.ok(want.length > 0 && want.length < 60);
-      assert.deepEqual(sorted(path.within(kept, wanted)), want);
+      assert.deepEqual(sorted(path.within(kept, wanted, slotOnPath)), want);
     }
   });
 });

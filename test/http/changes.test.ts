@@ -18,11 +18,12 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type IncomingMessage, type ServerResponse, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { NOW, loadFixture } from '../fixture.ts';
-import { type RunningServer, createPostgresDatabase, fixedClock, get, postgresServerUrl, startServer } from '../helpers.ts';
+import { NOW, STATIONS, loadFixture } from '../fixture.ts';
+import { type RunningServer, createPostgresDatabase, fixedClock, get, postgresServerUrl, startServer, waitFor } from '../helpers.ts';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
@@ -303,5 +304,90 @@ describe('GET /v1/prices/changes: waiting is capped and ends with the server', (
       // The stream ended (the read finished) with only its first event.
       assert.deepEqual(await streamEvents, [{ id: '6', event: 'cursor', data: { next: '6' } }]);
     } finally { if (!closed) await server.close(); }
+  });
+});
+
+describe('GET /v1/prices/changes: a stream whose client does not read', () => {
+  let pair: Pair;
+  before(async () => { pair = await (BACKENDS[0] ?? assert.fail()).open(); await loadFixture(pair.served); });
+  after(async () => { await pair.drop(); });
+
+  test('the server reads no further while the client\'s socket is full (what it holds stays within a page); closing ends it; resumed, the copy ends exact', async () => {
+    // 1,000 more stations, and 20 rounds (each read apart: the server looks every 200 ms) changing each
+    // one's ulp91 and diesel: some 6 MB of events, more than the sockets between server and client hold.
+    const extra = Array.from({ length: 1000 }, (_, i) => ({ ...(STATIONS[1] ?? assert.fail()), feedCode: `x${i}`, slug: `Extra ${i}`, name: `Extra ${i}` }));
+    await pair.ingest.applyBatch({ stations: extra, prices: [] });
+    const fuels = ['ulp91', 'diesel'] as const;
+    const ROUNDS = 20;
+    const tenths = (round: number, i: number, fuel: (typeof fuels)[number]) => 1500 + round * 3 + (i % 7) + (fuel === 'diesel' ? 200 : 0);
+    let stream: ServerResponse | undefined;
+    const server = await startServer(pair.served, fixedClock(NOW), {}, (app) => app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (req.url?.startsWith('/v1/prices/changes')) stream = res;
+    }));
+    const { port } = new URL(server.baseUrl);
+    let response: IncomingMessage | undefined;
+    let closed = false;
+    try {
+      // A client that reads nothing of the body: node's client stops reading its socket once its own buffer is full.
+      response = await new Promise<IncomingMessage>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path: '/v1/prices/changes', headers: { authorization: `Bearer ${server.token}`, accept: 'text/event-stream' } }, resolve)
+          .on('error', reject).end();
+      });
+      assert.equal(response.statusCode, 200);
+      for (let round = 0; round < ROUNDS; round++) {
+        await pair.ingest.applyBatch({ stations: [], prices: extra.flatMap((s, i) => fuels.map((fuel) => price(s.feedCode, fuel, NOW + 60 * (round + 1), tenths(round, i, fuel)))) });
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      // Once the stream has written what it will (what it holds no longer grows), it holds at most about a page.
+      let held = -1;
+      await waitFor('the stream to settle', async () => {
+        const before = stream?.writableLength ?? -1;
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        held = stream?.writableLength ?? -1;
+        return held >= 0 && held === before;
+      }, 20_000);
+      // The response's own buffer (highWaterMark) and the page being written when it filled: a page is
+      // 100 changes (the default limit), an event of these stations under 200 bytes (checked below).
+      const bound = (stream?.writableHighWaterMark ?? 0) + 100 * 200;
+      assert.ok(held <= bound, `the server holds ${held} bytes for a client that reads nothing (at most ${bound})`);
+
+      // The server closes while the stream waits for its client: the stream ends (what the socket still held
+      // may be cut off with the connection, as for any answer to a client that reads too slowly to finish).
+      const closing = server.close();
+      closed = true;
+      const copy = new Map<string, string>();
+      let last = 0;
+      let text = '';
+      let ended = false;
+      response.setEncoding('utf8');
+      response.on('close', () => { ended = true; });
+      response.on('data', (chunk: string) => {
+        text += chunk;
+        let end: number;
+        while ((end = text.indexOf('\n\n')) >= 0) {
+          const block = text.slice(0, end);
+          text = text.slice(end + 2);
+          if (!block.startsWith('id: ') || !block.includes('event: change')) continue;
+          assert.ok(block.length + 2 < 200, `an event of ${block.length + 2} bytes`);
+          const change = JSON.parse(block.slice(block.indexOf('data: ') + 6)) as Change;
+          assert.ok(Number(change.cursor) > last, 'cursors rise');
+          last = Number(change.cursor);
+          copy.set(`${change.station_id}/${change.fuel}`, change.price);
+        }
+      });
+      await waitFor('the stream to end', () => ended, 20_000);
+      await closing;
+      // Resumed from the last cursor read, as a client does after any break (here by pages, on a server
+      // started again): the copy ends exact.
+      const again = await startServer(pair.served, fixedClock(NOW));
+      try {
+        for (const c of (await allAfter(again, last, '', 1000)).changes) copy.set(`${c.station_id}/${c.fuel}`, c.price);
+      } finally { await again.close(); }
+      const want = extra.flatMap((_, i) => fuels.map((fuel) => [`extra-${i}/${fuel}`, (tenths(ROUNDS - 1, i, fuel) / 10).toFixed(1)]));
+      assert.deepEqual(want.filter(([key, value]) => copy.get(key ?? '') !== value), [], 'every station and fuel at its last price');
+    } finally {
+      response?.destroy();
+      if (!closed) await server.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { type ChangeOut, changeEntry, changeEvent, cursorEvent } from '../../domain/changes.ts';
@@ -123,15 +124,21 @@ export const changeRoutes: FastifyPluginAsyncTypebox<RouteDeps & { watcher: Chan
     const res = reply.raw;
     let open = true;
     const gone = new AbortController();
-    const send = (text: string) => { if (open) res.write(text); };
-    const removeStream = watcher.stream(send);
+    // False once the response holds more than its buffer: the client is not reading as fast as changes come.
+    const send = (text: string): boolean => open && res.write(text);
+    // A keep-alive only while nothing is waiting to go out: a connection with bytes in flight is not idle.
+    const removeStream = watcher.stream((text) => { if (!res.writableNeedDrain) send(text); });
     res.on('close', () => { open = false; gone.abort(); });
     res.writeHead(200, { ...headersOf(reply), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     send(cursorEvent(cursor));
     try {
       while (open) {
-        for (const change of page.changes) send(changeEvent(changeEntry(change)));
+        let full = false;
+        for (const change of page.changes) full = !send(changeEvent(changeEntry(change))) || full;
         cursor = page.next;
+        // A client that does not keep up: no further page is read (nor held in memory) until what was
+        // written has gone out; the changes meanwhile wait in storage, each answered once, as it is then.
+        if (full && !(await drained(res, AbortSignal.any([gone.signal, watcher.closedSignal])))) break;
         if (!page.more && (await watcher.wait(page.latest, Number.POSITIVE_INFINITY, gone.signal)) === 'closed') break;
         if (!open) break;
         page = await read({ ...feed.filter, since: cursor, limit: feed.limit });
@@ -151,6 +158,19 @@ export const changeRoutes: FastifyPluginAsyncTypebox<RouteDeps & { watcher: Chan
 
 function answer(page: ChangesPage): { data: ChangeOut[]; next: string; more: boolean } {
   return { data: page.changes.map(changeEntry), next: String(page.next), more: page.more };
+}
+
+/** Resolves true once the response has written out what it held, false if `stop` is aborted first (the client went, the server closes). */
+function drained(res: ServerResponse, stop: AbortSignal): Promise<boolean> {
+  if (!res.writableNeedDrain) return Promise.resolve(true);
+  if (stop.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (result: boolean) => () => { res.off('drain', onDrain); stop.removeEventListener('abort', onStop); resolve(result); };
+    const onDrain = done(true);
+    const onStop = done(false);
+    res.once('drain', onDrain);
+    stop.addEventListener('abort', onStop, { once: true });
+  });
 }
 
 function tooManyWaiting(watcher: ChangeWatcher): never {

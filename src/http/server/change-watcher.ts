@@ -33,6 +33,7 @@ export class ChangeWatcher {
   private lastKeepAlive = 0;
   private held = 0;
   private closed = false;
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly lastChange: () => Promise<number>,
@@ -60,6 +61,11 @@ export class ChangeWatcher {
     return this.closed;
   }
 
+  /** Aborted when the server closes: for a stream waiting on something else than a change (its client's reading). */
+  get closedSignal(): AbortSignal {
+    return this.closing.signal;
+  }
+
   /**
    * Resolves 'change' once the last change number read is above `after`, 'timeout' at the first
    * tick past `deadline` (performance.now() ms; Infinity: never), 'closed' when the server closes
@@ -79,7 +85,7 @@ export class ChangeWatcher {
     });
   }
 
-  /** An event stream, sent a keep-alive comment every KEEP_ALIVE_MS while open; returns its removal. */
+  /** An event stream, sent a keep-alive comment every KEEP_ALIVE_MS while open (`send` may skip it); returns its removal. */
   stream(send: (text: string) => void): () => void {
     this.streams.add(send);
     return () => { this.streams.delete(send); };
@@ -88,6 +94,7 @@ export class ChangeWatcher {
   /** Wakes every waiter ('closed') and stops: the server is closing. */
   close(): void {
     this.closed = true;
+    this.closing.abort();
     for (const waiter of [...this.waiters]) waiter.wake('closed');
     this.stop();
   }

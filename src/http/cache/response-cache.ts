@@ -7,6 +7,7 @@
  * to now), for one CLOCK_BUCKET_SEC slice of the clock. Auth, rate limits and parameter
  * validation still run on every request; only the work after them is skipped.
  */
+import type { AnswerPart } from '../server/request-log.ts';
 
 /** How long a clock-dependent answer may be reused: today's point of a history moves this little, and max_age is this exact. */
 export const CLOCK_BUCKET_SEC = 10;
@@ -24,6 +25,8 @@ export interface CachedAnswer {
   length: string;
   /** The route pattern that answered it (metrics.ts labels the fast path's answers with it). */
   route?: string;
+  /** Its access line's own part, built by the fast path at its first hit (server/request-log.ts). */
+  accessPart?: AnswerPart;
 }
 
 /** What the full path hands over: the body as sent and, for the fast path, its stable headers. */

@@ -312,18 +312,40 @@ describe('GET /v1/prices/changes: a stream whose client does not read', () => {
   before(async () => { pair = await (BACKENDS[0] ?? assert.fail()).open(); await loadFixture(pair.served); });
   after(async () => { await pair.drop(); });
 
-  test('the server reads no further while the client\'s socket is full (what it holds stays within a page); closing ends it; resumed, the copy ends exact', async () => {
-    // 1,000 more stations, and 20 rounds (each read apart: the server looks every 200 ms) changing each
-    // one's ulp91 and diesel: some 6 MB of events, more than the sockets between server and client hold.
+  test('the server reads no further while the client\'s socket is full (it holds at most a page); reading again resumes it, closing ends it; the copy ends exact', async () => {
+    // 1,000 more stations, and rounds (each read apart: the server looks every 200 ms) changing each
+    // one's ulp91 and diesel: 20 rounds are some 6 MB of events, more than the sockets between server and client hold.
     const extra = Array.from({ length: 1000 }, (_, i) => ({ ...(STATIONS[1] ?? assert.fail()), feedCode: `x${i}`, slug: `Extra ${i}`, name: `Extra ${i}` }));
     await pair.ingest.applyBatch({ stations: extra, prices: [] });
     const fuels = ['ulp91', 'diesel'] as const;
-    const ROUNDS = 20;
     const tenths = (round: number, i: number, fuel: (typeof fuels)[number]) => 1500 + round * 3 + (i % 7) + (fuel === 'diesel' ? 200 : 0);
+    const rounds = async (from: number, to: number) => {
+      for (let round = from; round < to; round++) {
+        await pair.ingest.applyBatch({ stations: [], prices: extra.flatMap((s, i) => fuels.map((fuel) => price(s.feedCode, fuel, NOW + 60 * (round + 1), tenths(round, i, fuel)))) });
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    };
+    // What the client's copy lacks of every station and fuel at its price after `round`.
+    const copy = new Map<string, string>();
+    const missing = (round: number) => extra.flatMap((_, i) => fuels.map((fuel) => [`extra-${i}/${fuel}`, (tenths(round, i, fuel) / 10).toFixed(1)]))
+      .filter(([key, value]) => copy.get(key ?? '') !== value);
     let stream: ServerResponse | undefined;
     const server = await startServer(pair.served, fixedClock(NOW), {}, (app) => app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       if (req.url?.startsWith('/v1/prices/changes')) stream = res;
     }));
+    /** Once the stream has written what it will (what it holds no longer grows): at most its buffer and the page being written when it filled. */
+    const assertHoldsAPage = async () => {
+      let held = -1;
+      await waitFor('the stream to settle', async () => {
+        const before = stream?.writableLength ?? -1;
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        held = stream?.writableLength ?? -1;
+        return held >= 0 && held === before;
+      }, 20_000);
+      // A page is 100 changes (the default limit); an event of these stations is under 200 bytes (checked as they are read).
+      const bound = (stream?.writableHighWaterMark ?? 0) + 100 * 200;
+      assert.ok(held <= bound, `the server holds ${held} bytes for a client that reads nothing (at most ${bound})`);
+    };
     const { port } = new URL(server.baseUrl);
     let response: IncomingMessage | undefined;
     let closed = false;
@@ -334,28 +356,10 @@ describe('GET /v1/prices/changes: a stream whose client does not read', () => {
           .on('error', reject).end();
       });
       assert.equal(response.statusCode, 200);
-      for (let round = 0; round < ROUNDS; round++) {
-        await pair.ingest.applyBatch({ stations: [], prices: extra.flatMap((s, i) => fuels.map((fuel) => price(s.feedCode, fuel, NOW + 60 * (round + 1), tenths(round, i, fuel)))) });
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      // Once the stream has written what it will (what it holds no longer grows), it holds at most about a page.
-      let held = -1;
-      await waitFor('the stream to settle', async () => {
-        const before = stream?.writableLength ?? -1;
-        await new Promise((resolve) => setTimeout(resolve, 400));
-        held = stream?.writableLength ?? -1;
-        return held >= 0 && held === before;
-      }, 20_000);
-      // The response's own buffer (highWaterMark) and the page being written when it filled: a page is
-      // 100 changes (the default limit), an event of these stations under 200 bytes (checked below).
-      const bound = (stream?.writableHighWaterMark ?? 0) + 100 * 200;
-      assert.ok(held <= bound, `the server holds ${held} bytes for a client that reads nothing (at most ${bound})`);
+      await rounds(0, 20);
+      await assertHoldsAPage();
 
-      // The server closes while the stream waits for its client: the stream ends (what the socket still held
-      // may be cut off with the connection, as for any answer to a client that reads too slowly to finish).
-      const closing = server.close();
-      closed = true;
-      const copy = new Map<string, string>();
+      // The client reads: the stream goes on from where it stopped, and the copy it builds ends exact.
       let last = 0;
       let text = '';
       let ended = false;
@@ -375,6 +379,17 @@ describe('GET /v1/prices/changes: a stream whose client does not read', () => {
           copy.set(`${change.station_id}/${change.fuel}`, change.price);
         }
       });
+      await waitFor('the stream to catch up', () => missing(19).length === 0, 20_000);
+
+      // It stops reading again, and the server closes while the stream waits for it: the stream ends
+      // (what the socket still held may be cut off with the connection, as for any answer to a client
+      // too slow to finish).
+      response.pause();
+      await rounds(20, 40);
+      await assertHoldsAPage();
+      const closing = server.close();
+      closed = true;
+      response.resume();
       await waitFor('the stream to end', () => ended, 20_000);
       await closing;
       // Resumed from the last cursor read, as a client does after any break (here by pages, on a server
@@ -383,8 +398,7 @@ describe('GET /v1/prices/changes: a stream whose client does not read', () => {
       try {
         for (const c of (await allAfter(again, last, '', 1000)).changes) copy.set(`${c.station_id}/${c.fuel}`, c.price);
       } finally { await again.close(); }
-      const want = extra.flatMap((_, i) => fuels.map((fuel) => [`extra-${i}/${fuel}`, (tenths(ROUNDS - 1, i, fuel) / 10).toFixed(1)]));
-      assert.deepEqual(want.filter(([key, value]) => copy.get(key ?? '') !== value), [], 'every station and fuel at its last price');
+      assert.deepEqual(missing(39), [], 'every station and fuel at its last price');
     } finally {
       response?.destroy();
       if (!closed) await server.close();

@@ -59,9 +59,15 @@ export interface PositionRow {
   longitude: number;
 }
 
-/** Tie-breaking by id as a number: a station's rank in byte order of ids, below 2^RANK_BITS. */
-const RANK_BITS = 21;
-const RANK_SPAN = 2 ** RANK_BITS;
+/**
+ * A near search ranks its stations as one number each, sorted as numbers: price * 2^36 + metres *
+ * 2^19 + rank (the price part 0 when only nearness counts; rank: in byte order of ids). Exact, under
+ * 2^53: prices below 2^17 tenths (ingest takes at most 100,000: ingest/normalise.ts; a price above
+ * is left out), metres below 2^17 (a radius is at most 100 km), fewer than 2^19 stations.
+ */
+const RANK_SPAN = 2 ** 19;
+const METRES_SPAN = 2 ** 17;
+const PRICE_SPAN = 2 ** 17;
 
 /** Every station's position, sorted by latitude, for near searches in memory. */
 export class Positions {
@@ -112,27 +118,9 @@ export class Positions {
     return this.longitude[slot] ?? 0;
   }
 
-  /**
-   * The stations within the radius (those with a price in `pricedIn`, when given), nearest first
-   * then by id: their slots and metres. Ranked as
-   * one number each, metres * 2^21 + rank, sorted as numbers (exact: metres stay under 2^31).
-   */
-  within(near: Near, pricedIn?: Int32Array): { slots: Int32Array; metres: Float64Array } {
-    const box = boxAround(near.centre, near.radiusKm);
-    const limit = Math.round(near.radiusKm * 1000);
-    const scratch = this.scratch;
-    const centreCos = cosLatitude(near.centre.latitude);
-    let n = 0;
-    for (let slot = this.firstAtOrAbove(box.south); slot < this.latitude.length; slot++) {
-      const latitude = this.latitude[slot] ?? 0;
-      if (latitude > box.north) break;
-      const longitude = this.longitude[slot] ?? 0;
-      if (longitude < box.west || longitude > box.east) continue;
-      if (pricedIn && (pricedIn[slot] ?? -1) < 0) continue;
-      const metres = metresWithCosines(near.centre, centreCos, latitude, longitude, this.cosLatitude[slot] ?? 1);
-      if (metres <= limit) scratch[n++] = metres * RANK_SPAN + (this.rank[slot] ?? 0);
-    }
-    const keys = scratch.subarray(0, n).sort();
+  /** The stations within the radius, nearest first then by id: their slots and metres (keys with no price part). */
+  within(near: Near): { slots: Int32Array; metres: Float64Array } {
+    const keys = this.ranked(near);
     const slots = new Int32Array(keys.length);
     const metres = new Float64Array(keys.length);
     for (let i = 0; i < keys.length; i++) {
@@ -143,6 +131,38 @@ export class Positions {
     }
     return { slots, metres };
   }
+
+  /**
+   * The stations within the radius as ranking keys (RANK_SPAN's layout), sorted: nearest first, then
+   * by id; with `price` (by slot, -1: none) only the priced ones, cheapest (`descending`: dearest)
+   * first. The keys are a view of this index's scratch: read them before the next search.
+   */
+  ranked(near: Near, price?: Int32Array, descending = false): Float64Array {
+    const box = boxAround(near.centre, near.radiusKm);
+    const limit = Math.round(near.radiusKm * 1000);
+    if (!(limit < METRES_SPAN)) throw new RangeError(`a radius of ${near.radiusKm} km is beyond what the index ranks`);
+    const scratch = this.scratch;
+    const centreCos = cosLatitude(near.centre.latitude);
+    let n = 0;
+    for (let slot = this.firstAtOrAbove(box.south); slot < this.latitude.length; slot++) {
+      const latitude = this.latitude[slot] ?? 0;
+      if (latitude > box.north) break;
+      const longitude = this.longitude[slot] ?? 0;
+      if (longitude < box.west || longitude > box.east) continue;
+      let pricePart = 0;
+      if (price) {
+        const tenths = price[slot] ?? -1;
+        if (tenths < 0 || tenths >= PRICE_SPAN) continue;
+        pricePart = descending ? PRICE_SPAN - 1 - tenths : tenths;
+      }
+      const metres = metresWithCosines(near.centre, centreCos, latitude, longitude, this.cosLatitude[slot] ?? 1);
+      if (metres <= limit) scratch[n++] = (pricePart * METRES_SPAN + metres) * RANK_SPAN + (this.rank[slot] ?? 0);
+    }
+    return scratch.subarray(0, n).sort();
+  }
+
+  /** The slot of a ranking key's station. */
+  slotRanked(key: number): number { return this.slotOfRank[key - Math.floor(key / RANK_SPAN) * RANK_SPAN] ?? 0; }
 
   /** The positions on a grid of cells, for searches along a path; built at its first use. */
   grid(): PositionGrid {
@@ -182,8 +202,8 @@ export interface FuelPriceRow {
   reportedAt: number;
 }
 
-const PRICE_SPAN = 2 ** 28;
-const PLACE_SPAN = 2 ** 22;
+/** A ranking key's metres (RANK_SPAN's layout). */
+const metresOfKey = (key: number): number => Math.floor(key / RANK_SPAN) - Math.floor(key / (RANK_SPAN * METRES_SPAN)) * METRES_SPAN;
 
 /** Each station's lowest available price of one output fuel (of equal ones, the later report), by slot of a Positions. */
 export class FuelPrices {
@@ -210,29 +230,16 @@ export class FuelPrices {
 
   /**
    * The priced stations within the radius in domain/cheapest.ts's order (price, then metres, then
-   * id), and the page asked for made into items. The stations come nearest first then by id from
-   * the index, and a stable sort by price alone keeps that order among equal prices.
+   * id; one search, its keys ranking by all three at once), and the page asked for made into items.
    */
   rankNear(positions: Positions, near: Near, order: PriceOrder, limit: number, offset: number): ListResult<RankedPrice> {
-    const found = positions.within(near, this.price);
-    // Each priced station as one number, its price (or the price's complement, for desc) then its
-    // place in the near order, sorted as numbers: a stable sort by price. Exact: prices below 2^28
-    // tenths (no price comes near), places below 2^22.
-    const keys = new Float64Array(found.slots.length);
-    let n = 0;
-    for (let place = 0; place < found.slots.length; place++) {
-      const price = this.price[found.slots[place] ?? 0] ?? -1;
-      if (price >= PRICE_SPAN) continue;
-      keys[n++] = (order === 'asc' ? price : PRICE_SPAN - 1 - price) * PLACE_SPAN + place;
-    }
-    const sorted = keys.subarray(0, n).sort();
+    const sorted = positions.ranked(near, this.price, order === 'desc');
     const items: RankedPrice[] = [];
     for (const key of sorted.subarray(offset, offset + limit)) {
-      const place = key - Math.floor(key / PLACE_SPAN) * PLACE_SPAN;
-      const slot = found.slots[place] ?? 0;
+      const slot = positions.slotRanked(key);
       items.push({
         stationId: positions.idAt(slot), latitude: positions.latitudeAt(slot), longitude: positions.longitudeAt(slot),
-        priceTenths: this.price[slot] ?? 0, reportedAt: this.at[slot] ?? 0, metres: found.metres[place] ?? 0,
+        priceTenths: this.price[slot] ?? 0, reportedAt: this.at[slot] ?? 0, metres: metresOfKey(key),
       });
     }
     return { items, total: sorted.length };

@@ -66,3 +66,35 @@ describe('the position index ranks by the domain rules', () => {
     });
   }
 });
+
+/**
+ * At the edges of what the index's ranking keys hold (storage/nearest.ts): prices from 0 to
+ * 100,000 tenths (the most ingest takes), stations out to a 100 km radius (the widest asked),
+ * many at one price and one distance, so that every part of the key decides some pair.
+ */
+test('the position index ranks exactly at the bounds: prices 0 to 100,000 tenths, a 100 km radius', () => {
+  const centre = { latitude: -33.87, longitude: 151.2 };
+  // Due north of the centre, from the centre itself to just past 100 km; three stations at each spot.
+  const stations = Array.from({ length: 240 }, (_, i) => ({
+    key: i + 1, id: `edge-${(i * 7919) % 240}-${i}`, latitude: centre.latitude + Math.floor(i / 3) * 0.011493, longitude: centre.longitude,
+  }));
+  const positions = new Positions(stations);
+  const near = { centre, radiusKm: 100 };
+  const levels = [0, 1, 99_999, 100_000, 1789];
+  const rows = stations.map((s, i) => ({ stationKey: s.key, priceTenths: levels[i % levels.length] ?? 0, reportedAt: 1_000 + i }));
+  const prices = new FuelPrices(positions, rows);
+  const priced = rows.map((r) => {
+    const s = stations[r.stationKey - 1] ?? assert.fail('station');
+    return { stationId: s.id, latitude: s.latitude, longitude: s.longitude, priceTenths: r.priceTenths, reportedAt: r.reportedAt };
+  });
+  const inside = withinRadius(stations, near);
+  assert.ok(inside.length > 200 && inside.length < 240, `${inside.length} stations within 100 km, some past it`);
+  assert.ok(Math.max(...inside.map((p) => p.metres)) > 99_000);
+  for (const order of ['asc', 'desc'] as PriceOrder[]) {
+    const want = rankPrices(priced, order, near).map((r) => [r.stationId, r.priceTenths, r.metres]);
+    const got = prices.rankNear(positions, near, order, 1000, 0);
+    assert.equal(got.total, want.length, order);
+    assert.deepEqual(got.items.map((r) => [r.stationId, r.priceTenths, r.metres]), want, order);
+  }
+  assert.deepEqual(indexedNearestPage(positions, near, 1000, 0).ids, inside.map((p) => p.id));
+});

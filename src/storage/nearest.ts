@@ -68,6 +68,8 @@ export interface PositionRow {
 const RANK_SPAN = 2 ** 19;
 const METRES_SPAN = 2 ** 17;
 const PRICE_SPAN = 2 ** 17;
+/** A ranking key's metres (RANK_SPAN's layout). */
+const metresOfKey = (key: number): number => Math.floor(key / RANK_SPAN) - Math.floor(key / (RANK_SPAN * METRES_SPAN)) * METRES_SPAN;
 
 /** Every station's position, sorted by latitude, for near searches in memory. */
 export class Positions {
@@ -116,20 +118,6 @@ export class Positions {
 
   longitudeAt(slot: number): number {
     return this.longitude[slot] ?? 0;
-  }
-
-  /** The stations within the radius, nearest first then by id: their slots and metres (keys with no price part). */
-  within(near: Near): { slots: Int32Array; metres: Float64Array } {
-    const keys = this.ranked(near);
-    const slots = new Int32Array(keys.length);
-    const metres = new Float64Array(keys.length);
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i] ?? 0;
-      const m = Math.floor(key / RANK_SPAN);
-      metres[i] = m;
-      slots[i] = this.slotOfRank[key - m * RANK_SPAN] ?? 0;
-    }
-    return { slots, metres };
   }
 
   /**
@@ -184,15 +172,15 @@ export class Positions {
 
 /** A page of the near list from the index: ids, metres and the total. */
 export function indexedNearestPage(positions: Positions, near: Near, limit: number, offset: number): NearestPage {
-  const found = positions.within(near);
+  const keys = positions.ranked(near);
   const ids: string[] = [];
   const metres = new Map<string, number>();
-  for (let i = offset; i < Math.min(found.slots.length, offset + limit); i++) {
-    const id = positions.idAt(found.slots[i] ?? 0);
+  for (const key of keys.subarray(offset, offset + limit)) {
+    const id = positions.idAt(positions.slotRanked(key));
     ids.push(id);
-    metres.set(id, found.metres[i] ?? 0);
+    metres.set(id, metresOfKey(key));
   }
-  return { ids, metres, total: found.slots.length };
+  return { ids, metres, total: keys.length };
 }
 
 /** An available price of an output fuel (of a member, for a combined one), by station key. */
@@ -201,9 +189,6 @@ export interface FuelPriceRow {
   priceTenths: number;
   reportedAt: number;
 }
-
-/** A ranking key's metres (RANK_SPAN's layout). */
-const metresOfKey = (key: number): number => Math.floor(key / RANK_SPAN) - Math.floor(key / (RANK_SPAN * METRES_SPAN)) * METRES_SPAN;
 
 /** Each station's lowest available price of one output fuel (of equal ones, the later report), by slot of a Positions. */
 export class FuelPrices {

@@ -312,7 +312,7 @@ describe('GET /v1/prices/changes: a stream whose client does not read', () => {
   before(async () => { pair = await (BACKENDS[0] ?? assert.fail()).open(); await loadFixture(pair.served); });
   after(async () => { await pair.drop(); });
 
-  test('the server reads no further while the client\'s socket is full (it holds at most a page); reading again resumes it, closing ends it; the copy ends exact', async () => {
+  test('a stream whose client stops reading holds at most a page; it resumes when read; a client gone or a server closing ends it, the place given back; the copy ends exact', async () => {
     // 1,000 more stations, and rounds (each read apart: the server looks every 200 ms) changing each
     // one's ulp91 and diesel: 20 rounds are some 6 MB of events, more than the sockets between server and client hold.
     const extra = Array.from({ length: 1000 }, (_, i) => ({ ...(STATIONS[1] ?? assert.fail()), feedCode: `x${i}`, slug: `Extra ${i}`, name: `Extra ${i}` }));
@@ -325,42 +325,24 @@ describe('GET /v1/prices/changes: a stream whose client does not read', () => {
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     };
-    // What the client's copy lacks of every station and fuel at its price after `round`.
+    // The client's copy, and what it lacks of every station and fuel at its price after `round`.
     const copy = new Map<string, string>();
+    let last = 0;
     const missing = (round: number) => extra.flatMap((_, i) => fuels.map((fuel) => [`extra-${i}/${fuel}`, (tenths(round, i, fuel) / 10).toFixed(1)]))
       .filter(([key, value]) => copy.get(key ?? '') !== value);
+    // One stream at most (maxChangeWaiters 1): a second is refused until the first gives its place back.
     let stream: ServerResponse | undefined;
-    const server = await startServer(pair.served, fixedClock(NOW), {}, (app) => app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const server = await startServer(pair.served, fixedClock(NOW), { maxChangeWaiters: 1 }, (app) => app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       if (req.url?.startsWith('/v1/prices/changes')) stream = res;
     }));
-    /** Once the stream has written what it will (what it holds no longer grows): at most its buffer and the page being written when it filled. */
-    const assertHoldsAPage = async () => {
-      let held = -1;
-      await waitFor('the stream to settle', async () => {
-        const before = stream?.writableLength ?? -1;
-        await new Promise((resolve) => setTimeout(resolve, 400));
-        held = stream?.writableLength ?? -1;
-        return held >= 0 && held === before;
-      }, 20_000);
-      // A page is 100 changes (the default limit); an event of these stations is under 200 bytes (checked as they are read).
-      const bound = (stream?.writableHighWaterMark ?? 0) + 100 * 200;
-      assert.ok(held <= bound, `the server holds ${held} bytes for a client that reads nothing (at most ${bound})`);
-    };
     const { port } = new URL(server.baseUrl);
-    let response: IncomingMessage | undefined;
-    let closed = false;
-    try {
-      // A client that reads nothing of the body: node's client stops reading its socket once its own buffer is full.
-      response = await new Promise<IncomingMessage>((resolve, reject) => {
-        request({ host: '127.0.0.1', port, path: '/v1/prices/changes', headers: { authorization: `Bearer ${server.token}`, accept: 'text/event-stream' } }, resolve)
-          .on('error', reject).end();
-      });
-      assert.equal(response.statusCode, 200);
-      await rounds(0, 20);
-      await assertHoldsAPage();
-
-      // The client reads: the stream goes on from where it stopped, and the copy it builds ends exact.
-      let last = 0;
+    /** A stream from node:http's client, which stops reading its socket while the response is paused and its own buffer full. */
+    const open = (headers: Record<string, string> = {}) => new Promise<IncomingMessage>((resolve, reject) => {
+      request({ host: '127.0.0.1', port, path: '/v1/prices/changes', headers: { authorization: `Bearer ${server.token}`, accept: 'text/event-stream', ...headers } }, resolve)
+        .on('error', reject).end();
+    });
+    /** Reads a stream's events into the copy from now on; `ended()` once the response is gone. */
+    const follow = (response: IncomingMessage) => {
       let text = '';
       let ended = false;
       response.setEncoding('utf8');
@@ -379,18 +361,59 @@ describe('GET /v1/prices/changes: a stream whose client does not read', () => {
           copy.set(`${change.station_id}/${change.fuel}`, change.price);
         }
       });
+      return { ended: () => ended };
+    };
+    /** Once the stream has written what it will (what it holds no longer grows): at most its buffer and the page being written when it filled. */
+    const assertHoldsAPage = async () => {
+      let held = -1;
+      await waitFor('the stream to settle', async () => {
+        const before = stream?.writableLength ?? -1;
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        held = stream?.writableLength ?? -1;
+        return held >= 0 && held === before;
+      }, 20_000);
+      // A page is 100 changes (the default limit); an event of these stations is under 200 bytes (checked as they are read).
+      const bound = (stream?.writableHighWaterMark ?? 0) + 100 * 200;
+      assert.ok(held <= bound, `the server holds ${held} bytes for a client that reads nothing (at most ${bound})`);
+    };
+    const responses: IncomingMessage[] = [];
+    let closed = false;
+    try {
+      // 1. A client that reads nothing of the body.
+      const first = await open();
+      responses.push(first);
+      assert.equal(first.statusCode, 200);
+      await rounds(0, 20);
+      await assertHoldsAPage();
+      // 2. It reads: the stream goes on from where it stopped, and the copy it builds ends exact.
+      follow(first);
       await waitFor('the stream to catch up', () => missing(19).length === 0, 20_000);
-
-      // It stops reading again, and the server closes while the stream waits for it: the stream ends
-      // (what the socket still held may be cut off with the connection, as for any answer to a client
-      // too slow to finish).
-      response.pause();
+      // 3. It stops reading again, then goes away: the stream ends and gives its place back, so a new
+      // stream is taken, and resumed from the last event read (Last-Event-ID) its copy ends exact.
+      first.pause();
       await rounds(20, 40);
+      await assertHoldsAPage();
+      first.destroy();
+      let second: IncomingMessage | undefined;
+      await waitFor('the place to be given back', async () => {
+        const tried = await open({ 'last-event-id': String(last) });
+        if (tried.statusCode === 200) second = tried;
+        else tried.resume();
+        return second !== undefined;
+      }, 20_000);
+      const resumed = second ?? assert.fail('no second stream');
+      responses.push(resumed);
+      const reading = follow(resumed);
+      await waitFor('the new stream to catch up', () => missing(39).length === 0, 20_000);
+      // 4. It stops reading, and the server closes: the stream ends (what the socket still held may be
+      // cut off with the connection, as for any answer to a client too slow to finish).
+      resumed.pause();
+      await rounds(40, 60);
       await assertHoldsAPage();
       const closing = server.close();
       closed = true;
-      response.resume();
-      await waitFor('the stream to end', () => ended, 20_000);
+      resumed.resume();
+      await waitFor('the stream to end', () => reading.ended(), 20_000);
       await closing;
       // Resumed from the last cursor read, as a client does after any break (here by pages, on a server
       // started again): the copy ends exact.
@@ -398,9 +421,9 @@ describe('GET /v1/prices/changes: a stream whose client does not read', () => {
       try {
         for (const c of (await allAfter(again, last, '', 1000)).changes) copy.set(`${c.station_id}/${c.fuel}`, c.price);
       } finally { await again.close(); }
-      assert.deepEqual(missing(39), [], 'every station and fuel at its last price');
+      assert.deepEqual(missing(59), [], 'every station and fuel at its last price');
     } finally {
-      response?.destroy();
+      for (const response of responses) response.destroy();
       if (!closed) await server.close();
     }
   });

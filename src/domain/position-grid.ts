@@ -34,10 +34,14 @@ export class PositionGrid {
   private others: Float64Array | undefined;
   private lastMark = 0;
 
-  /** Over the positions by slot (the arrays are kept, not copied). */
-  constructor(readonly cellDegrees: number, readonly latitudes: Float64Array, readonly longitudes: Float64Array) {
+  /**
+   * Over the positions by slot (the arrays are kept, not copied), with each one's cosLatitude when
+   * the caller has them already (storage's position index does).
+   */
+  constructor(readonly cellDegrees: number, readonly latitudes: Float64Array, readonly longitudes: Float64Array,
+    cosines?: Float64Array) {
     const count = latitudes.length;
-    this.cosines = Float64Array.from(latitudes, cosLatitude);
+    this.cosines = cosines ?? Float64Array.from(latitudes, cosLatitude);
     const rowOf = Int32Array.from(latitudes, (latitude) => this.cellOf(latitude));
     const columnOf = Int32Array.from(longitudes, (longitude) => this.cellOf(longitude));
     this.slots = Int32Array.from(rowOf.keys()).sort((a, b) => (rowOf[a] ?? 0) - (rowOf[b] ?? 0) || (columnOf[a] ?? 0) - (columnOf[b] ?? 0) || a - b);

@@ -154,7 +154,7 @@ export class Positions {
 
   /** The positions on a grid of cells, for searches along a path; built at its first use. */
   grid(): PositionGrid {
-    this.cells ??= new PositionGrid(GRID_CELL_DEGREES, this.latitude, this.longitude);
+    this.cells ??= new PositionGrid(GRID_CELL_DEGREES, this.latitude, this.longitude, this.cosLatitude);
     return this.cells;
   }
 

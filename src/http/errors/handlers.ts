@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStorageUnavailable } from '../../storage/errors.ts';
+import { requestPath } from '../request/rules.ts';
 import { ApiError, errorPayload } from './catalogue.ts';
 
 /** The one error handler and the not-found handler: every error a route or hook raises answered in the catalogue's shape. */
@@ -54,5 +55,5 @@ export function addErrorHandlers(app: FastifyInstance): void {
     return sendError(reply, apiErr);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError('not_found', `No route ${request.method} ${request.url.split(/[?#]/, 1)[0]?.slice(0, 200) ?? ''}.`)));
+    sendError(reply, new ApiError('not_found', `No route ${request.method} ${requestPath(request.url).slice(0, 200)}.`)));
 }

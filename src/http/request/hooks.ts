@@ -6,7 +6,7 @@ import type { TokenRecord, TokenStore } from '../../storage/store.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { sendError, toApiError } from '../errors/handlers.ts';
 import { SECURITY_HEADERS } from './headers.ts';
-import { type RequestRules, admission, isPublicPath } from './rules.ts';
+import { type RequestRules, admission, isPublicPath, requestPath } from './rules.ts';
 import { decorateRequests } from './state.ts';
 
 export interface RequestHooksOptions {
@@ -31,7 +31,7 @@ export const requestHooks = fp<RequestHooksOptions>(async (app, { rules, store, 
     const refused = admission(request, maxUrlLength);
     if (refused) throw refused;
     // The route the router chose, so that `/v1/openapi.json#x` or `/v1/%6Fpenapi.json` is as public as `/v1/openapi.json`.
-    const path = request.routeOptions.url ?? request.url.split(/[?#]/, 1)[0] ?? '';
+    const path = request.routeOptions.url ?? requestPath(request.url);
     let token: TokenRecord | undefined;
     let authError: ApiError | undefined;
     if (!isPublicPath(path)) {

@@ -14,6 +14,11 @@ import type { TokenCache } from '../auth/token-cache.ts';
 import type { RateDecision, RateLimiter } from '../auth/rate-limits.ts';
 import { ApiError } from '../errors/catalogue.ts';
 
+/** The path of a request target as the router reads it: up to its query (`?`) or a fragment (`#`) a raw client sent. */
+export function requestPath(url: string): string {
+  return url.split(/[?#]/, 1)[0] ?? '';
+}
+
 /** An X-Request-Id a client may choose (anything else is replaced by a fresh UUID). */
 export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

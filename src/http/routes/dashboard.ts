@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { ASSET_PREFIX } from '../../web/bundle.ts';
+import { requestPath } from '../request/rules.ts';
 import { dashboardFiles } from '../../web/serve.ts';
 import { commonResponses } from './responses.ts';
 
@@ -45,9 +46,9 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, body: Buffer, ty
 
 export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
-    // The router also sends `GET *` (the asterisk form) here; only the path `/` is the page. The path
-    // ends at `?` or `#`, as the router reads it (a raw client may send a fragment: `/#top` is the page).
-    if (request.url.split(/[?#]/, 1)[0] !== '/') return reply.callNotFound();
+    // The router also sends `GET *` (the asterisk form) here; only the path `/` is the page (`/#top`
+    // too: a raw client may send a fragment).
+    if (requestPath(request.url) !== '/') return reply.callNotFound();
     const files = await dashboardFiles();
     return sendFile(request, reply, files.html, 'text/html; charset=utf-8', PAGE_CACHE);
   });

@@ -67,6 +67,9 @@ export interface StationPriceOut {
   tomorrow: { price: string; from: number } | false;
 }
 
+/** One fuel's entry of a station's current prices. */
+export type StationPriceEntry = { fuel: FuelId } & StationPriceOut;
+
 /**
  * A station's current prices, one entry per fuel: its latest report for the fuel (when, by which
  * feed, in stock or not) with the price in cents (ddd.d) of its latest report that was in stock:
@@ -75,9 +78,9 @@ export interface StationPriceOut {
  * a report a feed made under that id, never one of its members' prices. `tomorrow` is the next
  * price already published for the fuel (held until in force: tomorrow.ts), or false.
  */
-export function stationPriceEntries(prices: readonly StationReport[], source: string, next: ReadonlyMap<FuelId, NextPrice> = new Map()): Array<{ fuel: FuelId } & StationPriceOut> {
+export function stationPriceEntries(prices: readonly StationReport[], source: string, next: ReadonlyMap<FuelId, NextPrice> = new Map()): StationPriceEntry[] {
   const byFuel = new Map(prices.map((p) => [p.fuel, p]));
-  return perFuel((fuel): { fuel: FuelId } & StationPriceOut => {
+  return perFuel((fuel): StationPriceEntry => {
     const report = byFuel.get(fuel);
     const held = next.get(fuel);
     // Tomorrow's price is shown whether or not the fuel has a report today (a station's first day in a feed).

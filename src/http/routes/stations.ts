@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { FuelId } from '../../domain/fuels.ts';
 import { stationHistory } from '../../domain/history.ts';
 import { historyPieces } from '../../domain/history-json.ts';
+import { batchPricesAnswer, stationPricesAnswer, stationPricesText } from '../../domain/prices-json.ts';
 import { historyEntries, stationPriceEntries } from '../../domain/api-entries.ts';
 import { jsonBody } from '../representation/pieced-body.ts';
 import { formatKm } from '../../domain/nearby.ts';
@@ -38,11 +39,12 @@ function listedStationOut(s: ListedStation): Station & { distance_km?: string } 
 export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
   const findStation = async (id: string) => (await store.station(id)) ?? notFound('station', id);
   /** A station's current prices as /v1/stations/{id}/prices answers them (and the batch route each of its stations), with max_age's `since`. */
-  const pricesOf = (station: StationPrices, held: readonly HeldPrice[], since: number | undefined) => ({
-    id: station.id, name: station.name,
+  /** A station's current prices as /v1/stations/{id}/prices answers them in `data` (and the batch route each of its stations), with max_age's `since`, as JSON text. */
+  const pricesOf = (station: StationPrices, held: readonly HeldPrice[], since: number | undefined): string => stationPricesText(
+    station.id, station.name,
     // max_age: an older price is answered as no report (the entry false throughout; tomorrow's published price still given).
-    prices: stationPriceEntries(reportedSince(station.prices, since), station.feed, stationTomorrow(held)),
-  });
+    stationPriceEntries(reportedSince(station.prices, since), station.feed, stationTomorrow(held)),
+  );
 
   app.get('/v1/stations', {
     schema: {
@@ -102,10 +104,12 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
         + 'tomorrow: the next price already published and not yet in force ({price, from}; WA publishes the next day\'s at about 14:30 WA time, in force from 06:00), else false.',
       tags, security, params: IdParams, querystring: StationPricesQuerySchema, response: { 200: StationPricesResponse, ...errorResponses(404) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const id = request.params.id;
     const [station, held] = await Promise.all([store.stationPrices(id), store.heldForStation(id)]);
-    return { data: station ? pricesOf(station, held, freshSince(clock.now(), request.query.max_age)) : notFound('station', id) };
+    if (!station) notFound('station', id);
+    // As JSON bytes (StationPricesResponse's shape, byte for byte: domain/prices-json.ts), as the batch route sends its stations.
+    return (reply as FastifyReply).type('application/json; charset=utf-8').send(stationPricesAnswer(pricesOf(station, held, freshSince(clock.now(), request.query.max_age))));
   });
 
   app.get('/v1/stations/prices', {
@@ -115,7 +119,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
         + 'in the order asked; an id asked twice is answered once, where it was first asked; ids no station has are listed in unknown.',
       tags, security, querystring: BatchPricesQuerySchema, response: { 200: BatchPricesResponse, ...errorResponses() },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const asked = request.query.ids.split(',');
     if (asked.length > MAX_BATCH_IDS || asked.some((id) => id === '' || id.length > 200)) {
       apiError('invalid_parameter', `Parameter 'ids' must be 1 to ${MAX_BATCH_IDS} station ids separated by commas.`);
@@ -123,12 +127,12 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     const ids = [...new Set(asked)];
     const found = await store.stationsPrices(ids);
     const since = freshSince(clock.now(), request.query.max_age);
-    const data = [];
+    const data: string[] = [];
     for (const id of ids) {
       const one = found.get(id);
       if (one) data.push(pricesOf(one.station, one.held, since));
     }
-    return { data, unknown: ids.filter((id) => !found.has(id)) };
+    return (reply as FastifyReply).type('application/json; charset=utf-8').send(batchPricesAnswer(data, ids.filter((id) => !found.has(id))));
   });
 
   for (const url of ['/v1/stations', '/v1/stations/prices', '/v1/stations/:id', '/v1/stations/:id/history', '/v1/stations/:id/prices']) methodNotAllowed(app, url);

@@ -266,6 +266,10 @@ try {
         { ...at(uncachedSide, uncachedServer, batch), label: `cache off, ${main.name}` },
         { ...at(uncachedSide, uncachedServer, byId), label: `${display(byId, main)}, cache off` },
         { text: 'req ≥0.20', met: (c) => c.median.requestsRatio >= 0.2 });
+      // One station's prices, which each of the batch's entries is: what the batch saves against asking 100 times.
+      await measure('way', `${display(`/v1/stations/${main.sydneyStation}/prices`, main)} vs ${display(byId, main)}`,
+        { ...at(uncachedSide, uncachedServer, `/v1/stations/${main.sydneyStation}/prices`), label: `cache off, ${main.name}` },
+        { ...at(uncachedSide, uncachedServer, byId), label: `${display(byId, main)}, cache off` }, undefined);
       // The same answer's bytes from the ceiling (bare node:http, nothing computed), against the same station by id:
       // what any server could reach on this machine with this answer, so what the 0.2 above is measured within.
       const recorded = await record(uncachedServer.address, main.token, [batch]);

@@ -6,9 +6,7 @@ import type { BulkInsert, ForKeys, Params, Row } from '../sql/dialect.ts';
 /**
  * One SQLite database file, called synchronously: its pragmas, its prepared statements (every query parameterised
  * and compiled once, cached by text) and many-row inserts. Statements are written with `$1`,
- * `$2`, ... as on PostgreSQL (sql/dialect.ts): each is turned into `?` when every placeholder
- * appears once and in order (bound by position, the common case), else into `?NNN` bound by
- * number.
+ * `$2`, ... as on PostgreSQL (sql/dialect.ts): sqliteText turns them into SQLite's.
  */
 export class SqliteFile {
   readonly db: Database.Database;
@@ -155,10 +153,30 @@ interface Prepared {
   bind(params: Params): unknown;
 }
 
-function prepare(db: Database.Database, text: string): Prepared {
+/**
+ * A statement's text as SQLite takes it, and whether its parameters are bound by position: each
+ * `$n` becomes `+?` when every placeholder appears once and in order (the common case), else
+ * `+?NNN`, bound by number.
+ *
+ * The unary plus changes no value (SQLite: "a no-op ... on strings, numbers, blobs or NULL", and
+ * `+?` has no affinity, as `?` has none) and leaves a column compared with it indexed. What it
+ * does: SQLite compiles some statements for the values first bound to a bare parameter (a
+ * `LIMIT ?`, a join's `s.id = ?` carried to the other table's key) and marks them to be compiled
+ * again when a new value is bound, which here is every execution: `/v1/stations/{id}/prices`
+ * spent 49 of its 86 µs compiling its statements again (docs/PERFORMANCE.md, "Statements compiled
+ * once"). SQLite's switch for this (SQLITE_DBCONFIG_ENABLE_QPSG) is not reachable through
+ * better-sqlite3; a parameter behind an operator is never looked at, so a statement keeps the
+ * plan it was prepared with, as on PostgreSQL.
+ */
+export function sqliteText(text: string): { text: string; byPosition: boolean } {
   const order = text.includes('$') ? [...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])) : [];
-  const inOrder = order.every((n, i) => n === i + 1);
-  const statement = db.prepare(inOrder ? text.replace(/\$\d+/g, '?') : text.replace(/\$(\d+)/g, '?$1'));
+  const byPosition = order.every((n, i) => n === i + 1);
+  return { text: byPosition ? text.replace(/\$\d+/g, '+?') : text.replace(/\$(\d+)/g, '+?$1'), byPosition };
+}
+
+function prepare(db: Database.Database, text: string): Prepared {
+  const { text: sql, byPosition: inOrder } = sqliteText(text);
+  const statement = db.prepare(sql);
   let current: Mode = 'rows';
   return {
     statement,

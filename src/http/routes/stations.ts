@@ -38,7 +38,6 @@ function listedStationOut(s: ListedStation): Station & { distance_km?: string } 
 
 export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
   const findStation = async (id: string) => (await store.station(id)) ?? notFound('station', id);
-  /** A station's current prices as /v1/stations/{id}/prices answers them (and the batch route each of its stations), with max_age's `since`. */
   /** A station's current prices as /v1/stations/{id}/prices answers them in `data` (and the batch route each of its stations), with max_age's `since`, as JSON text. */
   const pricesOf = (station: StationPrices, held: readonly HeldPrice[], since: number | undefined): string => stationPricesText(
     station.id, station.name,

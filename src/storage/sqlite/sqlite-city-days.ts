@@ -12,15 +12,17 @@ const WINDOW_DAYS = 4096;
  * SQLite sort them; reading a station at a time walks station_daily's and station_runs' own keys.
  * It runs synchronously on the writer's file, inside its transaction.
  */
+// Parameters are written `+?`, as sqliteText (sqlite-file.ts) writes every other statement's, so that
+// SQLite does not compile these again at each station (7.7 against 3.6 µs a read, on au-10y).
 // Two reads in the same (key) order, numbers only: each row's day and fuel, and its mean.
-const DAILY = 'FROM station_daily WHERE station_key = ? AND day BETWEEN ? AND ? AND seconds > 0 ORDER BY day, fuel';
-const SLOTS_OF = `SELECT (day - ?) * ${SLOTS} + fuel ${DAILY}`;
+const DAILY = 'FROM station_daily WHERE station_key = +? AND day BETWEEN +? AND +? AND seconds > 0 ORDER BY day, fuel';
+const SLOTS_OF = `SELECT (day - +?) * ${SLOTS} + fuel ${DAILY}`;
 const MEANS_OF = `SELECT CAST(weighted_tenths AS REAL) / seconds ${DAILY}`;
 // Runs overlapping the window, in key order (no sort), clipped to it: the slot of the first day
 // and the last day (an offset in the window, below WINDOW_DAYS) as one number, then the price
 // (two reads of the same rows: numbers, not a row array each).
-const RUNS = 'FROM station_runs WHERE station_key = ? AND to_day >= ? AND from_day <= ? ORDER BY to_day, fuel';
-const RUN_SPANS_OF = `SELECT ((max(from_day, ?) - ?) * ${SLOTS} + fuel) * ${WINDOW_DAYS} + min(to_day, ?) - ? ${RUNS}`;
+const RUNS = 'FROM station_runs WHERE station_key = +? AND to_day >= +? AND from_day <= +? ORDER BY to_day, fuel';
+const RUN_SPANS_OF = `SELECT ((max(from_day, +?) - +?) * ${SLOTS} + fuel) * ${WINDOW_DAYS} + min(to_day, +?) - +? ${RUNS}`;
 const RUN_PRICES_OF = `SELECT price_tenths ${RUNS}`;
 
 export function sqliteCityDays(db: SqliteFile): CityDaysSource {

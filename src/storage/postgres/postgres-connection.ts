@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { BulkRows, Connection, TransactionKind } from '../sql/connection.ts';
 import type { BulkInsert, ForKeys, Params, Row } from '../sql/dialect.ts';
+import { StatementNames, namedQuery } from './statement-names.ts';
 
 /**
  * The connection pool and transactions of the PostgreSQL store: every connection names the
@@ -93,27 +94,35 @@ export async function bulkInsert(db: Queryable, spec: BulkInsert, columns: Reado
 export class PostgresConnection implements Connection {
   private closed = false;
 
-  constructor(readonly pool: pg.Pool, readonly client?: pg.PoolClient) {}
+  /** `names`: how this pool names its reads outside transactions (statement-names.ts), shared by the connections of its transactions. */
+  constructor(readonly pool: pg.Pool, readonly client?: pg.PoolClient, readonly names = new StatementNames()) {}
 
   private db(): Queryable {
     if (this.closed) throw new StoreClosedError();
     return this.client ?? this.pool;
   }
 
-  rows<R = Row>(text: string, params: Params = []): Promise<R[]> {
-    return rows(this.db(), text, params) as Promise<R[]>;
+  /** One statement: named when outside a transaction (statement-names.ts), as given inside one. */
+  private query<R extends pg.QueryResultRow>(text: string, params: Params, rowMode?: 'array'): Promise<pg.QueryResult<R>> {
+    const db = this.db();
+    if (this.client) return db.query<R>({ text, values: [...params], ...(rowMode ? { rowMode } : {}) });
+    return namedQuery<R>(this.pool, this.names, text, [...params], rowMode);
+  }
+
+  async rows<R = Row>(text: string, params: Params = []): Promise<R[]> {
+    return (await this.query<Row>(text, params)).rows as R[];
   }
 
   async arrays<R extends unknown[]>(text: string, params: Params = []): Promise<R[]> {
-    return (await this.db().query<R>({ text, values: [...params], rowMode: 'array' })).rows;
+    return (await this.query<Row>(text, params, 'array')).rows as unknown as R[];
   }
 
-  row<R = Row>(text: string, params: Params = []): Promise<R | undefined> {
-    return firstRow(this.db(), text, params) as Promise<R | undefined>;
+  async row<R = Row>(text: string, params: Params = []): Promise<R | undefined> {
+    return (await this.query<Row>(text, params)).rows[0] as R | undefined;
   }
 
-  run(text: string, params: Params = []): Promise<number> {
-    return execute(this.db(), text, params);
+  async run(text: string, params: Params = []): Promise<number> {
+    return (await this.query(text, params)).rowCount ?? 0;
   }
 
   /** The flat rows as one array per column, through unnest() (bulkInsert below). */
@@ -128,7 +137,7 @@ export class PostgresConnection implements Connection {
 
   async forKeys(statement: ForKeys, keys: Params): Promise<Row[]> {
     if (keys.length === 0) return [];
-    return rows(this.db(), statement.all, byColumn(keys, statement.width));
+    return this.rows(statement.all, byColumn(keys, statement.width));
   }
 
   /**
@@ -137,7 +146,7 @@ export class PostgresConnection implements Connection {
    */
   transaction<T>(kind: TransactionKind, work: (tx: Connection) => Promise<T>): Promise<T> {
     if (this.client || kind === 'reads') return work(this);
-    return transaction(this.db() as pg.Pool, kind, (client) => work(new PostgresConnection(this.pool, client)));
+    return transaction(this.db() as pg.Pool, kind, (client) => work(new PostgresConnection(this.pool, client, this.names)));
   }
 
   async close(): Promise<void> {

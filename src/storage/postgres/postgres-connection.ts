@@ -63,18 +63,6 @@ export class StoreClosedError extends Error {
   }
 }
 
-export async function rows(db: Queryable, text: string, params: Params = []): Promise<Row[]> {
-  return (await db.query<Row>(text, [...params])).rows;
-}
-
-export async function firstRow(db: Queryable, text: string, params: Params = []): Promise<Row | undefined> {
-  return (await db.query<Row>(text, [...params])).rows[0];
-}
-
-export async function execute(db: Queryable, text: string, params: Params = []): Promise<number> {
-  return (await db.query(text, [...params])).rowCount ?? 0;
-}
-
 /**
  * Many rows in one statement: one array per column (in the spec's column order), expanded by
  * unnest(): any number of rows, far below the parameter limit. `returning` is added after the
@@ -94,7 +82,7 @@ export async function bulkInsert(db: Queryable, spec: BulkInsert, columns: Reado
 export class PostgresConnection implements Connection {
   private closed = false;
 
-  /** `names`: how this pool names its reads outside transactions (statement-names.ts), shared by the connections of its transactions. */
+  /** `names`: how this pool names its statements outside transactions (statement-names.ts), shared by the connections of its transactions. */
   constructor(readonly pool: pg.Pool, readonly client?: pg.PoolClient, readonly names = new StatementNames()) {}
 
   private db(): Queryable {

@@ -2,14 +2,15 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 
 /**
- * Reads made outside a transaction (every API request's) go to PostgreSQL as named statements,
+ * Statements made outside a transaction (every API request's reads, and the few writes made
+ * alone) go to PostgreSQL as named statements,
  * prepared once per connection: unnamed, the server parsed and planned each one at every
  * execution (one station's prices 281 µs a round trip against 95 named, on the demo dataset:
  * docs/PERFORMANCE.md, "Statements compiled once"). A name is the hash of the text, so a text
  * always has the same name on every connection.
  *
- * What a name can meet, and what is done then (the read is sent again unnamed each time, so
- * nobody sees the error):
+ * What a name can meet, and what is done then (the statement, which did not run, is sent again
+ * unnamed each time, so nobody sees the error):
  * - 26000 (no such prepared statement) or 42P05 (one of that name exists): the connection is
  *   not the one the statement was prepared on, as behind PgBouncer in transaction mode, or was
  *   reset (DISCARD ALL): this pool names nothing more.
@@ -31,7 +32,7 @@ export class StatementNames {
     return name;
   }
 
-  /** Whether an error of a named read means sending it again unnamed (and what to name from now on). */
+  /** Whether an error of a named statement means sending it again unnamed (and what to name from now on). */
   retriesUnnamed(text: string, error: unknown): boolean {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === '26000' || code === '42P05') this.naming = false;
@@ -46,7 +47,7 @@ export class StatementNames {
   }
 }
 
-/** A read outside a transaction, named where it can be (StatementNames). */
+/** A statement outside a transaction, named where it can be (StatementNames). */
 export async function namedQuery<R extends pg.QueryResultRow>(
   pool: pg.Pool, names: StatementNames, text: string, values: unknown[], rowMode?: 'array',
 ): Promise<pg.QueryResult<R>> {

@@ -6,10 +6,12 @@
 import { cpus, totalmem, type as osType, release } from 'node:os';
 import { median } from './stats.ts';
 
-export type Group = 'cached' | 'uncached' | 'find' | 'way' | 'shipped' | 'floor' | 'offset' | 'windows' | 'ingest' | 'startup' | 'memory';
+export type Group = 'cached' | 'uncached' | 'find' | 'way' | 'shipped' | 'floor' | 'offset' | 'windows' | 'ingest' | 'startup' | 'memory' | 'postgres';
 
 /** Every group, in the order the bench runs them and reports them. */
-export const GROUPS: readonly Group[] = ['cached', 'uncached', 'find', 'way', 'shipped', 'floor', 'offset', 'windows', 'ingest', 'startup', 'memory'];
+export const GROUPS: readonly Group[] = ['cached', 'uncached', 'find', 'way', 'shipped', 'floor', 'offset', 'windows', 'ingest', 'startup', 'memory', 'postgres'];
+/** What `npm run bench` runs without --only: every group but postgres, which needs a PostgreSQL server (FUELPRICE_BENCH_POSTGRES). */
+export const DEFAULT_GROUPS: readonly Group[] = GROUPS.filter((g) => g !== 'postgres');
 
 export interface Row {
   group: Group;

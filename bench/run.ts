@@ -3,16 +3,22 @@
  * (this machine is shared and noisy; absolute figures do not carry from one run to the next).
  *
  *   npm run bench -- [--scale small|au] [--rounds 3] [--seconds 3] [--connections 10]
- *                    [--only cached,uncached,find,way,shipped,floor,offset,windows,ingest,startup,memory]
+ *                    [--only cached,uncached,find,way,shipped,floor,offset,windows,ingest,startup,memory,postgres]
  *                    [--max-requests 200000] [--ingest-batches N] [--write-results]
  *
  * Datasets are built once into bench/out/ (datasets.ts); servers run in their own processes
  * (server.ts, ceiling.ts); loads and medians are in load.ts, ingest in ingest.ts, and the
  * table, results.json, chart and RESULTS.md in report.ts. See bench/RESULTS.md for a run.
+ *
+ * `--only postgres` (not run by default) needs FUELPRICE_BENCH_POSTGRES, a PostgreSQL server URL
+ * on which it creates a database, copies the small dataset into it (`fuelprice copy`), serves both
+ * copies uncached and drops the database at the end.
  */
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { scriptArgs } from './cli.ts';
 import type { CannedAnswer } from './ceiling.ts';
 import { DATASETS, type Dataset, type DatasetName, NOW_ISO, ensureDataset } from './datasets.ts';
@@ -22,10 +28,10 @@ import { type IngestResult, compareIngest, ingestSample } from './ingest.ts';
 import { type Comparison, type LoadSettings, type Side, compare, hardLimitSec, loadRun } from './load.ts';
 import { median } from './stats.ts';
 import {
-  BENCH_DIR, type Started, peakRssBytes, startBenchServer, startCeiling, startFuelpriceServe, startShippedServe, stopProcess,
+  BENCH_DIR, ROOT_DIR, type Started, peakRssBytes, startBenchServer, startCeiling, startFuelpriceServe, startShippedServe, stopProcess,
 } from './processes.ts';
 import {
-  BARE_FASTIFY, type ChartPoint, GROUPS, type Group, type Row, SHIPPED_LEVELS, accessLineRowName, describeMachine, latencySvg, machine, resultsMarkdown,
+  BARE_FASTIFY, type ChartPoint, DEFAULT_GROUPS, GROUPS, type Group, type Row, SHIPPED_LEVELS, accessLineRowName, describeMachine, latencySvg, machine, resultsMarkdown,
   shippedRowName, textTable, whyNotMet,
 } from './report.ts';
 
@@ -47,7 +53,7 @@ const settings: LoadSettings = {
   connections: Math.round(numberOption(values.connections, 'connections', 1, 200)),
   maxRequests: Math.round(numberOption(values['max-requests'], 'max-requests', 1000, 10_000_000)),
 };
-const only = new Set<Group>((values.only ?? GROUPS.join(',')).split(',').map((name) => {
+const only = new Set<Group>((values.only ?? DEFAULT_GROUPS.join(',')).split(',').map((name) => {
   if (!GROUPS.includes(name as Group)) usage(`--only takes some of ${GROUPS.join(',')}, got '${name}'`);
   return name as Group;
 }));
@@ -64,12 +70,17 @@ const shortName: DatasetName = scale === 'au' ? 'au-1y' : 'small-1y';
 const extraName: DatasetName | undefined = scale === 'au' ? 'small' : undefined;
 const ingestSpec = scale === 'au' ? DATASETS['au-1y'] : DATASETS.small;
 
-const needsMain = [...only].some((g) => g !== 'ingest');
-const needed: DatasetName[] = [
+const needsMain = [...only].some((g) => g !== 'ingest' && g !== 'postgres');
+const needed: DatasetName[] = [...new Set<DatasetName>([
   ...(only.has('windows') && extraName ? [extraName] : []),
   ...(only.has('windows') ? [shortName] : []),
   ...(needsMain ? [mainName] : []),
-];
+  ...(only.has('postgres') ? ['small' as const] : []),
+])];
+const postgresServer = process.env.FUELPRICE_BENCH_POSTGRES;
+if (only.has('postgres') && !postgresServer) {
+  usage('--only postgres needs FUELPRICE_BENCH_POSTGRES: a PostgreSQL server URL (postgres://user@host:5432/db) on which the bench may create and drop a database');
+}
 const datasets = new Map<DatasetName, Dataset>();
 for (const name of needed) datasets.set(name, await ensureDataset(outDir, name));
 
@@ -133,6 +144,31 @@ function historyQueries(dataset: Dataset): Array<{ label: string; path: string; 
     { label: 'station last-month', path: `/v1/stations/${dataset.sydneyStation}/history?timeframe=last-month`, judged: true },
     { label: 'city all-time', path: '/v1/cities/sydney/history?timeframe=all-time', judged: false },
   ];
+}
+
+/** The postgres group's routes: one station and its prices, a list, a city's figures, near a point. */
+function postgresPaths(dataset: Dataset): string[] {
+  const station = dataset.sydneyStation;
+  return [`/v1/stations/${station}`, `/v1/stations/${station}/prices`, '/v1/stations?state=vic', '/v1/cities/sydney/spread',
+    '/v1/cities/sydney/unavailable', `/v1/stations/${station}/history`, '/v1/prices/cheapest?fuel=ulp91&city=sydney', '/v1/stations?near=-33.8688,151.2093'];
+}
+
+/** A new, empty database on the server, and its dropping. */
+async function createBenchDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `fuelprice_bench_${process.pid}_${Date.now()}`;
+  const admin = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /** Headers node:http writes on its own (the ceiling's server adds them as ours does). */
@@ -385,6 +421,28 @@ try {
       aValue: m.realEventsPerSec, bValue: m.bareEventsPerSec, ratio: m.ratio, target: 'ratio ≥0.5, A ≥200,000/s',
       met: m.ratio >= 0.5 && m.realEventsPerSec >= 200_000,
     });
+  }
+
+  const small = datasets.get('small');
+  if (only.has('postgres') && small && postgresServer) {
+    // The same routes uncached on PostgreSQL and on SQLite, the same data (small, copied), side by side.
+    console.log(`postgres: ${small.name} copied into a new database, uncached, against the same on SQLite...`);
+    const database = await createBenchDatabase(postgresServer);
+    try {
+      const copied = performance.now();
+      execFileSync(process.execPath, [join(ROOT_DIR, 'bin', 'fuelprice.js'), 'copy', '--from', `sqlite:${small.path}`, '--to', database.url], { stdio: ['ignore', 'ignore', 'inherit'] });
+      console.log(`  copied in ${((performance.now() - copied) / 1000).toFixed(1)} s`);
+      const onPostgres = await start(startBenchServer(database.url, false));
+      const onSqlite = await start(startBenchServer(small.path, false));
+      for (const path of postgresPaths(small)) {
+        await measure('postgres', display(path, small),
+          { label: `PostgreSQL, cache off, ${small.name}`, url: `${onPostgres.address}${path}`, token: small.token, pid: onPostgres.pid },
+          { label: `SQLite, cache off, ${small.name}`, url: `${onSqlite.address}${path}`, token: small.token, pid: onSqlite.pid }, undefined, path);
+      }
+      for (const s of [onPostgres, onSqlite]) await stopProcess(s);
+    } finally {
+      await database.drop();
+    }
   }
 
   const startupSet = datasets.get(mainName);

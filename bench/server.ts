@@ -1,12 +1,12 @@
 /**
  * The server under test, in its own process so that its CPU and memory are its own:
  *
- *   node dist/bench/server.js --db PATH --cache on|off [--max-event-loop-delay-ms N]
+ *   node dist/bench/server.js --db PATH|postgres://... --cache on|off [--max-event-loop-delay-ms N]
  *
  * (compiled by `npm run build`, which the bench runs when dist is older than the sources; or
  * `node --import tsx bench/server.ts ...` from the sources)
  *
- * Opens the SQLite dataset, builds the real app (buildApp, as `serve` does) with a fixed clock
+ * Opens the SQLite dataset (or the PostgreSQL database the postgres group copied it into), builds the real app (buildApp, as `serve` does) with a fixed clock
  * (FUELPRICE_NOW) and no logging, listens on a free loopback port and prints its address as
  * the only line on stdout. The bench creates the token; the rate limit is out of reach anyway.
  * It also answers FIXED_PATH (bench/fixed.ts), hidden, with fixed bytes through every hook.
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.ts';
 import { FIXED_BODY, FIXED_PATH } from './fixed.ts';
 import { eventLoopGauge } from '../src/http/server/load-shedding.ts';
+import { PostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 
 const { values } = parseArgs({
@@ -24,11 +25,11 @@ const { values } = parseArgs({
 const maxDelayMs = Number(values['max-event-loop-delay-ms']);
 const nowSec = Math.floor(Date.parse(process.env.FUELPRICE_NOW ?? '') / 1000);
 if (!values.db || !Number.isInteger(nowSec) || (values.cache !== 'on' && values.cache !== 'off') || !(Number.isInteger(maxDelayMs) && maxDelayMs >= 0)) {
-  process.stderr.write('usage: FUELPRICE_NOW=ISO node dist/bench/server.js --db PATH --cache on|off [--max-event-loop-delay-ms N]\n');
+  process.stderr.write('usage: FUELPRICE_NOW=ISO node dist/bench/server.js --db PATH|postgres://... --cache on|off [--max-event-loop-delay-ms N]\n');
   process.exit(2);
 }
 
-const store = new SqliteStore(values.db);
+const store = /^postgres(ql)?:\/\//.test(values.db) ? new PostgresStore({ connectionString: values.db }) : new SqliteStore(values.db);
 await store.migrate();
 const app = await buildApp({
   store, clock: { now: () => nowSec }, logger: false, responseCache: values.cache === 'on', defaultRateLimit: 1e9,

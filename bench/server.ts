@@ -6,8 +6,8 @@
  * (compiled by `npm run build`, which the bench runs when dist is older than the sources; or
  * `node --import tsx bench/server.ts ...` from the sources)
  *
- * Opens the SQLite dataset (or the PostgreSQL database the postgres group copied it into), builds the real app (buildApp, as `serve` does) with a fixed clock
- * (FUELPRICE_NOW) and no logging, listens on a free loopback port and prints its address as
+ * Opens the SQLite dataset (or the PostgreSQL database the postgres group copied it into),
+ * builds the real app (buildApp, as `serve` does) with a fixed clock (FUELPRICE_NOW) and no logging, listens on a free loopback port and prints its address as
  * the only line on stdout. The bench creates the token; the rate limit is out of reach anyway.
  * It also answers FIXED_PATH (bench/fixed.ts), hidden, with fixed bytes through every hook.
  */

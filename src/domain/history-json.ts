@@ -78,8 +78,8 @@ export function recordsText(
   return out;
 }
 
-/** Printable ASCII with nothing JSON escapes (no quote, no backslash). */
-function plainAscii(text: string): boolean {
+/** Printable ASCII with nothing JSON escapes (no quote, no backslash): JSON writes it between quotes as it is. */
+export function plainAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;

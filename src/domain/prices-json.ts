@@ -1,4 +1,5 @@
 import type { StationPriceEntry } from './api-entries.ts';
+import { plainAscii } from './history-json.ts';
 
 /**
  * Stations' current prices as JSON text, written here rather than by the route's schema
@@ -55,9 +56,5 @@ const COMMA = Buffer.from(',');
  * fuel ids and feed names do not), else JSON.stringify's escaping.
  */
 function quoted(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(text);
-  }
-  return `"${text}"`;
+  return plainAscii(text) ? `"${text}"` : JSON.stringify(text);
 }

@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { createPostgresDatabase } from '../test/helpers.ts';
 import { scriptArgs } from './cli.ts';
 import type { CannedAnswer } from './ceiling.ts';
 import { DATASETS, type Dataset, type DatasetName, NOW_ISO, ensureDataset } from './datasets.ts';
@@ -151,24 +151,6 @@ function postgresPaths(dataset: Dataset): string[] {
   const station = dataset.sydneyStation;
   return [`/v1/stations/${station}`, `/v1/stations/${station}/prices`, '/v1/stations?state=vic', '/v1/cities/sydney/spread',
     '/v1/cities/sydney/unavailable', `/v1/stations/${station}/history`, '/v1/prices/cheapest?fuel=ulp91&city=sydney', '/v1/stations?near=-33.8688,151.2093'];
-}
-
-/** A new, empty database on the server, and its dropping. */
-async function createBenchDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `fuelprice_bench_${process.pid}_${Date.now()}`;
-  const admin = async (sql: string): Promise<void> => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /** Headers node:http writes on its own (the ceiling's server adds them as ours does). */
@@ -427,7 +409,7 @@ try {
   if (only.has('postgres') && small && postgresServer) {
     // The same routes uncached on PostgreSQL and on SQLite, the same data (small, copied), side by side.
     console.log(`postgres: ${small.name} copied into a new database, uncached, against the same on SQLite...`);
-    const database = await createBenchDatabase(postgresServer);
+    const database = await createPostgresDatabase(postgresServer);
     try {
       const copied = performance.now();
       execFileSync(process.execPath, [join(ROOT_DIR, 'bin', 'fuelprice.js'), 'copy', '--from', `sqlite:${small.path}`, '--to', database.url], { stdio: ['ignore', 'ignore', 'inherit'] });

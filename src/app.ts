@@ -10,6 +10,7 @@ import { addErrorHandlers } from './http/errors/handlers.ts';
 import { fastPath } from './http/cache/fast-path.ts';
 import type pino from 'pino';
 import { type AccessLog, accessLog } from './http/server/request-log.ts';
+import { parseQueryString } from './http/request/query-string.ts';
 import { HistoryBlocks } from './http/cache/history-blocks.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, type RateLimiter, countsInProcess } from './http/auth/rate-limits.ts';
 import { type LoadGauge, shedInFront } from './http/server/load-shedding.ts';
@@ -92,7 +93,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: 1024,
     ajv: { customOptions: { keywords: ['x-accepts'] } },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200, querystringParser: (query) => (query.length === 0 ? {} : parseQueryString(query)) },
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -159,6 +159,9 @@ for (const backend of testBackends()) {
       assert.deepEqual(want.map((e) => e.id), ['tail-east', 'wodonga', 'twin-a', 'twin-b', 'albury', 'wodonga-2', 'edge-in', 'holbrook-north', 'beyond-end']);
       const page = await ok(`/v1/prices/along?fuel=ulp91&path=${encodeURIComponent(MAIN_PATH)}&limit=100`);
       assert.deepEqual(page, { data: want.map(item), total_items: 9, total_pages: 1, current_page: 1 });
+      // The same path with every character escaped (%XX): the same page.
+      const everyEscaped = [...MAIN_PATH].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join('');
+      assert.deepEqual(await ok(`/v1/prices/along?fuel=ulp91&path=${everyEscaped}&limit=100`), page);
       const byId = new Map(page.data.map((d) => [d.station_id, d]));
       // Worked by hand (above): the edge station at 2.0 km, the first and last segments' stations, the border's two sides.
       assert.equal(byId.get('edge-in')?.distance_km, '2.0');

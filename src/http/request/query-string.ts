@@ -1,0 +1,56 @@
+/**
+ * The query string parser the router is given (app.ts): what Fastify's own (fast-querystring)
+ * returns, key for key and value for value, with each part that needs it decoded by the engine's
+ * decodeURIComponent instead of fast-querystring's decoder, which is written in JavaScript and
+ * builds its result a piece at a time.
+ *
+ * That matters for long values: along's `path` (an encoded polyline of up to 1,000 points, some
+ * 4 KB with a few hundred %XX escapes) took 20 µs to decode that way against 4 µs natively, and
+ * came out as a string of a thousand pieces that every later reader (the schema's length and
+ * pattern checks, the polyline's decoder) walked slowly; the engine returns one flat string.
+ * Short queries cost the same either way (docs/PERFORMANCE.md, "Finding fuel").
+ *
+ * The rules, fast-querystring's (test/http/query-string.test.ts checks the two agree on
+ * arbitrary strings): pairs split at `&`, a pair's key ends at its first `=`; a pair with neither
+ * a key nor an `=` is skipped; a key without `=` has the value ''; `+` is a space, then `%XX`
+ * escapes are decoded, and a part whose escapes are not valid UTF-8 is kept as it came; a key
+ * given more than once collects its values in an array, in order.
+ */
+export type ParsedQuery = Record<string, string | string[]>;
+
+const PLUS = /\+/g;
+
+export function parseQueryString(input: string): ParsedQuery {
+  // Without a prototype, as fast-querystring's: a key such as `__proto__` or `constructor` is only a key.
+  const result = Object.create(null) as ParsedQuery;
+  const length = input.length;
+  // The next `=` at or after the pair's start (or -1): found again only once a pair has passed it, so the scan stays linear.
+  let nextEquals = input.indexOf('=');
+  for (let start = 0; start <= length;) {
+    let end = input.indexOf('&', start);
+    if (end < 0) end = length;
+    if (nextEquals >= 0 && nextEquals < start) nextEquals = input.indexOf('=', start);
+    const equals = nextEquals >= 0 && nextEquals < end ? nextEquals : -1;
+    if (equals >= 0 || end > start) {
+      const key = decodedPart(input.slice(start, equals >= 0 ? equals : end));
+      const value = equals >= 0 ? decodedPart(input.slice(equals + 1, end)) : '';
+      const current = result[key];
+      if (current === undefined) result[key] = value;
+      else if (typeof current === 'string') result[key] = [current, value];
+      else current.push(value);
+    }
+    start = end + 1;
+  }
+  return result;
+}
+
+/** A key or a value: `+` as a space, then its escapes decoded, or left as they are when they are not valid UTF-8. */
+function decodedPart(text: string): string {
+  const spaced = text.includes('+') ? text.replace(PLUS, ' ') : text;
+  if (!spaced.includes('%')) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}

@@ -13,6 +13,7 @@
  */
 import { netCostDollars } from './route.ts';
 import { roundHalfAwayFromZero } from './rounding.ts';
+import { smallestFirst } from './smallest.ts';
 import { compareIds } from './today.ts';
 
 export const ALONG_ORDERS = ['price', 'along', 'net_cost'] as const;
@@ -71,7 +72,7 @@ export function rankAlong(found: AlongPrice[], order: AlongOrder, limit: number,
   if (reach < found.length) {
     const keys = new Float64Array(found.length);
     for (let i = 0; i < found.length; i++) keys[i] = firstKey(found[i] as AlongPrice);
-    const bound = keys.sort()[reach - 1] ?? Infinity;
+    const bound = smallestFirst(keys, reach)[reach - 1] ?? Infinity;
     candidates = [];
     for (const f of found) if (firstKey(f) <= bound) candidates.push(f);
   }

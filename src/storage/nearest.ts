@@ -12,6 +12,7 @@
 import type { PriceOrder, RankedPrice } from '../domain/cheapest.ts';
 import { type Near, type Point, boxAround, cosLatitude, metresWithCosines, withinRadius } from '../domain/nearby.ts';
 import { GRID_CELL_DEGREES, PositionGrid } from '../domain/position-grid.ts';
+import { smallestFirst } from '../domain/smallest.ts';
 import { compareIds } from '../domain/today.ts';
 import type { ListResult, ListedStation, Station, StationListQuery } from './store.ts';
 
@@ -121,11 +122,12 @@ export class Positions {
   }
 
   /**
-   * The stations within the radius as ranking keys (RANK_SPAN's layout), sorted: nearest first, then
-   * by id; with `price` (by slot, -1: none) only the priced ones, cheapest (`descending`: dearest)
-   * first. The keys are a view of this index's scratch: read them before the next search.
+   * The stations within the radius as ranking keys (RANK_SPAN's layout), the first `reach` of them
+   * sorted (domain/smallest.ts), the rest after them in no order: nearest first, then by id; with
+   * `price` (by slot, -1: none) only the priced ones, cheapest (`descending`: dearest) first. The
+   * keys are a view of this index's scratch: read them before the next search.
    */
-  ranked(near: Near, price?: Int32Array, descending = false): Float64Array {
+  ranked(near: Near, reach: number, price?: Int32Array, descending = false): Float64Array {
     const box = boxAround(near.centre, near.radiusKm);
     const limit = Math.round(near.radiusKm * 1000);
     if (!(limit < METRES_SPAN)) throw new RangeError(`a radius of ${near.radiusKm} km is beyond what the index ranks`);
@@ -146,7 +148,9 @@ export class Positions {
       const metres = metresWithCosines(near.centre, centreCos, latitude, longitude, this.cosLatitude[slot] ?? 1);
       if (metres <= limit) scratch[n++] = (pricePart * METRES_SPAN + metres) * RANK_SPAN + (this.rank[slot] ?? 0);
     }
-    return scratch.subarray(0, n).sort();
+    const keys = scratch.subarray(0, n);
+    smallestFirst(keys, reach);
+    return keys;
   }
 
   /** The slot of a ranking key's station. */
@@ -172,7 +176,7 @@ export class Positions {
 
 /** A page of the near list from the index: ids, metres and the total. */
 export function indexedNearestPage(positions: Positions, near: Near, limit: number, offset: number): NearestPage {
-  const keys = positions.ranked(near);
+  const keys = positions.ranked(near, offset + limit);
   const ids: string[] = [];
   const metres = new Map<string, number>();
   for (const key of keys.subarray(offset, offset + limit)) {
@@ -218,16 +222,16 @@ export class FuelPrices {
    * id; one search, its keys ranking by all three at once), and the page asked for made into items.
    */
   rankNear(positions: Positions, near: Near, order: PriceOrder, limit: number, offset: number): ListResult<RankedPrice> {
-    const sorted = positions.ranked(near, this.price, order === 'desc');
+    const keys = positions.ranked(near, offset + limit, this.price, order === 'desc');
     const items: RankedPrice[] = [];
-    for (const key of sorted.subarray(offset, offset + limit)) {
+    for (const key of keys.subarray(offset, offset + limit)) {
       const slot = positions.slotRanked(key);
       items.push({
         stationId: positions.idAt(slot), latitude: positions.latitudeAt(slot), longitude: positions.longitudeAt(slot),
         priceTenths: this.price[slot] ?? 0, reportedAt: this.at[slot] ?? 0, metres: metresOfKey(key),
       });
     }
-    return { items, total: sorted.length };
+    return { items, total: keys.length };
   }
 }
 

@@ -16,6 +16,12 @@
  * answers the last `npm run bench` recorded on it (what the ceiling serves). The first side is
  * the reference of the ratios. On this shared machine the same build measures up to a third
  * apart from one minute to the next: only sides measured in the same run compare.
+ *
+ * `--starts K` starts every side K times, one after the other, each time for `--rounds`
+ * rounds: on some machines each server process keeps its own speed for its whole life (up to a
+ * fifth apart from the next start of the same build), which one start cannot tell from the
+ * change being measured. The medians are then over every round of every start, and each start's
+ * own ratios are printed too.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,11 +33,11 @@ import { median } from './stats.ts';
 import { BENCH_DIR, type Started, serverEnv, startProcess, stopProcess } from './processes.ts';
 
 const { usage, numberOption } = scriptArgs('compare',
-  "node --import tsx bench/compare.ts [--dataset NAME] [--path PATH] [--rounds N] [--seconds S] [--connections N] -- NODE-ARGS [-- NODE-ARGS]...");
+  "node --import tsx bench/compare.ts [--dataset NAME] [--path PATH] [--rounds N] [--starts K] [--seconds S] [--connections N] -- NODE-ARGS [-- NODE-ARGS]...");
 const { values, positionals } = parseArgs({
   options: {
     dataset: { type: 'string', default: 'small' }, path: { type: 'string', default: '/v1/cities' },
-    rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '3' }, connections: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '5' }, starts: { type: 'string', default: '1' }, seconds: { type: 'string', default: '3' }, connections: { type: 'string', default: '10' },
   },
   allowPositionals: true,
 });
@@ -39,6 +45,7 @@ const name = values.dataset as DatasetName;
 if (!(name in DATASETS)) usage(`--dataset must be one of ${Object.keys(DATASETS).join(', ')}, got '${values.dataset}'`);
 if (!values.path.startsWith('/')) usage(`--path must start with /, got '${values.path}'`);
 const rounds = numberOption(values.rounds, 'rounds', 1, 50);
+const starts = numberOption(values.starts, 'starts', 1, 10);
 const settings = { seconds: numberOption(values.seconds, 'seconds', 1, 60), connections: numberOption(values.connections, 'connections', 1, 100), maxRequests: 400_000 };
 
 const sides: string[][] = [[]];
@@ -54,34 +61,46 @@ const dataset = await ensureDataset(outDir, name);
 const answers = join(outDir, `answers-${name}.json`);
 if (wanted.some((side) => side.includes('$ANSWERS')) && !existsSync(answers)) usage(`no ${answers}: run the bench's cached group on ${name} first`);
 
-const started: Started[] = [];
-try {
-  for (const side of wanted) {
-    const args = side.map((arg) => arg.replace('$DB', dataset.path).replace('$ANSWERS', answers));
-    started.push(await startProcess(args, serverEnv(dataset.path), /^(http:\/\/\S+)\n/));
+const rates: number[][] = wanted.map(() => []);
+const cpu: number[][] = wanted.map(() => []);
+for (let start = 0; start < starts; start++) {
+  const first = rates[0]?.length ?? 0;
+  await measureStart(start);
+  if (starts > 1) {
+    const reference = median(rates[0]?.slice(first) ?? []);
+    console.log(`start ${start + 1}: ${wanted.map((_, i) => `${i + 1}: ${(median(rates[i]?.slice(first) ?? []) / reference).toFixed(2)}, ${median(cpu[i]?.slice(first) ?? []).toFixed(1)} µs`).join(' | ')}`);
   }
-  for (const server of started) await loadRun(`${server.address}${values.path}`, dataset.token, { ...settings, seconds: 1 });
-  const rates: number[][] = started.map(() => []);
-  const cpu: number[][] = started.map(() => []);
-  for (let round = 0; round < rounds; round++) {
-    const line: string[] = new Array<string>(started.length);
-    // Each round starts with the next side, so that a drift in the machine's speed falls on every side alike.
-    for (let k = 0; k < started.length; k++) {
-      const i = (round + k) % started.length;
-      const server = started[i] as Started;
-      const { run, cpuUs: usPerAnswer } = await timedRun({ label: `side ${i + 1}`, url: `${server.address}${values.path}`, token: dataset.token, pid: server.pid }, settings);
-      if (run.non200 > 0 || run.errors > 0) throw new Error(`side ${i + 1}: ${run.non200} answers not 200, ${run.errors} errors`);
-      rates[i]?.push(run.requestsPerSec);
-      cpu[i]?.push(usPerAnswer);
-      line[i] = `${i + 1}: ${Math.round(run.requestsPerSec)} req/s, p99 ${run.p99Ms.toFixed(2)} ms, ${usPerAnswer.toFixed(1)} µs CPU/answer`;
+}
+const reference = median(rates[0] ?? []);
+for (const [i, side] of wanted.entries()) {
+  const rate = median(rates[i] ?? []);
+  console.log(`side ${i + 1} (node ${side.join(' ')}): median ${Math.round(rate)} req/s (${(rate / reference).toFixed(2)} of side 1), ${median(cpu[i] ?? []).toFixed(1)} µs CPU/answer${starts > 1 ? `, over ${starts} starts` : ''}`);
+}
+
+/** Every side started afresh, warmed, loaded `rounds` times in rotation, then stopped. */
+async function measureStart(start: number): Promise<void> {
+  const started: Started[] = [];
+  try {
+    for (const side of wanted) {
+      const args = side.map((arg) => arg.replace('$DB', dataset.path).replace('$ANSWERS', answers));
+      started.push(await startProcess(args, serverEnv(dataset.path), /^(http:\/\/\S+)\n/));
     }
-    console.log(`round ${round + 1}  ${line.join(' | ')}`);
+    for (const server of started) await loadRun(`${server.address}${values.path}`, dataset.token, { ...settings, seconds: 1 });
+    for (let round = 0; round < rounds; round++) {
+      const line: string[] = new Array<string>(started.length);
+      // Each round starts with the next side, so that a drift in the machine's speed falls on every side alike.
+      for (let k = 0; k < started.length; k++) {
+        const i = (round + k) % started.length;
+        const server = started[i] as Started;
+        const { run, cpuUs: usPerAnswer } = await timedRun({ label: `side ${i + 1}`, url: `${server.address}${values.path}`, token: dataset.token, pid: server.pid }, settings);
+        if (run.non200 > 0 || run.errors > 0) throw new Error(`side ${i + 1}: ${run.non200} answers not 200, ${run.errors} errors`);
+        rates[i]?.push(run.requestsPerSec);
+        cpu[i]?.push(usPerAnswer);
+        line[i] = `${i + 1}: ${Math.round(run.requestsPerSec)} req/s, p99 ${run.p99Ms.toFixed(2)} ms, ${usPerAnswer.toFixed(1)} µs CPU/answer`;
+      }
+      console.log(`${starts > 1 ? `start ${start + 1}, ` : ''}round ${round + 1}  ${line.join(' | ')}`);
+    }
+  } finally {
+    for (const server of started) await stopProcess(server);
   }
-  const reference = median(rates[0] ?? []);
-  for (const [i, side] of wanted.entries()) {
-    const rate = median(rates[i] ?? []);
-    console.log(`side ${i + 1} (node ${side.join(' ')}): median ${Math.round(rate)} req/s (${(rate / reference).toFixed(2)} of side 1), ${median(cpu[i] ?? []).toFixed(1)} µs CPU/answer`);
-  }
-} finally {
-  for (const server of started) await stopProcess(server);
 }

@@ -18,10 +18,10 @@
  * apart from one minute to the next: only sides measured in the same run compare.
  *
  * `--starts K` starts every side K times, one after the other, each time for `--rounds`
- * rounds: on some machines each server process keeps its own speed for its whole life (up to a
- * fifth apart from the next start of the same build), which one start cannot tell from the
- * change being measured. The medians are then over every round of every start, and each start's
- * own ratios are printed too.
+ * rounds: on some machines two builds compare one way in one run and the other way in the next,
+ * each run steady over its rounds (along on 2026-11-28: 318 against 218 µs of CPU an answer, then
+ * 205 against 240), which one start cannot tell from the change being measured. The medians are
+ * then over every round of every start, and each start's own ratios are printed too.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,6 +2,7 @@ import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import type { City, CurrentPrice, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, Station, StationDayRow, StationPrices, TokenRecord } from '../store.ts';
+import type { StationReport } from '../../domain/price-rows.ts';
 import type { DayRun, OpenState, Report } from '../writer/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
 import type { FuelPriceRow, PositionRow } from '../nearest.ts';
@@ -65,6 +66,18 @@ export function toStationPrices(rows: readonly Row[]): StationPrices | undefined
     ...toCurrent(r), lastAvailableTenths: r.last_available_tenths === null || r.last_available_tenths === undefined ? undefined : Number(r.last_available_tenths),
   }));
   return { id: String(first.station_id), name: String(first.name), feed: String(first.feed), prices };
+}
+
+/** A row of READ.stationPricesByKeys, as an array: station key, fuel, price, available, reported at, open from, last available. */
+export type StationPriceArray = [unknown, unknown, unknown, unknown, unknown, unknown, unknown];
+
+/** The station's report of such a row (as toStationPrices makes it of a READ.stationPrices row). */
+export function toStationReport(stationId: string, r: StationPriceArray): StationReport {
+  const [, fuel, priceTenths, available, reportedAt, openFrom, lastAvailable] = r;
+  return {
+    stationId, fuel: fuelAt(fuel), priceTenths: Number(priceTenths), available: flag(available), reportedAt: Number(reportedAt),
+    openFrom: Number(openFrom), lastAvailableTenths: lastAvailable === null || lastAvailable === undefined ? undefined : Number(lastAvailable),
+  };
 }
 
 export function toReport(r: Row): Report {

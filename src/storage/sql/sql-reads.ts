@@ -14,13 +14,14 @@ import type {
   AlongPage, Brand, ChangesPage, ChangesQuery, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
   Migration, OutOfStock, PriceArea, PriceDay, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
 } from '../store.ts';
+import type { StationReport } from '../../domain/price-rows.ts';
 import { type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND } from '../writer/batch-plan.ts';
 import type { Connection } from './connection.ts';
 import type { Dialect } from './dialect.ts';
 import {
   fuelAt, toBrandCount, toCity, toCurrent, toFuelPriceRow, toFuelSums, toFuelTotals, toHeldPrice, toOutOfStock, toPoint,
-  toPositionRow, toPricedStation, toStation, toStationPrices,
+  toPositionRow, toPricedStation, toStation, toStationPrices, type StationPriceArray, toStationReport,
 } from './row-mappers.ts';
 import { readStatements, stationFilter, storable } from './statements.ts';
 import { cityFreshParts, cityHistoryParts } from './city-series-reads.ts';
@@ -217,19 +218,23 @@ export abstract class SqlReads implements ReadStore {
     const known = [...new Set(ids.filter(storable))];
     const out = new Map<string, { station: StationPrices; held: HeldPrice[] }>();
     if (known.length === 0) return out;
-    // Two statements for every station at once, in one snapshot (rows grouped by station: ORDER BY s.key).
-    const [priceRows, heldRows] = await this.db.transaction('reads', async (tx) => [
-      await tx.rows(this.read.stationPricesByIds(known.length), known), await tx.rows(this.read.heldForStationsByIds(known.length), known),
-    ] as const);
+    // Three statements for every station at once, in one snapshot: the stations, their prices (both by key), what they hold.
+    const [stations, priceRows, heldRows] = await this.db.transaction('reads', async (tx) => {
+      const found = await tx.arrays<[unknown, unknown, unknown, unknown]>(this.read.stationKeysByIds(known.length), known);
+      const keys = found.map(([key]) => key);
+      return [found, keys.length === 0 ? [] : await tx.arrays<StationPriceArray>(this.read.stationPricesByKeys(keys.length), keys),
+        await tx.rows(this.read.heldForStationsByIds(known.length), known)] as const;
+    });
     const held = new Map<string, HeldPrice[]>();
     for (const h of heldRows.map(toHeldPrice)) (held.get(h.stationId) ?? held.set(h.stationId, []).get(h.stationId))?.push(h);
-    for (let i = 0; i < priceRows.length;) {
-      const id = String(priceRows[i]?.station_id);
-      let j = i;
-      while (j < priceRows.length && String(priceRows[j]?.station_id) === id) j++;
-      const station = toStationPrices(priceRows.slice(i, j));
-      if (station) out.set(id, { station, held: held.get(id) ?? [] });
-      i = j;
+    // Both by key: each station's prices are the run of rows with its key.
+    let i = 0;
+    for (const [key, id, name, feed] of stations) {
+      const stationId = String(id);
+      const prices: StationReport[] = [];
+      while (i < priceRows.length && Number(priceRows[i]?.[0]) < Number(key)) i++;
+      for (; i < priceRows.length && Number(priceRows[i]?.[0]) === Number(key); i++) prices.push(toStationReport(stationId, priceRows[i] as StationPriceArray));
+      out.set(stationId, { station: { id: stationId, name: String(name), feed: String(feed), prices }, held: held.get(stationId) ?? [] });
     }
     return out;
   }

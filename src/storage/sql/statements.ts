@@ -26,14 +26,13 @@ export function storable(id: string): boolean {
   return !id.includes('\u0000');
 }
 
-/**
- * A station's name, feed and current prices, each with the price of its latest report in stock
- * (what an out-of-stock entry shows): stationPrices and stationPricesByIds add which stations.
- */
-const STATION_PRICES = `SELECT s.name, s.feed, ${CURRENT_COLUMNS}, CASE WHEN c.available THEN c.price_tenths ELSE (
-        SELECT p.price_tenths FROM price_events p WHERE p.station_key = s.key AND p.fuel = c.fuel AND p.available = TRUE
-        AND p.at <= c.reported_at ORDER BY p.at DESC LIMIT 1) END AS last_available_tenths
-      FROM stations s LEFT JOIN current_prices c ON c.station_key = s.key`;
+/** A current price's own price when in stock, else its latest report's in stock (what an out-of-stock entry shows). */
+const LAST_AVAILABLE = `CASE WHEN c.available THEN c.price_tenths ELSE (
+        SELECT p.price_tenths FROM price_events p WHERE p.station_key = c.station_key AND p.fuel = c.fuel AND p.available = TRUE
+        AND p.at <= c.reported_at ORDER BY p.at DESC LIMIT 1) END AS last_available_tenths`;
+
+/** A station's name, feed and current prices, each with LAST_AVAILABLE: stationPrices adds which station. */
+const STATION_PRICES = `SELECT s.name, s.feed, ${CURRENT_COLUMNS}, ${LAST_AVAILABLE} FROM stations s LEFT JOIN current_prices c ON c.station_key = s.key`;
 
 /** $1, $2, ... $n: an `IN` list's placeholders (one statement shape per count). */
 const placeholders = (n: number): string => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
@@ -159,8 +158,13 @@ export function readStatements(d: Dialect) {
      * (toStationPrices). An out-of-stock fuel brings its last available price (NULL when it never had one).
      */
     stationPrices: `${STATION_PRICES} WHERE s.id = $1 ORDER BY c.fuel`,
-    /** stationPrices for n stations at once (the batch route), by station then fuel; a station with no price is one row. */
-    stationPricesByIds: (n: number) => `${STATION_PRICES} WHERE s.id IN (${placeholders(n)}) ORDER BY s.key, c.fuel`,
+    /**
+     * stationPrices for n stations at once (the batch route), in two reads: the stations by id, then their prices by
+     * key as numbers only, by key then fuel (no station's strings repeated on each of its price rows).
+     */
+    stationKeysByIds: (n: number) => `SELECT s.key, s.id, s.name, s.feed FROM stations s WHERE s.id IN (${placeholders(n)}) ORDER BY s.key`,
+    stationPricesByKeys: (n: number) => `SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from, ${LAST_AVAILABLE}
+      FROM current_prices c WHERE c.station_key IN (${placeholders(n)}) ORDER BY c.station_key, c.fuel`,
     heldForStationsByIds: (n: number) => `${HELD} WHERE s.id IN (${placeholders(n)}) ORDER BY s.key, p.fuel, p.at`,
     currentForCity: `SELECT ${CURRENT_COLUMNS} FROM stations s JOIN current_prices c ON c.station_key = s.key
       WHERE s.city_id = $1 ORDER BY ${d.byteOrder('s.id')}, c.fuel`,

@@ -48,3 +48,11 @@ export const POSTGRES_UNDO_13 = `
   ALTER TABLE current_prices DROP COLUMN change_seq;
   DELETE FROM meta WHERE key = 'change_seq';
 `;
+
+/** The exact inverse of migration 14 (the stations' indexes by city or state, then feed and feed code). */
+export const SQLITE_UNDO_14 = `
+  DROP INDEX stations_by_city_feed;
+  DROP INDEX stations_by_state_feed;
+`;
+
+export const POSTGRES_UNDO_14 = SQLITE_UNDO_14;

@@ -147,4 +147,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX current_prices_by_change ON current_prices (change_seq);
   INSERT INTO meta (key, value) VALUES ('change_seq', 0) ON CONFLICT (key) DO NOTHING;
   `,
+  `
+  -- Held prices by a city's or a state's stations (see the SQLite migration of the same number).
+  CREATE INDEX stations_by_city_feed ON stations (city_id, feed, feed_code);
+  CREATE INDEX stations_by_state_feed ON stations (state, feed, feed_code);
+  `,
 ];

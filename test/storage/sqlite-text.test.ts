@@ -73,3 +73,22 @@ test('every read statement keeps the query plan of its bare-parameter form (an i
   }
   db.close();
 });
+
+test('held prices of a city or a state are found through the stations\' index of city or state with feed and feed code (migration 14)', async () => {
+  const path = join(dir, 'held-plans.db');
+  const store = new SqliteStore(path);
+  await store.migrate();
+  await store.close();
+  const db = new Database(path, { readonly: true });
+  const read = readStatements(SQLITE_DIALECT);
+  const plan = (text: string): string => {
+    const { text: plussed, byPosition } = sqliteText(text);
+    const numbers = [...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]));
+    const nulls = byPosition ? numbers.map(() => null) : [Object.fromEntries(numbers.map((n) => [n, null]))];
+    return db.prepare(`EXPLAIN QUERY PLAN ${plussed}`).all(...nulls).map((r) => (r as { detail: string }).detail).join(' | ');
+  };
+  assert.match(plan(read.heldForCity), /SEARCH s USING INDEX stations_by_city_feed \(city_id=\?\)/);
+  assert.match(plan(read.cityHeldPrices), /SEARCH s USING INDEX stations_by_city_feed \(city_id=\?\)/);
+  assert.match(plan(read.stateHeldPrices), /SEARCH s USING INDEX stations_by_state_feed \(state=\?\)/);
+  db.close();
+});

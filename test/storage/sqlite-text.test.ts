@@ -47,12 +47,24 @@ test('a value bound behind the plus reads, compares and is stored as a bare para
   file.close();
 });
 
-test('every read statement keeps the query plan of its bare-parameter form (an index stays an index)', async () => {
-  const path = join(dir, 'plans.db');
+/** A new database at the current schema, opened read-only, and the query plan of a statement in it with every parameter NULL. */
+async function migratedDatabase(name: string): Promise<{ db: Database.Database; plan: (sql: string, text: string) => string[] }> {
+  const path = join(dir, name);
   const store = new SqliteStore(path);
   await store.migrate();
   await store.close();
   const db = new Database(path, { readonly: true });
+  // Every parameter bound to NULL: a plan is made when the statement is prepared, before any value.
+  const plan = (sql: string, text: string): string[] => {
+    const numbers = [...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]));
+    const nulls = sqliteText(text).byPosition ? numbers.map(() => null) : [Object.fromEntries(numbers.map((n) => [n, null]))];
+    return db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...nulls).map((r) => (r as { detail: string }).detail);
+  };
+  return { db, plan };
+}
+
+test('every read statement keeps the query plan of its bare-parameter form (an index stays an index)', async () => {
+  const { db, plan } = await migratedDatabase('plans.db');
   const texts: string[] = [];
   const collect = (value: unknown): void => {
     if (typeof value === 'string') texts.push(value);
@@ -65,28 +77,15 @@ test('every read statement keeps the query plan of its bare-parameter form (an i
   for (const text of statements) {
     const { text: plussed, byPosition } = sqliteText(text);
     const bare = byPosition ? text.replace(/\$\d+/g, '?') : text.replace(/\$(\d+)/g, '?$1');
-    // Every parameter bound to NULL: a plan is made when the statement is prepared, before any value.
-    const numbers = [...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]));
-    const nulls = byPosition ? numbers.map(() => null) : [Object.fromEntries(numbers.map((n) => [n, null]))];
-    const plan = (sql: string): string[] => db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...nulls).map((r) => (r as { detail: string }).detail);
-    assert.deepEqual(plan(plussed), plan(bare), text.slice(0, 160));
+    assert.deepEqual(plan(plussed, text), plan(bare, text), text.slice(0, 160));
   }
   db.close();
 });
 
 test('held prices of a city or a state are found through the stations\' index of city or state with feed and feed code (migration 14)', async () => {
-  const path = join(dir, 'held-plans.db');
-  const store = new SqliteStore(path);
-  await store.migrate();
-  await store.close();
-  const db = new Database(path, { readonly: true });
+  const { db, plan: planOf } = await migratedDatabase('held-plans.db');
   const read = readStatements(SQLITE_DIALECT);
-  const plan = (text: string): string => {
-    const { text: plussed, byPosition } = sqliteText(text);
-    const numbers = [...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]));
-    const nulls = byPosition ? numbers.map(() => null) : [Object.fromEntries(numbers.map((n) => [n, null]))];
-    return db.prepare(`EXPLAIN QUERY PLAN ${plussed}`).all(...nulls).map((r) => (r as { detail: string }).detail).join(' | ');
-  };
+  const plan = (text: string): string => planOf(sqliteText(text).text, text).join(' | ');
   assert.match(plan(read.heldForCity), /SEARCH s USING INDEX stations_by_city_feed \(city_id=\?\)/);
   assert.match(plan(read.cityHeldPrices), /SEARCH s USING INDEX stations_by_city_feed \(city_id=\?\)/);
   assert.match(plan(read.stateHeldPrices), /SEARCH s USING INDEX stations_by_state_feed \(state=\?\)/);

@@ -63,7 +63,7 @@ export function toStationPrices(rows: readonly Row[]): StationPrices | undefined
   const first = rows[0];
   if (!first) return undefined;
   const prices = rows.filter((r) => r.fuel !== null && r.fuel !== undefined).map((r) => ({
-    ...toCurrent(r), lastAvailableTenths: r.last_available_tenths === null || r.last_available_tenths === undefined ? undefined : Number(r.last_available_tenths),
+    ...toCurrent(r), lastAvailableTenths: optionalNumber(r.last_available_tenths),
   }));
   return { id: String(first.station_id), name: String(first.name), feed: String(first.feed), prices };
 }
@@ -76,8 +76,13 @@ export function toStationReport(stationId: string, r: StationPriceArray): Statio
   const [, fuel, priceTenths, available, reportedAt, openFrom, lastAvailable] = r;
   return {
     stationId, fuel: fuelAt(fuel), priceTenths: Number(priceTenths), available: flag(available), reportedAt: Number(reportedAt),
-    openFrom: Number(openFrom), lastAvailableTenths: lastAvailable === null || lastAvailable === undefined ? undefined : Number(lastAvailable),
+    openFrom: Number(openFrom), lastAvailableTenths: optionalNumber(lastAvailable),
   };
+}
+
+/** A column that may be NULL as a number, or undefined. */
+function optionalNumber(value: unknown): number | undefined {
+  return value === null || value === undefined ? undefined : Number(value);
 }
 
 export function toReport(r: Row): Report {

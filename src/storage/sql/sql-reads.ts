@@ -229,11 +229,12 @@ export abstract class SqlReads implements ReadStore {
     for (const h of heldRows.map(toHeldPrice)) (held.get(h.stationId) ?? held.set(h.stationId, []).get(h.stationId))?.push(h);
     // Both by key: each station's prices are the run of rows with its key.
     let i = 0;
-    for (const [key, id, name, feed] of stations) {
+    for (const [stationKey, id, name, feed] of stations) {
+      const key = Number(stationKey);
       const stationId = String(id);
       const prices: StationReport[] = [];
-      while (i < priceRows.length && Number(priceRows[i]?.[0]) < Number(key)) i++;
-      for (; i < priceRows.length && Number(priceRows[i]?.[0]) === Number(key); i++) prices.push(toStationReport(stationId, priceRows[i] as StationPriceArray));
+      while (i < priceRows.length && Number(priceRows[i]?.[0]) < key) i++;
+      for (; i < priceRows.length && Number(priceRows[i]?.[0]) === key; i++) prices.push(toStationReport(stationId, priceRows[i] as StationPriceArray));
       out.set(stationId, { station: { id: stationId, name: String(name), feed: String(feed), prices }, held: held.get(stationId) ?? [] });
     }
     return out;

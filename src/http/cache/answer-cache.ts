@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { PiecedBody } from '../representation/pieced-body.ts';
 import type { CacheCounts } from '../server/metrics.ts';
-import { answerKey } from '../representation/negotiation.ts';
+import { JSON_TYPE, answerKey } from '../representation/negotiation.ts';
 import type { RequestRules } from '../request/rules.ts';
 import { etagOf, matchesEtag } from './etag.ts';
 import { type ResponseCache, clockBucket, stableHeaders } from './response-cache.ts';
@@ -64,7 +64,7 @@ export function addAnswerCache(app: FastifyInstance, { rules, cache, maxAgeSec, 
       if (hit.head) {
         for (let i = 0; i < hit.head.length; i += 2) reply.header(hit.head[i] as string, hit.head[i + 1]);
       } else {
-        reply.header('etag', hit.etag).type('application/json; charset=utf-8');
+        reply.header('etag', hit.etag).type(JSON_TYPE);
       }
       return reply.send(hit.body);
     });

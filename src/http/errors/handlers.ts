@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStorageUnavailable } from '../../storage/errors.ts';
+import { JSON_TYPE } from '../representation/negotiation.ts';
 import { requestPath } from '../request/rules.ts';
 import { ApiError, errorPayload } from './catalogue.ts';
 
@@ -9,7 +10,7 @@ import { ApiError, errorPayload } from './catalogue.ts';
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   reply.code(err.statusCode);
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
-  return reply.type('application/json; charset=utf-8').send(errorPayload(err.code, err.message, reply.request.id));
+  return reply.type(JSON_TYPE).send(errorPayload(err.code, err.message, reply.request.id));
 }
 
 /** Turns anything thrown into the documented shape: no stack and no SQL ever leaves the process. */

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../errors/catalogue.ts';
 import { attachment, csvText, pageHeaders } from './csv.ts';
 import { type PageEnvelope, type PageWindow, envelope } from './pagination.ts';
+import type { PiecedBody } from './pieced-body.ts';
 
 /**
  * JSON or CSV, for the routes that offer both (docs/CSV.md). `?format=csv|json` decides when
@@ -11,6 +12,8 @@ import { type PageEnvelope, type PageWindow, envelope } from './pagination.ts';
 
 export type Representation = 'json' | 'csv';
 
+/** The media types of the two representations: every JSON answer (errors too) and every CSV one. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
 export const CSV_TYPE = 'text/csv; charset=utf-8';
 
 interface MediaRange { type: string; subtype: string; q: number }
@@ -89,6 +92,15 @@ export function answerKey(request: FastifyRequest): string {
 }
 
 /** Sends a CSV answer as a file: its text, its file name, and the page headers of a list. */
+/**
+ * Sends a JSON answer a route has already written as text or bytes (domain/prices-json.ts,
+ * domain/history-json.ts; a large one as its pieces: pieced-body.ts), which Fastify sends as it
+ * is; the tests of those writers hold them to what the route's response schema would serialise.
+ */
+export function sendJsonText(reply: FastifyReply, body: string | Buffer | PiecedBody): FastifyReply {
+  return reply.type(JSON_TYPE).send(body);
+}
+
 export function sendCsv(reply: FastifyReply, text: string, filename: string, headers: Readonly<Record<string, string>> = {}): FastifyReply {
   return reply.headers(headers).header('content-disposition', attachment(filename)).type(CSV_TYPE).send(Buffer.from(text));
 }

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { fillUpAdvice } from '../../domain/advice.ts';
 import type { Restoration } from '../../domain/cycle.ts';
 import { FRESH_DAYS, cycleSeries, freshCurrent, freshDailyMeans } from '../../domain/fresh.ts';
@@ -22,7 +21,7 @@ import { notFound } from '../errors/catalogue.ts';
 import type { HistoryBlocks } from '../cache/history-blocks.ts';
 import { CITY_COLUMNS, HISTORY_COLUMNS, csvText, historyRows } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
-import { negotiateRepresentation, pageAnswer, sendCsv, wantsCsv } from '../representation/negotiation.ts';
+import { negotiateRepresentation, pageAnswer, sendCsv, sendJsonText, wantsCsv } from '../representation/negotiation.ts';
 import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Cities'];
@@ -75,10 +74,8 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     const parts = await store.cityHistoryParts(city.id, range, now, new Map([...held].map(([block, h]) => [block, h.mark])));
     const live = cityHistory(city.state, { ...parts, sealed: [] }, range, now);
     const sealed = historyBlocks.sealedPieces(city.id, city.state, held, parts, formatDollars);
-    // Already JSON bytes (HistoryResponse's shape, byte for byte), one Buffer or a large answer's
-    // pieces (http/representation/pieced-body.ts): Fastify sends either as it is, so the reply is taken untyped for this one send.
-    return (reply as FastifyReply).type('application/json; charset=utf-8')
-      .send(jsonBody(historyPieces(city.id, city.name, live, sealed, city.state, formatDollars)));
+    // Already JSON bytes (HistoryResponse's shape, byte for byte), one Buffer or a large answer's pieces.
+    return sendJsonText(reply, jsonBody(historyPieces(city.id, city.name, live, sealed, city.state, formatDollars)));
   });
 
   /** Tenths as signed cents, +d.d or -d.d, and 0.0 for what rounds to nothing. */

@@ -3,6 +3,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { formatInstant } from '../../domain/time.ts';
 import { feedStatus } from '../../ingest/health.ts';
 import { ApiError } from '../errors/catalogue.ts';
+import { sendJsonText } from '../representation/negotiation.ts';
 import type { RateLimiter } from '../auth/rate-limits.ts';
 import type { IngestStore } from '../../storage/store.ts';
 import { type RouteDeps, commonResponses, methodNotAllowed, notModified } from './responses.ts';
@@ -78,7 +79,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<RouteDeps & { store: Pick<Ing
 
   app.get('/v1/openapi.json', {
     schema: { summary: 'This API as an OpenAPI 3.1 document', tags, response: { 200: Type.Object({}, { additionalProperties: true, description: 'This document.' }), 304: notModified, ...commonResponses() } },
-  }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
+  }, async (_request, reply) => sendJsonText(reply, JSON.stringify(app.swagger())));
 
   for (const url of ['/health', '/ready', '/v1/openapi.json']) methodNotAllowed(app, url);
 };

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import type { FuelId } from '../../domain/fuels.ts';
 import { stationHistory } from '../../domain/history.ts';
 import { historyPieces } from '../../domain/history-json.ts';
@@ -18,7 +17,7 @@ import { apiError, notFound } from '../errors/catalogue.ts';
 import type { HeldPrice, ListedStation, Station, StationPrices } from '../../storage/store.ts';
 import { HISTORY_COLUMNS, STATION_COLUMNS, csvText, historyRows, withDistance } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
-import { negotiateRepresentation, pageAnswer, sendCsv, wantsCsv } from '../representation/negotiation.ts';
+import { negotiateRepresentation, pageAnswer, sendCsv, sendJsonText, wantsCsv } from '../representation/negotiation.ts';
 import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
 
 const tags = ['Stations'];
@@ -92,8 +91,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       return sendCsv(reply, text, `${station.id}-history-${timeframe}.csv`);
     }
     // As JSON bytes, as the city history is sent (HistoryResponse's shape, byte for byte: test/http/history-blocks.test.ts).
-    return (reply as FastifyReply).type('application/json; charset=utf-8')
-      .send(jsonBody(historyPieces(station.id, station.name, series, [], station.state, formatCents)));
+    return sendJsonText(reply, jsonBody(historyPieces(station.id, station.name, series, [], station.state, formatCents)));
   });
 
   app.get('/v1/stations/:id/prices', {
@@ -108,7 +106,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     const [station, held] = await Promise.all([store.stationPrices(id), store.heldForStation(id)]);
     if (!station) notFound('station', id);
     // As JSON bytes (StationPricesResponse's shape, byte for byte: domain/prices-json.ts), as the batch route sends its stations.
-    return (reply as FastifyReply).type('application/json; charset=utf-8').send(stationPricesAnswer(pricesOf(station, held, freshSince(clock.now(), request.query.max_age))));
+    return sendJsonText(reply, stationPricesAnswer(pricesOf(station, held, freshSince(clock.now(), request.query.max_age))));
   });
 
   app.get('/v1/stations/prices', {
@@ -131,7 +129,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       const one = found.get(id);
       if (one) data.push(pricesOf(one.station, one.held, since));
     }
-    return (reply as FastifyReply).type('application/json; charset=utf-8').send(batchPricesAnswer(data, ids.filter((id) => !found.has(id))));
+    return sendJsonText(reply, batchPricesAnswer(data, ids.filter((id) => !found.has(id))));
   });
 
   for (const url of ['/v1/stations', '/v1/stations/prices', '/v1/stations/:id', '/v1/stations/:id/history', '/v1/stations/:id/prices']) methodNotAllowed(app, url);

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { errorText } from '../errors/catalogue.ts';
+import { JSON_TYPE } from '../representation/negotiation.ts';
 import { declaresLargeBody, requestIdOf } from '../request/rules.ts';
 
 /**
@@ -102,7 +103,7 @@ export const SHED_MESSAGE = 'The server is over capacity; retry shortly.';
  */
 export function shedInFront(gauge: LoadGauge, headers: Readonly<Record<string, string>>): (req: IncomingMessage, res: ServerResponse) => boolean {
   const fixed = {
-    ...headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'retry-after': String(SHED_RETRY_AFTER_SEC),
+    ...headers, 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'retry-after': String(SHED_RETRY_AFTER_SEC),
   };
   return (req, res) => {
     const url = req.url ?? '';

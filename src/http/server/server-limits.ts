@@ -8,6 +8,7 @@ import { type RequestListener, STATUS_CODES, type Server, createServer } from 'n
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type ErrorCode, codeToStatus, errorText } from '../errors/catalogue.ts';
+import { JSON_TYPE } from '../representation/negotiation.ts';
 
 export interface ServerLimits {
   /** Request line and headers must all arrive within this of the request's first byte (slowloris). */
@@ -169,7 +170,7 @@ function rawError(code: ErrorCode, message: string, fixedHeaders: string, head =
   const status = codeToStatus(code);
   const requestId = requestIdOf(undefined);
   const body = errorText(code, message, requestId);
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: ${JSON_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
     + `cache-control: no-store\r\nx-request-id: ${requestId}\r\n${fixedHeaders}connection: close\r\n\r\n${head ? '' : body}`;
 }
 

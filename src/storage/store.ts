@@ -78,11 +78,11 @@ export interface ReadStore extends StoreBase {
   /** The station's name, feed and current prices in one read; undefined for an unknown id. */
   stationPrices(stationId: string): Promise<StationPrices | undefined>;
   /** stationPrices and heldForStation of many stations in one snapshot (two statements), by id; ids no station has are absent. */
-  stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: HeldPrice[] }>>;
+  stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: readonly HeldPrice[] }>>;
   /** The station's held prices (dated ahead, not yet in force), ordered by fuel and instant. */
-  heldForStation(stationId: string): Promise<HeldPrice[]>;
+  heldForStation(stationId: string): Promise<readonly HeldPrice[]>;
   /** The held prices of every station of the city, in no order. */
-  heldForCity(cityId: string): Promise<HeldPrice[]>;
+  heldForCity(cityId: string): Promise<readonly HeldPrice[]>;
   /**
    * What cityHistory needs, read in one snapshot. Given `nowSec`, when today is the only live day
    * of the range, storage totals it itself (parts.liveDay) instead of handing over every station's

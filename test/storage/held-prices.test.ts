@@ -1,12 +1,31 @@
 /**
  * Held prices (dated ahead: WA's tomorrow) on both backends: the reads tomorrow is made of, and
  * the data version (which keys the answer cache and ETags) moving when a price is held or released.
+ * A store keeps every held price for the data version it read them at (storage/held-index.ts):
+ * another store on the same database (another process) holding or releasing one is seen.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CITIES, STATIONS } from '../fixture.ts';
-import type { PriceEvent } from '../../src/storage/store.ts';
-import { itemAt, testBackends } from '../helpers.ts';
+import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
+import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
+import { createPostgresDatabase, itemAt, postgresServerUrl, testBackends } from '../helpers.ts';
+
+/** Two stores on one new database, as two processes would have, and how to throw them away. */
+async function twoStores(backend: string): Promise<{ reader: PriceStore; writer: PriceStore; drop: () => Promise<void> }> {
+  if (backend === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'fuelprice-held-'));
+    const [reader, writer] = [new SqliteStore(join(dir, 'test.db')), new SqliteStore(join(dir, 'test.db'))];
+    return { reader, writer, drop: async () => { await reader.close(); await writer.close(); rmSync(dir, { recursive: true, force: true }); } };
+  }
+  const database = await createPostgresDatabase(postgresServerUrl() ?? '');
+  const [reader, writer] = [new PostgresStore({ connectionString: database.url, max: 2 }), new PostgresStore({ connectionString: database.url, max: 2 })];
+  return { reader, writer, drop: async () => { await reader.close(); await writer.close(); await database.drop(); } };
+}
 
 const NOW = Date.parse('2026-11-23T15:00:00+08:00') / 1000;
 const SIX = Date.parse('2026-11-24T06:00:00+08:00') / 1000;
@@ -55,6 +74,33 @@ for (const backend of testBackends()) {
         await store.applyFeedBatch({ stations: [], prices: [] }, { now: SIX });
         assert.ok(await store.dataVersion() > v2, 'releasing a held price changes what the API answers');
         assert.deepEqual((await store.heldForStation('gamma-perth')).map((h) => h.at), [SIX + 86_400]);
+      } finally {
+        await drop();
+      }
+    });
+
+    test('held prices kept for a version: another store holding or releasing one is read once the version has moved', async () => {
+      const { reader, writer, drop } = await twoStores(backend.name);
+      try {
+        await writer.migrate();
+        await writer.upsertCities(CITIES);
+        const gamma = itemAt(STATIONS, 2); // Gamma Perth, WA
+        await writer.applyFeedBatch({ stations: [gamma], prices: [] }, { now: NOW });
+        // Read at every request, as a second process sees another's write once its reading of the versions is stale.
+        reader.setVersionReuseMs(0);
+        const perth = async (): Promise<Array<[string, number, number]>> => (await reader.heldForCity('perth')).map((h) => [h.fuel, h.at, h.priceTenths]);
+        assert.deepEqual(await perth(), []);
+        assert.equal((await reader.cheapest('ulp91', { city: 'perth' }, 'asc', 10, 0, 'tomorrow')).total, 0);
+
+        await writer.applyFeedBatch({ stations: [], prices: [{ feed: gamma.feed, feedCode: gamma.feedCode, fuel: 'ulp91', at: SIX, priceTenths: 1599, available: true }] }, { now: NOW });
+        assert.deepEqual(await perth(), [['ulp91', SIX, 1599]]);
+        assert.deepEqual((await reader.heldForStation('gamma-perth')).map((h) => h.priceTenths), [1599]);
+        assert.deepEqual((await reader.cheapest('ulp91', { state: 'wa' }, 'asc', 10, 0, 'tomorrow')).items.map((i) => [i.stationId, i.priceTenths]), [['gamma-perth', 1599]]);
+        assert.deepEqual([...(await reader.stationsPrices(['gamma-perth'])).values()].map((s) => s.held.map((h) => h.priceTenths)), [[1599]]);
+
+        await writer.applyFeedBatch({ stations: [], prices: [] }, { now: SIX });
+        assert.deepEqual(await perth(), []);
+        assert.equal((await reader.cheapest('ulp91', { city: 'perth' }, 'asc', 10, 0, 'tomorrow')).total, 0);
       } finally {
         await drop();
       }

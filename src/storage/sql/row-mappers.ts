@@ -8,6 +8,7 @@ import type { BrandCount } from '../brands.ts';
 import type { FuelPriceRow, PositionRow } from '../nearest.ts';
 import type { Row } from './dialect.ts';
 import type { HeldPrice } from '../../domain/tomorrow.ts';
+import type { HeldRow } from '../held-index.ts';
 
 /* Rows as the backends return them (dialect.ts, Row) turned into the store's objects. */
 
@@ -157,11 +158,12 @@ export function toPending(r: Row): PriceEvent {
 }
 
 /** A held price with its station's id and position (0, 0 for a station without one: it is never in a near search). */
-export function toHeldPrice(r: Row): HeldPrice {
-  return {
+export function toHeldRow(r: Row): HeldRow {
+  const price: HeldPrice = {
     stationId: String(r.station_id), latitude: Number(r.latitude), longitude: Number(r.longitude), fuel: fuelAt(r.fuel),
     at: Number(r.at), priceTenths: Number(r.price_tenths), available: flag(r.available),
   };
+  return { price, cityId: typeof r.city_id === 'string' ? r.city_id : undefined, state: String(r.state), positioned: r.latitude !== null };
 }
 
 export function toFeedHealth(r: Row): FeedHealth {

@@ -8,6 +8,7 @@ import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
 import { rankedTomorrow } from '../../domain/tomorrow.ts';
 import { brandNames, brandPage } from '../brands.ts';
+import { HeldIndex } from '../held-index.ts';
 import { FuelPrices, NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
 import { type RunRow, withRunDays } from '../run-days.ts';
 import type {
@@ -20,7 +21,7 @@ import { NO_DAY_LOWER_BOUND } from '../writer/batch-plan.ts';
 import type { Connection } from './connection.ts';
 import type { Dialect } from './dialect.ts';
 import {
-  fuelAt, toBrandCount, toCity, toCurrent, toFuelPriceRow, toFuelSums, toFuelTotals, toHeldPrice, toOutOfStock, toPoint,
+  fuelAt, toBrandCount, toCity, toCurrent, toFuelPriceRow, toFuelSums, toFuelTotals, toHeldRow, toOutOfStock, toPoint,
   toPositionRow, toPricedStation, toStation, toStationPrices, type StationPriceArray, toStationReport,
 } from './row-mappers.ts';
 import { readStatements, stationFilter, storable } from './statements.ts';
@@ -39,6 +40,8 @@ export abstract class SqlReads implements ReadStore {
   protected readonly read: ReturnType<typeof readStatements>;
   /** Positions and fuel prices for near searches, per data version (storage/nearest.ts). */
   private readonly nearby = new NearbyCache();
+  /** Every held price of the data version last read (storage/held-index.ts), or its read under way. */
+  private held: { version: number; index: Promise<HeldIndex> } | undefined;
 
   constructor(protected readonly db: Connection, protected readonly dialect: Dialect) {
     this.read = readStatements(dialect);
@@ -135,9 +138,9 @@ export abstract class SqlReads implements ReadStore {
     if ('city' in area && !storable(area.city)) return { ...rankedPage([], order, limit, offset), stations: [] };
     if (day === 'tomorrow') {
       return this.db.transaction('reads', async (tx): Promise<CheapestPage> => {
-        const held = 'city' in area ? await tx.rows(read.cityHeldPrices, [output, area.city])
-          : 'state' in area ? await tx.rows(read.stateHeldPrices, [output, area.state]) : await tx.rows(read.positionedHeldPrices, [output]);
-        const page = paged(rankedTomorrow(held.map(toHeldPrice), order, 'near' in area ? area.near : undefined, count, first));
+        const index = await this.heldIndex(tx);
+        const held = 'city' in area ? index.ofCity(area.city, fuel) : 'state' in area ? index.ofState(area.state, fuel) : index.ofPositioned(fuel);
+        const page = paged(rankedTomorrow(held, order, 'near' in area ? area.near : undefined, count, first));
         return { ...page, stations: await this.byIds(tx, page.items.map((p) => p.stationId), (await this.versionsVia(tx)).data) };
       });
     }
@@ -214,19 +217,16 @@ export abstract class SqlReads implements ReadStore {
     return storable(stationId) ? toStationPrices(await this.db.rows(this.read.stationPrices, [stationId])) : undefined;
   }
 
-  async stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: HeldPrice[] }>> {
+  async stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: readonly HeldPrice[] }>> {
     const known = [...new Set(ids.filter(storable))];
-    const out = new Map<string, { station: StationPrices; held: HeldPrice[] }>();
+    const out = new Map<string, { station: StationPrices; held: readonly HeldPrice[] }>();
     if (known.length === 0) return out;
-    // Three statements for every station at once, in one snapshot: the stations, their prices (both by key), what they hold.
-    const [stations, priceRows, heldRows] = await this.db.transaction('reads', async (tx) => {
+    // Two statements for every station at once, in one snapshot: the stations, their prices (both by key); and what they hold, kept for the version.
+    const [stations, priceRows, held] = await this.db.transaction('reads', async (tx) => {
       const found = await tx.arrays<[unknown, unknown, unknown, unknown]>(this.read.stationKeysByIds(known.length), known);
       const keys = found.map(([key]) => key);
-      return [found, keys.length === 0 ? [] : await tx.arrays<StationPriceArray>(this.read.stationPricesByKeys(keys.length), keys),
-        await tx.rows(this.read.heldForStationsByIds(known.length), known)] as const;
+      return [found, keys.length === 0 ? [] : await tx.arrays<StationPriceArray>(this.read.stationPricesByKeys(keys.length), keys), await this.heldIndex(tx)] as const;
     });
-    const held = new Map<string, HeldPrice[]>();
-    for (const h of heldRows.map(toHeldPrice)) (held.get(h.stationId) ?? held.set(h.stationId, []).get(h.stationId))?.push(h);
     // Both by key: each station's prices are the run of rows with its key.
     let i = 0;
     for (const [stationKey, id, name, feed] of stations) {
@@ -235,17 +235,37 @@ export abstract class SqlReads implements ReadStore {
       const prices: StationReport[] = [];
       while (i < priceRows.length && Number(priceRows[i]?.[0]) < key) i++;
       for (; i < priceRows.length && Number(priceRows[i]?.[0]) === key; i++) prices.push(toStationReport(stationId, priceRows[i] as StationPriceArray));
-      out.set(stationId, { station: { id: stationId, name: String(name), feed: String(feed), prices }, held: held.get(stationId) ?? [] });
+      out.set(stationId, { station: { id: stationId, name: String(name), feed: String(feed), prices }, held: held.ofStation(stationId) });
     }
     return out;
   }
 
-  async heldForStation(stationId: string): Promise<HeldPrice[]> {
-    return storable(stationId) ? (await this.db.rows(this.read.heldForStation, [stationId])).map(toHeldPrice) : [];
+  async heldForStation(stationId: string): Promise<readonly HeldPrice[]> {
+    return (await this.heldIndex()).ofStation(stationId);
   }
 
-  async heldForCity(cityId: string): Promise<HeldPrice[]> {
-    return storable(cityId) ? (await this.db.rows(this.read.heldForCity, [cityId])).map(toHeldPrice) : [];
+  async heldForCity(cityId: string): Promise<readonly HeldPrice[]> {
+    return (await this.heldIndex()).ofCity(cityId);
+  }
+
+  /**
+   * Every held price of the data version (storage/held-index.ts): kept, or read in one snapshot
+   * with the version it is kept for (in `tx`'s when given).
+   */
+  private async heldIndex(tx?: Connection): Promise<HeldIndex> {
+    if (!tx) {
+      const version = (await this.versions()).data;
+      return this.held?.version === version ? this.held.index : this.db.transaction('reads', (snapshot) => this.heldIndex(snapshot));
+    }
+    const version = (await this.versionsVia(tx)).data;
+    if (this.held?.version !== version) {
+      // Requests that come for the same version while it is read wait for this read rather than making their own.
+      const index = tx.rows(this.read.heldPrices).then((rows) => new HeldIndex(rows.map(toHeldRow)));
+      const held = { version, index };
+      this.held = held;
+      index.catch(() => { if (this.held === held) this.held = undefined; });
+    }
+    return this.held.index;
   }
 
   async currentForCity(cityId: string): Promise<CurrentPrice[]> {

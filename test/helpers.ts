@@ -45,6 +45,18 @@ export function testBackends(): TestBackend[] {
   return backends;
 }
 
+/** Two stores on one new database of the backend, as two processes would have them, and how to throw both away. */
+export async function twoStores(backend: string): Promise<{ reader: PriceStore; writer: PriceStore; drop: () => Promise<void> }> {
+  if (backend === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'fuelprice-two-'));
+    const [reader, writer] = [new SqliteStore(join(dir, 'test.db')), new SqliteStore(join(dir, 'test.db'))];
+    return { reader, writer, drop: async () => { await reader.close(); await writer.close(); rmSync(dir, { recursive: true, force: true }); } };
+  }
+  const database = await createPostgresDatabase(postgresServerUrl() ?? '');
+  const [reader, writer] = [new PostgresStore({ connectionString: database.url, max: 2 }), new PostgresStore({ connectionString: database.url, max: 2 })];
+  return { reader, writer, drop: async () => { await reader.close(); await writer.close(); await database.drop(); } };
+}
+
 /** The PostgreSQL server the tests were asked to use, if any. */
 export function postgresServerUrl(): string | undefined {
   const databaseUrl = process.env.DATABASE_URL;

@@ -29,22 +29,39 @@ export interface RankedPrice extends PricedStation {
 
 /** The ranked list (one item per station, within the radius when `near` is given), whole: the route pages it. */
 export function rankPrices(prices: readonly PricedStation[], order: PriceOrder, near?: Near): RankedPrice[] {
-  const best = new Map<string, PricedStation>();
-  for (const p of prices) {
-    const seen = best.get(p.stationId);
-    // The lowest member price; of equal ones, the later report.
-    if (!seen || p.priceTenths < seen.priceTenths || (p.priceTenths === seen.priceTenths && p.reportedAt > seen.reportedAt)) best.set(p.stationId, p);
-  }
   const limit = near ? Math.round(near.radiusKm * 1000) : 0;
   const ranked: RankedPrice[] = [];
-  for (const p of best.values()) {
+  for (const p of bestPerStation(prices)) {
     const metres = near ? metresBetween(near.centre, p) : undefined;
     if (metres !== undefined && metres > limit) continue;
     // Written out: a spread is far slower than a literal in Node 20.
     ranked.push({ stationId: p.stationId, latitude: p.latitude, longitude: p.longitude, priceTenths: p.priceTenths, reportedAt: p.reportedAt, metres });
   }
+  return ranked.sort(byRank(order));
+}
+
+/**
+ * rankPrices without a point, of prices that are already items (metres undefined): the items
+ * themselves ranked, none made (storage keeps a city's or a state's ranking so: area-prices.ts).
+ */
+export function rankItems<T extends RankedPrice>(prices: readonly T[], order: PriceOrder): T[] {
+  return bestPerStation(prices).sort(byRank(order));
+}
+
+/** Each station's lowest member price; of equal ones, the later report (of equal reports, the first given). */
+function bestPerStation<T extends PricedStation>(prices: readonly T[]): T[] {
+  const best = new Map<string, T>();
+  for (const p of prices) {
+    const seen = best.get(p.stationId);
+    if (!seen || p.priceTenths < seen.priceTenths || (p.priceTenths === seen.priceTenths && p.reportedAt > seen.reportedAt)) best.set(p.stationId, p);
+  }
+  return [...best.values()];
+}
+
+/** By price in the order asked, then metres (when measured), then station id. */
+function byRank(order: PriceOrder): (a: RankedPrice, b: RankedPrice) => number {
   const sign = order === 'asc' ? 1 : -1;
-  return ranked.sort((a, b) => sign * (a.priceTenths - b.priceTenths) || (a.metres ?? 0) - (b.metres ?? 0) || compareIds(a.stationId, b.stationId));
+  return (a, b) => sign * (a.priceTenths - b.priceTenths) || (a.metres ?? 0) - (b.metres ?? 0) || compareIds(a.stationId, b.stationId);
 }
 
 /** A page of a city's or a state's prices of a fuel, ranked. */

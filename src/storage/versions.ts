@@ -51,3 +51,28 @@ export class VersionReuse {
     this.last = undefined;
   }
 }
+
+/**
+ * Values read once a data version, one per key (storage keeps the held prices and each output
+ * fuel's area prices so): asked at the version kept, the value kept; asked at another, read
+ * again, and requests for that version that come while it is read wait for the one read. A read
+ * that fails is forgotten, so the next request reads again.
+ */
+export class PerVersion<K, T> {
+  private readonly kept = new Map<K, { version: number; value: Promise<T> }>();
+
+  /** The value kept for the key at this version, without reading. */
+  peek(key: K, version: number): Promise<T> | undefined {
+    const kept = this.kept.get(key);
+    return kept?.version === version ? kept.value : undefined;
+  }
+
+  get(key: K, version: number, read: () => Promise<T>): Promise<T> {
+    const kept = this.peek(key, version);
+    if (kept) return kept;
+    const entry = { version, value: read() };
+    this.kept.set(key, entry);
+    entry.value.catch(() => { if (this.kept.get(key) === entry) this.kept.delete(key); });
+    return entry.value;
+  }
+}

@@ -5,27 +5,10 @@
  * another store on the same database (another process) holding or releasing one is seen.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CITIES, STATIONS } from '../fixture.ts';
-import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
-import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
-import { createPostgresDatabase, itemAt, postgresServerUrl, testBackends } from '../helpers.ts';
-
-/** Two stores on one new database, as two processes would have, and how to throw them away. */
-async function twoStores(backend: string): Promise<{ reader: PriceStore; writer: PriceStore; drop: () => Promise<void> }> {
-  if (backend === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'fuelprice-held-'));
-    const [reader, writer] = [new SqliteStore(join(dir, 'test.db')), new SqliteStore(join(dir, 'test.db'))];
-    return { reader, writer, drop: async () => { await reader.close(); await writer.close(); rmSync(dir, { recursive: true, force: true }); } };
-  }
-  const database = await createPostgresDatabase(postgresServerUrl() ?? '');
-  const [reader, writer] = [new PostgresStore({ connectionString: database.url, max: 2 }), new PostgresStore({ connectionString: database.url, max: 2 })];
-  return { reader, writer, drop: async () => { await reader.close(); await writer.close(); await database.drop(); } };
-}
+import type { PriceEvent } from '../../src/storage/store.ts';
+import { itemAt, testBackends, twoStores } from '../helpers.ts';
 
 const NOW = Date.parse('2026-11-23T15:00:00+08:00') / 1000;
 const SIX = Date.parse('2026-11-24T06:00:00+08:00') / 1000;

@@ -9,6 +9,7 @@ import type { FuelPriceRow, PositionRow } from '../nearest.ts';
 import type { Row } from './dialect.ts';
 import type { HeldPrice } from '../../domain/tomorrow.ts';
 import type { HeldRow } from '../held-index.ts';
+import type { AreaPriceRow } from '../area-prices.ts';
 
 /* Rows as the backends return them (dialect.ts, Row) turned into the store's objects. */
 
@@ -207,6 +208,14 @@ export function toPricedStation(r: Row): PricedStation {
     stationId: String(r.station_id), latitude: Number(r.latitude), longitude: Number(r.longitude),
     priceTenths: Number(r.price_tenths), reportedAt: Number(r.reported_at),
   };
+}
+
+export function toAreaPriceRow(r: Row): AreaPriceRow {
+  const price = {
+    stationId: String(r.station_id), latitude: Number(r.latitude), longitude: Number(r.longitude),
+    priceTenths: Number(r.price_tenths), reportedAt: Number(r.reported_at), metres: undefined,
+  };
+  return { price, cityId: typeof r.city_id === 'string' ? r.city_id : undefined, state: String(r.state) };
 }
 
 /** A station's key, id and position (the position index: storage/nearest.ts). */

@@ -8,6 +8,7 @@ import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
 import { rankedTomorrow } from '../../domain/tomorrow.ts';
 import { brandNames, brandPage } from '../brands.ts';
+import { AreaPrices } from '../area-prices.ts';
 import { HeldIndex } from '../held-index.ts';
 import { FuelPrices, NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
 import { type RunRow, withRunDays } from '../run-days.ts';
@@ -16,13 +17,13 @@ import type {
   Migration, OutOfStock, PriceArea, PriceDay, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
 } from '../store.ts';
 import type { StationReport } from '../../domain/price-rows.ts';
-import { type Versions, VersionReuse } from '../versions.ts';
+import { PerVersion, type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND } from '../writer/batch-plan.ts';
 import type { Connection } from './connection.ts';
 import type { Dialect } from './dialect.ts';
 import {
-  fuelAt, toBrandCount, toCity, toCurrent, toFuelPriceRow, toFuelSums, toFuelTotals, toHeldRow, toOutOfStock, toPoint,
-  toPositionRow, toPricedStation, toStation, toStationPrices, type StationPriceArray, toStationReport,
+  fuelAt, toBrandCount, toCity, toCurrent, toFuelPriceRow, toFuelSums, toFuelTotals, toHeldRow, toAreaPriceRow, toOutOfStock, toPoint,
+  toPositionRow, toStation, toStationPrices, type StationPriceArray, toStationReport,
 } from './row-mappers.ts';
 import { readStatements, stationFilter, storable } from './statements.ts';
 import { cityFreshParts, cityHistoryParts } from './city-series-reads.ts';
@@ -40,8 +41,9 @@ export abstract class SqlReads implements ReadStore {
   protected readonly read: ReturnType<typeof readStatements>;
   /** Positions and fuel prices for near searches, per data version (storage/nearest.ts). */
   private readonly nearby = new NearbyCache();
-  /** Every held price of the data version last read (storage/held-index.ts), or its read under way. */
-  private held: { version: number; index: Promise<HeldIndex> } | undefined;
+  /** Every held price (storage/held-index.ts), and each output fuel's prices by city and state (area-prices.ts), per data version. */
+  private readonly held = new PerVersion<'held', HeldIndex>();
+  private readonly areaPrices = new PerVersion<number, AreaPrices>();
 
   constructor(protected readonly db: Connection, protected readonly dialect: Dialect) {
     this.read = readStatements(dialect);
@@ -148,9 +150,11 @@ export abstract class SqlReads implements ReadStore {
       const version = (await this.versionsVia(tx)).data;
       let page: ListResult<RankedPrice>;
       // max_age (since): reports before it are left out before each station's lowest member price is taken.
-      if ('city' in area) page = rankedPage(reportedSince((await tx.rows(read.cityFuelPrices, [output, area.city])).map(toPricedStation), since), order, count, first);
-      else if ('state' in area) page = rankedPage(reportedSince((await tx.rows(read.stateFuelPrices, [output, area.state])).map(toPricedStation), since), order, count, first);
-      else page = (await this.fuelPrices(tx, version, output, since)).rankNear(await this.positions(tx, version), area.near, order, count, first);
+      if (!('near' in area)) {
+        const ranked = (await this.areaPrices.get(output, version, async () => new AreaPrices((await tx.rows(read.areaFuelPrices, [output])).map(toAreaPriceRow))))
+          .rank(area, order, since);
+        page = { items: ranked.slice(first, first + count), total: ranked.length };
+      } else page = (await this.fuelPrices(tx, version, output, since)).rankNear(await this.positions(tx, version), area.near, order, count, first);
       page = paged(page);
       return { items: page.items, total: page.total, stations: await this.byIds(tx, page.items.map((p) => p.stationId), version) };
     };
@@ -253,19 +257,8 @@ export abstract class SqlReads implements ReadStore {
    * with the version it is kept for (in `tx`'s when given).
    */
   private async heldIndex(tx?: Connection): Promise<HeldIndex> {
-    if (!tx) {
-      const version = (await this.versions()).data;
-      return this.held?.version === version ? this.held.index : this.db.transaction('reads', (snapshot) => this.heldIndex(snapshot));
-    }
-    const version = (await this.versionsVia(tx)).data;
-    if (this.held?.version !== version) {
-      // Requests that come for the same version while it is read wait for this read rather than making their own.
-      const index = tx.rows(this.read.heldPrices).then((rows) => new HeldIndex(rows.map(toHeldRow)));
-      const held = { version, index };
-      this.held = held;
-      index.catch(() => { if (this.held === held) this.held = undefined; });
-    }
-    return this.held.index;
+    if (!tx) return this.held.peek('held', (await this.versions()).data) ?? this.db.transaction('reads', (snapshot) => this.heldIndex(snapshot));
+    return this.held.get('held', (await this.versionsVia(tx)).data, async () => new HeldIndex((await tx.rows(this.read.heldPrices)).map(toHeldRow)));
   }
 
   async currentForCity(cityId: string): Promise<CurrentPrice[]> {

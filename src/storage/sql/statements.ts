@@ -177,8 +177,8 @@ export function readStatements(d: Dialect) {
       FROM (SELECT fuel, sum(available_count) AS n, sum(sum_tenths) AS s FROM state_current GROUP BY fuel) t
       WHERE t.n > 0 ORDER BY t.fuel`,
     /** The available current prices counting towards output fuel $1 (its members, for a combined fuel) in a city or a state: /v1/prices/cheapest. */
-    cityFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.city_id = $2 AND ${OF_OUTPUT}`,
-    stateFuelPrices: `SELECT ${PRICED} FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE c.state = $2 AND ${OF_OUTPUT}`,
+    /** Every available price of output fuel $1 with its station's city and state: read once a data version and kept (storage/area-prices.ts). */
+    areaFuelPrices: `SELECT ${PRICED}, c.city_id, c.state FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE ${OF_OUTPUT}`,
     /** For the position index (storage/nearest.ts): every station's position, and every available price of output fuel $1. */
     positions: 'SELECT key, id, latitude, longitude FROM stations WHERE latitude IS NOT NULL',
     fuelPricesByKey: `SELECT c.station_key, c.price_tenths, c.reported_at FROM current_prices c WHERE ${OF_OUTPUT}`,

@@ -1,0 +1,88 @@
+/**
+ * What storage reads once a data version and keeps (storage/versions.ts PerVersion): the held
+ * prices (held-prices.test.ts) and each output fuel's prices by city and state, which `cheapest`
+ * in a city or a state ranks (storage/area-prices.ts). Another store on the same database (another
+ * process) writing a price is answered once the version has moved, in every order and with max_age.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { PerVersion } from '../../src/storage/versions.ts';
+import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
+import { NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
+import { testBackends, twoStores } from '../helpers.ts';
+
+describe('PerVersion', () => {
+  test('one read a version however many ask at once; a new version is read again; a failed read is forgotten', async () => {
+    const kept = new PerVersion<string, string>();
+    let reads = 0;
+    const read = (value: string) => async (): Promise<string> => { reads++; await new Promise((resolve) => setImmediate(resolve)); return value; };
+    assert.deepEqual(await Promise.all([kept.get('a', 1, read('one')), kept.get('a', 1, read('other')), kept.get('a', 1, read('other'))]), ['one', 'one', 'one']);
+    assert.equal(reads, 1);
+    assert.equal(await kept.get('b', 1, read('b')), 'b', 'each key its own');
+    assert.equal(await kept.get('a', 2, read('two')), 'two');
+    assert.equal(kept.peek('a', 1), undefined, 'only the last version is kept');
+    await assert.rejects(kept.get('a', 3, () => Promise.reject(new Error('storage out of reach'))), /out of reach/);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(kept.peek('a', 3), undefined);
+    assert.equal(await kept.get('a', 3, read('three')), 'three');
+    assert.equal(reads, 4);
+  });
+});
+
+/** The reference: each station's latest report per fuel, the lowest available price of the output's members (here ulp91 alone), ranked. */
+function expectedRanking(events: readonly PriceEvent[], feedCodes: readonly string[], order: 'asc' | 'desc', since?: number): Array<[string, number]> {
+  const latest = new Map<string, PriceEvent>();
+  for (const e of events) {
+    const key = `${e.feedCode}\u0000${e.fuel}`;
+    const seen = latest.get(key);
+    if (!seen || e.at >= seen.at) latest.set(key, e);
+  }
+  const rows = [...latest.values()].filter((e) => e.fuel === 'ulp91' && e.available && feedCodes.includes(e.feedCode) && (since === undefined || e.at >= since));
+  const sign = order === 'asc' ? 1 : -1;
+  return rows.map((e): [string, number] => [e.feedCode, e.priceTenths]).sort((a, b) => sign * (a[1] - b[1]) || (a[0] < b[0] ? -1 : 1));
+}
+
+for (const backend of testBackends()) {
+  describe(`prices kept per data version on ${backend.name}`, () => {
+    test('cheapest in a city or a state: another store\'s new price is ranked once the version has moved, in both orders and with max_age', async () => {
+      const { reader, writer, drop } = await twoStores(backend.name);
+      try {
+        await writer.migrate();
+        await loadFixture(writer);
+        reader.setVersionReuseMs(0);
+        // Station ids by feed code, as the reader's answers name them.
+        const idOf = new Map<string, string>();
+        for (const s of STATIONS) {
+          const found = (await reader.listStations({ limit: 100, offset: 0, state: s.state })).items.filter((x) => x.name === s.name && x.latitude === s.latitude?.toFixed(4));
+          if (found[0]) idOf.set(s.feedCode, found[0].id);
+        }
+        const sydney = ['1', '2', '4'];
+        const nsw = ['1', '2', '4', '5'];
+        const ranked = async (store: PriceStore, area: { city: string } | { state: 'nsw' }, order: 'asc' | 'desc', since?: number): Promise<Array<[string, number]>> =>
+          (await store.cheapest('ulp91', area, order, 10, 0, 'today', undefined, since)).items.map((i) => [i.stationId, i.priceTenths]);
+        const want = (events: readonly PriceEvent[], codes: readonly string[], order: 'asc' | 'desc', since?: number): Array<[string, number]> =>
+          expectedRanking(events, codes, order, since).map(([code, price]) => [idOf.get(code) ?? code, price]);
+
+        const before = await ranked(reader, { city: 'sydney' }, 'asc');
+        assert.deepEqual(before, want(PRICES, sydney, 'asc'));
+        assert.equal(before.length, 2, 'two of Sydney\'s stations sell ulp91: both sides of the change are tried');
+
+        // The other store: the second Alpha Sydney (feed code 4) reports ulp91 cheapest of all.
+        const cheaper: PriceEvent = { feed: 'test', feedCode: '4', fuel: 'ulp91', at: NOW - 600, priceTenths: 1599, available: true };
+        await writer.applyBatch({ stations: [], prices: [cheaper] });
+        const events = [...PRICES, cheaper];
+        for (const order of ['asc', 'desc'] as const) {
+          assert.deepEqual(await ranked(reader, { city: 'sydney' }, order), want(events, sydney, order), `Sydney ${order}`);
+          assert.deepEqual(await ranked(reader, { state: 'nsw' }, order), want(events, nsw, order), `NSW ${order}`);
+        }
+        // max_age: only the reports since the last hour (the kept rows filtered for this request, the kept ranking untouched).
+        const since = NOW - 3600;
+        assert.deepEqual(await ranked(reader, { city: 'sydney' }, 'asc', since), want(events, sydney, 'asc', since));
+        assert.equal((await ranked(reader, { city: 'sydney' }, 'asc', since)).length, 1);
+        assert.deepEqual(await ranked(reader, { city: 'sydney' }, 'asc'), want(events, sydney, 'asc'));
+      } finally {
+        await drop();
+      }
+    });
+  });
+}

@@ -2,10 +2,11 @@
  * Every station's available prices of one output fuel with its city and state, read in one
  * statement once a data version and kept per output fuel, for `cheapest` in a city or a state:
  * the area's rows are looked up, and its ranking (domain/cheapest.ts rankItems: the rows
- * themselves, in order) made once and paged from then on. With max_age, the kept rows are filtered and ranked for that request.
+ * themselves, in order) made once and paged from then on. With max_age, the kept rows are
+ * filtered and ranked for that request.
  *
  * Why: read per request, Sydney's 1,750 rows of ulp91 took 1.6 ms of SQLite and their ranking
- * 0.34 ms more (docs/PERFORMANCE.md, "Cheapest in a city or a state"). Near searches keep their
+ * 0.34 ms more (docs/PERFORMANCE.md, "Cheapest in a city or a state, ranked once a data version"). Near searches keep their
  * own per data version (storage/nearest.ts), over positioned stations only; these rows include
  * the stations without a position, which a city's or a state's list shows.
  */

@@ -151,9 +151,10 @@ export abstract class SqlReads implements ReadStore {
       let page: ListResult<RankedPrice>;
       // max_age (since): reports before it are left out before each station's lowest member price is taken.
       if (!('near' in area)) {
-        const ranked = (await this.areaPrices.get(output, version, async () => new AreaPrices((await tx.rows(read.areaFuelPrices, [output])).map(toAreaPriceRow))))
+        // A city's or a state's ranking, kept for the version (storage/area-prices.ts).
+        const list = (await this.areaPrices.get(output, version, async () => new AreaPrices((await tx.rows(read.areaFuelPrices, [output])).map(toAreaPriceRow))))
           .rank(area, order, since);
-        page = { items: ranked.slice(first, first + count), total: ranked.length };
+        page = { items: list.slice(first, first + count), total: list.length };
       } else page = (await this.fuelPrices(tx, version, output, since)).rankNear(await this.positions(tx, version), area.near, order, count, first);
       page = paged(page);
       return { items: page.items, total: page.total, stations: await this.byIds(tx, page.items.map((p) => p.stationId), version) };

@@ -77,11 +77,14 @@ export interface ReadStore extends StoreBase {
   currentForStation(stationId: string): Promise<CurrentPrice[]>;
   /** The station's name, feed and current prices in one read; undefined for an unknown id. */
   stationPrices(stationId: string): Promise<StationPrices | undefined>;
-  /** stationPrices and heldForStation of many stations in one snapshot (two statements), by id; ids no station has are absent. */
+  /**
+   * stationPrices and heldForStation of many stations, by id, in one snapshot (two statements, and the held prices kept
+   * for that snapshot's data version: held-index.ts); ids no station has are absent.
+   */
   stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: readonly HeldPrice[] }>>;
   /** The station's held prices (dated ahead, not yet in force), ordered by fuel and instant. */
   heldForStation(stationId: string): Promise<readonly HeldPrice[]>;
-  /** The held prices of every station of the city, in no order. */
+  /** The held prices of every station of the city, each station's together (read once a data version: held-index.ts). */
   heldForCity(cityId: string): Promise<readonly HeldPrice[]>;
   /**
    * What cityHistory needs, read in one snapshot. Given `nowSec`, when today is the only live day

@@ -83,6 +83,6 @@ export function cycleSeries(fresh: readonly DailyMean[], history: readonly Daily
 }
 
 /** max_age (issue 31): the rows reported at or after `since`, exactly N hours ago included; all of them without it. */
-export function reportedSince<T extends { reportedAt: number }>(rows: T[], since: number | undefined): T[] {
+export function reportedSince<T extends { reportedAt: number }>(rows: readonly T[], since: number | undefined): readonly T[] {
   return since === undefined ? rows : rows.filter((r) => r.reportedAt >= since);
 }

@@ -10,6 +10,7 @@
  * instead: the stations of the box that pass them, measured and ranked by the same rule.
  */
 import type { PriceOrder, RankedPrice } from '../domain/cheapest.ts';
+import { reportedSince } from '../domain/fresh.ts';
 import { type Near, type Point, boxAround, cosLatitude, metresWithCosines, withinRadius } from '../domain/nearby.ts';
 import { GRID_CELL_DEGREES, PositionGrid } from '../domain/position-grid.ts';
 import { smallestFirst } from '../domain/smallest.ts';
@@ -243,7 +244,7 @@ export class FuelPrices {
 export class NearbyCache {
   private positions: { version: number; value: Positions } | undefined;
   /** Per output fuel; built over one Positions, and kept only while that is the one in use. */
-  private readonly prices = new Map<number, { version: number; positions: Positions; value: FuelPrices }>();
+  private readonly prices = new Map<number, { version: number; positions: Positions; value: FuelPrices; rows: readonly FuelPriceRow[] }>();
   /** Station rows read for near searches and cheapest lists, for the data version last read: a page's rows, read once. */
   private stations: { version: number; byId: Map<string, Station> } = { version: Number.NaN, byId: new Map() };
 
@@ -257,16 +258,19 @@ export class NearbyCache {
     return this.positions.value;
   }
 
-  /** The fuel's prices kept for this version and this position index, if any (else keepPrices). */
-  keptPrices(version: number, fuel: number, positions: Positions): FuelPrices | undefined {
+  /**
+   * The fuel's prices kept for this version and this position index, if any (else keepPrices);
+   * with max_age's `since`, built for the request from the kept rows reported since then.
+   */
+  keptPrices(version: number, fuel: number, positions: Positions, since?: number): FuelPrices | undefined {
     const kept = this.prices.get(fuel);
-    return kept?.version === version && kept.positions === positions ? kept.value : undefined;
+    if (kept?.version !== version || kept.positions !== positions) return undefined;
+    return since === undefined ? kept.value : new FuelPrices(positions, reportedSince(kept.rows, since));
   }
 
-  keepPrices(version: number, fuel: number, positions: Positions, rows: readonly FuelPriceRow[]): FuelPrices {
-    const value = new FuelPrices(positions, rows);
-    this.prices.set(fuel, { version, positions, value });
-    return value;
+  keepPrices(version: number, fuel: number, positions: Positions, rows: readonly FuelPriceRow[], since?: number): FuelPrices {
+    this.prices.set(fuel, { version, positions, value: new FuelPrices(positions, rows), rows });
+    return this.keptPrices(version, fuel, positions, since) ?? new FuelPrices(positions, reportedSince(rows, since));
   }
 
   /** The kept rows of these ids at this version, and the ids to read. */

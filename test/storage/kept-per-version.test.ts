@@ -2,7 +2,9 @@
  * What storage reads once a data version and keeps (storage/versions.ts PerVersion): the held
  * prices (held-prices.test.ts) and each output fuel's prices by city and state, which `cheapest`
  * in a city or a state ranks (storage/area-prices.ts). Another store on the same database (another
- * process) writing a price is answered once the version has moved, in every order and with max_age.
+ * process) writing a price is answered once the version has moved, in every order and with max_age
+ * (near a point too: the near index's prices are kept with the rows they were built from, which
+ * max_age filters: storage/nearest.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -63,6 +65,12 @@ for (const backend of testBackends()) {
         const want = (events: readonly PriceEvent[], codes: readonly string[], order: 'asc' | 'desc', since?: number): Array<[string, number]> =>
           expectedRanking(events, codes, order, since).map(([code, price]) => [idOf.get(code) ?? code, price]);
 
+        // Near Sydney's centre (its three stations within 3 km, Delta Country 60 km out), with max_age: the rows kept at this version.
+        const near = { near: { centre: { latitude: -33.8688, longitude: 151.2093 }, radiusKm: 5 } };
+        const since = NOW - 3600;
+        const nearSince = async (): Promise<Array<[string, number]>> =>
+          (await reader.cheapest('ulp91', near, 'asc', 10, 0, 'today', undefined, since)).items.map((i) => [i.stationId, i.priceTenths]);
+        assert.deepEqual(await nearSince(), want(PRICES, sydney, 'asc', since));
         const before = await ranked(reader, { city: 'sydney' }, 'asc');
         assert.deepEqual(before, want(PRICES, sydney, 'asc'));
         assert.equal(before.length, 2, 'two of Sydney\'s stations sell ulp91: both sides of the change are tried');
@@ -76,7 +84,8 @@ for (const backend of testBackends()) {
           assert.deepEqual(await ranked(reader, { state: 'nsw' }, order), want(events, nsw, order), `NSW ${order}`);
         }
         // max_age: only the reports since the last hour (the kept rows filtered for this request, the kept ranking untouched).
-        const since = NOW - 3600;
+        assert.deepEqual(await nearSince(), want(events, sydney, 'asc', since));
+        assert.equal((await nearSince()).length, 1);
         assert.deepEqual(await ranked(reader, { city: 'sydney' }, 'asc', since), want(events, sydney, 'asc', since));
         assert.equal((await ranked(reader, { city: 'sydney' }, 'asc', since)).length, 1);
         assert.deepEqual(await ranked(reader, { city: 'sydney' }, 'asc'), want(events, sydney, 'asc'));

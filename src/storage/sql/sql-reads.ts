@@ -3,7 +3,7 @@ import { type CheapestOrder, rankedPage } from '../../domain/cheapest.ts';
 import type { Path } from '../../domain/route.ts';
 import { pricedAlong } from '../along.ts';
 import { type FuelId, fuelIndex } from '../../domain/fuels.ts';
-import { type FreshParts, reportedSince } from '../../domain/fresh.ts';
+import type { FreshParts } from '../../domain/fresh.ts';
 import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
 import { rankedTomorrow } from '../../domain/tomorrow.ts';
@@ -163,18 +163,15 @@ export abstract class SqlReads implements ReadStore {
     return 'near' in area ? ranked(this.db) : this.db.transaction('reads', ranked);
   }
 
-  /** The output fuel's prices by slot of this data version's position index (storage/nearest.ts). */
   /**
-   * Each positioned station's lowest available price of an output fuel, kept per data version; with
-   * max_age's `since`, of the reports made since then, read and built for this request only.
+   * Each positioned station's lowest available price of an output fuel by slot of this data
+   * version's position index, kept per data version (storage/nearest.ts); with max_age's `since`,
+   * built for this request from the kept reports made since then.
    */
   private async fuelPrices(db: Connection, version: number, output: number, since?: number): Promise<FuelPrices> {
     const positions = await this.positions(db, version);
-    if (since !== undefined) {
-      return new FuelPrices(positions, reportedSince((await db.rows(this.read.fuelPricesByKey, [output])).map(toFuelPriceRow), since));
-    }
-    return this.nearby.keptPrices(version, output, positions)
-      ?? this.nearby.keepPrices(version, output, positions, (await db.rows(this.read.fuelPricesByKey, [output])).map(toFuelPriceRow));
+    return this.nearby.keptPrices(version, output, positions, since)
+      ?? this.nearby.keepPrices(version, output, positions, (await db.rows(this.read.fuelPricesByKey, [output])).map(toFuelPriceRow), since);
   }
 
   async along(fuel: FuelId, path: Path, order: AlongOrder, limit: number, offset: number, fill?: Fill, since?: number): Promise<AlongPage> {

@@ -264,13 +264,13 @@ export class NearbyCache {
    */
   keptPrices(version: number, fuel: number, positions: Positions, since?: number): FuelPrices | undefined {
     const kept = this.prices.get(fuel);
-    if (kept?.version !== version || kept.positions !== positions) return undefined;
-    return since === undefined ? kept.value : new FuelPrices(positions, reportedSince(kept.rows, since));
+    return kept?.version === version && kept.positions === positions ? sinceKept(kept, since) : undefined;
   }
 
   keepPrices(version: number, fuel: number, positions: Positions, rows: readonly FuelPriceRow[], since?: number): FuelPrices {
-    this.prices.set(fuel, { version, positions, value: new FuelPrices(positions, rows), rows });
-    return this.keptPrices(version, fuel, positions, since) ?? new FuelPrices(positions, reportedSince(rows, since));
+    const kept = { version, positions, value: new FuelPrices(positions, rows), rows };
+    this.prices.set(fuel, kept);
+    return sinceKept(kept, since);
   }
 
   /** The kept rows of these ids at this version, and the ids to read. */
@@ -290,4 +290,9 @@ export class NearbyCache {
     if (this.stations.version !== version) return;
     for (const row of rows) this.stations.byId.set(row.id, row);
   }
+}
+
+/** Kept prices as a request asks for them: as kept, or with max_age's `since` built from the kept rows reported since then. */
+function sinceKept(kept: { positions: Positions; value: FuelPrices; rows: readonly FuelPriceRow[] }, since: number | undefined): FuelPrices {
+  return since === undefined ? kept.value : new FuelPrices(kept.positions, reportedSince(kept.rows, since));
 }

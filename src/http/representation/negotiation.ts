@@ -91,7 +91,6 @@ export function answerKey(request: FastifyRequest): string {
   return request.csvBy === 'accept' ? `${request.url}\u0000text/csv` : request.url;
 }
 
-/** Sends a CSV answer as a file: its text, its file name, and the page headers of a list. */
 /**
  * Sends a JSON answer a route has already written as text or bytes (domain/prices-json.ts,
  * domain/history-json.ts; a large one as its pieces: pieced-body.ts), which Fastify sends as it
@@ -101,6 +100,7 @@ export function sendJsonText(reply: FastifyReply, body: string | Buffer | Pieced
   return reply.type(JSON_TYPE).send(body);
 }
 
+/** Sends a CSV answer as a file: its text, its file name, and the page headers of a list. */
 export function sendCsv(reply: FastifyReply, text: string, filename: string, headers: Readonly<Record<string, string>> = {}): FastifyReply {
   return reply.headers(headers).header('content-disposition', attachment(filename)).type(CSV_TYPE).send(Buffer.from(text));
 }

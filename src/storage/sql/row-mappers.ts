@@ -210,12 +210,9 @@ export function toPricedStation(r: Row): PricedStation {
   };
 }
 
+/** A priced station as an item (metres undefined: no point), with its city and state; read once a data version, so spread freely. */
 export function toAreaPriceRow(r: Row): AreaPriceRow {
-  const price = {
-    stationId: String(r.station_id), latitude: Number(r.latitude), longitude: Number(r.longitude),
-    priceTenths: Number(r.price_tenths), reportedAt: Number(r.reported_at), metres: undefined,
-  };
-  return { price, cityId: typeof r.city_id === 'string' ? r.city_id : undefined, state: String(r.state) };
+  return { price: { ...toPricedStation(r), metres: undefined }, cityId: typeof r.city_id === 'string' ? r.city_id : undefined, state: String(r.state) };
 }
 
 /** A station's key, id and position (the position index: storage/nearest.ts). */

@@ -176,8 +176,11 @@ export function readStatements(d: Dialect) {
       (SELECT max(c.price_tenths) FROM current_prices c WHERE c.fuel = t.fuel AND c.available = TRUE) AS max_tenths
       FROM (SELECT fuel, sum(available_count) AS n, sum(sum_tenths) AS s FROM state_current GROUP BY fuel) t
       WHERE t.n > 0 ORDER BY t.fuel`,
-    /** The available current prices counting towards output fuel $1 (its members, for a combined fuel) in a city or a state: /v1/prices/cheapest. */
-    /** Every available price of output fuel $1 with its station's city and state: read once a data version and kept (storage/area-prices.ts). */
+    /**
+     * The available current prices counting towards output fuel $1 (its members, for a combined fuel), with their
+     * station's city and state, for /v1/prices/cheapest in a city or a state: read once a data version and kept
+     * (storage/area-prices.ts).
+     */
     areaFuelPrices: `SELECT ${PRICED}, c.city_id, c.state FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE ${OF_OUTPUT}`,
     /** For the position index (storage/nearest.ts): every station's position, and every available price of output fuel $1. */
     positions: 'SELECT key, id, latitude, longitude FROM stations WHERE latitude IS NOT NULL',

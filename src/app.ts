@@ -12,6 +12,7 @@ import type pino from 'pino';
 import { type AccessLog, accessLog } from './http/server/request-log.ts';
 import { parseQueryString } from './http/request/query-string.ts';
 import { HistoryBlocks } from './http/cache/history-blocks.ts';
+import { StationTexts } from './http/cache/station-texts.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, type RateLimiter, countsInProcess } from './http/auth/rate-limits.ts';
 import { type LoadGauge, shedInFront } from './http/server/load-shedding.ts';
 import { addOpenApi } from './http/routes/openapi.ts';
@@ -132,7 +133,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const deps = { store, clock };
   await app.register(metaRoutes, { ...deps, limiter });
   await app.register(cityRoutes, { ...deps, historyBlocks: new HistoryBlocks() });
-  await app.register(stationRoutes, deps);
+  await app.register(stationRoutes, { ...deps, stationTexts: new StationTexts() });
   await app.register(priceRoutes, deps);
   await app.register(alongRoutes, deps);
   await app.register(changeRoutes, { ...deps, watcher });

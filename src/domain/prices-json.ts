@@ -27,27 +27,36 @@ export function stationPricesText(id: string, name: string, prices: readonly Sta
   return `${text}]}`;
 }
 
-/** /v1/stations/{id}/prices: `{ data }`, in UTF-8. */
-export function stationPricesAnswer(station: string): Buffer {
-  return Buffer.from(`{"data":${station}}`);
+/** /v1/stations/{id}/prices: `{ data }` around the station's text in UTF-8. */
+export function stationPricesAnswer(station: Buffer): Buffer {
+  return Buffer.concat([ONE_OPEN, station, ONE_CLOSE]);
 }
 
 /**
- * /v1/stations/prices: `{ data: [...], unknown: [...] }` from each station's text, in UTF-8. Each
- * station's text is encoded by itself and the buffers joined: one string of the whole 200 KB
- * (past V8's size for ordinary heap objects, so allocated apart, then flattened from its
- * thousands of pieces) cost 510 µs where this costs 330 (test/domain/prices-json.test.ts checks the bytes).
+ * /v1/stations/prices: `{ data: [...], unknown: [...] }` as its pieces in UTF-8, each station's
+ * text (kept encoded per station: http/cache/station-texts.ts) and the rest of the answer
+ * (batchPricesRest), for the route to send without joining them (representation/pieced-body.ts).
+ * One string of the whole 200 KB (past V8's size for ordinary heap objects, so allocated apart,
+ * then flattened from its thousands of pieces) cost 510 µs where encoding each station's 2 KB by
+ * itself and joining the buffers cost 330 (test/domain/prices-json.test.ts checks the bytes).
  */
-export function batchPricesAnswer(stations: readonly string[], unknown: readonly string[]): Buffer {
+export function batchPricesPieces(stations: readonly Buffer[], rest: string): Buffer[] {
   const pieces: Buffer[] = [DATA_OPEN];
   stations.forEach((station, i) => {
     if (i > 0) pieces.push(COMMA);
-    pieces.push(Buffer.from(station));
+    pieces.push(station);
   });
-  pieces.push(Buffer.from(`],"unknown":${JSON.stringify(unknown)}}`));
-  return Buffer.concat(pieces);
+  pieces.push(Buffer.from(rest));
+  return pieces;
 }
 
+/** What follows the batch's stations: the unknown ids and the closing brackets. */
+export function batchPricesRest(unknown: readonly string[]): string {
+  return `],"unknown":${JSON.stringify(unknown)}}`;
+}
+
+const ONE_OPEN = Buffer.from('{"data":');
+const ONE_CLOSE = Buffer.from('}');
 const DATA_OPEN = Buffer.from('{"data":[');
 const COMMA = Buffer.from(',');
 

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { NOW, loadFixture } from '../fixture.ts';
-import { fixedClock, get, servedStore, testBackends } from '../helpers.ts';
+import { type RunningServer, fixedClock, get, servedStore, startServer, testBackends, twoStores } from '../helpers.ts';
 
 const FUEL_ORDER = ['e10', 'ulp91', 'ulp95', 'ulp98', 'diesel', 'pdiesel', 'lpg', 'e85', 'e5', 'ev',
   'b20', 'cng', 'lng', 'opal', 'lrp', 'ulsd', 'ulp-combined', 'pulp-combined', 'diesel-combined'];
@@ -66,5 +66,58 @@ for (const backend of testBackends()) {
       assert.equal((await get(server, '/v1/stations/prices?ids=alpha-sydney', { token: null })).status, 401);
       assert.equal((await get(server, '/v1/stations/prices?ids=alpha-sydney', { method: 'POST' })).status, 405);
     });
+  });
+}
+
+/**
+ * Each station's text is kept for the data version (src/http/cache/station-texts.ts), with the
+ * response cache on or off. Two servers on one database, as two processes: a price written by one
+ * is answered by the other on its next request, by the batch and by the one-station route alike,
+ * and the batch's ETag (made from its stations' hashes) is the same from both.
+ */
+for (const backend of testBackends()) {
+  describe(`station prices kept per data version on ${backend.name}`, () => {
+    for (const responseCache of [false, true]) {
+      test(`another process's new price is answered at once, ETags agree across processes (response cache ${responseCache ? 'on' : 'off'})`, async () => {
+        const { reader, writer, drop } = await twoStores(backend.name);
+        const servers: RunningServer[] = [];
+        try {
+          await writer.migrate();
+          await loadFixture(writer);
+          reader.setVersionReuseMs(0);
+          writer.setVersionReuseMs(0);
+          const clock = fixedClock(NOW);
+          for (const store of [reader, writer]) servers.push(await startServer(store, clock, { responseCache }));
+          const [one, two] = servers as [RunningServer, RunningServer];
+          const path = '/v1/stations/prices?ids=alpha-sydney,nowhere,beta-sydney';
+          const before = await get(one, path);
+          assert.deepEqual(before.body, { data: [ALPHA, BETA], unknown: ['nowhere'] });
+          const etag = before.headers.get('etag') ?? assert.fail('no ETag');
+          assert.equal((await get(two, path)).headers.get('etag'), etag, 'the same answer, the same ETag, from either process');
+          assert.equal((await get(one, path, { headers: { 'if-none-match': etag } })).status, 304);
+          assert.deepEqual((await get(one, '/v1/stations/alpha-sydney/prices')).body, { data: ALPHA });
+
+          // Alpha's ulp91 at 179.9 ten minutes ago, written by the other process.
+          const at = NOW - 600;
+          await writer.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '1', fuel: 'ulp91', at, priceTenths: 1799, available: true }] });
+          const newAlpha = { ...ALPHA, prices: ALPHA.prices.map((e) => ((e as { fuel: string }).fuel === 'ulp91' ? { ...(e as object), price: '179.9', updated_at: at } : e)) };
+          const after = await get(one, path);
+          assert.deepEqual(after.body, { data: [newAlpha, BETA], unknown: ['nowhere'] });
+          const newEtag = after.headers.get('etag') ?? assert.fail('no ETag');
+          assert.notEqual(newEtag, etag);
+          assert.equal((await get(one, path, { headers: { 'if-none-match': etag } })).status, 200, 'the old ETag no longer matches');
+          assert.equal((await get(two, path)).headers.get('etag'), newEtag);
+          assert.equal((await get(two, path, { headers: { 'if-none-match': newEtag } })).status, 304);
+          assert.deepEqual((await get(one, '/v1/stations/alpha-sydney/prices')).body, { data: newAlpha });
+          // With max_age=1 only what was reported in the last hour: alpha's new ulp91 (beta's latest is three hours old).
+          const fresh = (station: typeof ALPHA, fuel?: string) => ({ ...station, prices: station.prices.map((e) => ((e as { fuel: string }).fuel === fuel ? e : { fuel: (e as { fuel: string }).fuel, ...NONE })) });
+          assert.deepEqual((await get(two, `${path}&max_age=1`)).body, { data: [fresh(newAlpha, 'ulp91'), fresh(BETA)], unknown: ['nowhere'] });
+          assert.deepEqual((await get(two, path)).body, after.body, 'max_age kept nothing in the place of the whole answer');
+        } finally {
+          for (const server of servers) await server.close();
+          await drop();
+        }
+      });
+    }
   });
 }

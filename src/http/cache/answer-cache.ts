@@ -90,14 +90,14 @@ export function addAnswerCache(app: FastifyInstance, { rules, cache, maxAgeSec, 
     const etag = typeof known === 'string' ? known : etagOf(payload);
     reply.header('cache-control', `private, max-age=${maxAgeSec}`);
     let body: string | Buffer | PiecedBody = payload;
-    if (known === undefined) {
-      reply.header('etag', etag);
-      if (cache && slot && !request.is404) {
-        // A HEAD's answer is worked out whole (Fastify sends none of its body) and kept like a
-        // GET's: the next GET or HEAD of the URL is a hit. Kept joined: the cache and the fast path send one Buffer.
-        if (body instanceof PiecedBody) body = body.joined();
-        cache.set(slot.key, slot.version, slot.bucket, { body, etag, headers: stableHeaders(reply.getHeaders()), route: request.routeOptions.url });
-      }
+    // Set already by a route that worked it out itself (the batch of station prices, from its
+    // stations' kept hashes), or by the preHandler above on a hit (which has no slot: nothing to keep).
+    if (known === undefined) reply.header('etag', etag);
+    if (cache && slot && !request.is404) {
+      // A HEAD's answer is worked out whole (Fastify sends none of its body) and kept like a
+      // GET's: the next GET or HEAD of the URL is a hit. Kept joined: the cache and the fast path send one Buffer.
+      if (body instanceof PiecedBody) body = body.joined();
+      cache.set(slot.key, slot.version, slot.bucket, { body, etag, headers: stableHeaders(reply.getHeaders()), route: request.routeOptions.url });
     }
     misses.land(request);
     if (matchesEtag(request.headers['if-none-match'], etag)) {

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import type { FuelId } from '../../domain/fuels.ts';
 import { stationHistory } from '../../domain/history.ts';
 import { historyPieces } from '../../domain/history-json.ts';
-import { batchPricesAnswer, stationPricesAnswer, stationPricesText } from '../../domain/prices-json.ts';
+import { batchPricesPieces, batchPricesRest, stationPricesAnswer, stationPricesText } from '../../domain/prices-json.ts';
 import { historyEntries, stationPriceEntries } from '../../domain/api-entries.ts';
 import { jsonBody } from '../representation/pieced-body.ts';
 import { formatKm } from '../../domain/nearby.ts';
@@ -14,7 +15,8 @@ import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
 import { BatchPricesQuerySchema, BatchPricesResponse, HistoryResponse, IdParams, MAX_BATCH_IDS, StationListQuerySchema, StationListResponse, StationPricesQuerySchema, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
 import { apiError, notFound } from '../errors/catalogue.ts';
-import type { HeldPrice, ListedStation, Station, StationPrices } from '../../storage/store.ts';
+import type { ListedStation, Station } from '../../storage/store.ts';
+import { type KeptStation, type StationTexts, batchEtag, withDigests } from '../cache/station-texts.ts';
 import { HISTORY_COLUMNS, STATION_COLUMNS, csvText, historyRows, withDistance } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer, sendCsv, sendJsonText, wantsCsv } from '../representation/negotiation.ts';
@@ -35,14 +37,28 @@ function listedStationOut(s: ListedStation): Station & { distance_km?: string } 
   };
 }
 
-export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
+export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts: StationTexts }> = async (app, { store, clock, stationTexts }) => {
   const findStation = async (id: string) => (await store.station(id)) ?? notFound('station', id);
-  /** A station's current prices as /v1/stations/{id}/prices answers them in `data` (and the batch route each of its stations), with max_age's `since`, as JSON text. */
-  const pricesOf = (station: StationPrices, held: readonly HeldPrice[], since: number | undefined): string => stationPricesText(
-    station.id, station.name,
-    // max_age: an older price is answered as no report (the entry false throughout; tomorrow's published price still given).
-    stationPriceEntries(reportedSince(station.prices, since), station.feed, stationTomorrow(held)),
-  );
+  /** Stations' current prices as /v1/stations/{id}/prices answers each in `data`, with max_age's `since`, as JSON text by id (ids no station has absent). */
+  const pricesOf = async (ids: readonly string[], since: number | undefined): Promise<Map<string, Buffer>> => {
+    const texts = new Map<string, Buffer>();
+    for (const [id, { station, held }] of await store.stationsPrices(ids)) {
+      // max_age: an older price is answered as no report (the entry false throughout; tomorrow's published price still given).
+      const entries = stationPriceEntries(reportedSince(station.prices, since), station.feed, stationTomorrow(held));
+      texts.set(id, Buffer.from(stationPricesText(station.id, station.name, entries)));
+    }
+    return texts;
+  };
+  /**
+   * Each id's station text and its hash, in order, or null where no station has the id: kept for
+   * the data version (cache/station-texts.ts), or with max_age made for the request.
+   */
+  const stationsOf = async (request: FastifyRequest, ids: readonly string[], maxAge: number | undefined): Promise<KeptStation[]> => {
+    const since = freshSince(clock.now(), maxAge);
+    if (since !== undefined) return withDigests(ids, await pricesOf(ids, since));
+    const version = request.dataVersion ?? (await store.versions()).data;
+    return stationTexts.get(ids, version, (missing) => pricesOf(missing, undefined));
+  };
 
   app.get('/v1/stations', {
     schema: {
@@ -102,11 +118,10 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       tags, security, params: IdParams, querystring: StationPricesQuerySchema, response: { 200: StationPricesResponse, ...errorResponses(404) },
     },
   }, async (request, reply) => {
-    const id = request.params.id;
-    const [station, held] = await Promise.all([store.stationPrices(id), store.heldForStation(id)]);
-    if (!station) notFound('station', id);
+    const [station] = await stationsOf(request, [request.params.id], request.query.max_age);
+    if (!station) notFound('station', request.params.id);
     // As JSON bytes (StationPricesResponse's shape, byte for byte: domain/prices-json.ts), as the batch route sends its stations.
-    return sendJsonText(reply, stationPricesAnswer(pricesOf(station, held, freshSince(clock.now(), request.query.max_age))));
+    return sendJsonText(reply, stationPricesAnswer(station.text));
   });
 
   app.get('/v1/stations/prices', {
@@ -122,14 +137,11 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       apiError('invalid_parameter', `Parameter 'ids' must be 1 to ${MAX_BATCH_IDS} station ids separated by commas.`);
     }
     const ids = [...new Set(asked)];
-    const found = await store.stationsPrices(ids);
-    const since = freshSince(clock.now(), request.query.max_age);
-    const data: string[] = [];
-    for (const id of ids) {
-      const one = found.get(id);
-      if (one) data.push(pricesOf(one.station, one.held, since));
-    }
-    return sendJsonText(reply, batchPricesAnswer(data, ids.filter((id) => !found.has(id))));
+    const stations = await stationsOf(request, ids, request.query.max_age);
+    const found = stations.filter((station) => station !== null);
+    const rest = batchPricesRest(ids.filter((_, i) => stations[i] === null));
+    // Its ETag from its stations' hashes, kept with their texts: the 200 KB of 100 stations is not hashed again.
+    return sendJsonText(reply.header('etag', batchEtag(found, rest)), jsonBody(batchPricesPieces(found.map((station) => station.text), rest)));
   });
 
   for (const url of ['/v1/stations', '/v1/stations/prices', '/v1/stations/:id', '/v1/stations/:id/history', '/v1/stations/:id/prices']) methodNotAllowed(app, url);

@@ -8,6 +8,7 @@
  *   alpha-sydney-2  never reported: every fuel false
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { NOW, loadFixture } from '../fixture.ts';
 import { type RunningServer, fixedClock, get, servedStore, startServer, testBackends, twoStores } from '../helpers.ts';
@@ -111,7 +112,10 @@ for (const backend of testBackends()) {
           assert.deepEqual((await get(one, '/v1/stations/alpha-sydney/prices')).body, { data: newAlpha });
           // With max_age=1 only what was reported in the last hour: alpha's new ulp91 (beta's latest is three hours old).
           const fresh = (station: typeof ALPHA, fuel?: string) => ({ ...station, prices: station.prices.map((e) => ((e as { fuel: string }).fuel === fuel ? e : { fuel: (e as { fuel: string }).fuel, ...NONE })) });
-          assert.deepEqual((await get(two, `${path}&max_age=1`)).body, { data: [fresh(newAlpha, 'ulp91'), fresh(BETA)], unknown: ['nowhere'] });
+          const recent = await get(two, `${path}&max_age=1`);
+          assert.deepEqual(recent.body, { data: [fresh(newAlpha, 'ulp91'), fresh(BETA)], unknown: ['nowhere'] });
+          // Made for the request, its bytes hashed as any answer's are.
+          assert.equal(recent.headers.get('etag'), `"${createHash('sha256').update(recent.text).digest('base64url').slice(0, 27)}"`);
           assert.deepEqual((await get(two, path)).body, after.body, 'max_age kept nothing in the place of the whole answer');
         } finally {
           for (const server of servers) await server.close();

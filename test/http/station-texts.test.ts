@@ -63,4 +63,5 @@ test('the batch ETag: 27 characters of the base64url SHA-256 of its stations\' h
   assert.equal(batchEtag([a, b], rest), expected);
   assert.notEqual(batchEtag([b, a], rest), expected, 'order matters');
   assert.notEqual(batchEtag([a, b], '],"unknown":[]}'), expected, 'the unknown ids matter');
+  assert.equal(batchEtag([a, {}], rest), undefined, 'a text made for the request has no hash: the answer\'s bytes are hashed instead');
 });

@@ -17,8 +17,14 @@
  */
 import { createHash, hash } from 'node:crypto';
 
-/** A station's answer text (UTF-8) and its SHA-256, or null: no station has the id. */
-export type KeptStation = { text: Buffer; digest: Buffer } | null;
+/** A station's answer text (UTF-8), and its SHA-256 when kept. */
+export interface StationText {
+  text: Buffer;
+  digest?: Buffer;
+}
+
+/** A kept station (text and hash), or null: no station has the id. */
+type KeptStation = Required<StationText> | null;
 
 export const DEFAULT_STATION_TEXT_BYTES = 32 * 1024 * 1024;
 
@@ -66,16 +72,23 @@ export class StationTexts {
 }
 
 /** Each id's station from the texts made of those that exist (by id): its text and the text's SHA-256, or null. */
-export function withDigests(ids: readonly string[], texts: ReadonlyMap<string, Buffer>): KeptStation[] {
+function withDigests(ids: readonly string[], texts: ReadonlyMap<string, Buffer>): KeptStation[] {
   return ids.map((id) => {
     const text = texts.get(id);
     return text ? { text, digest: hash('sha256', text, 'buffer') } : null;
   });
 }
 
-/** The batch's ETag from its stations' digests in order and the rest of its text: quoted, 27 characters of base64url as etag.ts makes them. */
-export function batchEtag(stations: readonly { digest: Buffer }[], rest: string): string {
+/**
+ * The batch's ETag from its stations' hashes in order and the rest of its text: quoted, 27
+ * characters of base64url as etag.ts makes them. Undefined when a station has no hash (made for
+ * the request, with max_age): the answer's bytes are then hashed as any answer's.
+ */
+export function batchEtag(stations: ReadonlyArray<Pick<StationText, 'digest'>>, rest: string): string | undefined {
   const hasher = createHash('sha256');
-  for (const station of stations) hasher.update(station.digest);
+  for (const station of stations) {
+    if (!station.digest) return undefined;
+    hasher.update(station.digest);
+  }
   return `"${hasher.update(rest).digest('base64url').slice(0, 27)}"`;
 }

@@ -16,7 +16,7 @@ import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '
 import { BatchPricesQuerySchema, BatchPricesResponse, HistoryResponse, IdParams, MAX_BATCH_IDS, StationListQuerySchema, StationListResponse, StationPricesQuerySchema, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
 import { apiError, notFound } from '../errors/catalogue.ts';
 import type { ListedStation, Station } from '../../storage/store.ts';
-import { type KeptStation, type StationTexts, batchEtag, withDigests } from '../cache/station-texts.ts';
+import { type StationText, type StationTexts, batchEtag } from '../cache/station-texts.ts';
 import { HISTORY_COLUMNS, STATION_COLUMNS, csvText, historyRows, withDistance } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer, sendCsv, sendJsonText, wantsCsv } from '../representation/negotiation.ts';
@@ -50,12 +50,18 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     return texts;
   };
   /**
-   * Each id's station text and its hash, in order, or null where no station has the id: kept for
-   * the data version (cache/station-texts.ts), or with max_age made for the request.
+   * Each id's station text in order, or null where no station has the id: kept for the data
+   * version with its hash (cache/station-texts.ts); with max_age, made for the request without one.
    */
-  const stationsOf = async (request: FastifyRequest, ids: readonly string[], maxAge: number | undefined): Promise<KeptStation[]> => {
+  const stationsOf = async (request: FastifyRequest, ids: readonly string[], maxAge: number | undefined): Promise<Array<StationText | null>> => {
     const since = freshSince(clock.now(), maxAge);
-    if (since !== undefined) return withDigests(ids, await pricesOf(ids, since));
+    if (since !== undefined) {
+      const texts = await pricesOf(ids, since);
+      return ids.map((id) => {
+        const text = texts.get(id);
+        return text ? { text } : null;
+      });
+    }
     const version = request.dataVersion ?? (await store.versions()).data;
     return stationTexts.get(ids, version, (missing) => pricesOf(missing, undefined));
   };
@@ -140,8 +146,11 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     const stations = await stationsOf(request, ids, request.query.max_age);
     const found = stations.filter((station) => station !== null);
     const rest = batchPricesRest(ids.filter((_, i) => stations[i] === null));
-    // Its ETag from its stations' hashes, kept with their texts: the 200 KB of 100 stations is not hashed again.
-    return sendJsonText(reply.header('etag', batchEtag(found, rest)), jsonBody(batchPricesPieces(found.map((station) => station.text), rest)));
+    // Kept stations' hashes make the ETag, and the 200 KB of 100 stations is not hashed again; with
+    // max_age (texts made for the request) the answer's bytes are hashed as any answer's are.
+    const etag = batchEtag(found, rest);
+    if (etag) reply.header('etag', etag);
+    return sendJsonText(reply, jsonBody(batchPricesPieces(found.map((station) => station.text), rest)));
   });
 
   for (const url of ['/v1/stations', '/v1/stations/prices', '/v1/stations/:id', '/v1/stations/:id/history', '/v1/stations/:id/prices']) methodNotAllowed(app, url);

@@ -75,11 +75,10 @@ export interface ReadStore extends StoreBase {
   station(id: string): Promise<Station | undefined>;
   stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]>;
   currentForStation(stationId: string): Promise<CurrentPrice[]>;
-  /** The station's name, feed and current prices in one read; undefined for an unknown id. */
-  stationPrices(stationId: string): Promise<StationPrices | undefined>;
   /**
-   * stationPrices and heldForStation of many stations, by id, in one snapshot (two statements, and the held prices kept
-   * for that snapshot's data version: held-index.ts); ids no station has are absent.
+   * Stations' names, feeds and current prices, and what each holds (as heldForStation), by id, in one snapshot (two
+   * statements, and the held prices kept for that snapshot's data version: held-index.ts); ids no station has are absent.
+   * The one read of /v1/stations/{id}/prices and the batch, which keep its texts per data version (http/cache/station-texts.ts).
    */
   stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: readonly HeldPrice[] }>>;
   /** The station's held prices (dated ahead, not yet in force), ordered by fuel and instant. */

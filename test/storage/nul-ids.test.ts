@@ -22,7 +22,7 @@ for (const backend of testBackends()) {
       await loadFixture(store, { seal: true });
       assert.equal(await store.city(NUL), undefined);
       assert.equal(await store.station(NUL), undefined);
-      assert.equal(await store.stationPrices(NUL), undefined);
+      assert.equal((await store.stationsPrices([NUL])).size, 0);
       assert.equal(await store.tokenById(NUL), undefined);
       assert.equal(await store.revokeToken(NUL, NOW), false);
       assert.equal(await store.feedCursor(NUL), undefined);

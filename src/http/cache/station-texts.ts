@@ -9,7 +9,7 @@
  * Each text is kept with its SHA-256, so the batch's ETag is the hash of its stations' hashes in
  * order (and of its list of unknown ids): the same bytes give the same ETag in every process, and
  * 200 KB is not hashed again per request. Stations are kept as they are first asked for at a
- * version (ids no station has too, as such), up to `maxBytes`; the next version starts empty.
+ * version (ids no station has too, as such), up to `maxBytes`; another version starts empty.
  * With max_age nothing is kept: which prices are shown then depends on the hour asked.
  *
  * This is not the response cache: it works whether or not that is on (`--cache off` included),
@@ -41,17 +41,19 @@ export class StationTexts {
   /**
    * Each id's kept station at `version` (ids in the order given, each once): those not kept are
    * made by `make` (the texts of the ones that exist, by id; missing ids have no station) and
-   * kept for the version when it is still the newest seen.
+   * kept while `version` is the one last asked for. Another version, an older one too (a request
+   * that read the versions just before a write, or a database restored from a backup), starts
+   * again from nothing, as PerVersion does (storage/versions.ts).
    */
   async get(ids: readonly string[], version: number, make: (missing: readonly string[]) => Promise<Map<string, Buffer>>): Promise<KeptStation[]> {
-    if (version > this.version) {
+    if (version !== this.version) {
       this.version = version;
       this.kept = new Map();
       this.bytes = 0;
     }
-    const current = version === this.version ? this.kept : undefined;
-    const missing = current ? ids.filter((id) => !current.has(id)) : ids;
-    if (missing.length === 0) return ids.map((id) => current?.get(id) ?? null);
+    const current = this.kept;
+    const missing = ids.filter((id) => !current.has(id));
+    if (missing.length === 0) return ids.map((id) => current.get(id) ?? null);
     const made = new Map<string, KeptStation>();
     const stations = withDigests(missing, await make(missing));
     missing.forEach((id, i) => {
@@ -59,10 +61,11 @@ export class StationTexts {
       made.set(id, station);
       this.keep(version, id, station);
     });
-    return ids.map((id) => (made.has(id) ? made.get(id) ?? null : current?.get(id) ?? null));
+    return ids.map((id) => (made.has(id) ? made.get(id) ?? null : current.get(id) ?? null));
   }
 
   private keep(version: number, id: string, station: KeptStation): void {
+    // The version may have moved while its texts were made: they are not kept for another.
     if (version !== this.version) return;
     const bytes = ENTRY_BYTES + id.length * 2 + (station ? station.text.length : 0);
     if (this.bytes + bytes > this.maxBytes) return;

@@ -1,7 +1,7 @@
 import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
-import type { City, CurrentPrice, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, Station, StationDayRow, StationPrices, TokenRecord } from '../store.ts';
+import type { City, CurrentPrice, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, Station, StationDayRow, TokenRecord } from '../store.ts';
 import type { StationReport } from '../../domain/price-rows.ts';
 import type { DayRun, OpenState, Report } from '../writer/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
@@ -60,20 +60,10 @@ export function toCurrent(r: Row): CurrentPrice {
   };
 }
 
-/** The rows of READ.stationPrices: the station from any of them, a price from each with a fuel. */
-export function toStationPrices(rows: readonly Row[]): StationPrices | undefined {
-  const first = rows[0];
-  if (!first) return undefined;
-  const prices = rows.filter((r) => r.fuel !== null && r.fuel !== undefined).map((r) => ({
-    ...toCurrent(r), lastAvailableTenths: optionalNumber(r.last_available_tenths),
-  }));
-  return { id: String(first.station_id), name: String(first.name), feed: String(first.feed), prices };
-}
-
 /** A row of READ.stationPricesByKeys, as an array: station key, fuel, price, available, reported at, open from, last available. */
 export type StationPriceArray = [unknown, unknown, unknown, unknown, unknown, unknown, unknown];
 
-/** The station's report of such a row (as toStationPrices makes it of a READ.stationPrices row). */
+/** The station's report of such a row: its current price, with the last available one. */
 export function toStationReport(stationId: string, r: StationPriceArray): StationReport {
   const [, fuel, priceTenths, available, reportedAt, openFrom, lastAvailable] = r;
   return {

@@ -23,7 +23,7 @@ import type { Connection } from './connection.ts';
 import type { Dialect } from './dialect.ts';
 import {
   fuelAt, toBrandCount, toCity, toCurrent, toFuelPriceRow, toFuelSums, toFuelTotals, toHeldRow, toAreaPriceRow, toOutOfStock, toPoint,
-  toPositionRow, toStation, toStationPrices, type StationPriceArray, toStationReport,
+  toPositionRow, toStation, type StationPriceArray, toStationReport,
 } from './row-mappers.ts';
 import { readStatements, stationFilter, storable } from './statements.ts';
 import { cityFreshParts, cityHistoryParts } from './city-series-reads.ts';
@@ -213,10 +213,6 @@ export abstract class SqlReads implements ReadStore {
 
   async currentForStation(stationId: string): Promise<CurrentPrice[]> {
     return storable(stationId) ? (await this.db.rows(this.read.currentForStation, [stationId])).map(toCurrent) : [];
-  }
-
-  async stationPrices(stationId: string): Promise<StationPrices | undefined> {
-    return storable(stationId) ? toStationPrices(await this.db.rows(this.read.stationPrices, [stationId])) : undefined;
   }
 
   async stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: readonly HeldPrice[] }>> {

@@ -27,9 +27,6 @@ const LAST_AVAILABLE = `CASE WHEN c.available THEN c.price_tenths ELSE (
         SELECT p.price_tenths FROM price_events p WHERE p.station_key = c.station_key AND p.fuel = c.fuel AND p.available = TRUE
         AND p.at <= c.reported_at ORDER BY p.at DESC LIMIT 1) END AS last_available_tenths`;
 
-/** A station's name, feed and current prices, each with LAST_AVAILABLE: stationPrices adds which station. */
-const STATION_PRICES = `SELECT s.name, s.feed, ${CURRENT_COLUMNS}, ${LAST_AVAILABLE} FROM stations s LEFT JOIN current_prices c ON c.station_key = s.key`;
-
 /** $1, $2, ... $n: an `IN` list's placeholders (one statement shape per count). */
 const placeholders = (n: number): string => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
 
@@ -150,13 +147,9 @@ export function readStatements(d: Dialect) {
     currentForStation: `SELECT ${CURRENT_COLUMNS} FROM stations s JOIN current_prices c ON c.station_key = s.key
       WHERE s.id = $1 ORDER BY c.fuel`,
     /**
-     * The station with its current prices: one row with NULL price columns when it has none, no row when unknown
-     * (toStationPrices). An out-of-stock fuel brings its last available price (NULL when it never had one).
-     */
-    stationPrices: `${STATION_PRICES} WHERE s.id = $1 ORDER BY c.fuel`,
-    /**
-     * stationPrices for n stations at once (the batch route), in two reads: the stations by id, then their prices by
-     * key as numbers only, by key then fuel (no station's strings repeated on each of its price rows).
+     * n stations with their current prices (a station's prices and the batch route), in two reads: the stations by id,
+     * then their prices by key as numbers only, by key then fuel (no station's strings repeated on each of its price
+     * rows). An out-of-stock fuel brings its last available price (NULL when it never had one).
      */
     stationKeysByIds: (n: number) => `SELECT s.key, s.id, s.name, s.feed FROM stations s WHERE s.id IN (${placeholders(n)}) ORDER BY s.key`,
     stationPricesByKeys: (n: number) => `SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from, ${LAST_AVAILABLE}

@@ -1,3 +1,18 @@
+import { randomInt } from 'node:crypto';
+
+/**
+ * A new data version for a write to store (INGEST_STATEMENTS.bumpDataVersion): a random number
+ * from 1 to 2^48, not a count. Everything keyed by the data version (the answer cache, the near
+ * index, held and area prices, station texts) compares it for equality only, so a random number
+ * tells a change as well as a count does; and a database restored from a backup under a running
+ * server does not count up again to a version that server kept answers for, which a count would
+ * after as many writes as were lost (the chance that a later version is one seen before is one
+ * in 2^48 a write).
+ */
+export function newDataVersion(): number {
+  return randomInt(1, 2 ** 48);
+}
+
 /**
  * The versions every /v1 request reads, reused for VERSION_REUSE_MS: at tens of thousands of
  * requests a second, reading them once a millisecond instead of once a request saves a

@@ -10,7 +10,10 @@ export const FEED_RUN_COLUMNS = ['feed', 'started_at', 'finished_at', 'stations_
 export const RUN_LOG_DAYS = 90;
 
 export const INGEST_STATEMENTS = {
-  bumpDataVersion: "UPDATE meta SET value = value + 1 WHERE key = 'data_version'",
+  /**
+   * A new data version: $1 from newDataVersion (storage/versions.ts), a random number, never the one it replaces.
+   */
+  bumpDataVersion: "UPDATE meta SET value = CASE WHEN value = $1 THEN $1 + 1 ELSE $1 END WHERE key = 'data_version'",
   /** The last change number handed out, read and saved by the writer under its lock (storage/sql/changes.ts). */
   lastChange: "SELECT value FROM meta WHERE key = 'change_seq'",
   saveLastChange: "UPDATE meta SET value = $1 WHERE key = 'change_seq'",

@@ -12,6 +12,7 @@ import { feedRunValues, toFeedCounts, toFeedHealth, toFeedRun, toFeedStation, to
 import { SqlReads, storable } from './sql-reads.ts';
 import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS } from './ingest-statements.ts';
 import { copyStatements, tokenStatements } from './statements.ts';
+import { newDataVersion } from '../versions.ts';
 
 /** What applies batches and seals days, inside a writer transaction the store opens. */
 export interface BatchWriter {
@@ -56,7 +57,7 @@ export abstract class SqlStore extends SqlReads implements PriceStore {
   async upsertCities(cities: CityInput[]): Promise<void> {
     await this.write(async (tx) => {
       await tx.bulkInsert(BULK.cities, cities.flatMap((c) => [c.id, c.name, c.state, c.latitude, c.longitude]));
-      await tx.run(INGEST.bumpDataVersion);
+      await tx.run(INGEST.bumpDataVersion, [newDataVersion()]);
     });
   }
 
@@ -78,7 +79,7 @@ export abstract class SqlStore extends SqlReads implements PriceStore {
       for (const p of changed) await tx.run(INGEST.correctPending, [p.feed, p.feedCode, fuelIndex(p.fuel), p.at, p.priceTenths, p.available ? 1 : 0]);
       const released = sortReleased((await tx.rows(INGEST.releasePending, [options.now])).map(toPending));
       // Held prices are answered (tomorrow): holding, correcting or releasing one changes answers, as a stored price does.
-      if (pricesHeld > 0 || changed.length > 0 || released.length > 0) await tx.run(INGEST.bumpDataVersion);
+      if (pricesHeld > 0 || changed.length > 0 || released.length > 0) await tx.run(INGEST.bumpDataVersion, [newDataVersion()]);
       const prices = [...released, ...due];
       const stored = await this.writer.storedStations(tx, prices);
       const { kept, unknown } = partitionKnown(prices, batch.stations, stored);

@@ -13,6 +13,7 @@ import type { Dialect, Row } from './dialect.ts';
 import { toDayRun, toOpenState, toReport } from './row-mappers.ts';
 import type { BatchWriter } from './sql-store.ts';
 import { BULK, INGEST_STATEMENTS as SQL } from './ingest-statements.ts';
+import { newDataVersion } from '../versions.ts';
 import { CORRECT_REPORTS, CURRENT_STATES, LENGTHEN_RUNS, STATIONS_BY_FEED, STORED_REPORTS, TAKEN_IDS } from './writer-statements.ts';
 
 /** Recomputes the city means of days [from, to] of one city or of every city of a state (sqlite/ and postgres/ city means). */
@@ -108,7 +109,7 @@ export class SqlWriter implements BatchWriter {
     if (lastChange !== undefined) await tx.run(SQL.saveLastChange, [lastChange]);
     await addStationDays(tx, tally.groups);
     for (const [cityId, days] of tally.resealCities) await this.cityMeans(tx, { cityId }, days.from, days.to);
-    if (tally.changed) await tx.run(SQL.bumpDataVersion);
+    if (tally.changed) await tx.run(SQL.bumpDataVersion, [newDataVersion()]);
     return tally.result;
   }
 
@@ -117,7 +118,7 @@ export class SqlWriter implements BatchWriter {
     if (this.dialect.beforeFirstSeal && STATES.some((state) => sealedBefore(state) === NO_DAY_LOWER_BOUND)) await tx.run(this.dialect.beforeFirstSeal);
     let changed = false;
     for (const state of STATES) changed = (await this.sealState(tx, state, nowSec, sealedBefore(state))) || changed;
-    if (changed) await tx.run(SQL.bumpDataVersion);
+    if (changed) await tx.run(SQL.bumpDataVersion, [newDataVersion()]);
   }
 
   /** Closes open intervals up to the start of the state's today and makes the days before it final. */

@@ -13,6 +13,7 @@
  */
 import { type PriceOrder, type RankedPrice, rankItems } from '../domain/cheapest.ts';
 import { reportedSince } from '../domain/fresh.ts';
+import { pushTo } from './map-lists.ts';
 
 /** A station's available price of a member of the output fuel (as an item: metres undefined), with its station's city and state. */
 export interface AreaPriceRow {
@@ -30,8 +31,8 @@ export class AreaPrices {
 
   constructor(rows: readonly AreaPriceRow[]) {
     for (const { price, cityId, state } of rows) {
-      if (cityId !== undefined) push(this.byArea, `city\u0000${cityId}`, price);
-      push(this.byArea, `state\u0000${state}`, price);
+      if (cityId !== undefined) pushTo(this.byArea, `city\u0000${cityId}`, price);
+      pushTo(this.byArea, `state\u0000${state}`, price);
     }
   }
 
@@ -48,10 +49,4 @@ export class AreaPrices {
     }
     return ranked;
   }
-}
-
-function push(map: Map<string, RankedPrice[]>, key: string, price: RankedPrice): void {
-  const list = map.get(key);
-  if (list) list.push(price);
-  else map.set(key, [price]);
 }

@@ -14,6 +14,7 @@
  */
 import { type FuelId, outputsOf } from '../domain/fuels.ts';
 import type { HeldPrice } from '../domain/tomorrow.ts';
+import { pushTo } from './map-lists.ts';
 
 /** A held price as read, with where its station is. */
 export interface HeldRow {
@@ -35,9 +36,9 @@ export class HeldIndex {
   /** Over the rows with each station's together, by fuel then instant (the order a station's are answered in). */
   constructor(rows: readonly HeldRow[]) {
     for (const { price, cityId, state, positioned } of rows) {
-      push(this.byStation, price.stationId, price);
-      if (cityId !== undefined) push(this.byCity, cityId, price);
-      push(this.byState, state, price);
+      pushTo(this.byStation, price.stationId, price);
+      if (cityId !== undefined) pushTo(this.byCity, cityId, price);
+      pushTo(this.byState, state, price);
       if (positioned) this.positioned.push(price);
     }
   }
@@ -60,12 +61,6 @@ export class HeldIndex {
   ofPositioned(output?: FuelId): readonly HeldPrice[] {
     return ofOutput(this.positioned, output);
   }
-}
-
-function push(map: Map<string, HeldPrice[]>, key: string, price: HeldPrice): void {
-  const list = map.get(key);
-  if (list) list.push(price);
-  else map.set(key, [price]);
 }
 
 /** The prices whose fuel counts as `output` (fuels.ts outputsOf, the fuel_groups table's rows); all of them without one. */

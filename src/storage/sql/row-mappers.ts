@@ -154,7 +154,12 @@ export function toHeldRow(r: Row): HeldRow {
     stationId: String(r.station_id), latitude: Number(r.latitude), longitude: Number(r.longitude), fuel: fuelAt(r.fuel),
     at: Number(r.at), priceTenths: Number(r.price_tenths), available: flag(r.available),
   };
-  return { price, cityId: typeof r.city_id === 'string' ? r.city_id : undefined, state: String(r.state), positioned: r.latitude !== null };
+  return { price, ...placeOf(r), positioned: r.latitude !== null };
+}
+
+/** A row's station's city (none for a station outside every city) and state. */
+function placeOf(r: Row): { cityId: string | undefined; state: string } {
+  return { cityId: typeof r.city_id === 'string' ? r.city_id : undefined, state: String(r.state) };
 }
 
 export function toFeedHealth(r: Row): FeedHealth {
@@ -202,7 +207,7 @@ export function toPricedStation(r: Row): PricedStation {
 
 /** A priced station as an item (metres undefined: no point), with its city and state; read once a data version, so spread freely. */
 export function toAreaPriceRow(r: Row): AreaPriceRow {
-  return { price: { ...toPricedStation(r), metres: undefined }, cityId: typeof r.city_id === 'string' ? r.city_id : undefined, state: String(r.state) };
+  return { price: { ...toPricedStation(r), metres: undefined }, ...placeOf(r) };
 }
 
 /** A station's key, id and position (the position index: storage/nearest.ts). */

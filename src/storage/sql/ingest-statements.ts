@@ -1,3 +1,5 @@
+import { newDataVersion } from '../versions.ts';
+import type { Connection } from './connection.ts';
 import type { BulkInsert } from './dialect.ts';
 
 /** What ingest runs (the writer, feed runs and cursors, held prices), written once for both backends (see statements.ts). */
@@ -10,9 +12,7 @@ export const FEED_RUN_COLUMNS = ['feed', 'started_at', 'finished_at', 'stations_
 export const RUN_LOG_DAYS = 90;
 
 export const INGEST_STATEMENTS = {
-  /**
-   * A new data version: $1 from newDataVersion (storage/versions.ts), a random number, never the one it replaces.
-   */
+  /** A new data version: $1 a random number (bumpDataVersion below), never the one it replaces. */
   bumpDataVersion: "UPDATE meta SET value = CASE WHEN value = $1 THEN $1 + 1 ELSE $1 END WHERE key = 'data_version'",
   /** The last change number handed out, read and saved by the writer under its lock (storage/sql/changes.ts). */
   lastChange: "SELECT value FROM meta WHERE key = 'change_seq'",
@@ -123,3 +123,8 @@ export const BULK = {
     tail: '',
   },
 } as const satisfies Record<string, BulkInsert>;
+
+/** Sets a new data version (storage/versions.ts newDataVersion) in the write's transaction: what every write that changes an answer does once. */
+export function bumpDataVersion(tx: Connection): Promise<number> {
+  return tx.run(INGEST_STATEMENTS.bumpDataVersion, [newDataVersion()]);
+}

@@ -10,9 +10,8 @@ import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } fr
 import type { Dialect } from './dialect.ts';
 import { feedRunValues, toFeedCounts, toFeedHealth, toFeedRun, toFeedStation, toPending, toToken } from './row-mappers.ts';
 import { SqlReads, storable } from './sql-reads.ts';
-import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS } from './ingest-statements.ts';
+import { BULK, INGEST_STATEMENTS as INGEST, RUN_LOG_DAYS, bumpDataVersion } from './ingest-statements.ts';
 import { copyStatements, tokenStatements } from './statements.ts';
-import { newDataVersion } from '../versions.ts';
 
 /** What applies batches and seals days, inside a writer transaction the store opens. */
 export interface BatchWriter {
@@ -57,7 +56,7 @@ export abstract class SqlStore extends SqlReads implements PriceStore {
   async upsertCities(cities: CityInput[]): Promise<void> {
     await this.write(async (tx) => {
       await tx.bulkInsert(BULK.cities, cities.flatMap((c) => [c.id, c.name, c.state, c.latitude, c.longitude]));
-      await tx.run(INGEST.bumpDataVersion, [newDataVersion()]);
+      await bumpDataVersion(tx);
     });
   }
 
@@ -79,7 +78,7 @@ export abstract class SqlStore extends SqlReads implements PriceStore {
       for (const p of changed) await tx.run(INGEST.correctPending, [p.feed, p.feedCode, fuelIndex(p.fuel), p.at, p.priceTenths, p.available ? 1 : 0]);
       const released = sortReleased((await tx.rows(INGEST.releasePending, [options.now])).map(toPending));
       // Held prices are answered (tomorrow): holding, correcting or releasing one changes answers, as a stored price does.
-      if (pricesHeld > 0 || changed.length > 0 || released.length > 0) await tx.run(INGEST.bumpDataVersion, [newDataVersion()]);
+      if (pricesHeld > 0 || changed.length > 0 || released.length > 0) await bumpDataVersion(tx);
       const prices = [...released, ...due];
       const stored = await this.writer.storedStations(tx, prices);
       const { kept, unknown } = partitionKnown(prices, batch.stations, stored);

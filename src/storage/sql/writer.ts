@@ -12,8 +12,7 @@ import type { Connection } from './connection.ts';
 import type { Dialect, Row } from './dialect.ts';
 import { toDayRun, toOpenState, toReport } from './row-mappers.ts';
 import type { BatchWriter } from './sql-store.ts';
-import { BULK, INGEST_STATEMENTS as SQL } from './ingest-statements.ts';
-import { newDataVersion } from '../versions.ts';
+import { BULK, INGEST_STATEMENTS as SQL, bumpDataVersion } from './ingest-statements.ts';
 import { CORRECT_REPORTS, CURRENT_STATES, LENGTHEN_RUNS, STATIONS_BY_FEED, STORED_REPORTS, TAKEN_IDS } from './writer-statements.ts';
 
 /** Recomputes the city means of days [from, to] of one city or of every city of a state (sqlite/ and postgres/ city means). */
@@ -109,7 +108,7 @@ export class SqlWriter implements BatchWriter {
     if (lastChange !== undefined) await tx.run(SQL.saveLastChange, [lastChange]);
     await addStationDays(tx, tally.groups);
     for (const [cityId, days] of tally.resealCities) await this.cityMeans(tx, { cityId }, days.from, days.to);
-    if (tally.changed) await tx.run(SQL.bumpDataVersion, [newDataVersion()]);
+    if (tally.changed) await bumpDataVersion(tx);
     return tally.result;
   }
 
@@ -118,7 +117,7 @@ export class SqlWriter implements BatchWriter {
     if (this.dialect.beforeFirstSeal && STATES.some((state) => sealedBefore(state) === NO_DAY_LOWER_BOUND)) await tx.run(this.dialect.beforeFirstSeal);
     let changed = false;
     for (const state of STATES) changed = (await this.sealState(tx, state, nowSec, sealedBefore(state))) || changed;
-    if (changed) await tx.run(SQL.bumpDataVersion, [newDataVersion()]);
+    if (changed) await bumpDataVersion(tx);
   }
 
   /** Closes open intervals up to the start of the state's today and makes the days before it final. */

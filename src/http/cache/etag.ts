@@ -12,6 +12,11 @@ export function etagOf(body: string | Buffer | PiecedBody): string {
     // One call, without a Hash object: most answers are a single small body.
     digest = hash('sha256', body, 'base64url');
   }
+  return quotedEtag(digest);
+}
+
+/** An ETag as every answer's is written: the first 27 characters of a base64url SHA-256, quoted. */
+export function quotedEtag(digest: string): string {
   return `"${digest.slice(0, 27)}"`;
 }
 

@@ -16,6 +16,7 @@
  * and it never serves a text made at another data version.
  */
 import { createHash, hash } from 'node:crypto';
+import { quotedEtag } from './etag.ts';
 
 /** A station's answer text (UTF-8), and its SHA-256 when kept. */
 export interface StationText {
@@ -83,8 +84,8 @@ function withDigests(ids: readonly string[], texts: ReadonlyMap<string, Buffer>)
 }
 
 /**
- * The batch's ETag from its stations' hashes in order and the rest of its text: quoted, 27
- * characters of base64url as etag.ts makes them. Undefined when a station has no hash (made for
+ * The batch's ETag from its stations' hashes in order and the rest of its text, written as every
+ * ETag is (etag.ts quotedEtag). Undefined when a station has no hash (made for
  * the request, with max_age): the answer's bytes are then hashed as any answer's.
  */
 export function batchEtag(stations: ReadonlyArray<Pick<StationText, 'digest'>>, rest: string): string | undefined {
@@ -93,5 +94,5 @@ export function batchEtag(stations: ReadonlyArray<Pick<StationText, 'digest'>>, 
     if (!station.digest) return undefined;
     hasher.update(station.digest);
   }
-  return `"${hasher.update(rest).digest('base64url').slice(0, 27)}"`;
+  return quotedEtag(hasher.update(rest).digest('base64url'));
 }

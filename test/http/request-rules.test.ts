@@ -77,6 +77,21 @@ describe('the request rules', () => {
     assert.deepEqual(rulesOf.limitKey(undefined, '10.0.0.1'), { key: 'ip:10.0.0.1', limit: 600 });
   });
 
+  test("a token's key is made once per record: the same record gets the same key, another record (a new tokens version) its own", () => {
+    const rulesOf = rules(countingStore({ data: 1, tokens: 1 }).store);
+    const first = rulesOf.limitKey(record, '10.0.0.1');
+    assert.equal(rulesOf.limitKey(record, '10.0.0.2'), first, 'the very object again, whatever the address');
+    // The record read again after a tokens version moved, now with another limit: its own key, with that limit.
+    const reread = { ...record, rateLimit: 9 };
+    assert.deepEqual(rulesOf.limitKey(reread, '10.0.0.1'), { key: 'token:abcdefgh', limit: 9 });
+    assert.deepEqual(rulesOf.limitKey(record, '10.0.0.1'), { key: 'token:abcdefgh', limit: 5 });
+    // Both count against one window: the key is the token's, not the record's.
+    const limiter = new MemoryRateLimiter();
+    const counted = rules(countingStore({ data: 1, tokens: 1 }).store, limiter);
+    const remaining = [record, reread, record].map((r) => counted.consumeNow(counted.limitKey(r, ''))?.remaining);
+    assert.deepEqual(remaining, [4, 7, 2]);
+  });
+
   test('a limiter that counts in this process answers at once; a shared one only through consume', async () => {
     const local = rules(countingStore({ data: 1, tokens: 1 }).store);
     const decisions = [1, 2, 3, 4, 5, 6].map(() => local.consumeNow({ key: 'token:a', limit: 5 })?.allowed);

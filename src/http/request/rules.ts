@@ -81,8 +81,8 @@ type CarryingVersions = IncomingMessage & { [READ_VERSIONS]?: Versions };
 
 /** Whose count a request is taken from, and its limit a minute. */
 export interface LimitKey {
-  key: string;
-  limit: number;
+  readonly key: string;
+  readonly limit: number;
 }
 
 export interface RequestRulesDeps {
@@ -100,6 +100,7 @@ export class RequestRules {
   private readonly store: RequestRulesDeps['store'];
   private readonly limiter: RateLimiter;
   private readonly defaultLimit: number;
+  private readonly tokenKeys = new WeakMap<TokenRecord, LimitKey>();
 
   constructor(deps: RequestRulesDeps) {
     ({ store: this.store, clock: this.clock, tokens: this.tokens, limiter: this.limiter, defaultLimit: this.defaultLimit } = deps);
@@ -134,9 +135,20 @@ export class RequestRules {
     return this.tokens.passedBefore(tokensVersion, authorization, nowSec);
   }
 
-  /** A request with a token is counted against the token's limit; one without, against its address's default. */
+  /**
+   * A request with a token is counted against the token's limit; one without, against its
+   * address's default. A token's key is made once per record (records last a tokens version:
+   * auth/token-cache.ts), so that every request it makes looks its count up by the same string,
+   * hashed once, rather than by a new one built and hashed per request.
+   */
   limitKey(token: TokenRecord | undefined, address: string): LimitKey {
-    return token ? { key: `token:${token.id}`, limit: token.rateLimit ?? this.defaultLimit } : { key: `ip:${address}`, limit: this.defaultLimit };
+    if (!token) return { key: `ip:${address}`, limit: this.defaultLimit };
+    let kept = this.tokenKeys.get(token);
+    if (kept === undefined) {
+      kept = { key: `token:${token.id}`, limit: token.rateLimit ?? this.defaultLimit };
+      this.tokenKeys.set(token, kept);
+    }
+    return kept;
   }
 
   /** Counts the request when the limiter counts in this process (nothing to wait for); undefined for a shared one (consume). */

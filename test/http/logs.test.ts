@@ -206,6 +206,19 @@ describe('logs never hold a credential', () => {
     const [kept, whole] = lines.slice(4).map((l) => l.replace(/"time":[0-9]+/, '"time":0'));
     assert.equal(kept, whole);
     assert.equal(access.answerPart({ ...entry, route: '/health' }).level, undefined, 'a probe at info level: no line');
+    // Request id, token id and address are written without JSON.stringify when plain (jsonText): any other text
+    // (a forwarded address is whatever a trusted proxy sent) is escaped as pino escapes it.
+    for (const odd of ['203.0.113.7"', 'a\\b', 'line\nbreak', 'tab\t', 'é', '\u0001', '\ud800', '']) {
+      lines.length = 0;
+      const fields = { ...entry, reqId: `r${odd}`, token: `t${odd}`, ip: odd };
+      access(fields);
+      log.info({ ...fields, ms: 0.12 }, 'request');
+      const [mine, pinos2] = lines.map((l) => l.replace(/"time":[0-9]+/, '"time":0'));
+      assert.deepEqual(JSON.parse(mine as string), JSON.parse(pinos2 as string), JSON.stringify(odd));
+      // A lone surrogate is the one difference: written escaped (JSON.stringify's way), where pino writes it raw.
+      if (odd !== '\ud800') assert.equal(mine, pinos2, JSON.stringify(odd));
+      else assert.ok(mine?.includes('"ip":"\\ud800"'));
+    }
   });
 
   test("serve's log destination: JSON lines kept in a buffer until flushed (every second, and on exit); pretty lines when asked", async () => {

@@ -115,15 +115,27 @@ export function accessLog(log: pino.Logger): AccessLog {
   };
   const withPart: AccessLog['withPart'] = (part, reqId, ms, token, ip) => {
     if (part.level === undefined) return;
-    let line = `{"level":${part.level},"time":${Date.now()}${bindings},"reqId":${JSON.stringify(reqId)}${part.text},"ms":${Math.round(ms * 100) / 100}`;
-    if (token !== undefined) line += `,"token":${JSON.stringify(token)}`;
-    stream.write(`${line},"ip":${JSON.stringify(ip)},"msg":"${ACCESS_MESSAGE}"}\n`);
+    let line = `{"level":${part.level},"time":${Date.now()}${bindings},"reqId":${jsonText(reqId)}${part.text},"ms":${Math.round(ms * 100) / 100}`;
+    if (token !== undefined) line += `,"token":${jsonText(token)}`;
+    stream.write(`${line},"ip":${jsonText(ip)},"msg":"${ACCESS_MESSAGE}"}\n`);
   };
   const write = (entry: AccessEntry): void => {
     if (!info && !debug) return;
     withPart(answerPart(entry), entry.reqId, entry.ms, entry.token, entry.ip);
   };
   return Object.assign(write, { answerPart, withPart });
+}
+
+/** Characters that stand for themselves in a JSON string: those of request ids, token ids and addresses. */
+const PLAIN = /^[A-Za-z0-9._:-]*$/;
+
+/**
+ * `JSON.stringify(text)` for a string: quoted as it is when every character stands for itself
+ * (a request id, a token id, an IP address: a fifth of the line's cost went to three
+ * JSON.stringify calls in a profile under load), else by JSON.stringify.
+ */
+export function jsonText(text: string): string {
+  return PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
 }
 
 /** Where `serve` writes its log, and how to flush it. */

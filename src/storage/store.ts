@@ -42,7 +42,7 @@ export interface StoreBase {
    * may still be reused (see storage/versions.ts), else undefined.
    */
   versionsNow(): { data: number; tokens: number } | undefined;
-  /** How long a versions reading may be reused (default VERSION_REUSE_MS, 1 ms). Tests lengthen it to exercise the fast path. */
+  /** How long a versions reading may be reused (default VERSION_REUSE_MS, 10 ms). Tests lengthen it to exercise the fast path. */
   setVersionReuseMs(ms: number): void;
   /** PostgreSQL only: the connection pool's open and idle connections, its maximum, and the queries waiting for one (/metrics). */
   poolStats?(): PoolStats;

@@ -15,13 +15,18 @@ export function newDataVersion(): number {
 
 /**
  * The versions every /v1 request reads, reused for VERSION_REUSE_MS: at tens of thousands of
- * requests a second, reading them once a millisecond instead of once a request saves a
- * storage round trip (a WAL read lock on SQLite, a network round trip on PostgreSQL) on almost
- * every request. A write made through this store instance is seen at once (it forgets the
- * reading); a write by another process is seen by requests that start at least
- * VERSION_REUSE_MS after it committed.
+ * requests a second, reading them once every 10 ms instead of once a request saves a storage
+ * round trip (a WAL read lock on SQLite, a network round trip on PostgreSQL) on almost every
+ * request. A write made through this store instance is seen at once (it forgets the reading);
+ * a write by another process (an ingest or `tokens revoke` beside the server) is seen by
+ * requests that start at least VERSION_REUSE_MS after it committed.
+ *
+ * Why 10 ms and not 1: under load on SQLite a reading cost some 25 µs (its read lock's system
+ * calls), so once a millisecond was 1.8 µs of every cached answer at 14,000 a second, a tenth
+ * of what `serve` spends beyond a bare node:http server (docs/PERFORMANCE.md); a hundredth of a
+ * second more before another process's write shows is below anything a client can tell.
  */
-export const VERSION_REUSE_MS = 1;
+export const VERSION_REUSE_MS = 10;
 
 export interface Versions {
   data: number;

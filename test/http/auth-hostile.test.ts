@@ -207,7 +207,7 @@ for (const database of sharedDatabases()) {
       assert.equal((await next.json() as { error: { code: string } }).error.code, 'invalid_token');
     });
 
-    test('revocation by another process on the same database: 401 on every request after the versions reuse (50 ms here, 1 ms by default)', async () => {
+    test('revocation by another process on the same database: 401 on every request after the versions reuse (50 ms here, 10 ms by default)', async () => {
       const doomed = newToken('doomed-elsewhere', NOW);
       await store.createToken(doomed.record);
       await warmFastPath(doomed.token);

@@ -3,6 +3,7 @@ import { isatty } from 'node:tty';
 import pino from 'pino';
 import { maskSecrets } from '../../secrets.ts';
 import { redactUrl } from '../../tokens.ts';
+import { answerBytes, jsonText, lineEncoder } from './access-bytes.ts';
 import { LineBuffer } from './log-buffer.ts';
 
 /** A request as an error line shows it (Fastify's `req`), with credentials in the URL blanked. */
@@ -78,6 +79,8 @@ export interface AnswerPart {
   readonly level: 20 | 30 | undefined;
   /** `,"method":...` up to `"bytes":...`, as JSON. */
   readonly text: string;
+  /** The same as bytes, with the text around it that the byte encoder writes (access-bytes.ts), when the log is a LineBuffer. */
+  readonly bytes?: Buffer;
 }
 
 /** Writes the access line of a request: from the full path and the fast path alike. */
@@ -92,7 +95,8 @@ export interface AccessLog {
 /**
  * The access log of a pino logger (the app's): the very line `log.info(fields, 'request')`
  * would write (its level, time, bindings, then the fields), built as text and handed to the
- * logger's own stream, because a line a request is the one log call on the hot path and pino's
+ * logger's own stream (or, when that stream is serve's LineBuffer, encoded straight into its
+ * bytes: access-bytes.ts), because a line a request is the one log call on the hot path and pino's
  * general path costs about four times as much (bench shipped group). The part of the line an
  * answer fixes (method, URL with credentials blanked, route, status, bytes) is built apart, so
  * that the fast path builds it once a cached answer rather than once a request.
@@ -105,16 +109,21 @@ export function accessLog(log: pino.Logger): AccessLog {
   const bindings = typeof chindings === 'string' ? chindings : '';
   const info = log.isLevelEnabled('info');
   const debug = log.isLevelEnabled('debug');
+  // serve's log (a LineBuffer): lines are encoded straight into its bytes; any other stream is given strings.
+  const lines = stream instanceof LineBuffer ? stream : undefined;
+  const encode = lines && lineEncoder(bindings, ACCESS_MESSAGE);
   const answerPart: AccessLog['answerPart'] = (entry) => {
     const probe = entry.route !== undefined && PROBES.has(entry.route);
     let text = `,"method":${JSON.stringify(entry.method)},"url":${JSON.stringify(redactUrl(entry.url))}`;
     if (entry.route !== undefined) text += `,"route":${JSON.stringify(entry.route)}`;
     text += `,"status":${entry.status}`;
     if (entry.bytes !== undefined && Number.isFinite(entry.bytes)) text += `,"bytes":${entry.bytes}`;
-    return { level: probe ? (debug ? 20 : undefined) : (info ? 30 : undefined), text };
+    const level = probe ? (debug ? 20 : undefined) : (info ? 30 : undefined);
+    return encode && level !== undefined ? { level, text, bytes: answerBytes(text) } : { level, text };
   };
   const withPart: AccessLog['withPart'] = (part, reqId, ms, token, ip) => {
     if (part.level === undefined) return;
+    if (lines && encode && part.bytes && encode(lines, part.level, part.bytes, reqId, ms, token, ip)) return;
     let line = `{"level":${part.level},"time":${Date.now()}${bindings},"reqId":${jsonText(reqId)}${part.text},"ms":${Math.round(ms * 100) / 100}`;
     if (token !== undefined) line += `,"token":${jsonText(token)}`;
     stream.write(`${line},"ip":${jsonText(ip)},"msg":"${ACCESS_MESSAGE}"}\n`);
@@ -124,18 +133,6 @@ export function accessLog(log: pino.Logger): AccessLog {
     withPart(answerPart(entry), entry.reqId, entry.ms, entry.token, entry.ip);
   };
   return Object.assign(write, { answerPart, withPart });
-}
-
-/** Characters that stand for themselves in a JSON string: those of request ids, token ids and addresses. */
-const PLAIN = /^[A-Za-z0-9._:-]*$/;
-
-/**
- * `JSON.stringify(text)` for a string: quoted as it is when every character stands for itself
- * (a request id, a token id, an IP address: a fifth of the line's cost went to three
- * JSON.stringify calls in a profile under load), else by JSON.stringify.
- */
-export function jsonText(text: string): string {
-  return PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
 }
 
 /** Where `serve` writes its log, and how to flush it. */

@@ -173,6 +173,17 @@ export async function compare(a: Side, b: Side, rounds: number, settings: LoadSe
 }
 
 /**
+ * The comparisons of the same two sides from several starts of their processes as one: every
+ * round of every start, medians over all of them (the sides' labels are the first start's).
+ */
+export function mergeStarts(starts: readonly Comparison[]): Comparison {
+  const first = starts[0];
+  if (!first) throw new Error('mergeStarts: no comparison to merge');
+  const rounds = starts.flatMap((c) => c.rounds);
+  return { a: first.a, b: first.b, rounds, median: summarise(rounds), failures: starts.reduce((sum, c) => sum + c.failures, 0) };
+}
+
+/**
  * One run of a side, with the CPU time its process spent per answer (the settling request
  * included, one in thousands): what ratios of requests a second hide, since the load generator
  * shares the machine's cores with the server and its own cost caps both sides alike. Used by

@@ -79,7 +79,7 @@ export interface AnswerPart {
   readonly level: 20 | 30 | undefined;
   /** `,"method":...` up to `"bytes":...`, as JSON. */
   readonly text: string;
-  /** The same as bytes, with the text around it that the byte encoder writes (access-bytes.ts), when the log is a LineBuffer. */
+  /** `text` in UTF-8 with what stands around it in the line (answerBytes in access-bytes.ts), when the log is a LineBuffer. */
   readonly bytes?: Buffer;
 }
 

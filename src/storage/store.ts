@@ -76,13 +76,12 @@ export interface ReadStore extends StoreBase {
   stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]>;
   currentForStation(stationId: string): Promise<CurrentPrice[]>;
   /**
-   * Stations' names, feeds and current prices, and what each holds (as heldForStation), by id, in one snapshot (two
+   * Stations' names, feeds and current prices, and what each holds (its held prices: dated ahead, not yet in force,
+   * ordered by fuel and instant), by id, in one snapshot (two
    * statements, and the held prices kept for that snapshot's data version: held-index.ts); ids no station has are absent.
    * The one read of /v1/stations/{id}/prices and the batch, which keep its texts per data version (http/cache/station-texts.ts).
    */
   stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: readonly HeldPrice[] }>>;
-  /** The station's held prices (dated ahead, not yet in force), ordered by fuel and instant. */
-  heldForStation(stationId: string): Promise<readonly HeldPrice[]>;
   /** The held prices of every station of the city, each station's together (read once a data version: held-index.ts). */
   heldForCity(cityId: string): Promise<readonly HeldPrice[]>;
   /**

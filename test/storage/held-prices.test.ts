@@ -7,11 +7,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CITIES, STATIONS } from '../fixture.ts';
-import type { PriceEvent } from '../../src/storage/store.ts';
+import type { HeldPrice, PriceEvent, PriceStore } from '../../src/storage/store.ts';
 import { itemAt, testBackends, twoStores } from '../helpers.ts';
 
 const NOW = Date.parse('2026-11-23T15:00:00+08:00') / 1000;
 const SIX = Date.parse('2026-11-24T06:00:00+08:00') / 1000;
+
+/** A station's held prices, as the price routes read them (stationsPrices). */
+async function heldAt(store: Pick<PriceStore, 'stationsPrices'>, id: string): Promise<readonly HeldPrice[]> {
+  return (await store.stationsPrices([id])).get(id)?.held ?? [];
+}
 
 for (const backend of testBackends()) {
   describe(`held prices on ${backend.name}`, () => {
@@ -33,7 +38,7 @@ for (const backend of testBackends()) {
         await store.applyFeedBatch(batch, { now: NOW });
         assert.equal(await store.dataVersion(), v1, 'the same held prices again change nothing');
 
-        const station = await store.heldForStation('gamma-perth');
+        const station = await heldAt(store, 'gamma-perth');
         assert.deepEqual(station.map((h) => [h.fuel, h.at, h.priceTenths, h.available]),
           // In the API's fuel order (ulp91 before diesel), then by instant.
           [['ulp91', SIX, 1599, true], ['ulp91', SIX + 86_400, 1629, true], ['diesel', SIX, 1899, false]]);
@@ -51,12 +56,12 @@ for (const backend of testBackends()) {
         const again = await store.applyFeedBatch({ stations: [], prices: [later('ulp91', SIX, 1589)] }, { now: NOW });
         assert.deepEqual([again.pricesHeld, again.pricesHeldCorrected], [0, 0]);
         assert.equal(await store.dataVersion(), v2);
-        assert.deepEqual((await store.heldForStation('gamma-perth')).map((h) => [h.fuel, h.at, h.priceTenths, h.available]),
+        assert.deepEqual((await heldAt(store, 'gamma-perth')).map((h) => [h.fuel, h.at, h.priceTenths, h.available]),
           [['ulp91', SIX, 1589, true], ['ulp91', SIX + 86_400, 1629, true], ['diesel', SIX, 1899, true]]);
 
         await store.applyFeedBatch({ stations: [], prices: [] }, { now: SIX });
         assert.notEqual(await store.dataVersion(), v2, 'releasing a held price changes what the API answers');
-        assert.deepEqual((await store.heldForStation('gamma-perth')).map((h) => h.at), [SIX + 86_400]);
+        assert.deepEqual((await heldAt(store, 'gamma-perth')).map((h) => h.at), [SIX + 86_400]);
       } finally {
         await drop();
       }
@@ -77,7 +82,7 @@ for (const backend of testBackends()) {
 
         await writer.applyFeedBatch({ stations: [], prices: [{ feed: gamma.feed, feedCode: gamma.feedCode, fuel: 'ulp91', at: SIX, priceTenths: 1599, available: true }] }, { now: NOW });
         assert.deepEqual(await perth(), [['ulp91', SIX, 1599]]);
-        assert.deepEqual((await reader.heldForStation('gamma-perth')).map((h) => h.priceTenths), [1599]);
+        assert.deepEqual((await heldAt(reader, 'gamma-perth')).map((h) => h.priceTenths), [1599]);
         assert.deepEqual((await reader.cheapest('ulp91', { state: 'wa' }, 'asc', 10, 0, 'tomorrow')).items.map((i) => [i.stationId, i.priceTenths]), [['gamma-perth', 1599]]);
         assert.deepEqual([...(await reader.stationsPrices(['gamma-perth'])).values()].map((s) => s.held.map((h) => h.priceTenths)), [[1599]]);
 

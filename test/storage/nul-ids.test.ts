@@ -29,7 +29,7 @@ for (const backend of testBackends()) {
       assert.deepEqual(await store.feedStations(NUL), []);
       assert.deepEqual(await store.feedRuns({ feed: NUL, limit: 10 }), []);
       assert.deepEqual(await store.stationDays(NUL, { from: null, to: 30_000 }), []);
-      const reads = [store.currentForStation(NUL), store.heldForStation(NUL), store.heldForCity(NUL), store.currentForCity(NUL),
+      const reads = [store.currentForStation(NUL), store.heldForCity(NUL), store.currentForCity(NUL),
         store.cityTotals(NUL), store.citySums(NUL), store.cityOutOfStock(NUL)];
       for (const read of reads) assert.deepEqual(await read, []);
       const parts = await store.cityHistoryParts(NUL, { from: null, to: 30_000 });

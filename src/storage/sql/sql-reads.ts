@@ -238,10 +238,6 @@ export abstract class SqlReads implements ReadStore {
     return out;
   }
 
-  async heldForStation(stationId: string): Promise<readonly HeldPrice[]> {
-    return (await this.heldIndex()).ofStation(stationId);
-  }
-
   async heldForCity(cityId: string): Promise<readonly HeldPrice[]> {
     return (await this.heldIndex()).ofCity(cityId);
   }

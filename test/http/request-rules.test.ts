@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';
 import { TokenCache } from '../../src/http/auth/token-cache.ts';
-import { MemoryRateLimiter, type RateDecision, type RateLimiter } from '../../src/http/auth/rate-limits.ts';
+import { MemoryRateLimiter, type RateDecision, type RateLimiter, rateLimitHeaders } from '../../src/http/auth/rate-limits.ts';
 import { RequestRules, admission, isPublicPath, requestIdOf } from '../../src/http/request/rules.ts';
 import type { TokenRecord } from '../../src/storage/store.ts';
 
@@ -90,6 +90,17 @@ describe('the request rules', () => {
     const counted = rules(countingStore({ data: 1, tokens: 1 }).store, limiter);
     const remaining = [record, reread, record].map((r) => counted.consumeNow(counted.limitKey(r, ''))?.remaining);
     assert.deepEqual(remaining, [4, 7, 2]);
+  });
+
+  test('RateLimit-Policy and RateLimit for any limit and window, the same text when asked again', () => {
+    for (const limit of [600, 5, 1_000_000, 600, 5]) {
+      for (const window of [60, 60, 3600]) {
+        const decision: RateDecision = { allowed: true, limit, remaining: limit - 1, resetSec: 17 };
+        assert.deepEqual(rateLimitHeaders(decision, window), {
+          'ratelimit-policy': '"default";q=' + String(limit) + ';w=' + String(window), ratelimit: '"default";r=' + String(limit - 1) + ';t=17',
+        });
+      }
+    }
   });
 
   test('a limiter that counts in this process answers at once; a shared one only through consume', async () => {

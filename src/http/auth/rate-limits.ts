@@ -66,10 +66,24 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
+/** RateLimit-Policy texts of the usual window, by limit: made once each (a few limits: the default and those tokens set). */
+const policies = new Map<number, string>();
+const MAX_POLICIES = 1_000;
+
+function policyText(limit: number, windowSec: number): string {
+  if (windowSec !== RATE_WINDOW_SEC) return `"default";q=${limit};w=${windowSec}`;
+  let text = policies.get(limit);
+  if (text === undefined) {
+    text = `"default";q=${limit};w=${windowSec}`;
+    if (policies.size < MAX_POLICIES) policies.set(limit, text);
+  }
+  return text;
+}
+
 /** RateLimit-Policy and RateLimit fields of draft-ietf-httpapi-ratelimit-headers-10. */
 export function rateLimitHeaders(decision: RateDecision, windowSec = RATE_WINDOW_SEC): { 'ratelimit-policy': string; ratelimit: string } {
   return {
-    'ratelimit-policy': `"default";q=${decision.limit};w=${windowSec}`,
+    'ratelimit-policy': policyText(decision.limit, windowSec),
     ratelimit: `"default";r=${decision.remaining};t=${decision.resetSec}`,
   };
 }

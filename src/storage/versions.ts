@@ -45,13 +45,13 @@ export class VersionReuse {
 
   async get(read: () => Promise<Versions>): Promise<Versions> {
     const at = performance.now();
-    return this.peek() ?? this.remember(at, await read());
+    return this.reusableAt(at) ?? this.remember(at, await read());
   }
 
   /** get() for a backend that reads without waiting (SQLite). */
   getNow(read: () => Versions): Versions {
     const at = performance.now();
-    return this.peek() ?? this.remember(at, read());
+    return this.reusableAt(at) ?? this.remember(at, read());
   }
 
   /** A reading, reusable from `at`, the instant before it was taken (a commit during the read may be missed). */
@@ -62,8 +62,13 @@ export class VersionReuse {
 
   /** The last reading while it may still be reused, without reading. */
   peek(): Versions | undefined {
+    return this.reusableAt(performance.now());
+  }
+
+  /** The last reading if it may still be reused at `now` (performance.now()). */
+  private reusableAt(now: number): Versions | undefined {
     const last = this.last;
-    return last && performance.now() - last.at < this.reuseMs ? last.versions : undefined;
+    return last && now - last.at < this.reuseMs ? last.versions : undefined;
   }
 
   /** After a write through this instance: the next request reads afresh. */

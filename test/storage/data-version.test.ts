@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CITIES, NOW, PRICES, STATIONS } from '../fixture.ts';
 import { testBackends } from '../helpers.ts';
+import { VersionReuse } from '../../src/storage/versions.ts';
 
 for (const backend of testBackends()) {
   describe(`the data version on ${backend.name}`, () => {
@@ -47,3 +48,37 @@ for (const backend of testBackends()) {
     });
   });
 }
+
+describe('a versions reading reused for VERSION_REUSE_MS (VersionReuse)', () => {
+  const reader = () => {
+    let reads = 0;
+    return { read: () => ({ data: ++reads, tokens: 1 }), reads: () => reads };
+  };
+
+  test('read once while it may be reused, at once again after forget(), and on every request with no reuse', async () => {
+    const versions = reader();
+    const reuse = new VersionReuse(60_000);
+    assert.equal(reuse.peek(), undefined, 'nothing read yet');
+    assert.deepEqual(reuse.getNow(versions.read), { data: 1, tokens: 1 });
+    assert.deepEqual(reuse.getNow(versions.read), { data: 1, tokens: 1 });
+    assert.deepEqual(await reuse.get(async () => versions.read()), { data: 1, tokens: 1 });
+    assert.deepEqual(reuse.peek(), { data: 1, tokens: 1 });
+    assert.equal(versions.reads(), 1);
+    reuse.forget(); // a write through this store
+    assert.equal(reuse.peek(), undefined);
+    assert.deepEqual(reuse.getNow(versions.read), { data: 2, tokens: 1 });
+    reuse.setReuseMs(0);
+    assert.deepEqual(reuse.getNow(versions.read), { data: 3, tokens: 1 });
+    assert.deepEqual(await reuse.get(async () => versions.read()), { data: 4, tokens: 1 });
+    assert.equal(reuse.peek(), undefined);
+  });
+
+  test('a reading is not reused past its time', async () => {
+    const versions = reader();
+    const reuse = new VersionReuse(20);
+    reuse.getNow(versions.read);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(reuse.peek(), undefined);
+    assert.deepEqual(reuse.getNow(versions.read), { data: 2, tokens: 1 });
+  });
+});

@@ -25,7 +25,7 @@ export interface LineBufferOptions {
   retryMs?: number;
 }
 
-export const LINE_BUFFER_DEFAULTS: Required<LineBufferOptions> = { minBytes: 16 * 1024, maxBytes: 16 * 1024 * 1024, retryMs: 20 };
+export const LINE_BUFFER_DEFAULTS: Required<LineBufferOptions> = { minBytes: 64 * 1024, maxBytes: 16 * 1024 * 1024, retryMs: 20 };
 
 /** A buffer's size: lines are encoded into one until it is full, then into a new one. */
 const BUFFER_BYTES = 64 * 1024;

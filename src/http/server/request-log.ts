@@ -149,7 +149,7 @@ export const LOG_FLUSH_MS = 1000;
 
 /**
  * stdout as `serve` logs to it: on a terminal, human-readable lines (pino-pretty, written as
- * they come); otherwise JSON lines kept in a buffer (log-buffer.ts, 16 KiB before a write) and
+ * they come); otherwise JSON lines kept in a buffer (log-buffer.ts, 64 KiB before a write) and
  * written asynchronously, at least every second and at once on exit, so logging costs the
  * server little under load. `pretty` forces one or the other (tests).
  */

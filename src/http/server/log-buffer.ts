@@ -27,7 +27,11 @@ export interface LineBufferOptions {
 
 export const LINE_BUFFER_DEFAULTS: Required<LineBufferOptions> = { minBytes: 64 * 1024, maxBytes: 16 * 1024 * 1024, retryMs: 20 };
 
-/** A buffer's size: lines are encoded into one until it is full, then into a new one. */
+/**
+ * A buffer's size, at least: lines are encoded into one until it is full, then into a new one.
+ * Twice minBytes, so that a chunk is usually handed to a write before the buffer fills, and the
+ * buffer is used again from its start once that write is done and nothing waits.
+ */
 const BUFFER_BYTES = 64 * 1024;
 
 export class LineBuffer {
@@ -43,10 +47,12 @@ export class LineBuffer {
   private dropped = 0;
   private failed = false;
   private readonly options: Required<LineBufferOptions>;
+  private readonly bufferBytes: number;
 
   constructor(private readonly fd: number, options: LineBufferOptions = {}) {
     this.options = { ...LINE_BUFFER_DEFAULTS, ...options };
-    this.buffer = Buffer.allocUnsafeSlow(Math.max(BUFFER_BYTES, 2 * this.options.minBytes));
+    this.bufferBytes = Math.max(BUFFER_BYTES, 2 * this.options.minBytes);
+    this.buffer = Buffer.allocUnsafeSlow(this.bufferBytes);
   }
 
   write(line: string): void {
@@ -116,7 +122,7 @@ export class LineBuffer {
       this.older.push(this.buffer.subarray(this.start, this.end));
       this.olderBytes += this.end - this.start;
     }
-    this.buffer = Buffer.allocUnsafeSlow(Math.max(BUFFER_BYTES, most));
+    this.buffer = Buffer.allocUnsafeSlow(Math.max(this.bufferBytes, most));
     this.start = 0;
     this.end = 0;
   }

@@ -3,7 +3,7 @@
  * with no string made for it: the parts an answer or the process fix are kept as bytes, and
  * what changes per request (the time, the request id, the duration, the token id and the
  * address) is written byte by byte. The text is the same as request-log.ts's string line,
- * character for character (test/http/logs.test.ts compares the two); a line with a request id,
+ * character for character (test/http/access-bytes.test.ts compares the two); a line with a request id,
  * token id or address that is not plain text (PLAIN), or a duration too large to be written
  * here, is not encoded (encode returns false) and goes the string way.
  *
@@ -39,9 +39,9 @@ export function answerBytes(partText: string): Buffer {
   return bytes(`"${partText},"ms":`);
 }
 
-/** Encodes access lines of one logger: `bindings` is pino's `,"pid":...` string, `message` the line's msg. */
-export function lineEncoder(bindings: string, message: string): (
-  lines: LineBuffer, level: number, answer: Buffer, reqId: string, ms: number, token: string | undefined, ip: string,
+/** Encodes access lines of one logger into `lines`: `bindings` is pino's `,"pid":...` string, `message` the line's msg. */
+export function lineEncoder(lines: LineBuffer, bindings: string, message: string): (
+  level: number, answer: Buffer, reqId: string, ms: number, token: string | undefined, ip: string,
 ) => boolean {
   const debugHead = bytes('{"level":20,"time":');
   const infoHead = bytes('{"level":30,"time":');
@@ -51,7 +51,7 @@ export function lineEncoder(bindings: string, message: string): (
   // The time as text, made again only when the millisecond changes (many lines share one under load).
   let timeMs = -1;
   let time = '';
-  return (lines, level, answer, reqId, ms, token, ip) => {
+  return (level, answer, reqId, ms, token, ip) => {
     const head = level === 30 ? infoHead : level === 20 ? debugHead : undefined;
     const hundredths = Math.round(ms * 100);
     if (head === undefined || !(hundredths >= 0 && hundredths < MAX_HUNDREDTHS)) return false;

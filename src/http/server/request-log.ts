@@ -109,28 +109,31 @@ export function accessLog(log: pino.Logger): AccessLog {
   const bindings = typeof chindings === 'string' ? chindings : '';
   const info = log.isLevelEnabled('info');
   const debug = log.isLevelEnabled('debug');
-  // serve's log (a LineBuffer): lines are encoded straight into its bytes; any other stream is given strings.
-  const lines = stream instanceof LineBuffer ? stream : undefined;
-  const encode = lines && lineEncoder(bindings, ACCESS_MESSAGE);
-  const answerPart: AccessLog['answerPart'] = (entry) => {
+  // serve's log (a LineBuffer): the fast path's lines are encoded straight into its bytes; any other stream is given strings.
+  const encode = stream instanceof LineBuffer ? lineEncoder(stream, bindings, ACCESS_MESSAGE) : undefined;
+  const partOf = (entry: Parameters<AccessLog['answerPart']>[0]): AnswerPart => {
     const probe = entry.route !== undefined && PROBES.has(entry.route);
     let text = `,"method":${JSON.stringify(entry.method)},"url":${JSON.stringify(redactUrl(entry.url))}`;
     if (entry.route !== undefined) text += `,"route":${JSON.stringify(entry.route)}`;
     text += `,"status":${entry.status}`;
     if (entry.bytes !== undefined && Number.isFinite(entry.bytes)) text += `,"bytes":${entry.bytes}`;
-    const level = probe ? (debug ? 20 : undefined) : (info ? 30 : undefined);
-    return encode && level !== undefined ? { level, text, bytes: answerBytes(text) } : { level, text };
+    return { level: probe ? (debug ? 20 : undefined) : (info ? 30 : undefined), text };
+  };
+  // Kept with a cached answer (fast-path.ts), so encoded once: the full path's parts are used once, as text.
+  const answerPart: AccessLog['answerPart'] = (entry) => {
+    const part = partOf(entry);
+    return encode && part.level !== undefined ? { ...part, bytes: answerBytes(part.text) } : part;
   };
   const withPart: AccessLog['withPart'] = (part, reqId, ms, token, ip) => {
     if (part.level === undefined) return;
-    if (lines && encode && part.bytes && encode(lines, part.level, part.bytes, reqId, ms, token, ip)) return;
+    if (encode && part.bytes && encode(part.level, part.bytes, reqId, ms, token, ip)) return;
     let line = `{"level":${part.level},"time":${Date.now()}${bindings},"reqId":${jsonText(reqId)}${part.text},"ms":${Math.round(ms * 100) / 100}`;
     if (token !== undefined) line += `,"token":${jsonText(token)}`;
     stream.write(`${line},"ip":${jsonText(ip)},"msg":"${ACCESS_MESSAGE}"}\n`);
   };
   const write = (entry: AccessEntry): void => {
     if (!info && !debug) return;
-    withPart(answerPart(entry), entry.reqId, entry.ms, entry.token, entry.ip);
+    withPart(partOf(entry), entry.reqId, entry.ms, entry.token, entry.ip);
   };
   return Object.assign(write, { answerPart, withPart });
 }

@@ -4,7 +4,7 @@
  *
  *   npm run bench -- [--scale small|au] [--rounds 3] [--seconds 3] [--connections 10]
  *                    [--only cached,uncached,find,way,shipped,floor,offset,windows,ingest,startup,memory,postgres]
- *                    [--max-requests 200000] [--ingest-batches N] [--shipped-starts 3] [--write-results]
+ *                    [--max-requests 200000] [--ingest-batches N] [--shipped-starts 5] [--write-results]
  *
  * Datasets are built once into bench/out/ (datasets.ts); servers run in their own processes
  * (server.ts, ceiling.ts); loads and medians are in load.ts, ingest in ingest.ts, and the
@@ -42,7 +42,7 @@ const { values } = parseArgs({
   options: {
     scale: { type: 'string', default: 'small' }, rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '10' }, only: { type: 'string' }, 'max-requests': { type: 'string', default: '200000' },
-    'ingest-batches': { type: 'string' }, 'shipped-starts': { type: 'string', default: '3' }, 'write-results': { type: 'boolean', default: false },
+    'ingest-batches': { type: 'string' }, 'shipped-starts': { type: 'string', default: '5' }, 'write-results': { type: 'boolean', default: false },
   },
 });
 if (values.scale !== 'small' && values.scale !== 'au') usage(`--scale must be small or au, got '${values.scale}'`);
@@ -58,7 +58,10 @@ const settings: LoadSettings = {
  * many times, `rounds` rounds each start, and takes its medians over every round of every start:
  * one process of the same build measured 0.75 of the ceiling and another, started beside it,
  * 0.86 (2026-11-29, docs/PERFORMANCE.md), so one start says as much about the process as about
- * the code.
+ * the code. Five by default: in one run of five starts the spread at info went from 0.79 to 0.99
+ * a start, and a run of three had one start at 0.71 with both of its sides slow (53 and 40 µs of
+ * CPU an answer, against about 30 and 25 in the others): bench/RESULTS.md, "The shipped bar on
+ * a machine with cheaper system calls". The group then takes about 11 minutes at `--rounds 3`.
  */
 const shippedStarts = Math.round(numberOption(values['shipped-starts'], 'shipped-starts', 1, 10));
 const only = new Set<Group>((values.only ?? DEFAULT_GROUPS.join(',')).split(',').map((name) => {

@@ -46,6 +46,27 @@ describe('LineBuffer: log lines to a descriptor, buffered and written asynchrono
     closeSync(fd);
   });
 
+  test('a steady stream reuses its buffers once written (no new memory a buffer-full), and every line arrives exact and in order', async () => {
+    const path = join(dir, 'steady.log');
+    const fd = openSync(path, 'w');
+    const lines = new LineBuffer(fd, { minBytes: 16 * 1024 });
+    const count = 60_000;
+    let bytes = 0;
+    for (let i = 0; i < count; i++) {
+      lines.write(line(i));
+      bytes += Buffer.byteLength(line(i));
+      // 10 KB a millisecond, less than the writes take away, as under a server's load (some 8 MB a second at 30,000 lines).
+      if (i % 100 === 99) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await waitFor('the writes', () => { lines.flush(); return lines.idle; });
+    assert.equal(readFileSync(path, 'utf8'), range(count).map(line).join(''));
+    // Some 5 MB through 64 KiB buffers: a new buffer each time one fills would be some 80 of them.
+    const buffersFilled = Math.ceil(bytes / (64 * 1024));
+    assert.ok(buffersFilled > 60, `the stream fills ${buffersFilled} buffers`);
+    assert.ok(lines.buffersMade <= 6, `${lines.buffersMade} buffers made for ${buffersFilled} filled`);
+    closeSync(fd);
+  });
+
   test('lines longer than a chunk and characters of 2, 3 and 4 bytes arrive exact, whatever buffer they fall in', async () => {
     const path = join(dir, 'wide.log');
     const fd = openSync(path, 'w');

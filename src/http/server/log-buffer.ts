@@ -1,4 +1,4 @@
-import { write, writeSync } from 'node:fs';
+import { write, writeSync, writev } from 'node:fs';
 
 /**
  * Log lines to a file descriptor (stdout as `serve` logs): encoded at once into a byte buffer
@@ -28,22 +28,44 @@ export interface LineBufferOptions {
 export const LINE_BUFFER_DEFAULTS: Required<LineBufferOptions> = { minBytes: 64 * 1024, maxBytes: 16 * 1024 * 1024, retryMs: 20 };
 
 /**
- * A buffer's size, at least: lines are encoded into one until it is full, then into a new one.
- * Twice minBytes, so that a chunk is usually handed to a write before the buffer fills, and the
- * buffer is used again from its start once that write is done and nothing waits.
+ * A buffer's size, at least: lines are encoded into one until it is full, then into another (the
+ * spare, once all of its bytes are written). Twice minBytes, so that a chunk is usually handed to
+ * a write before the buffer fills, and the buffer is used again from its start once that write
+ * is done and nothing waits.
  */
 const BUFFER_BYTES = 64 * 1024;
+
+/**
+ * Written buffers kept to be filled again. In the steady state one is enough (a write is done
+ * long before the next buffer fills); a few more keep a burst that outruns the writes from
+ * making new ones (test/http/log-buffer.test.ts): 512 KiB at the defaults.
+ */
+const SPARES = 4;
+
+/** Bytes to be written: `in` the buffer they lie in when it is the one lines go to, and the buffer they free, once written, when they are its last. */
+interface Waiting {
+  bytes: Buffer;
+  in?: Buffer;
+  frees?: Buffer;
+}
 
 export class LineBuffer {
   /** Where lines are encoded: bytes [start, end) wait to be written; from end on it is free. */
   private buffer: Buffer;
   private start = 0;
   private end = 0;
-  /** Waiting bytes of buffers filled before this one, in order (a destination that is slow). */
-  private older: Buffer[] = [];
+  /** Waiting bytes of buffers filled before this one, in order (a destination that is slow), each with its buffer. */
+  private older: Waiting[] = [];
   private olderBytes = 0;
-  /** The chunk being written and how much of it is out: a write may take only part of it. */
-  private chunk: Buffer | undefined;
+  /** What is being written, in order (what is left of it: a write may take only part), as `older`'s entries are. */
+  private chunk: Waiting[] | undefined;
+  /**
+   * Filled buffers all of whose bytes are written, to be filled again (SPARES at most): a buffer
+   * new to the process costs a page fault a 4 KiB page on first touch, which on some virtual
+   * machines is dearer than the lines written into it (docs/PERFORMANCE.md).
+   */
+  private readonly spares: Buffer[] = [];
+  private made = 0;
   private dropped = 0;
   private failed = false;
   private readonly options: Required<LineBufferOptions>;
@@ -52,7 +74,7 @@ export class LineBuffer {
   constructor(private readonly fd: number, options: LineBufferOptions = {}) {
     this.options = { ...LINE_BUFFER_DEFAULTS, ...options };
     this.bufferBytes = Math.max(BUFFER_BYTES, 2 * this.options.minBytes);
-    this.buffer = Buffer.allocUnsafeSlow(this.bufferBytes);
+    this.buffer = this.newBuffer(this.bufferBytes);
   }
 
   write(line: string): void {
@@ -99,12 +121,19 @@ export class LineBuffer {
    */
   flushSync(): void {
     if (this.failed) return;
-    let rest = this.takeWaiting();
     try {
-      while (rest.length > 0) rest = rest.subarray(writeSync(this.fd, rest));
+      for (const piece of this.takeWaiting()) {
+        let rest = piece.bytes;
+        while (rest.length > 0) rest = rest.subarray(writeSync(this.fd, rest));
+      }
     } catch {
       // Nowhere left to write to (the reader is gone, or still full on exit): lost with the process.
     }
+  }
+
+  /** How many buffers this LineBuffer has allocated (with spares kept, two in the steady state). */
+  get buffersMade(): number {
+    return this.made;
   }
 
   /** Nothing waiting and no write under way: everything written has reached the descriptor. */
@@ -116,57 +145,89 @@ export class LineBuffer {
     return this.olderBytes + this.end - this.start;
   }
 
-  /** A new buffer with room for `most` bytes; what waits in this one waits on (no copy). */
+  /**
+   * A buffer with room for `most` bytes in place of this one; what waits in this one waits on (no
+   * copy). The one left is kept as a spare once nothing waiting or being written lies in it.
+   */
   private renew(most: number): void {
+    const left = this.buffer;
     if (this.end > this.start) {
-      this.older.push(this.buffer.subarray(this.start, this.end));
+      // Its last bytes: written, they free it.
+      this.older.push({ bytes: left.subarray(this.start, this.end), frees: left });
       this.olderBytes += this.end - this.start;
+    } else if (this.chunk?.at(-1)?.in === left) {
+      // Only the last piece of a write can lie in the buffer lines go to.
+      (this.chunk.at(-1) as Waiting).frees = left;
+    } else {
+      this.keep(left);
     }
-    this.buffer = Buffer.allocUnsafeSlow(Math.max(this.bufferBytes, most));
+    const size = Math.max(this.bufferBytes, most);
+    this.buffer = (size === this.bufferBytes ? this.spares.pop() : undefined) ?? this.newBuffer(size);
     this.start = 0;
     this.end = 0;
   }
 
-  /** Everything waiting, in order, behind the count of dropped lines if any: it no longer waits. */
-  private takeWaiting(): Buffer {
-    const parts = this.older;
-    if (this.end > this.start) parts.push(this.buffer.subarray(this.start, this.end));
+  private newBuffer(size: number): Buffer {
+    this.made++;
+    return Buffer.allocUnsafeSlow(size);
+  }
+
+  /** A buffer nothing refers to any more: a spare, when it is of the usual size (a larger one, for a long line, is let go). */
+  private keep(free: Buffer): void {
+    if (free.length === this.bufferBytes && this.spares.length < SPARES) this.spares.push(free);
+  }
+
+  /**
+   * Everything waiting, in order, which then no longer waits: the count of dropped lines if any,
+   * then what waits in buffers filled before this one, then what waits in this one. Pieces, not
+   * one buffer: joining them would copy them into memory new to the process (see `spares`).
+   */
+  private takeWaiting(): Waiting[] {
+    const pieces = this.older;
+    if (this.end > this.start) pieces.push({ bytes: this.buffer.subarray(this.start, this.end), in: this.buffer });
     this.start = this.end;
     this.older = [];
     this.olderBytes = 0;
     if (this.dropped > 0) {
-      parts.unshift(Buffer.from(`{"level":40,"time":${Date.now()},"dropped":${this.dropped},"msg":"log lines dropped: the log's destination did not keep up"}\n`));
+      pieces.unshift({ bytes: Buffer.from(`{"level":40,"time":${Date.now()},"dropped":${this.dropped},"msg":"log lines dropped: the log's destination did not keep up"}\n`) });
       this.dropped = 0;
     }
-    return parts.length === 1 ? parts[0] as Buffer : Buffer.concat(parts);
+    return pieces;
   }
 
   private writeNext(): void {
     this.chunk = this.takeWaiting();
-    this.writeChunk();
+    this.writeChunk(this.chunk);
   }
 
-  private writeChunk(): void {
-    const chunk = this.chunk as Buffer;
-    write(this.fd, chunk, 0, chunk.length, null, (error, written) => {
+  /** Writes `pieces` (this.chunk) in one system call, what a partial write left again, then what waits meanwhile. */
+  private writeChunk(pieces: Waiting[]): void {
+    const done = (error: NodeJS.ErrnoException | null, written: number): void => {
       if (error) {
         if (error.code === 'EAGAIN') {
-          setTimeout(() => this.writeChunk(), this.options.retryMs).unref();
+          setTimeout(() => this.writeChunk(pieces), this.options.retryMs).unref();
           return;
         }
         this.fail(error);
         return;
       }
-      if (written < chunk.length) {
-        this.chunk = chunk.subarray(written);
-        this.writeChunk();
+      if (written < lengthOf(pieces)) {
+        this.writeChunk(afterWritten(pieces, written));
         return;
       }
       this.chunk = undefined;
+      for (const piece of pieces) if (piece.frees !== undefined) this.keep(piece.frees);
       // Nothing written or waiting refers to this buffer any more: lines go to its start again.
       if (this.start === this.end) this.start = this.end = 0;
       if (this.waiting >= this.options.minBytes) this.writeNext();
-    });
+    };
+    this.chunk = pieces;
+    if (pieces.length === 1) {
+      const { bytes } = pieces[0] as Waiting;
+      write(this.fd, bytes, 0, bytes.length, null, done);
+    } else {
+      writev(this.fd, pieces.map((piece) => piece.bytes), null, done);
+    }
   }
 
   private fail(error: NodeJS.ErrnoException): void {
@@ -181,4 +242,21 @@ export class LineBuffer {
       // stderr is gone too.
     }
   }
+}
+
+function lengthOf(pieces: readonly Waiting[]): number {
+  let length = 0;
+  for (const piece of pieces) length += piece.bytes.length;
+  return length;
+}
+
+/** What is left of `pieces` once `written` bytes of them are out: the pieces not yet whole out, the first of them cut. */
+function afterWritten(pieces: Waiting[], written: number): Waiting[] {
+  let rest = written;
+  let i = 0;
+  while (rest >= (pieces[i] as Waiting).bytes.length) rest -= (pieces[i++] as Waiting).bytes.length;
+  const first = pieces[i] as Waiting;
+  // Those written whole still free their buffers when the whole write is done: kept in a piece of no bytes.
+  const freed = pieces.slice(0, i).filter((piece) => piece.frees !== undefined).map((piece) => ({ bytes: first.bytes.subarray(0, 0), frees: piece.frees }));
+  return [...freed, { ...first, bytes: first.bytes.subarray(rest) }, ...pieces.slice(i + 1)];
 }

@@ -212,7 +212,7 @@ export class LineBuffer {
         return;
       }
       if (written < lengthOf(pieces)) {
-        this.writeChunk(afterWritten(pieces, written));
+        this.writeChunk(this.afterWritten(pieces, written));
         return;
       }
       this.chunk = undefined;
@@ -228,6 +228,23 @@ export class LineBuffer {
     } else {
       writev(this.fd, pieces.map((piece) => piece.bytes), null, done);
     }
+  }
+
+  /**
+   * What is left of `pieces` once `written` bytes of them are out, the first cut. A piece written
+   * whole frees its buffer at once (if it was that buffer's last): its bytes are the kernel's now,
+   * and a write holds at most one piece of any buffer.
+   */
+  private afterWritten(pieces: readonly Waiting[], written: number): Waiting[] {
+    let rest = written;
+    let i = 0;
+    while (rest >= (pieces[i] as Waiting).bytes.length) {
+      const whole = pieces[i++] as Waiting;
+      rest -= whole.bytes.length;
+      if (whole.frees !== undefined) this.keep(whole.frees);
+    }
+    const first = pieces[i] as Waiting;
+    return [{ ...first, bytes: first.bytes.subarray(rest) }, ...pieces.slice(i + 1)];
   }
 
   private fail(error: NodeJS.ErrnoException): void {
@@ -248,15 +265,4 @@ function lengthOf(pieces: readonly Waiting[]): number {
   let length = 0;
   for (const piece of pieces) length += piece.bytes.length;
   return length;
-}
-
-/** What is left of `pieces` once `written` bytes of them are out: the pieces not yet whole out, the first of them cut. */
-function afterWritten(pieces: Waiting[], written: number): Waiting[] {
-  let rest = written;
-  let i = 0;
-  while (rest >= (pieces[i] as Waiting).bytes.length) rest -= (pieces[i++] as Waiting).bytes.length;
-  const first = pieces[i] as Waiting;
-  // Those written whole still free their buffers when the whole write is done: kept in a piece of no bytes.
-  const freed = pieces.slice(0, i).filter((piece) => piece.frees !== undefined).map((piece) => ({ bytes: first.bytes.subarray(0, 0), frees: piece.frees }));
-  return [...freed, { ...first, bytes: first.bytes.subarray(rest) }, ...pieces.slice(i + 1)];
 }

@@ -71,11 +71,11 @@ const policies = new Map<number, string>();
 const MAX_POLICIES = 1_000;
 
 function policyText(limit: number, windowSec: number): string {
-  if (windowSec !== RATE_WINDOW_SEC) return `"default";q=${limit};w=${windowSec}`;
-  let text = policies.get(limit);
+  const usual = windowSec === RATE_WINDOW_SEC;
+  let text = usual ? policies.get(limit) : undefined;
   if (text === undefined) {
     text = `"default";q=${limit};w=${windowSec}`;
-    if (policies.size < MAX_POLICIES) policies.set(limit, text);
+    if (usual && policies.size < MAX_POLICIES) policies.set(limit, text);
   }
   return text;
 }

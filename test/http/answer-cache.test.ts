@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CLOCK_BUCKET_SEC, ResponseCache, clockBucket } from '../../src/http/cache/response-cache.ts';
+import { CLOCK_BUCKET_SEC, ResponseCache, TEXT_MAX_BYTES, clockBucket } from '../../src/http/cache/response-cache.ts';
 import { SingleFlight } from '../../src/http/cache/single-flight.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { NOW, loadFixture } from '../fixture.ts';
@@ -10,7 +10,7 @@ describe('ResponseCache (pure)', () => {
   test('an entry serves its own data version and clock slice only', () => {
     const cache = new ResponseCache();
     cache.set('/a', 3, 0, { body: 'x', etag: '"e"' });
-    assert.deepEqual(cache.get('/a', 3, 0), { body: Buffer.from('x'), etag: '"e"', length: '1', version: 3, bucket: 0 });
+    assert.deepEqual(cache.get('/a', 3, 0), { body: Buffer.from('x'), etag: '"e"', length: '1', version: 3, bucket: 0, text: 'x' });
     assert.equal(cache.get('/a', 4, 0), undefined);
     assert.equal(cache.get('/a', 3, 1), undefined);
     assert.equal(cache.get('/b', 3, 0), undefined);
@@ -31,6 +31,27 @@ describe('ResponseCache (pure)', () => {
     cache.set('/d', 1, 0, { body: 'd'.repeat(24), etag: '5' });
     cache.set('/e', 1, 0, { body: 'e'.repeat(24), etag: '6' });
     assert.equal(cache.size, 2);
+  });
+
+  test('a body of at most TEXT_MAX_BYTES is kept as latin1 text too (the very bytes), and counted twice; a longer one is not', () => {
+    const cache = new ResponseCache({ maxEntries: 10, maxBytes: 4 * (TEXT_MAX_BYTES + 1) });
+    const ascii = `{"a":"${'x'.repeat(TEXT_MAX_BYTES - 8)}"}`;
+    cache.set('/ascii', 1, 0, { body: ascii, etag: '1' });
+    cache.set('/bytes', 1, 0, { body: Buffer.from('{"b":1}'), etag: '2' });
+    cache.set('/accented', 1, 0, { body: '{"name":"Café"}', etag: '3' });
+    cache.set('/long', 1, 0, { body: `${ascii} `, etag: '4' });
+    assert.equal(ascii.length, TEXT_MAX_BYTES);
+    assert.equal(cache.get('/ascii', 1, 0)?.text, ascii);
+    assert.equal(cache.get('/bytes', 1, 0)?.text, '{"b":1}');
+    // é is two bytes of UTF-8, so two characters of latin1 text, which Node writes back as those two bytes.
+    const accented = cache.get('/accented', 1, 0);
+    assert.equal(accented?.text, '{"name":"Caf\u00c3\u00a9"}');
+    assert.deepEqual(Buffer.from(accented?.text ?? '', 'latin1'), Buffer.from('{"name":"Café"}'));
+    assert.equal(cache.get('/long', 1, 0)?.text, undefined);
+    // Held: 2 × 16384 + 2 × 7 + 2 × 16 + 16385 = 49,199 of 65,540 bytes; one more body of 16 KiB kept as text (32,768) is over, so the oldest goes.
+    cache.set('/more', 1, 0, { body: ascii.replace('a', 'm'), etag: '5' });
+    assert.equal(cache.get('/ascii', 1, 0), undefined);
+    assert.deepEqual(['/bytes', '/accented', '/long', '/more'].map((key) => cache.get(key, 1, 0)?.etag), ['2', '3', '4', '5']);
   });
 
   test('a hit on the newest entry leaves the order as it is; a hit on any other moves it to the end', () => {

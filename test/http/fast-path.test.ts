@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { scanHeaders } from '../../src/http/cache/fast-path.ts';
+import { TEXT_MAX_BYTES } from '../../src/http/cache/response-cache.ts';
 import { newToken } from '../../src/tokens.ts';
-import { NOW, loadFixture } from '../fixture.ts';
+import { NOW, STATIONS, loadFixture } from '../fixture.ts';
 import { fixedClock, servedStore, testBackends } from '../helpers.ts';
 
 /** Everything but the fields that differ on every request by design. */
@@ -13,6 +15,21 @@ function comparable(response: Response): Record<string, string> {
   delete headers.date;
   return headers;
 }
+
+/** One GET on a connection of its own, as the bytes that came back: the head's lines and the body. */
+async function rawGet(baseUrl: string, path: string, authorization: string): Promise<{ head: string[]; body: Buffer }> {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = connect(Number(port), hostname);
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${authorization}\r\nConnection: close\r\n\r\n`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  const all = Buffer.concat(chunks);
+  const end = all.indexOf('\r\n\r\n');
+  return { head: all.subarray(0, end).toString('latin1').split('\r\n'), body: all.subarray(end + 4) };
+}
+
+/** A head's lines but those that differ on every request by design, in order of name (the fast path writes its own fields first). */
+const lasting = (head: string[]): string[] => head.filter((line) => !/^(x-request-id|ratelimit|date):/i.test(line)).sort();
 
 describe('the headers the fast path reads', () => {
   test('one pass over the raw list: names in any case, one Authorization, no condition, X-Request-Id unless repeated', () => {
@@ -101,6 +118,30 @@ for (const backend of testBackends()) {
       const revoked = await call(path, {}, other.token);
       assert.equal(revoked.status, 401);
       assert.equal((await revoked.json() as { error: { code: string } }).error.code, 'invalid_token');
+    });
+
+    test('on the wire, the very bytes of the full path: a body up to 16 KiB sent as latin1 text, a longer one as bytes', async () => {
+      // Stations whose names are not ASCII, enough of them for a list over 16 KiB (sent from the cached bytes: response-cache.ts).
+      const base = STATIONS[1] as (typeof STATIONS)[number];
+      const cafes = Array.from({ length: 100 }, (_, i) => ({ ...base, feedCode: `cafe-${i}`, slug: `Café Épsilon ${i}`, name: `Café Épsilon ${i}` }));
+      await store().applyBatch({ stations: cafes, prices: [] });
+      const listed = await call('/v1/stations?limit=100');
+      const cafe = ((await listed.json()) as { data: { id: string; name: string }[] }).data.find((s) => s.name === 'Café Épsilon 0');
+      assert.ok(cafe, 'the new station is listed');
+      const sizes: number[] = [];
+      for (const path of ['/v1/cities/sydney/spread', `/v1/stations/${cafe.id}`, '/v1/stations?limit=100']) {
+        const first = await rawGet(server.baseUrl, path, `Bearer ${token.token}`);
+        const counted = throughFastify();
+        const second = await rawGet(server.baseUrl, path, `Bearer ${token.token}`);
+        assert.equal(throughFastify(), counted, `${path}: answered in front of Fastify`);
+        assert.deepEqual([first.head[0], second.head[0]], ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK'], path);
+        assert.deepEqual(lasting(second.head), lasting(first.head), path);
+        assert.deepEqual(second.body, first.body, path);
+        assert.ok(second.head.includes(`content-length: ${first.body.length}`), path);
+        sizes.push(first.body.length);
+      }
+      assert.ok(sizes.slice(0, 2).every((size) => size <= TEXT_MAX_BYTES) && (sizes[2] as number) > TEXT_MAX_BYTES, `both ways taken: ${sizes.join(', ')} bytes`);
+      assert.ok((await rawGet(server.baseUrl, `/v1/stations/${cafe.id}`, `Bearer ${token.token}`)).body.toString('utf8').includes('"Café Épsilon 0"'), 'UTF-8 on the wire');
     });
 
     test('a token over its limit gets the full path\'s 429', async () => {

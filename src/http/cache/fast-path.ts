@@ -68,7 +68,9 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     res.writeHead(200, [
       'x-request-id', requestId, ...hit.head, 'ratelimit-policy', limits['ratelimit-policy'], 'ratelimit', limits.ratelimit, 'content-length', hit.length,
     ]);
-    res.end(hit.body);
+    // The text when kept (response-cache.ts: one write with the header block), else the bytes.
+    if (hit.text !== undefined) res.end(hit.text, 'latin1');
+    else res.end(hit.body);
     answered?.(hit.route, begun);
     // The same access line as the full path's (server/request-log.ts).
     if (log) {

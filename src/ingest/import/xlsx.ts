@@ -84,6 +84,8 @@ export async function* readXlsx(path: string, onBytes?: (bytesRead: number) => v
     failure ??= new Error(`not a readable .xlsx workbook: the reader stopped (${error.message.split('\n')[0]?.slice(0, 80) ?? ''})`, { cause: error });
     notify();
   });
+  let exited = false;
+  const gone = new Promise<void>((resolve) => worker.once('exit', () => { exited = true; resolve(); }));
   worker.on('exit', (code) => {
     if (!ended) failure ??= new Error(`not a readable .xlsx workbook: the reader stopped (exit code ${code})`);
     notify();
@@ -110,12 +112,26 @@ export async function* readXlsx(path: string, onBytes?: (bytesRead: number) => v
       await new Promise<void>((resolve) => { wake = resolve; });
     }
   } finally {
-    worker.removeAllListeners();
+    worker.removeAllListeners('message');
+    worker.removeAllListeners('error');
     // Errors after this point (the worker's own teardown) concern no one.
     worker.on('error', () => {});
-    await worker.terminate();
+    // Told to stop, the worker ends by itself once its reader has wound down; terminate() is the
+    // last resort only. Terminating it while the unzipping builds a zlib stream aborted the whole
+    // process (Node asserts "close before init" in the worker's cleanup: seen once in CI).
+    if (!exited) {
+      worker.postMessage(XLSX_STOP);
+      const timer = setTimeout(() => void worker.terminate(), XLSX_STOP_MS);
+      await gone;
+      clearTimeout(timer);
+    }
   }
 }
+
+/** What the reading thread posts to tell the worker to stop reading (credit is posted as a positive count). */
+export const XLSX_STOP = -1;
+/** How long a worker told to stop may take to end by itself before it is terminated. */
+const XLSX_STOP_MS = 10_000;
 
 /** Rows in a chunk the reader's worker posts, and how many chunks it may read ahead of their use. */
 export const XLSX_CHUNK_ROWS = 1_000;

@@ -84,8 +84,7 @@ export async function* readXlsx(path: string, onBytes?: (bytesRead: number) => v
     failure ??= new Error(`not a readable .xlsx workbook: the reader stopped (${error.message.split('\n')[0]?.slice(0, 80) ?? ''})`, { cause: error });
     notify();
   });
-  let exited = false;
-  const gone = new Promise<void>((resolve) => worker.once('exit', () => { exited = true; resolve(); }));
+  const gone = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.on('exit', (code) => {
     if (!ended) failure ??= new Error(`not a readable .xlsx workbook: the reader stopped (exit code ${code})`);
     notify();
@@ -118,13 +117,12 @@ export async function* readXlsx(path: string, onBytes?: (bytesRead: number) => v
     worker.on('error', () => {});
     // Told to stop, the worker ends by itself once its reader has wound down; terminate() is the
     // last resort only. Terminating it while the unzipping builds a zlib stream aborted the whole
-    // process (Node asserts "close before init" in the worker's cleanup: seen once in CI).
-    if (!exited) {
-      worker.postMessage(XLSX_STOP);
-      const timer = setTimeout(() => void worker.terminate(), XLSX_STOP_MS);
-      await gone;
-      clearTimeout(timer);
-    }
+    // process (Node asserts "close before init" in the worker's cleanup: seen once in CI). A worker
+    // already gone ignores the message, and `gone` has settled.
+    worker.postMessage(XLSX_STOP);
+    const timer = setTimeout(() => void worker.terminate(), XLSX_STOP_MS);
+    await gone;
+    clearTimeout(timer);
   }
 }
 

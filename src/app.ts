@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Clock, TrustProxy } from './config.ts';
 import { addAnswerCache } from './http/cache/answer-cache.ts';
-import { ResponseCache } from './http/cache/response-cache.ts';
+import { DEFAULT_CACHE_LIMITS, ResponseCache } from './http/cache/response-cache.ts';
 import { EVERY_ANSWER, SECURITY_HEADERS, answerHeaders } from './http/request/headers.ts';
 import { TokenCache } from './http/auth/token-cache.ts';
 import { ErrorBody } from './http/errors/catalogue.ts';
@@ -57,7 +57,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { store, clock } = options;
   const limiter = options.rateLimiter ?? new MemoryRateLimiter();
   const defaultLimit = options.defaultRateLimit ?? DEFAULT_RATE_LIMIT;
-  const cache = options.responseCache === false ? undefined : new ResponseCache();
+  // The fast path (below) answers only where the limit is counted in this process; only it sends an answer's text.
+  const fast = countsInProcess(limiter);
+  const cache = options.responseCache === false ? undefined : new ResponseCache(DEFAULT_CACHE_LIMITS, fast);
   const gauge = options.loadGauge;
   // prom-client is loaded only when metrics are on (METRICS_TOKEN).
   const metricsModule = options.metricsToken ? await import('./http/server/metrics.ts') : undefined;
@@ -70,7 +72,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const shed = shedding && metrics ? metrics.countShed(shedding) : shedding;
   let requestLog: AccessLog | undefined;
   // Cached answers to tokens seen before, within a limit counted in this process, are sent in front of Fastify.
-  const front = cache && countsInProcess(limiter) ? fastPath({
+  const front = cache && fast ? fastPath({
     rules, cache, log: () => requestLog,
     // Without a trusted proxy the peer is the client, and req.headers (a fifth of the fast path) is never built.
     address: trust ? (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trust) : (req) => req.socket.remoteAddress ?? '',

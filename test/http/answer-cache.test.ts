@@ -52,6 +52,14 @@ describe('ResponseCache (pure)', () => {
     cache.set('/more', 1, 0, { body: ascii.replace('a', 'm'), etag: '5' });
     assert.equal(cache.get('/ascii', 1, 0), undefined);
     assert.deepEqual(['/bytes', '/accented', '/long', '/more'].map((key) => cache.get(key, 1, 0)?.etag), ['2', '3', '4', '5']);
+    // Without the fast path (a shared limiter) nothing sends the text: not kept, the body counted once.
+    // Four bodies of 16 KiB fit its 65,540 bytes (with their text they would take 131,072).
+    const shared = new ResponseCache({ maxEntries: 10, maxBytes: 4 * (TEXT_MAX_BYTES + 1) }, false);
+    const keys = ['/1', '/2', '/3', '/4'];
+    for (const key of keys) shared.set(key, 1, 0, { body: ascii.replace('a', key[1] as string), etag: key });
+    assert.deepEqual(keys.map((key) => shared.get(key, 1, 0)?.etag), keys);
+    assert.deepEqual(keys.map((key) => shared.get(key, 1, 0)?.text), [undefined, undefined, undefined, undefined]);
+    assert.deepEqual(shared.get('/1', 1, 0)?.body, Buffer.from(ascii.replace('a', '1')));
   });
 
   test('a hit on the newest entry leaves the order as it is; a hit on any other moves it to the end', () => {

@@ -27,7 +27,8 @@ export interface CachedAnswer {
    * a latin1 string body to the header block (also latin1) and writes both with one write from
    * its stack, where a Buffer body goes out as a writev of two pieces with the header block
    * first copied to the heap (about a microsecond more an answer on the bench machine:
-   * docs/PERFORMANCE.md). What goes out does not change. Counted in the cache's bytes.
+   * docs/PERFORMANCE.md). What goes out does not change. Counted in the cache's bytes; kept only
+   * by a cache the fast path serves from (ResponseCache's `keepText`).
    */
   text?: string;
   etag: string;
@@ -75,7 +76,8 @@ export class ResponseCache {
   hits = 0;
   misses = 0;
 
-  constructor(private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS) {}
+  /** `keepText`: keep CachedAnswer.text, which only the fast path sends (app.ts: no fast path with a shared Redis limiter). */
+  constructor(private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS, private readonly keepText = true) {}
 
   get(key: string, version: number, bucket: number): CachedAnswer | undefined {
     const entry = this.entries.get(key);
@@ -105,7 +107,7 @@ export class ResponseCache {
     if (size > this.limits.maxBytes / 4) return;
     this.drop(key);
     const entry: Entry = { body, etag: answer.etag, length: String(size), version, bucket };
-    if (size <= TEXT_MAX_BYTES) entry.text = body.toString('latin1');
+    if (this.keepText && size <= TEXT_MAX_BYTES) entry.text = body.toString('latin1');
     if (answer.headers) entry.head = Object.entries(answer.headers).flat();
     if (answer.route !== undefined) entry.route = answer.route;
     this.entries.set(key, entry);

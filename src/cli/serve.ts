@@ -20,6 +20,10 @@ import type { Logger } from '../logger.ts';
 import { releaseAndSeal, watch } from '../ingest/scheduler.ts';
 
 const SEAL_EVERY_MS = 60_000;
+/** A stop (SIGTERM) exits 1 if it has not finished within this: requests in flight, then the log's last lines. */
+const STOP_MS = 10_000;
+/** How long a stop waits for the log's destination to take its last lines (a reader that has stopped reading). */
+const LOG_DRAIN_MS = 5_000;
 
 interface ServeOptions extends ListenSettings {
   demo: boolean;
@@ -106,7 +110,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
     : undefined;
   // The gauge may report before buildApp returns; the app's logger takes its lines from then on.
   let shedLog: Logger | undefined;
-  // Buffered and written asynchronously (pretty lines on a terminal): flushed every second and on exit.
+  // Buffered and written asynchronously (pretty lines on a terminal): flushed every second, drained on a stop, flushed on exit.
   const destination = await logDestination();
   process.once('exit', () => destination.flushSync());
   const app = await buildApp({
@@ -149,9 +153,13 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down: finishing requests in flight');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    const force = setTimeout(() => process.exit(1), STOP_MS);
     force.unref();
-    closeAll().then(() => process.exit(0), () => process.exit(1));
+    void closeAll().then(() => 0, () => 1).then(async (code) => {
+      // The log's last lines out before the exit: flushSync on exit would race a write under way (a slow reader).
+      if (!(await destination.drain(LOG_DRAIN_MS))) process.stderr.write(`fuelprice: the log's destination did not take its last lines within ${LOG_DRAIN_MS} ms\n`);
+      process.exit(code);
+    });
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

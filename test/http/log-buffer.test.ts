@@ -136,6 +136,65 @@ describe('LineBuffer: log lines to a descriptor, buffered and written asynchrono
       closeSync(reader);
     }
   });
+
+  test('drain() waits for a reader that comes late: true once every line, those written while it waits too, has reached the pipe, in order', async () => {
+    const fifo = join(dir, 'drain.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    try {
+      const lines = new LineBuffer(writer, { minBytes: 512, retryMs: 5 });
+      const count = 6_000; // some 400 KB: the pipe is full long before the end
+      for (let i = 0; i < count; i++) lines.write(line(i));
+      let drained: boolean | undefined;
+      const drain = lines.drain(10_000).then((written) => { drained = written; });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(drained, undefined, 'nobody reads: still waiting');
+      // Fewer bytes than minBytes, written while drain() waits: out with the rest, not left for a later flush.
+      for (let i = count; i < count + 3; i++) lines.write(line(i));
+      const text = await readAll(reader, () => drained !== undefined);
+      await drain;
+      assert.equal(drained, true);
+      assert.deepEqual(numbers(text), range(count + 3));
+      assert.equal(lines.idle, true);
+      assert.equal(await lines.drain(10), true, 'nothing buffered: true at once');
+    } finally {
+      closeSync(writer);
+      closeSync(reader);
+    }
+  });
+
+  test('drain() gives false past its bound while nobody reads, and nothing is lost by it; false too once the log has failed', async () => {
+    const fifo = join(dir, 'stuck.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    try {
+      const lines = new LineBuffer(writer, { minBytes: 512, retryMs: 5 });
+      for (let i = 0; i < 6_000; i++) lines.write(line(i));
+      assert.equal(await lines.drain(50), false);
+      assert.equal(lines.idle, false, 'the lines still wait');
+      const text = await readAll(reader, () => lines.idle);
+      assert.deepEqual(numbers(text), range(6_000));
+    } finally {
+      closeSync(writer);
+      closeSync(reader);
+    }
+    // A pipe whose reader is gone: the write fails (EPIPE), logging stops, and drain() says so.
+    const gone = join(dir, 'gone.fifo');
+    execFileSync('mkfifo', [gone]);
+    const goneReader = openSync(gone, constants.O_RDONLY | constants.O_NONBLOCK);
+    const goneWriter = openSync(gone, constants.O_WRONLY | constants.O_NONBLOCK);
+    closeSync(goneReader);
+    try {
+      const lines = new LineBuffer(goneWriter, { minBytes: 512 });
+      lines.write(line(0));
+      assert.equal(await lines.drain(5_000), false);
+      assert.equal(await lines.drain(5_000), false, 'and at once after');
+    } finally {
+      closeSync(goneWriter);
+    }
+  });
 });
 
 /** Reads a non-blocking descriptor until `done()` holds and nothing more comes. */

@@ -68,6 +68,8 @@ export class LineBuffer {
   private made = 0;
   private dropped = 0;
   private failed = false;
+  /** Told when everything is written (true) or the log has failed (false): drain()'s callers. */
+  private drainers: Array<(written: boolean) => void> = [];
   private readonly options: Required<LineBufferOptions>;
   private readonly bufferBytes: number;
 
@@ -129,6 +131,27 @@ export class LineBuffer {
     } catch {
       // Nowhere left to write to (the reader is gone, or still full on exit): lost with the process.
     }
+  }
+
+  /**
+   * Writes out everything buffered and resolves true once all of it, and whatever is written
+   * meanwhile, has reached the descriptor; false if that has not happened within `withinMs` (a
+   * reader that does not read) or the log has failed. For a stop that can wait (serve's SIGTERM):
+   * unlike flushSync(), it never races a write under way, so no line is lost or out of order.
+   * Its timer keeps the process alive while it waits (EAGAIN's retry timer does not).
+   */
+  drain(withinMs: number): Promise<boolean> {
+    this.flush();
+    if (this.failed || this.idle) return Promise.resolve(!this.failed);
+    return new Promise((resolve) => {
+      const told = (written: boolean): void => {
+        clearTimeout(timer);
+        this.drainers = this.drainers.filter((drainer) => drainer !== told);
+        resolve(written);
+      };
+      const timer = setTimeout(() => told(false), withinMs);
+      this.drainers.push(told);
+    });
   }
 
   /** How many buffers this LineBuffer has allocated (with spares kept, two in the steady state). */
@@ -219,7 +242,10 @@ export class LineBuffer {
       for (const piece of pieces) if (piece.frees !== undefined) this.keep(piece.frees);
       // Nothing written or waiting refers to this buffer any more: lines go to its start again.
       if (this.start === this.end) this.start = this.end = 0;
-      if (this.waiting >= this.options.minBytes) this.writeNext();
+      // While drain() waits, what came meanwhile goes out at once, however little.
+      const draining = this.drainers.length > 0;
+      if (this.waiting >= this.options.minBytes || (draining && (this.waiting > 0 || this.dropped > 0))) this.writeNext();
+      else if (draining) this.tellDrainers(true);
     };
     this.chunk = pieces;
     if (pieces.length === 1) {
@@ -247,12 +273,17 @@ export class LineBuffer {
     return [{ ...first, bytes: first.bytes.subarray(rest) }, ...pieces.slice(i + 1)];
   }
 
+  private tellDrainers(written: boolean): void {
+    for (const drainer of [...this.drainers]) drainer(written);
+  }
+
   private fail(error: NodeJS.ErrnoException): void {
     this.failed = true;
     this.chunk = undefined;
     this.older = [];
     this.olderBytes = 0;
     this.start = this.end;
+    this.tellDrainers(false);
     try {
       writeSync(2, `fuelprice: the log can no longer be written (${error.code ?? error.message}); logging stops\n`);
     } catch {

@@ -143,6 +143,8 @@ export interface LogDestination {
   stream: { write(line: string): void };
   /** Writes out what is buffered, synchronously (on exit). */
   flushSync(): void;
+  /** Writes out what is buffered and waits for it, up to `withinMs` (a stop that can wait): true once all of it is out. */
+  drain(withinMs: number): Promise<boolean>;
   /** Stops the periodic flush. */
   close(): void;
 }
@@ -161,10 +163,10 @@ export async function logDestination(options: { pretty?: boolean; fd?: number } 
   if (options.pretty ?? isatty(fd)) {
     const { default: pretty } = await import('pino-pretty');
     const stream = pretty({ destination: fd, sync: true, colorize: isatty(fd), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
-    return { stream, flushSync: () => undefined, close: () => undefined };
+    return { stream, flushSync: () => undefined, drain: async () => true, close: () => undefined };
   }
   const lines = new LineBuffer(fd);
   const timer = setInterval(() => lines.flush(), LOG_FLUSH_MS);
   timer.unref();
-  return { stream: lines, flushSync: () => lines.flushSync(), close: () => clearInterval(timer) };
+  return { stream: lines, flushSync: () => lines.flushSync(), drain: (withinMs) => lines.drain(withinMs), close: () => clearInterval(timer) };
 }

@@ -1,0 +1,111 @@
+/**
+ * `serve` stopped by SIGTERM while its log's reader lags (a log collector behind, as `docker
+ * logs` or journald can be): the lines still buffered, and the write under way, reach the log
+ * before the process exits, whole and in order, and the exit is 0. stdout is a FIFO the test
+ * reads only once the server has stopped listening (and a moment more, so that a server that
+ * did not wait would have exited by then). Both kinds of pipe: one whose writes wait when it is
+ * full (a child's stdout, usually), and a non-blocking one (EAGAIN).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
+import { newToken } from '../../src/tokens.ts';
+import { NOW, loadFixture } from '../fixture.ts';
+import { BIN, waitFor } from '../helpers.ts';
+
+/** Requests made, each with its own index in a padded URL: some 300 KB of access lines, several times a pipe's 64 KiB. */
+const REQUESTS = 120;
+const PAD = 'x'.repeat(2_000);
+
+/** True once nothing listens on the port any more. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(port, '127.0.0.1');
+    probe.once('connect', () => { probe.destroy(); resolve(false); });
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+/** Everything read from a non-blocking descriptor until end of file (every writer gone). */
+async function readToEnd(fd: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(64 * 1024);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    let n = -1;
+    try {
+      n = readSync(fd, buffer);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+    }
+    if (n === 0) return Buffer.concat(chunks).toString('utf8');
+    if (n > 0) {
+      chunks.push(Buffer.from(buffer.subarray(0, n)));
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error('timed out reading the log');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('serve: SIGTERM with a log reader that lags', () => {
+  for (const mode of ['blocking', 'non-blocking'] as const) {
+    test(`every access line reaches a ${mode} pipe read late, whole and in order, and the exit is 0`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'fuelprice-drain-'));
+      const created = newToken('drain', NOW);
+      const path = join(dir, 'drain.db');
+      const seeded = new SqliteStore(path);
+      await seeded.migrate();
+      await loadFixture(seeded);
+      await seeded.createToken(created.record);
+      await seeded.close();
+      const fifo = join(dir, 'stdout.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      const writer = openSync(fifo, constants.O_WRONLY | (mode === 'non-blocking' ? constants.O_NONBLOCK : 0));
+      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'info', FUELPRICE_NOW: new Date(NOW * 1000).toISOString() },
+        stdio: ['ignore', writer, 'pipe'],
+      });
+      closeSync(writer); // the child's copy is the only writer: end of file once it exits
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      try {
+        await waitFor('the address', () => /serving on http:\/\/\S+/.test(stderr), 30_000);
+        const address = /serving on (http:\/\/\S+)/.exec(stderr)?.[1] as string;
+        for (let i = 0; i < REQUESTS; i++) {
+          const r = await fetch(`${address}/v1/cities?pad=${i}-${PAD}`, { headers: { authorization: `Bearer ${created.token}` } });
+          assert.equal(r.status, 200);
+          await r.arrayBuffer();
+        }
+        child.kill('SIGTERM');
+        const port = Number(new URL(address).port);
+        await waitFor('the server to stop listening', () => refused(port), 10_000);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const text = await readToEnd(reader);
+        assert.equal(await exited, 0, stderr);
+        const lines = text.split('\n').filter((l) => l !== '').map((l) => {
+          try {
+            return JSON.parse(l) as { msg?: string; url?: string; status?: number };
+          } catch {
+            return assert.fail(`a line cut short or mixed with another: ${l.slice(0, 120)}...`);
+          }
+        });
+        const requests = lines.filter((l) => l.msg === 'request');
+        assert.deepEqual(requests.map((l) => [Number(/pad=(\d+)-/.exec(l.url ?? '')?.[1]), l.status]), Array.from({ length: REQUESTS }, (_, i) => [i, 200]));
+        assert.equal(lines.filter((l) => l.msg === 'shutting down: finishing requests in flight').length, 1);
+        assert.doesNotMatch(stderr, /did not take its last lines/);
+      } finally {
+        child.kill('SIGKILL');
+        closeSync(reader);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});

@@ -1,4 +1,6 @@
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import type { Batch, CityInput, PriceStore, StationInput } from '../src/storage/store.ts';
+import { type NewToken, newToken } from '../src/tokens.ts';
 
 /**
  * A small hand-made dataset; the expected answers in the tests were worked out on paper
@@ -60,4 +62,18 @@ export async function loadFixture(store: PriceStore, options: { seal?: boolean }
   await store.upsertCities(CITIES);
   await store.applyBatch({ stations: STATIONS, prices: PRICES });
   if (options.seal ?? true) await store.seal(NOW);
+}
+
+/** A SQLite file at `path` holding the fixture and one new token named `name` (for a server in its own process). */
+export async function fixtureFile(path: string, name: string): Promise<NewToken> {
+  const created = newToken(name, NOW);
+  const store = new SqliteStore(path);
+  try {
+    await store.migrate();
+    await loadFixture(store);
+    await store.createToken(created.record);
+  } finally {
+    await store.close();
+  }
+  return created;
 }

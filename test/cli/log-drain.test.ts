@@ -13,9 +13,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
-import { newToken } from '../../src/tokens.ts';
-import { NOW, loadFixture } from '../fixture.ts';
+import { NOW, fixtureFile } from '../fixture.ts';
 import { BIN, waitFor } from '../helpers.ts';
 
 /** Requests made, each with its own index in a padded URL: some 300 KB of access lines, several times a pipe's 64 KiB. */
@@ -57,13 +55,8 @@ describe('serve: SIGTERM with a log reader that lags', () => {
   for (const mode of ['blocking', 'non-blocking'] as const) {
     test(`every access line reaches a ${mode} pipe read late, whole and in order, and the exit is 0`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'fuelprice-drain-'));
-      const created = newToken('drain', NOW);
       const path = join(dir, 'drain.db');
-      const seeded = new SqliteStore(path);
-      await seeded.migrate();
-      await loadFixture(seeded);
-      await seeded.createToken(created.record);
-      await seeded.close();
+      const created = await fixtureFile(path, 'drain');
       const fifo = join(dir, 'stdout.fifo');
       execFileSync('mkfifo', [fifo]);
       const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);

@@ -86,10 +86,7 @@ describe('LineBuffer: log lines to a descriptor, buffered and written asynchrono
   });
 
   test('a full pipe (EAGAIN) is waited for, not lost: a reader that comes late gets every line in order', async () => {
-    const fifo = join(dir, 'full.fifo');
-    execFileSync('mkfifo', [fifo]);
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    const { reader, writer, close } = openFifo(dir, 'full.fifo');
     try {
       const lines = new LineBuffer(writer, { minBytes: 512, retryMs: 5 });
       const count = 6_000; // some 400 KB: several times a pipe's 64 KiB
@@ -99,16 +96,12 @@ describe('LineBuffer: log lines to a descriptor, buffered and written asynchrono
       const text = await readAll(reader, () => lines.idle);
       assert.deepEqual(numbers(text), range(count));
     } finally {
-      closeSync(writer);
-      closeSync(reader);
+      close();
     }
   });
 
   test('past maxBytes while the pipe is full, lines are dropped and counted, and a warning says how many', async () => {
-    const fifo = join(dir, 'drop.fifo');
-    execFileSync('mkfifo', [fifo]);
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    const { reader, writer, close } = openFifo(dir, 'drop.fifo');
     try {
       const lines = new LineBuffer(writer, { minBytes: 512, maxBytes: 16 * 1024, retryMs: 5 });
       const count = 6_000;
@@ -132,16 +125,12 @@ describe('LineBuffer: log lines to a descriptor, buffered and written asynchrono
       assert.deepEqual(kept, [...kept].sort((a, b) => a - b), 'in order');
       assert.equal(new Set(kept).size, kept.length, 'none twice');
     } finally {
-      closeSync(writer);
-      closeSync(reader);
+      close();
     }
   });
 
   test('drain() waits for a reader that comes late: true once every line, those written while it waits too, has reached the pipe, in order', async () => {
-    const fifo = join(dir, 'drain.fifo');
-    execFileSync('mkfifo', [fifo]);
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    const { reader, writer, close } = openFifo(dir, 'drain.fifo');
     try {
       const lines = new LineBuffer(writer, { minBytes: 512, retryMs: 5 });
       const count = 6_000; // some 400 KB: the pipe is full long before the end
@@ -159,16 +148,12 @@ describe('LineBuffer: log lines to a descriptor, buffered and written asynchrono
       assert.equal(lines.idle, true);
       assert.equal(await lines.drain(10), true, 'nothing buffered: true at once');
     } finally {
-      closeSync(writer);
-      closeSync(reader);
+      close();
     }
   });
 
   test('drain() gives false past its bound while nobody reads, and nothing is lost by it; false too once the log has failed', async () => {
-    const fifo = join(dir, 'stuck.fifo');
-    execFileSync('mkfifo', [fifo]);
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    const { reader, writer, close } = openFifo(dir, 'stuck.fifo');
     try {
       const lines = new LineBuffer(writer, { minBytes: 512, retryMs: 5 });
       for (let i = 0; i < 6_000; i++) lines.write(line(i));
@@ -177,15 +162,12 @@ describe('LineBuffer: log lines to a descriptor, buffered and written asynchrono
       const text = await readAll(reader, () => lines.idle);
       assert.deepEqual(numbers(text), range(6_000));
     } finally {
-      closeSync(writer);
-      closeSync(reader);
+      close();
     }
     // A pipe whose reader is gone: the write fails (EPIPE), logging stops, and drain() says so.
-    const gone = join(dir, 'gone.fifo');
-    execFileSync('mkfifo', [gone]);
-    const goneReader = openSync(gone, constants.O_RDONLY | constants.O_NONBLOCK);
-    const goneWriter = openSync(gone, constants.O_WRONLY | constants.O_NONBLOCK);
-    closeSync(goneReader);
+    const gone = openFifo(dir, 'gone.fifo');
+    closeSync(gone.reader);
+    const goneWriter = gone.writer;
     try {
       const lines = new LineBuffer(goneWriter, { minBytes: 512 });
       lines.write(line(0));
@@ -196,6 +178,15 @@ describe('LineBuffer: log lines to a descriptor, buffered and written asynchrono
     }
   });
 });
+
+/** A FIFO in `dir` opened at both ends, neither waiting: a pipe whose reader the test controls. */
+function openFifo(dir: string, name: string): { reader: number; writer: number; close: () => void } {
+  const path = join(dir, name);
+  execFileSync('mkfifo', [path]);
+  const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writer = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+  return { reader, writer, close: () => { closeSync(writer); closeSync(reader); } };
+}
 
 /** Reads a non-blocking descriptor until `done()` holds and nothing more comes. */
 async function readAll(fd: number, done: () => boolean): Promise<string> {

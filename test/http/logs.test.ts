@@ -7,10 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/app.ts';
 import pino from 'pino';
 import { accessLog, logDestination, loggerOptions } from '../../src/http/server/request-log.ts';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
-import { NOW, loadFixture } from '../fixture.ts';
+import { NOW, fixtureFile, loadFixture } from '../fixture.ts';
 import { fixedClock, runCli, startServe, testBackends } from '../helpers.ts';
 
 /** Every 8-character piece of a secret: a log holding any of them holds part of it. */
@@ -250,13 +249,8 @@ describe('logs never hold a credential', () => {
 
   test('serve writes its buffered access lines out when stopped by SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fuelprice-logexit-'));
-    const created = newToken('exit', NOW);
     const path = join(dir, 'exit.db');
-    const seeded = new SqliteStore(path);
-    await seeded.migrate();
-    await loadFixture(seeded);
-    await seeded.createToken(created.record);
-    await seeded.close();
+    const created = await fixtureFile(path, 'exit');
     const server = await startServe(['--port', '0'], { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'info', FUELPRICE_NOW: new Date(NOW * 1000).toISOString() });
     try {
       const r = await fetch(`${server.address}/v1/cities/sydney`, { headers: { authorization: `Bearer ${created.token}` } });

@@ -65,8 +65,8 @@ export async function loadFixture(store: PriceStore, options: { seal?: boolean }
 }
 
 /** A SQLite file at `path` holding the fixture and one new token named `name` (for a server in its own process). */
-export async function fixtureFile(path: string, name: string): Promise<NewToken> {
-  const created = newToken(name, NOW);
+export async function fixtureFile(path: string, name: string, options: { rateLimit?: number } = {}): Promise<NewToken> {
+  const created = newToken(name, NOW, options);
   const store = new SqliteStore(path);
   try {
     await store.migrate();

@@ -111,7 +111,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
   // The gauge may report before buildApp returns; the app's logger takes its lines from then on.
   let shedLog: Logger | undefined;
   // Buffered and written asynchronously (pretty lines on a terminal): flushed every second, drained on a stop, flushed on exit.
-  const destination = await logDestination();
+  const destination = await logDestination({ shared: role === 'worker' });
   process.once('exit', () => destination.flushSync());
   const app = await buildApp({
     store, clock, rateLimiter, trustProxy: config.trustProxy,

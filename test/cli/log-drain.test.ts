@@ -1,14 +1,16 @@
 /**
- * `serve` stopped by SIGTERM while its log's reader lags (a log collector behind, as `docker
+ * Whole log lines through a pipe whose reader lags. First, `serve` stopped by SIGTERM while its log's reader lags (a log collector behind, as `docker
  * logs` or journald can be): the lines still buffered, and the write under way, reach the log
  * before the process exits, whole and in order, and the exit is 0. stdout is a FIFO the test
  * reads only once the server has stopped listening (and a moment more, so that a server that
  * did not wait would have exited by then). Both kinds of pipe: one whose writes wait when it is
- * full (a child's stdout, usually), and a non-blocking one (EAGAIN).
+ * full (a child's stdout, usually), and a non-blocking one (EAGAIN). Then `serve --workers 2`,
+ * whose workers write to one stdout: read slowly, every line arrives whole.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +28,17 @@ function refused(port: number): Promise<boolean> {
     const probe = connect(port, '127.0.0.1');
     probe.once('connect', () => { probe.destroy(); resolve(false); });
     probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+/** The log's lines as JSON, each of which must be whole: one cut short or mixed with another fails the test. */
+function wholeLines(text: string): Array<{ msg?: string; url?: string; status?: number; pid?: number }> {
+  return text.split('\n').filter((l) => l !== '').map((l) => {
+    try {
+      return JSON.parse(l) as { msg?: string; url?: string; status?: number; pid?: number };
+    } catch {
+      return assert.fail(`a line cut short or mixed with another: ${l.slice(0, 120)}...`);
+    }
   });
 }
 
@@ -83,13 +96,7 @@ describe('serve: SIGTERM with a log reader that lags', () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         const text = await readToEnd(reader);
         assert.equal(await exited, 0, stderr);
-        const lines = text.split('\n').filter((l) => l !== '').map((l) => {
-          try {
-            return JSON.parse(l) as { msg?: string; url?: string; status?: number };
-          } catch {
-            return assert.fail(`a line cut short or mixed with another: ${l.slice(0, 120)}...`);
-          }
-        });
+        const lines = wholeLines(text);
         const requests = lines.filter((l) => l.msg === 'request');
         assert.deepEqual(requests.map((l) => [Number(/pad=(\d+)-/.exec(l.url ?? '')?.[1]), l.status]), Array.from({ length: REQUESTS }, (_, i) => [i, 200]));
         assert.equal(lines.filter((l) => l.msg === 'shutting down: finishing requests in flight').length, 1);
@@ -101,4 +108,74 @@ describe('serve: SIGTERM with a log reader that lags', () => {
       }
     });
   }
+});
+
+/** One GET on a connection of its own, so that the primary hands each to a worker anew; its status. */
+function getOnce(url: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('serve --workers 2: two processes write one stdout', () => {
+  test('read slowly, every access line of both workers arrives whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fuelprice-shared-'));
+    const path = join(dir, 'shared.db');
+    const created = await fixtureFile(path, 'shared', { rateLimit: 100_000 });
+    const fifo = join(dir, 'stdout.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY);
+    const child = spawn(process.execPath, [BIN, 'serve', '--workers', '2', '--port', '0', '--host', '127.0.0.1'], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'info', FUELPRICE_NOW: new Date(NOW * 1000).toISOString() },
+      stdio: ['ignore', writer, 'pipe'],
+    });
+    closeSync(writer);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // A reader that lags: 4 KiB every 2 ms at most, so the pipe is full most of the time.
+    const chunks: Buffer[] = [];
+    let reading = true;
+    const slowReader = (async () => {
+      const piece = Buffer.alloc(4096);
+      while (reading) {
+        try {
+          const n = readSync(reader, piece);
+          if (n > 0) chunks.push(Buffer.from(piece.subarray(0, n)));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    try {
+      await waitFor('the address', () => /serving on http:\/\/\S+/.test(stderr), 30_000);
+      const address = /serving on (http:\/\/\S+)/.exec(stderr)?.[1] as string;
+      const count = 1_600;
+      for (let i = 0; i < count; i += 16) {
+        const statuses = await Promise.all(Array.from({ length: 16 }, (_, k) => getOnce(`${address}/v1/cities?pad=${i + k}-${PAD}`, created.token)));
+        assert.deepEqual(statuses, statuses.map(() => 200));
+      }
+      child.kill('SIGTERM');
+      reading = false;
+      await slowReader;
+      const text = Buffer.concat(chunks).toString('utf8') + await readToEnd(reader);
+      assert.equal(await exited, 0, stderr);
+      const lines = wholeLines(text);
+      const requests = lines.filter((l) => l.msg === 'request');
+      assert.deepEqual(requests.map((l) => Number(/pad=(\d+)-/.exec(l.url ?? '')?.[1])).sort((a, b) => a - b), Array.from({ length: count }, (_, i) => i));
+      assert.equal(new Set(requests.map((l) => l.pid)).size, 2, 'both workers answered');
+    } finally {
+      reading = false;
+      child.kill('SIGKILL');
+      closeSync(reader);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

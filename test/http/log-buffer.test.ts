@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LineBuffer } from '../../src/http/server/log-buffer.ts';
+import { PIPE_ATOMIC_BYTES, lineCut } from '../../src/http/server/log-writes.ts';
 import { waitFor } from '../helpers.ts';
 
 /** Line i, of varied length and with a character outside ASCII now and then (bytes differ from UTF-16 units). */
@@ -176,6 +177,55 @@ describe('LineBuffer: log lines to a descriptor, buffered and written asynchrono
     } finally {
       closeSync(goneWriter);
     }
+  });
+
+  test('maxWriteBytes: two writers on one pipe read slowly (two processes, as serve\'s workers), every line whole, each writer\'s in order', async () => {
+    const { reader, writer, close } = openFifo(dir, 'shared.fifo');
+    const second = openSync(join(dir, 'shared.fifo'), constants.O_WRONLY | constants.O_NONBLOCK);
+    try {
+      const writers = [writer, second].map((fd) => new LineBuffer(fd, { minBytes: 8 * 1024, retryMs: 1, maxWriteBytes: PIPE_ATOMIC_BYTES }));
+      const count = 4_000; // some 250 KB each: the pipe fills, and writes wait for a reader that takes 4 KiB at a time
+      const tagged = (w: number, i: number): string => line(i).replace('{"n"', `{"w":${w},"n"`);
+      const chunks: Buffer[] = [];
+      const piece = Buffer.alloc(4096);
+      for (let i = 0; i < count; i++) {
+        writers.forEach((lines, w) => lines.write(tagged(w, i)));
+        if (i % 200 === 199) {
+          try {
+            const n = readSync(reader, piece);
+            if (n > 0) chunks.push(Buffer.from(piece.subarray(0, n)));
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+      }
+      const rest = await readAll(reader, () => writers.every((lines) => { lines.flush(); return lines.idle; }));
+      const text = Buffer.concat(chunks).toString('utf8') + rest;
+      const parsed = text.split('\n').filter((l) => l !== '').map((l) => {
+        try {
+          return JSON.parse(l) as { w: number; n: number };
+        } catch {
+          return assert.fail(`a line cut or mixed with another: ${l.slice(0, 100)}`);
+        }
+      });
+      for (const w of [0, 1]) assert.deepEqual(parsed.filter((l) => l.w === w).map((l) => l.n), range(count));
+    } finally {
+      closeSync(second);
+      close();
+    }
+  });
+
+  test('lineCut: the most whole lines that fit a write; a line longer than the limit whole', () => {
+    const text = Buffer.from(range(200).map(line).join(''));
+    for (const most of [1, 40, 100, 512, 4096, text.length, text.length + 10]) {
+      // The reference: the end of the last line that ends within `most` bytes, else the end of the first line.
+      const ends: number[] = [];
+      for (let i = 0; i < text.length; i++) if (text[i] === 0x0a) ends.push(i + 1);
+      const fitting = ends.filter((end) => end <= most);
+      assert.equal(lineCut(text, most), fitting.length > 0 ? fitting[fitting.length - 1] : ends[0], `most ${most}`);
+    }
+    assert.equal(lineCut(Buffer.from('no newline at all'), 4), 17, 'no line end: all of it');
   });
 });
 

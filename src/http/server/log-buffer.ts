@@ -1,4 +1,5 @@
 import { write, writeSync, writev } from 'node:fs';
+import { LINE_BUFFER_DEFAULTS, type LineBufferOptions, lineCut } from './log-writes.ts';
 
 /**
  * Log lines to a file descriptor (stdout as `serve` logs): encoded at once into a byte buffer
@@ -16,16 +17,6 @@ import { write, writeSync, writev } from 'node:fs';
  * A destination that cannot keep up (a pipe nobody reads) must not take the server's memory:
  * past maxBytes, lines are dropped and counted, and once it drains a warning line says how many.
  */
-export interface LineBufferOptions {
-  /** Bytes waiting before a write starts. */
-  minBytes?: number;
-  /** Bytes kept at most while the destination is busy; lines past it are dropped, and counted. */
-  maxBytes?: number;
-  /** How long to wait before trying again when the destination is full (EAGAIN on a non-blocking pipe). */
-  retryMs?: number;
-}
-
-export const LINE_BUFFER_DEFAULTS: Required<LineBufferOptions> = { minBytes: 64 * 1024, maxBytes: 16 * 1024 * 1024, retryMs: 20 };
 
 /**
  * A buffer's size, at least: lines are encoded into one until it is full, then into another (the
@@ -126,7 +117,7 @@ export class LineBuffer {
     try {
       for (const piece of this.takeWaiting()) {
         let rest = piece.bytes;
-        while (rest.length > 0) rest = rest.subarray(writeSync(this.fd, rest));
+        while (rest.length > 0) rest = rest.subarray(writeSync(this.fd, rest, 0, lineCut(rest, this.options.maxWriteBytes)));
       }
     } catch {
       // Nowhere left to write to (the reader is gone, or still full on exit): lost with the process.
@@ -248,9 +239,10 @@ export class LineBuffer {
       else if (draining) this.tellDrainers(true);
     };
     this.chunk = pieces;
-    if (pieces.length === 1) {
+    // One piece; or, under maxWriteBytes, the first piece's lines up to it (the rest next, as after a partial write).
+    if (pieces.length === 1 || this.options.maxWriteBytes !== Infinity) {
       const { bytes } = pieces[0] as Waiting;
-      write(this.fd, bytes, 0, bytes.length, null, done);
+      write(this.fd, bytes, 0, lineCut(bytes, this.options.maxWriteBytes), null, done);
     } else {
       writev(this.fd, pieces.map((piece) => piece.bytes), null, done);
     }

@@ -5,6 +5,7 @@ import { maskSecrets } from '../../secrets.ts';
 import { redactUrl } from '../../tokens.ts';
 import { answerBytes, jsonText, lineEncoder } from './access-bytes.ts';
 import { LineBuffer } from './log-buffer.ts';
+import { PIPE_ATOMIC_BYTES } from './log-writes.ts';
 
 /** A request as an error line shows it (Fastify's `req`), with credentials in the URL blanked. */
 interface LoggedRequest {
@@ -156,16 +157,18 @@ export const LOG_FLUSH_MS = 1000;
  * stdout as `serve` logs to it: on a terminal, human-readable lines (pino-pretty, written as
  * they come); otherwise JSON lines kept in a buffer (log-buffer.ts, 64 KiB before a write) and
  * written asynchronously, at least every second and at once on exit, so logging costs the
- * server little under load. `pretty` forces one or the other (tests).
+ * server little under load. `pretty` forces one or the other (tests). `shared`: other processes
+ * write to the same stdout (serve's workers), so no write is larger than a pipe takes whole.
  */
-export async function logDestination(options: { pretty?: boolean; fd?: number } = {}): Promise<LogDestination> {
+export async function logDestination(options: { pretty?: boolean; fd?: number; shared?: boolean } = {}): Promise<LogDestination> {
   const fd = options.fd ?? 1;
   if (options.pretty ?? isatty(fd)) {
     const { default: pretty } = await import('pino-pretty');
     const stream = pretty({ destination: fd, sync: true, colorize: isatty(fd), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
     return { stream, flushSync: () => undefined, drain: async () => true, close: () => undefined };
   }
-  const lines = new LineBuffer(fd);
+  // Other processes write to it too (serve's workers): each write whole lines the pipe takes in one piece.
+  const lines = new LineBuffer(fd, options.shared ? { maxWriteBytes: PIPE_ATOMIC_BYTES } : {});
   const timer = setInterval(() => lines.flush(), LOG_FLUSH_MS);
   timer.unref();
   return { stream: lines, flushSync: () => lines.flushSync(), drain: (withinMs) => lines.drain(withinMs), close: () => clearInterval(timer) };

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { type Server, type Socket, createServer, connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
@@ -395,6 +396,48 @@ export function startServe(args: string[], env: Record<string, string>, timeoutM
       clearTimeout(timer);
       reject(new Error(`serve exited early (${code}): ${stderr}`));
     });
+  });
+}
+
+/** True once nothing listens on 127.0.0.1:`port` any more. */
+export function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = tcpConnect(port, '127.0.0.1');
+    probe.once('connect', () => { probe.destroy(); resolve(false); });
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+/** One GET on a connection of its own (no keep-alive), so that each request is handed to a worker anew; its status. */
+export function getOnce(url: string, token?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** One read of a non-blocking descriptor into `buffer`: the bytes read (0 at end of file), or -1 when none wait yet (EAGAIN). */
+export function readNow(fd: number, buffer: Buffer): number {
+  try {
+    return readSync(fd, buffer);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+    return -1;
+  }
+}
+
+/** JSON lines, each of which must be whole: one cut short or mixed with another fails the test. */
+export function wholeJsonLines<T>(text: string): T[] {
+  return text.split('\n').filter((l) => l !== '').map((l) => {
+    try {
+      return JSON.parse(l) as T;
+    } catch {
+      return assert.fail(`a line cut short or mixed with another: ${l.slice(0, 120)}...`);
+    }
   });
 }
 

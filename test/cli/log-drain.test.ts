@@ -1,6 +1,7 @@
 /**
- * Whole log lines through a pipe whose reader lags. First, `serve` stopped by SIGTERM while its log's reader lags (a log collector behind, as `docker
- * logs` or journald can be): the lines still buffered, and the write under way, reach the log
+ * Whole log lines through a pipe whose reader lags. First, `serve` stopped by SIGTERM while its
+ * log's reader lags (a log collector behind, as `docker logs` or journald can be): the lines
+ * still buffered, and the write under way, reach the log
  * before the process exits, whole and in order, and the exit is 0. stdout is a FIFO the test
  * reads only once the server has stopped listening (and a moment more, so that a server that
  * did not wait would have exited by then). Both kinds of pipe: one whose writes wait when it is
@@ -9,38 +10,24 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
-import { connect } from 'node:net';
+import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { NOW, fixtureFile } from '../fixture.ts';
-import { BIN, waitFor } from '../helpers.ts';
+import { BIN, getOnce, readNow, refused, waitFor, wholeJsonLines } from '../helpers.ts';
+
+/** What these tests read of a log line. */
+interface LogLine {
+  msg?: string;
+  url?: string;
+  status?: number;
+  pid?: number;
+}
 
 /** Requests made, each with its own index in a padded URL: some 300 KB of access lines, several times a pipe's 64 KiB. */
 const REQUESTS = 120;
 const PAD = 'x'.repeat(2_000);
-
-/** True once nothing listens on the port any more. */
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(port, '127.0.0.1');
-    probe.once('connect', () => { probe.destroy(); resolve(false); });
-    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
-}
-
-/** The log's lines as JSON, each of which must be whole: one cut short or mixed with another fails the test. */
-function wholeLines(text: string): Array<{ msg?: string; url?: string; status?: number; pid?: number }> {
-  return text.split('\n').filter((l) => l !== '').map((l) => {
-    try {
-      return JSON.parse(l) as { msg?: string; url?: string; status?: number; pid?: number };
-    } catch {
-      return assert.fail(`a line cut short or mixed with another: ${l.slice(0, 120)}...`);
-    }
-  });
-}
 
 /** Everything read from a non-blocking descriptor until end of file (every writer gone). */
 async function readToEnd(fd: number): Promise<string> {
@@ -48,12 +35,7 @@ async function readToEnd(fd: number): Promise<string> {
   const buffer = Buffer.alloc(64 * 1024);
   const deadline = Date.now() + 20_000;
   for (;;) {
-    let n = -1;
-    try {
-      n = readSync(fd, buffer);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-    }
+    const n = readNow(fd, buffer);
     if (n === 0) return Buffer.concat(chunks).toString('utf8');
     if (n > 0) {
       chunks.push(Buffer.from(buffer.subarray(0, n)));
@@ -96,7 +78,7 @@ describe('serve: SIGTERM with a log reader that lags', () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         const text = await readToEnd(reader);
         assert.equal(await exited, 0, stderr);
-        const lines = wholeLines(text);
+        const lines = wholeJsonLines<LogLine>(text);
         const requests = lines.filter((l) => l.msg === 'request');
         assert.deepEqual(requests.map((l) => [Number(/pad=(\d+)-/.exec(l.url ?? '')?.[1]), l.status]), Array.from({ length: REQUESTS }, (_, i) => [i, 200]));
         assert.equal(lines.filter((l) => l.msg === 'shutting down: finishing requests in flight').length, 1);
@@ -109,18 +91,6 @@ describe('serve: SIGTERM with a log reader that lags', () => {
     });
   }
 });
-
-/** One GET on a connection of its own, so that the primary hands each to a worker anew; its status. */
-function getOnce(url: string, token: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('serve --workers 2: two processes write one stdout', () => {
   test('read slowly, every access line of both workers arrives whole', async () => {
@@ -145,12 +115,8 @@ describe('serve --workers 2: two processes write one stdout', () => {
     const slowReader = (async () => {
       const piece = Buffer.alloc(4096);
       while (reading) {
-        try {
-          const n = readSync(reader, piece);
-          if (n > 0) chunks.push(Buffer.from(piece.subarray(0, n)));
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-        }
+        const n = readNow(reader, piece);
+        if (n > 0) chunks.push(Buffer.from(piece.subarray(0, n)));
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
     })();
@@ -167,7 +133,7 @@ describe('serve --workers 2: two processes write one stdout', () => {
       await slowReader;
       const text = Buffer.concat(chunks).toString('utf8') + await readToEnd(reader);
       assert.equal(await exited, 0, stderr);
-      const lines = wholeLines(text);
+      const lines = wholeJsonLines<LogLine>(text);
       const requests = lines.filter((l) => l.msg === 'request');
       assert.deepEqual(requests.map((l) => Number(/pad=(\d+)-/.exec(l.url ?? '')?.[1])).sort((a, b) => a - b), Array.from({ length: count }, (_, i) => i));
       assert.equal(new Set(requests.map((l) => l.pid)).size, 2, 'both workers answered');

@@ -19,7 +19,7 @@ import { newToken } from '../../src/tokens.ts';
 import { FakeFeedServer } from '../fakes/server.ts';
 import { WA_ROUND_1_NOW, waFixture } from '../fakes/wa.ts';
 import { NOW, loadFixture } from '../fixture.ts';
-import { BIN, createPostgresDatabase, postgresServerUrl, runCli, startServe, waitFor } from '../helpers.ts';
+import { BIN, createPostgresDatabase, postgresServerUrl, refused, runCli, startServe, waitFor } from '../helpers.ts';
 
 function isoAt(sec: number): string {
   return new Date(sec * 1000).toISOString();
@@ -50,14 +50,6 @@ async function idleKeepAlive(port: number): Promise<{ socket: Socket; closed: Pr
   return { socket, closed };
 }
 
-/** True once nothing listens on the port any more. */
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(port, '127.0.0.1');
-    probe.once('connect', () => { probe.destroy(); resolve(false); });
-    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
-}
 
 describe('serve on SIGTERM', () => {
   test('with idle kept-alive connections open, it closes them, stops listening and exits 0', async () => {

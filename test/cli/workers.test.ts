@@ -7,19 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import { loadFixture } from '../fixture.ts';
-import { type ServeProcess, runCli, startServe, waitFor } from '../helpers.ts';
-
-/** One GET on a connection of its own (no keep-alive), so that each request is handed to a worker anew. */
-function getOnce(url: string, token?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+import { type ServeProcess, getOnce, runCli, startServe, waitFor } from '../helpers.ts';
 
 /** One GET on a connection of its own, with its status and body. */
 function getText(url: string, token: string): Promise<{ status: number; body: string }> {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LineBuffer } from '../../src/http/server/log-buffer.ts';
 import { PIPE_ATOMIC_BYTES, lineCut } from '../../src/http/server/log-writes.ts';
-import { waitFor } from '../helpers.ts';
+import { readNow, waitFor, wholeJsonLines } from '../helpers.ts';
 
 /** Line i, of varied length and with a character outside ASCII now and then (bytes differ from UTF-16 units). */
 const line = (i: number): string => `{"n":${i},"url":"/v1/stations?q=${'x'.repeat(i % 97)}${i % 13 === 0 ? 'é' : ''}"}\n`;
@@ -191,24 +191,14 @@ describe('LineBuffer: log lines to a descriptor, buffered and written asynchrono
       for (let i = 0; i < count; i++) {
         writers.forEach((lines, w) => lines.write(tagged(w, i)));
         if (i % 200 === 199) {
-          try {
-            const n = readSync(reader, piece);
-            if (n > 0) chunks.push(Buffer.from(piece.subarray(0, n)));
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-          }
+          const n = readNow(reader, piece);
+          if (n > 0) chunks.push(Buffer.from(piece.subarray(0, n)));
           await new Promise((resolve) => setTimeout(resolve, 1));
         }
       }
       const rest = await readAll(reader, () => writers.every((lines) => { lines.flush(); return lines.idle; }));
       const text = Buffer.concat(chunks).toString('utf8') + rest;
-      const parsed = text.split('\n').filter((l) => l !== '').map((l) => {
-        try {
-          return JSON.parse(l) as { w: number; n: number };
-        } catch {
-          return assert.fail(`a line cut or mixed with another: ${l.slice(0, 100)}`);
-        }
-      });
+      const parsed = wholeJsonLines<{ w: number; n: number }>(text);
       for (const w of [0, 1]) assert.deepEqual(parsed.filter((l) => l.w === w).map((l) => l.n), range(count));
     } finally {
       closeSync(second);
@@ -244,12 +234,7 @@ async function readAll(fd: number, done: () => boolean): Promise<string> {
   const buffer = Buffer.alloc(64 * 1024);
   const deadline = Date.now() + 10_000;
   for (;;) {
-    let n = 0;
-    try {
-      n = readSync(fd, buffer);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-    }
+    const n = readNow(fd, buffer);
     if (n > 0) {
       chunks.push(Buffer.from(buffer.subarray(0, n)));
       continue;

@@ -6,6 +6,12 @@
  * server on a real port, serving test/fixture.ts: a fuel in stock, one out of stock, one never
  * sold, an id no station has, a search that finds nothing, an answer without a token. Each
  * entity's exact state and attributes are asserted, and that nothing logged an error or warning.
+ *
+ * Jinja2 itself rather than an npm engine (nunjucks): Home Assistant renders with Jinja2 3.1 in its
+ * sandbox, and what the recipe guards against lies exactly where nunjucks differs: strict and
+ * lenient undefined names, Jinja's tests (`is true`, `is defined` on a missing index), Python's
+ * values (`float(False)` is 0.0, so Home Assistant's is_number(false) is true) and literal_eval of
+ * a rendered `True`.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -389,7 +389,7 @@ describe('the units start on a Debian 12 host, whose own node is too old', () =>
       assert.deepEqual(verify(units), { status: 0, output: '' });
       // The check sees a mistake: an unknown key is only a warning to systemd, so any output fails above.
       const broken = verify({ 'fuelprice.service': units['fuelprice.service'].replace('[Service]\n', '[Service]\nProtectHomes=yes\n') });
-      assert.match(broken.output, /Unknown key 'ProtectHomes' in section \[Service\]/);
+      assert.match(broken.output, /Unknown key.*ProtectHomes/);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

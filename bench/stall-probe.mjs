@@ -14,6 +14,7 @@ if (Number.isInteger(port) && port > 0) {
     if (req.url === '/reset') histogram.reset();
     res.end(req.url === '/reset' ? 'ok' : String(histogram.max / 1e6));
   });
+  server.on('error', (error) => process.stderr.write(`stall probe: ${error.message}\n`));
   server.listen(port, '127.0.0.1');
   server.unref();
 }

@@ -112,7 +112,8 @@ async function write(): Promise<void> {
 
 // 2. The server as shipped, with the probe.
 const port = await freePort();
-const probePort = await freePort();
+let probePort = await freePort();
+while (probePort === port) probePort = await freePort();
 const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'fuelprice.js'), 'serve'], {
   env: {
     ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), FUELPRICE_NOW: NOW_ISO,

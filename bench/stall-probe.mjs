@@ -5,9 +5,11 @@
 // reading is the longest hold in between. Plain JavaScript: the server may run from dist/ or the sources.
 import { createServer } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { isMainThread } from 'node:worker_threads';
 
 const port = Number(process.env.FUELPRICE_STALL_PROBE_PORT);
-if (Number.isInteger(port) && port > 0) {
+// The serving thread only: NODE_OPTIONS loads this file into every worker thread too (the logger's, derived answers').
+if (isMainThread && Number.isInteger(port) && port > 0) {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const server = createServer((req, res) => {

@@ -163,7 +163,7 @@ async function family(name: string, paths: readonly string[], headers: Record<st
 
 // The longest route allowed: the Hume with as many points as fit MAX_PATH_CHARACTERS, the widest corridor.
 let points = 1000;
-const fits = (n: number): boolean => encodePolyline(humePoints(n)).length <= MAX_PATH_CHARACTERS && encodeURIComponent(encodePolyline(humePoints(n))).length <= ALONG_MAX_URL_LENGTH - 60;
+const fits = (n: number): boolean => encodePolyline(humePoints(n)).length <= MAX_PATH_CHARACTERS && encodeURIComponent(encodePolyline(humePoints(n))).length <= ALONG_MAX_URL_LENGTH - 1000;
 while (!fits(points)) points -= 10;
 const along = `/v1/prices/along?fuel=ulp91&corridor=20&path=${encodeURIComponent(encodePolyline(humePoints(points)))}`;
 const capitals = ['sydney', 'melbourne', 'brisbane', 'perth', 'adelaide', 'hobart', 'darwin', 'canberra'].filter((c) => cities.some((x) => x.id === c));

@@ -129,16 +129,17 @@ for (let started = performance.now(); ; await new Promise((r) => setTimeout(r, 2
   if (performance.now() - started > 120_000) throw new Error('the server did not become ready in 120 s');
 }
 
-async function probe(path: string): Promise<number> {
-  return Number(await (await fetch(`http://127.0.0.1:${probePort}${path}`)).text());
+async function probe(path: string): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${probePort}${path}`)).text();
 }
 
-interface Hold { family: string; requests: number; maxMs: number; url: string; medianMs: number; failures: number; wallMaxMs: number }
+interface Hold { family: string; requests: number; maxMs: number; url: string; medianMs: number; failures: number; wallMaxMs: number; cpuMaxMs: number; cpuUrl: string }
 async function family(name: string, paths: readonly string[], headers: Record<string, string> = {}): Promise<Hold> {
   await write();
   await new Promise((r) => setTimeout(r, 50)); // the server sees a new version 10 ms after a write by another process
   const holds: number[] = [];
   let worst = { ms: -1, url: '' };
+  let cpuWorst = { ms: -1, url: '' };
   let failures = 0;
   let wallMaxMs = 0;
   for (const path of paths) {
@@ -150,13 +151,15 @@ async function family(name: string, paths: readonly string[], headers: Record<st
     wallMaxMs = Math.max(wallMaxMs, performance.now() - started);
     if (answer.status !== 200 && failures++ === 0) console.log(`  ${name}: ${answer.status} for ${path.slice(0, 80)}`);
     await new Promise((r) => setTimeout(r, 5));
-    const ms = await probe('/max');
+    const { delayMs: ms, cpuMs } = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number };
     holds.push(ms);
     if (ms > worst.ms) worst = { ms, url: path };
+    if (cpuMs > cpuWorst.ms) cpuWorst = { ms: cpuMs, url: path };
   }
   const sorted = [...holds].sort((a, b) => a - b);
-  const hold = { family: name, requests: holds.length, maxMs: worst.ms, url: worst.url, medianMs: sorted[sorted.length >> 1] ?? 0, failures, wallMaxMs };
+  const hold = { family: name, requests: holds.length, maxMs: worst.ms, url: worst.url, medianMs: sorted[sorted.length >> 1] ?? 0, failures, wallMaxMs, cpuMaxMs: cpuWorst.ms, cpuUrl: cpuWorst.url };
   console.log(`  ${name}: longest hold ${hold.maxMs.toFixed(1)} ms (${hold.url.slice(0, 90)}), median ${hold.medianMs.toFixed(1)} ms, `
+    + `most serving-thread CPU ${hold.cpuMaxMs.toFixed(1)} ms (${hold.cpuUrl.slice(0, 60)}), `
     + `${hold.requests} requests, slowest answer ${wallMaxMs.toFixed(0)} ms${failures ? `, ${failures} not 200` : ''}`);
   return hold;
 }
@@ -206,11 +209,15 @@ try {
 
 if (values.save) writeFileSync(values.save, `${JSON.stringify({ dataset: values.dataset, backend: values.postgres ? 'postgres' : 'sqlite', results }, null, 2)}\n`);
 const before = values.before ? (JSON.parse(readFileSync(values.before, 'utf8')) as { results: Hold[] }).results : undefined;
-console.log(`\n| route family | requests | longest hold${before ? ' before | after' : ''} | its URL |`);
-console.log(`|---|---:|${before ? '---:|' : ''}---:|---|`);
+const ms = (value: number | undefined): string => (value === undefined ? '-' : `${value.toFixed(1)} ms`);
+const cut = (url: string): string => (url.length > 60 ? `${url.slice(0, 60)}...` : url);
+console.log(`\n| route family | requests | longest loop delay${before ? ' before | after' : ''} | most serving-thread CPU${before ? ' before | after' : ''} | its URL |`);
+console.log(`|---|---:|${before ? '---:|' : ''}---:|${before ? '---:|' : ''}---:|---|`);
 for (const r of results) {
   const b = before?.find((x) => x.family === r.family);
-  console.log(`| ${r.family} | ${r.requests} | ${before ? `${b ? b.maxMs.toFixed(1) : '-'} ms | ` : ''}${r.maxMs.toFixed(1)} ms | ${r.url.length > 70 ? `${r.url.slice(0, 70)}...` : r.url} |`);
+  const delay = before ? `${ms(b?.maxMs)} | ${ms(r.maxMs)}` : ms(r.maxMs);
+  const cpu = before ? `${ms(b?.cpuMaxMs)} | ${ms(r.cpuMaxMs)}` : ms(r.cpuMaxMs);
+  console.log(`| ${r.family} | ${r.requests} | ${delay} | ${cpu} | ${cut(r.cpuUrl)} |`);
 }
 const over = results.filter((r) => r.maxMs > 20);
 console.log(over.length === 0 ? '\nevery family within 20 ms' : `\nover 20 ms: ${over.map((r) => r.family).join(', ')}`);

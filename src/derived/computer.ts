@@ -65,7 +65,7 @@ export class DerivedComputer {
   }
 
   private async compute(job: DerivedJob, nowSec: number): Promise<Computed> {
-    const spec = DERIVED[job.kind] as DerivedSpec<DerivedKind>;
+    const spec = DERIVED[job.kind];
     this.cursor ??= await this.store.lastChange();
     for (let tries = 1; ; tries++) {
       const before = (await this.store.versions()).data;
@@ -99,7 +99,7 @@ export class DerivedComputer {
     };
     for (const job of jobs) {
       if (generation !== this.generation) return;
-      if (!(await touches((DERIVED[job.kind] as DerivedSpec<DerivedKind>).city(job.args)))) continue;
+      if (!(await touches((DERIVED[job.kind]).city(job.args)))) continue;
       kept(job, await this.run(job, nowSec, version));
     }
   }

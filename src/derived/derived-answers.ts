@@ -83,7 +83,7 @@ export class DerivedAnswers {
 
   /** How many times the answer of `kind` for `args` has been computed (in the worker or here): what the tests count. */
   computations<K extends DerivedKind>(kind: K, args: DerivedArgs<K>): number {
-    return this.counts.get(jobKey({ kind, args } as DerivedJob)) ?? 0;
+    return this.counts.get(jobKey({ kind, args })) ?? 0;
   }
 
   async close(): Promise<void> {

@@ -30,7 +30,7 @@ const why = (error: unknown): string => (error instanceof Error ? error.message 
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'close') {
-    storeReady.then((store) => store.close()).finally(() => port.close());
+    storeReady.then((store) => store.close()).catch(() => {}).finally(() => port.close());
     return;
   }
   ready.then((c) => {

@@ -41,5 +41,5 @@ export interface DerivedJob<K extends DerivedKind = DerivedKind> {
 }
 
 export function jobKey(job: DerivedJob): string {
-  return `${job.kind}|${(DERIVED[job.kind] as DerivedSpec<DerivedKind>).key(job.args)}`;
+  return `${job.kind}|${(DERIVED[job.kind]).key(job.args)}`;
 }

@@ -15,7 +15,7 @@
  *   every city: all of them are computed again.
  */
 import type { ReadStore } from '../storage/store.ts';
-import { DERIVED, type DerivedJob, type DerivedKind, type DerivedSpec, jobKey } from './kinds.ts';
+import { DERIVED, type DerivedJob, jobKey } from './kinds.ts';
 
 export interface Computed {
   value: unknown;

@@ -11,7 +11,8 @@
  *    read and dropped), with the fixed clock of the datasets and bench/stall-probe.mjs loaded
  *    into it (the event-loop delay over a side port). With --postgres the copy goes through
  *    `fuelprice copy` into a new database on that server (dropped at the end).
- * 2. Per route family: one small write (a feed poll's worth: a new report for one station in each
+ * 2. Every URL once, unmeasured (the process warm: code compiled, serialisers made, what outlives a write kept).
+ *    Then per route family: one small write (a feed poll's worth: a new report for one station in each
  *    of a few cities, a new data version), then each URL of the family once, one at a time: reset
  *    the probe, ask, read the body, let the loop turn, read the longest delay since the reset.
  * 3. Prints, per family, the longest hold, its URL and the non-200 answers; --save writes them as
@@ -194,9 +195,9 @@ const families: Array<[string, string[], Record<string, string>?]> = [
 console.log(`stall bench: ${values.dataset} (${values.postgres ? 'PostgreSQL' : 'SQLite'}), serve as shipped, first request after a write, one at a time`);
 const results: Hold[] = [];
 try {
-  // Warm the process first (code compiled, each route's serialiser made on its first use): what is measured is the cost of a write.
+  // Every URL once first (code compiled, each route's serialiser made, what is kept across writes kept): what is measured is what a write costs.
   for (const [, paths, headers] of families) {
-    for (const path of paths.slice(0, 2)) await (await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${created.token}`, ...headers } })).arrayBuffer();
+    for (const path of paths) await (await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${created.token}`, ...headers } })).arrayBuffer();
   }
   for (const [name, paths, headers] of families) results.push(await family(name, paths, headers));
 } finally {

@@ -15,6 +15,9 @@
  *    Then per route family: one small write (a feed poll's worth: a new report for one station in each
  *    of a few cities, a new data version), then each URL of the family once, one at a time: reset
  *    the probe, ask, read the body, let the loop turn, read the longest delay since the reset.
+ *    Two measures (bench/stall-probe.mjs): the longest event-loop delay while the request ran, and the serving
+ *    thread's own CPU time while it ran, less what that thread spends with no request for as long (measured
+ *    first: mostly the probe's own 1 ms timer). The delay counts waits for a core on a shared machine; the CPU does not.
  * 3. Prints, per family, the longest hold, its URL and the non-200 answers; --save writes them as
  *    JSON, --before FILE prints a before/after table against a saved run.
  *
@@ -149,6 +152,7 @@ async function family(name: string, paths: readonly string[], headers: Record<st
   let wallMaxMs = 0;
   for (const path of paths) {
     if (performance.now() > deadline) { console.log(`  ${name}: stopped at --max-seconds after ${holds.length} of ${paths.length}`); break; }
+    const opened = performance.now();
     await probe('/reset');
     const started = performance.now();
     const answer = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${created.token}`, ...headers } });
@@ -156,7 +160,10 @@ async function family(name: string, paths: readonly string[], headers: Record<st
     wallMaxMs = Math.max(wallMaxMs, performance.now() - started);
     if (answer.status !== 200 && failures++ === 0) console.log(`  ${name}: ${answer.status} for ${path.slice(0, 80)}`);
     await new Promise((r) => setTimeout(r, 5));
-    const { delayMs: ms, cpuMs } = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number };
+    const read = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number };
+    const ms = read.delayMs;
+    // Net of what the serving thread spends with no request for as long (the probe's 1 ms timer mostly: idleCpuMsPerSec).
+    const cpuMs = Math.max(0, read.cpuMs - (idleCpuMsPerSec * (performance.now() - opened)) / 1000);
     holds.push(ms);
     cpus.push(cpuMs);
     if (ms > worst.ms) worst = { ms, url: path };
@@ -199,9 +206,8 @@ const families: Array<[string, string[], Record<string, string>?]> = [
   ['csv lists', ['/v1/stations?state=nsw&limit=100&format=csv', '/v1/prices/cheapest?fuel=ulp91&state=nsw&format=csv', '/v1/cities?format=csv']],
 ];
 
-/** The server alone: 1 s windows with no request (what the minute's sealing of days, the timers and the collector cost). */
-async function idle(windows: number): Promise<Hold> {
-  const name = 'idle (1 s, no request)';
+/** The server alone: 1 s windows with no request (the probe's own timer, the minute's sealing of days, the collector); CPU as measured, not net. */
+async function idle(windows: number, name = 'idle (1 s, no request)'): Promise<Hold> {
   const delays: number[] = [];
   const cpus: number[] = [];
   for (let i = 0; i < windows && performance.now() < deadline; i++) {
@@ -218,12 +224,18 @@ async function idle(windows: number): Promise<Hold> {
   return hold;
 }
 
+/** The serving thread's CPU a second with no request, measured first (10 windows of 1 s, the median). */
+let idleCpuMsPerSec = 0;
+
 const only = values.only?.split(',');
 const chosen = families.filter(([name]) => !only || only.includes(name));
 console.log(`stall bench: ${values.dataset} (${values.postgres ? 'PostgreSQL' : 'SQLite'}), serve as shipped, first request after a write, one at a time`);
 const results: Hold[] = [];
 try {
   // Every URL once first (code compiled, each route's serialiser made, what is kept across writes kept): what is measured is what a write costs.
+  const baseline = await idle(10, 'baseline (1 s, no request)');
+  idleCpuMsPerSec = baseline.cpuMedianMs;
+  console.log(`  the serving thread's CPU with no request: ${idleCpuMsPerSec.toFixed(1)} ms a second, taken off each request's`);
   for (const [, paths, headers] of chosen) {
     for (const path of paths) await (await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${created.token}`, ...headers } })).arrayBuffer();
   }

@@ -14,6 +14,7 @@ import { CLOCK_SLICE_SEC } from '../../src/derived/computer.ts';
 import { DerivedAnswers } from '../../src/derived/derived-answers.ts';
 import { CLOCK_BUCKET_SEC } from '../../src/http/cache/response-cache.ts';
 import { WEEKDAY_NAMES } from '../../src/schemas/cycle.ts';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { Batch, PriceStore } from '../../src/storage/store.ts';
 import { CITIES, NOW, STATIONS } from '../fixture.ts';
 import { type RunningServer, fixedClock, get, startServer, testBackends, waitFor } from '../helpers.ts';
@@ -70,6 +71,23 @@ test('derived answers are kept for the slice of the clock the answer cache keeps
   assert.equal(CLOCK_SLICE_SEC, CLOCK_BUCKET_SEC);
 });
 
+test('a database no other thread can open (sqlite::memory:) is worked out in the serving thread, the same answer', async () => {
+  const store = new SqliteStore(':memory:');
+  await store.migrate();
+  await store.upsertCities(CITIES);
+  await store.applyBatch({ stations: STATIONS, prices: PRICES });
+  assert.equal(store.readerSource(), undefined);
+  const derived = new DerivedAnswers(store, fixedClock(NOW));
+  try {
+    const city = await store.city('perth') ?? assert.fail('perth');
+    assert.deepEqual({ data: await derived.get('cycle', { city, fuel: 'ulp91' }, NOW) }, await reference(store, 'perth', 'ulp91', NOW));
+    assert.equal(derived.computations('cycle', { city, fuel: 'ulp91' }), 1);
+  } finally {
+    await derived.close();
+    await store.close();
+  }
+});
+
 for (const backend of testBackends()) {
   describe(`derived answers (the cycle, on a worker thread) on ${backend.name}`, () => {
     let store: PriceStore;
@@ -105,6 +123,18 @@ for (const backend of testBackends()) {
       assert.deepEqual(r.body, expected);
       assert.equal((expected as { data: { now: string } }).data.now, '199.0', 'the answer is of the new data version');
       assert.equal(derived.computations('cycle', perth), 2, 'the request read what was computed ahead');
+    });
+
+    test('asked at once after a write, the answer is of the new data version, never the one kept before it', async () => {
+      const path = '/v1/cities/sydney/cycle?fuel=ulp91';
+      const first = await get(server, path);
+      assert.equal(first.status, 200);
+      await store.applyBatch({ stations: [], prices: [{ feed: 'test', feedCode: '1', fuel: 'ulp91', at: NOW - 30, priceTenths: 2500, available: true }] });
+      const expected = await reference(store, 'sydney', 'ulp91', NOW);
+      assert.notDeepEqual(expected, first.body, 'the write changes the answer');
+      const r = await get(server, path);
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body, expected);
     });
 
     test('requests for the same answer at once share one computation', async () => {

@@ -17,7 +17,9 @@ const source = (workerData as { source: ReaderSource }).source;
 async function open(): Promise<ReadStore> {
   if (source.backend === 'sqlite') return new SqliteStore(source.path, { readonly: true });
   const { PostgresStore } = await import('../storage/postgres/postgres-store.ts');
-  return new PostgresStore({ connectionString: source.url, max: 2 });
+  // Off the event loop, a long read holds no one up: 30 s before PostgreSQL cancels it, not the serving pool's 5 s
+  // (a city's year of fresh prices took longer than 5 s on a loaded machine, and the request then failed).
+  return new PostgresStore({ connectionString: source.url, max: 2, statementTimeoutMs: 30_000, applicationName: 'fuelprice-derived' });
 }
 
 const post = (message: FromWorker): void => port.postMessage(message);

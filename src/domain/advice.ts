@@ -8,8 +8,12 @@
  *    today's at the same stations at all, `wait` otherwise (cheaper, or the same: then a day's wait costs
  *    nothing, and tomorrow brings the day after's prices). Confidence high: these are the prices
  *    stations must charge. On the real WA days this is all that matters (docs/CYCLE.md).
- * 2. The city does not cycle: `no-cycle`. Confidence medium with a year's worth of news (at least
- *    300 days of it), low otherwise.
+ * 2. The city does not cycle: with fewer than HISTORY_NEEDED days of news in the year, state
+ *    `insufficient-history` and advice `unknown` (the method cannot yet tell a city without a
+ *    cycle from a slow one); else state `no-cycle`, and the trend decides: the city mean fell
+ *    on the latest day with news by at least TREND_FALL, `wait` (at most TREND_WAIT days);
+ *    otherwise `no-cycle` (buy when you need to). Confidence medium with at least 300 days of
+ *    news, low otherwise.
  * 3. Neither yesterday nor the day before had news (no report, or the means repeated to the last
  *    digit): `unknown`, confidence low. The cycle cannot be read on days nobody reported, so
  *    no decision is taken from carried-forward means.
@@ -18,17 +22,24 @@
  * 6. Otherwise by phase: `fill-up` in the trough (a rise is due), `wait` while falling.
  * Confidence for 4 to 6: medium with at least 5 restorations in the year, low with fewer.
  */
-import { type PriceCycle, YEAR_DAYS, newsDays, priceCycle, weekday } from './cycle.ts';
+import { HISTORY_NEEDED, type PriceCycle, YEAR_DAYS, median, newsDays, priceCycle, weekday } from './cycle.ts';
 import type { DailyMean } from './history.ts';
 import { type LocalDay, formatLocalDay } from './time.ts';
 
 export type AdviceValue = 'fill-up' | 'wait' | 'no-cycle' | 'unknown';
 export type Confidence = 'high' | 'medium' | 'low';
+export type CycleState = 'insufficient-history' | 'no-cycle' | 'cycle';
+/** The signal that decided (the answer's `signal`; the reason names it in words). */
+export type Signal = 'tomorrow' | 'restoration' | 'weekday' | 'phase' | 'trend' | 'none';
 
 /** Restorations in the year from which a cycle's advice is given with medium confidence. */
 export const SURE_RESTORATIONS = 5;
 /** Days of news in the year from which `no-cycle` is said with medium confidence. */
 export const SURE_NEWS_DAYS = 300;
+/** Tenths: a fall of the city mean on its latest day with news that says the wholesale trend is down. */
+export const TREND_FALL = 3;
+/** Days a falling trend is waited on at most. */
+export const TREND_WAIT = 2;
 
 export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
 
@@ -46,52 +57,99 @@ export interface AdviceInput {
   tomorrowChange?: number | undefined;
 }
 
+export interface Horizon {
+  /** Wait at most this many days (0: buy today). */
+  waitDays: number;
+  /** With a cycle: the day the next restoration is expected (today when overdue). */
+  nextRise: LocalDay | null;
+}
+
 export interface FillUpAdvice {
   cycle: PriceCycle;
+  state: CycleState;
+  /** Days with news in the year before today, and the days the method needs. */
+  history: { days: number; needed: number };
   advice: AdviceValue;
+  signal: Signal;
   /** Why, in plain words (one sentence or two). */
   reason: string;
   confidence: Confidence;
+  horizon: Horizon;
+  /** Tenths: what following the advice is expected to save on this fill against not following it; null: no estimate. */
+  expectedSavingTenths: number | null;
 }
 
 /** A difference in words: "1.5 c/L", or "under 0.1 c/L" when it rounds to nothing. */
 const cents = (tenths: number): string => (Math.abs(tenths) < 0.5 ? 'under 0.1 c/L' : `${(Math.abs(tenths) / 10).toFixed(1)} c/L`);
 
+/** The latest two days with news before today (newest first), within the three days before it. */
+function latestChange(news: ReadonlyMap<LocalDay, number>, today: LocalDay): number | null {
+  for (let day = today - 1; day >= today - 3; day--) {
+    const mean = news.get(day);
+    if (mean === undefined) continue;
+    for (let before = day - 1; before >= day - 3; before--) {
+      const prior = news.get(before);
+      if (prior !== undefined) return mean - prior;
+    }
+    return null;
+  }
+  return null;
+}
+
 export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
   const { today, now, tomorrowChange: change } = input;
   const cycle = priceCycle(input.days, today, now);
+  const news = newsDays(input.days.filter((d) => d.day < today));
+  const held = [...news.keys()].filter((d) => d > today - YEAR_DAYS).length;
+  const state: CycleState = cycle.cycles ? 'cycle' : held >= HISTORY_NEEDED ? 'no-cycle' : 'insufficient-history';
+  const history = { days: held, needed: HISTORY_NEEDED };
   const sure: Confidence = cycle.restorations.length >= SURE_RESTORATIONS ? 'medium' : 'low';
-  const answer = (advice: AdviceValue, reason: string, confidence: Confidence): FillUpAdvice => ({ cycle, advice, reason, confidence });
-  const cycleWords = cycle.cycles ? `The city's cycle runs every ${cycle.periodDays} days.` : 'The city has no regular price cycle.';
+  const period = cycle.periodDays;
+  const last = cycle.lastRestoration;
+  const nextRise = cycle.cycles && period !== null && last ? Math.max(today, last.day + period) : null;
+  const typicalRise = cycle.restorations.length > 0 ? median(cycle.restorations.map((r) => r.riseTenths)) : null;
+  const answer = (advice: AdviceValue, signal: Signal, reason: string, confidence: Confidence, waitDays: number, saving: number | null): FillUpAdvice => ({
+    cycle, state, history, advice, signal, reason, confidence, horizon: { waitDays, nextRise }, expectedSavingTenths: saving,
+  });
+  const cycleWords = cycle.cycles ? `The city's cycle runs every ${period} days.` : 'The city has no regular price cycle.';
 
   if (change !== undefined) {
-    if (change > 0) return answer('fill-up', `Tomorrow's published prices average ${cents(change)} more than today's at the same stations. ${cycleWords}`, 'high');
+    if (change > 0) return answer('fill-up', 'tomorrow', `Tomorrow's published prices average ${cents(change)} more than today's at the same stations. ${cycleWords}`, 'high', 0, change);
     return change < 0
-      ? answer('wait', `Tomorrow's published prices average ${cents(change)} less than today's at the same stations. ${cycleWords}`, 'high')
-      : answer('wait', `Tomorrow's published prices average the same as today's: waiting a day costs nothing. ${cycleWords}`, 'high');
+      ? answer('wait', 'tomorrow', `Tomorrow's published prices average ${cents(change)} less than today's at the same stations. ${cycleWords}`, 'high', 1, -change)
+      : answer('wait', 'tomorrow', `Tomorrow's published prices average the same as today's: waiting a day costs nothing. ${cycleWords}`, 'high', 1, 0);
+  }
+  if (state === 'insufficient-history') {
+    return answer('unknown', 'none', `Only ${held} days of price changes here, and no cycle yet: the advice needs ${HISTORY_NEEDED} to tell a city without a cycle from one with a slow one. Fill up when you need to.`, 'low', 0, null);
   }
   if (!cycle.cycles) {
-    const news = [...newsDays(input.days).keys()].filter((d) => d <= today && d > today - YEAR_DAYS).length;
     const count = cycle.restorations.length;
-    const why = count < 3 ? `${count === 0 ? 'no' : `only ${count}`} restoration${count === 1 ? '' : 's'} in the last year` : 'restorations at irregular intervals';
-    return answer('no-cycle', `No regular price cycle here (${why}): fill up when you need to.`, news >= SURE_NEWS_DAYS ? 'medium' : 'low');
+    const why = count < 4 ? `${count === 0 ? 'no' : `only ${count}`} restoration${count === 1 ? '' : 's'} in the last year` : 'restorations at irregular intervals, or rises that stayed';
+    const confidence: Confidence = held >= SURE_NEWS_DAYS ? 'medium' : 'low';
+    const move = latestChange(news, today);
+    if (move !== null && move <= -TREND_FALL) {
+      return answer('wait', 'trend', `No regular price cycle here (${why}), but the city's prices fell ${cents(move)} on the latest day reported: wholesale prices are falling, wait up to ${TREND_WAIT} days.`, confidence, TREND_WAIT, -move);
+    }
+    return answer('no-cycle', 'none', `No regular price cycle here (${why}) and prices are not falling: fill up when you need to.`, confidence, 0, null);
   }
   if (cycle.latestNews === null || cycle.latestNews < today - 2) {
     const since = cycle.latestNews === null ? 'in the last year' : `since ${formatLocalDay(cycle.latestNews)}`;
-    return answer('unknown', `No price changes reported ${since}: the cycle cannot be read without them.`, 'low');
+    return answer('unknown', 'none', `No price changes reported ${since}: the cycle cannot be read without them.`, 'low', 0, null);
   }
+  // Wait at most until the day before the next rise is expected (at least one day: an overdue rise may come any day).
+  const toRise = nextRise === null ? 1 : Math.max(1, nextRise - today - 1);
   if (cycle.phase === 'rising') {
-    return answer('wait', `Prices are being restored (a rise began ${formatLocalDay(cycle.lastRestoration?.day ?? today)}); they fall from here. ${cycleWords}`, sure);
+    return answer('wait', 'restoration', `Prices are being restored (a rise began ${formatLocalDay(last?.day ?? today)}); they fall from here. ${cycleWords}`, sure, toRise, null);
   }
   if (cycle.cheapestWeekday !== null) {
     const name = WEEKDAYS[cycle.cheapestWeekday] ?? '';
     const ahead = (cycle.cheapestWeekday - weekday(today) + 7) % 7;
     return ahead === 0
-      ? answer('fill-up', `${name} is the cheapest day of this weekly cycle over the last 8 weeks, and today is ${name}.`, sure)
-      : answer('wait', `${name} is the cheapest day of this weekly cycle over the last 8 weeks: ${ahead === 1 ? 'tomorrow' : `in ${ahead} days`}.`, sure);
+      ? answer('fill-up', 'weekday', `${name} is the cheapest day of this weekly cycle over the last 8 weeks, and today is ${name}.`, sure, 0, typicalRise)
+      : answer('wait', 'weekday', `${name} is the cheapest day of this weekly cycle over the last 8 weeks: ${ahead === 1 ? 'tomorrow' : `in ${ahead} days`}.`, sure, ahead, null);
   }
   if (cycle.phase === 'trough') {
-    return answer('fill-up', `Prices are near the bottom of the cycle, ${cycle.daysSinceRestoration} days after the last restoration: a rise is due. ${cycleWords}`, sure);
+    return answer('fill-up', 'phase', `Prices are near the bottom of the cycle, ${cycle.daysSinceRestoration} days after the last restoration: a rise is due. ${cycleWords}`, sure, 0, typicalRise);
   }
-  return answer('wait', `Prices are still falling, ${cycle.daysSinceRestoration} days after the last restoration. ${cycleWords}`, sure);
+  return answer('wait', 'phase', `Prices are still falling, ${cycle.daysSinceRestoration} days after the last restoration: wait up to ${toRise} days, the next rise is expected ${nextRise === null ? 'later' : formatLocalDay(nextRise)}. ${cycleWords}`, sure, toRise, null);
 }

@@ -17,8 +17,11 @@
  *   creeping days before a jump do not date it.
  * - Intervals: days between the starts of consecutive restorations; the period is their
  *   median (the mean of the middle two for an even count), rounded to a whole day.
- * - The city cycles when it has at least 3 restorations in the year and the intervals are
- *   regular: their median absolute deviation is at most 35% of their median.
+ * - The city cycles when it has at least 4 restorations in the year (3 intervals), the intervals
+ *   are regular (their median absolute deviation is at most 35% of their median), and each
+ *   restoration but the last was given back, at least half its rise, before the next began: a
+ *   cycle's sawtooth, not a wholesale price stepping up and staying there (issue 47: three
+ *   wholesale rises 22 and 12 days apart were called a cycle).
  * - Phase, when it cycles: "rising" while the last restoration's run reaches the latest day
  *   or it started today or yesterday; "trough" when at least 0.75 × period days have passed
  *   since it started and the latest mean is within TROUGH_MARGIN (1.0 c/L) of the lowest mean
@@ -38,7 +41,12 @@ export const RESTORATION_DAY = 30;
 export const RESTORATION = 50;
 export const TROUGH_MARGIN = 10;
 export const YEAR_DAYS = 365;
-export const MIN_RESTORATIONS = 3;
+/** Restorations (so 3 intervals) a cycle needs: with two intervals almost any 2:1 ratio passed the regularity test (issue 47). */
+export const MIN_RESTORATIONS = 4;
+/** Each restoration but the last must be given back, at least this share of its rise, before the next: a sawtooth, not wholesale steps. */
+export const SAWTOOTH_GIVEBACK = 0.5;
+/** Days with news in the year the method needs before it says a city has no cycle (4 restorations of a 45-day cycle). */
+export const HISTORY_NEEDED = 180;
 export const MAX_RELATIVE_MAD = 0.35;
 export const TROUGH_FRACTION = 0.75;
 export const WEEKDAY_WEEKS = 8;
@@ -108,6 +116,20 @@ function restorationsIn(news: ReadonlyMap<LocalDay, number>, today: LocalDay): R
   return found;
 }
 
+/** Every restoration but the last fell back by SAWTOOTH_GIVEBACK of its rise before the next one began. */
+function sawtooth(means: ReadonlyMap<LocalDay, number>, found: readonly Restoration[]): boolean {
+  for (let i = 0; i + 1 < found.length; i++) {
+    const r = found[i];
+    const next = found[i + 1];
+    if (!r || !next) return false;
+    const peak = means.get(r.lastDay);
+    let low = Infinity;
+    for (let day = r.lastDay + 1; day < next.day; day++) low = Math.min(low, means.get(day) ?? Infinity);
+    if (peak === undefined || !(peak - low >= SAWTOOTH_GIVEBACK * r.riseTenths)) return false;
+  }
+  return true;
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -158,7 +180,7 @@ export function priceCycle(days: readonly DailyMean[], today: LocalDay, latest?:
   const intervals = found.slice(1).map((r, i) => r.day - (found[i]?.day ?? r.day));
   const mid = median(intervals);
   const mad = median(intervals.map((x) => Math.abs(x - mid)));
-  if (mid <= 0 || mad > MAX_RELATIVE_MAD * mid) return none;
+  if (mid <= 0 || mad > MAX_RELATIVE_MAD * mid || !sawtooth(present, found)) return none;
   const period = Math.round(mid);
 
   const recent = [...present].filter(([day]) => day > last.lastDay).map(([, mean]) => mean);

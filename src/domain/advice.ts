@@ -22,7 +22,9 @@
  * 6. Otherwise by phase: `fill-up` in the trough (a rise is due), `wait` while falling.
  * Confidence for 4 to 6: medium with at least 5 restorations in the year, low with fewer.
  */
-import { HISTORY_NEEDED, type PriceCycle, YEAR_DAYS, median, newsDays, priceCycle, weekday } from './cycle.ts';
+import {
+  HISTORY_NEEDED, type PriceCycle, RISING_DAY, type Restoration, WEEKDAY_WEEKS, YEAR_DAYS, median, newsDays, priceCycle, weekday, weekdayPattern,
+} from './cycle.ts';
 import type { DailyMean } from './history.ts';
 import { type LocalDay, formatLocalDay } from './time.ts';
 
@@ -37,9 +39,19 @@ export const SURE_RESTORATIONS = 5;
 /** Days of news in the year from which `no-cycle` is said with medium confidence. */
 export const SURE_NEWS_DAYS = 300;
 /** Tenths: a fall of the city mean on its latest day with news that says the wholesale trend is down. */
-export const TREND_FALL = 3;
+export const TREND_FALL = 1;
 /** Days a falling trend is waited on at most. */
-export const TREND_WAIT = 2;
+export const TREND_WAIT = 3;
+
+/** Days a restoration's run lasts (median) from which it is taken to go on rising for days after it starts. */
+export const LONG_RUN = 3;
+/** Tenths: in a cycle whose restorations run over days, a latest change above minus this is prices no longer falling. */
+export const CYCLE_FALL = 1;
+/** Share of the period after a restoration began during which prices are taken to be falling, whatever a day says. */
+export const EARLY_FRACTION = 0.5;
+
+/** Tenths: a weekday pattern this deep (dearest weekday's deviation less the cheapest's) decides before a cycle stands. */
+export const WEEKLY_DEPTH = 30;
 
 export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
 
@@ -96,6 +108,28 @@ function latestChange(news: ReadonlyMap<LocalDay, number>, today: LocalDay): num
   return null;
 }
 
+/**
+ * Where restorations run over days (LONG_RUN), where the city is, from the days with news before today:
+ * - rising: the restoration still runs (its latest day rose at least RISING_DAY, at least half its steepest day's rise);
+ * - ending: it runs, but slower than that;
+ * - early: under EARLY_FRACTION of the period since it began (prices fall for weeks after a restoration);
+ * - falling: later, and the latest change fell at least CYCLE_FALL; stopped: it did not.
+ */
+export function longRunAdvice(news: ReadonlyMap<LocalDay, number>, today: LocalDay, last: Restoration, period: number, move: number | null): 'rising' | 'ending' | 'early' | 'falling' | 'stopped' {
+  const rises: number[] = [];
+  for (let day = last.day; day < today; day++) {
+    const m = news.get(day);
+    const b = news.get(day - 1);
+    if (m === undefined || b === undefined || m - b < RISING_DAY) break;
+    rises.push(m - b);
+  }
+  if (rises.length > 0 && last.day + rises.length === today) {
+    return (rises[rises.length - 1] ?? 0) >= 0.5 * Math.max(...rises) ? 'rising' : 'ending';
+  }
+  if (today - last.day < EARLY_FRACTION * period) return 'early';
+  return move !== null && move <= -CYCLE_FALL ? 'falling' : 'stopped';
+}
+
 export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
   const { today, now, tomorrowChange: change } = input;
   const cycle = priceCycle(input.days, today, now);
@@ -119,18 +153,28 @@ export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
       ? answer('wait', 'tomorrow', `Tomorrow's published prices average ${cents(change)} less than today's at the same stations. ${cycleWords}`, 'high', 1, -change)
       : answer('wait', 'tomorrow', `Tomorrow's published prices average the same as today's: waiting a day costs nothing. ${cycleWords}`, 'high', 1, 0);
   }
-  if (state === 'insufficient-history') {
-    return answer('unknown', 'none', `Only ${held} days of price changes here, and no cycle yet: the advice needs ${HISTORY_NEEDED} to tell a city without a cycle from one with a slow one. Fill up when you need to.`, 'low', 0, null);
-  }
   if (!cycle.cycles) {
     const count = cycle.restorations.length;
     const why = count < 4 ? `${count === 0 ? 'no' : `only ${count}`} restoration${count === 1 ? '' : 's'} in the last year` : 'restorations at irregular intervals, or rises that stayed';
     const confidence: Confidence = held >= SURE_NEWS_DAYS ? 'medium' : 'low';
+    const short = `Only ${held} days of price changes here and no cycle yet: the cycle needs ${HISTORY_NEEDED} to tell a city without one from one with a slow one`;
+    const words = state === 'insufficient-history' ? short : `No regular price cycle here (${why})`;
+    // A weekly pattern deep enough to be a cycle's, seen before four restorations stand (Perth's first weeks).
+    const pattern = weekdayPattern([...news].filter(([day]) => day >= today - 7 * WEEKDAY_WEEKS).map(([day, meanTenths]) => ({ day, meanTenths })));
+    if (pattern && pattern.depthTenths >= WEEKLY_DEPTH) {
+      const name = WEEKDAYS[pattern.weekday] ?? '';
+      const ahead = (pattern.weekday - weekday(today) + 7) % 7;
+      const deep = `${words}, but ${name} has been the cheapest day of the week, by ${cents(pattern.depthTenths)} against the dearest, over the last weeks`;
+      return ahead === 0
+        ? answer('fill-up', 'weekday', `${deep}, and today is ${name}.`, 'low', 0, null)
+        : answer('wait', 'weekday', `${deep}: ${ahead === 1 ? 'tomorrow' : `in ${ahead} days`}.`, 'low', ahead, null);
+    }
     const move = latestChange(news, today);
     if (move !== null && move <= -TREND_FALL) {
-      return answer('wait', 'trend', `No regular price cycle here (${why}), but the city's prices fell ${cents(move)} on the latest day reported: wholesale prices are falling, wait up to ${TREND_WAIT} days.`, confidence, TREND_WAIT, -move);
+      return answer('wait', 'trend', `${words}, but the city's prices fell ${cents(move)} on the latest day reported: prices are falling, wait up to ${TREND_WAIT} days.`, confidence, TREND_WAIT, -move);
     }
-    return answer('no-cycle', 'none', `No regular price cycle here (${why}) and prices are not falling: fill up when you need to.`, confidence, 0, null);
+    if (state === 'insufficient-history') return answer('unknown', 'none', `${short}. Prices are not falling: fill up when you need to.`, 'low', 0, null);
+    return answer('no-cycle', 'none', `${words} and prices are not falling: fill up when you need to.`, confidence, 0, null);
   }
   if (cycle.latestNews === null || cycle.latestNews < today - 2) {
     const since = cycle.latestNews === null ? 'in the last year' : `since ${formatLocalDay(cycle.latestNews)}`;
@@ -138,6 +182,19 @@ export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
   }
   // Wait at most until the day before the next rise is expected (at least one day: an overdue rise may come any day).
   const toRise = nextRise === null ? 1 : Math.max(1, nextRise - today - 1);
+  const runDays = median(cycle.restorations.map((r) => r.lastDay - r.day + 1));
+  const move = latestChange(news, today);
+  if (runDays >= LONG_RUN && last) {
+    const decided = longRunAdvice(news, today, last, period ?? 0, move);
+    const since = `${cycle.daysSinceRestoration} days after the last restoration began`;
+    switch (decided) {
+      case 'rising': return answer('fill-up', 'restoration', `Prices are being restored (a rise began ${formatLocalDay(last.day)}) and still rising fast; here a restoration usually goes on for ${runDays} days: fill up before it does. ${cycleWords}`, sure, 0, typicalRise === null ? null : typicalRise / 2);
+      case 'ending': return answer('wait', 'restoration', `The restoration that began ${formatLocalDay(last.day)} is slowing: prices fall from here. ${cycleWords}`, sure, toRise, null);
+      case 'early': return answer('wait', 'phase', `Prices fall for weeks after a restoration, and it is ${since}: wait up to ${toRise} days, the next rise is expected ${nextRise === null ? 'later' : formatLocalDay(nextRise)}. ${cycleWords}`, sure, toRise, null);
+      case 'falling': return answer('wait', 'phase', `Prices are still falling (${cents(move ?? 0)} on the latest day reported), ${since}: wait up to ${toRise} days. ${cycleWords}`, sure, toRise, null);
+      case 'stopped': return answer('fill-up', 'phase', `Prices have stopped falling, ${since}: the next rise is expected ${nextRise === null ? 'soon' : formatLocalDay(nextRise)}. ${cycleWords}`, sure, 0, typicalRise);
+    }
+  }
   if (cycle.phase === 'rising') {
     return answer('wait', 'restoration', `Prices are being restored (a rise began ${formatLocalDay(last?.day ?? today)}); they fall from here. ${cycleWords}`, sure, toRise, null);
   }

@@ -142,6 +142,14 @@ export function median(values: readonly number[]): number {
  * look cheapest), averaged per weekday; undefined unless every weekday has at least two such days.
  */
 export function cheapestWeekday(days: readonly DailyMean[]): number | undefined {
+  return weekdayPattern(days)?.weekday;
+}
+
+/**
+ * The cheapest weekday as cheapestWeekday finds it, with the pattern's depth: how far the dearest weekday's mean
+ * deviation is above the cheapest's, tenths (a weekly cycle: Perth's about 100; a town without one: a few).
+ */
+export function weekdayPattern(days: readonly DailyMean[]): { weekday: number; depthTenths: number } | undefined {
   const byDay = new Map(days.map((d) => [d.day, d.meanTenths]));
   const sums = Array.from({ length: 7 }, () => ({ sum: 0, n: 0 }));
   for (const [day, mean] of byDay) {
@@ -154,8 +162,12 @@ export function cheapestWeekday(days: readonly DailyMean[]): number | undefined 
   if (sums.some((s) => s.n < 2)) return undefined;
   let best: number | undefined;
   let bestValue = Infinity;
-  for (const [i, s] of sums.entries()) if (s.sum / s.n < bestValue) { bestValue = s.sum / s.n; best = i; }
-  return best;
+  let worst = -Infinity;
+  for (const [i, s] of sums.entries()) {
+    if (s.sum / s.n < bestValue) { bestValue = s.sum / s.n; best = i; }
+    worst = Math.max(worst, s.sum / s.n);
+  }
+  return best === undefined ? undefined : { weekday: best, depthTenths: worst - bestValue };
 }
 
 /**

@@ -157,7 +157,7 @@ export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
     const count = cycle.restorations.length;
     const why = count < 4 ? `${count === 0 ? 'no' : `only ${count}`} restoration${count === 1 ? '' : 's'} in the last year` : 'restorations at irregular intervals, or rises that stayed';
     const confidence: Confidence = held >= SURE_NEWS_DAYS ? 'medium' : 'low';
-    const short = `Only ${held} days of price changes here and no cycle yet: the cycle needs ${HISTORY_NEEDED} to tell a city without one from one with a slow one`;
+    const short = `${held === 0 ? 'No' : `Only ${held}`} days of price changes here and no cycle yet: the cycle needs ${HISTORY_NEEDED} to tell a city without one from one with a slow one`;
     const words = state === 'insufficient-history' ? short : `No regular price cycle here (${why})`;
     // A weekly pattern deep enough to be a cycle's, seen before four restorations stand (Perth's first weeks).
     const pattern = weekdayPattern([...news].filter(([day]) => day >= today - 7 * WEEKDAY_WEEKS).map(([day, meanTenths]) => ({ day, meanTenths })));
@@ -173,7 +173,7 @@ export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
     if (move !== null && move <= -TREND_FALL) {
       return answer('wait', 'trend', `${words}, but the city's prices fell ${cents(move)} on the latest day reported: prices are falling, wait up to ${TREND_WAIT} days.`, confidence, TREND_WAIT, -move);
     }
-    if (state === 'insufficient-history') return answer('unknown', 'none', `${short}. Prices are not falling: fill up when you need to.`, 'low', 0, null);
+    if (state === 'insufficient-history') return answer('unknown', 'none', `${short}.${move === null ? '' : ' Prices are not falling:'} Fill up when you need to.`, 'low', 0, null);
     return answer('no-cycle', 'none', `${words} and prices are not falling: fill up when you need to.`, confidence, 0, null);
   }
   if (cycle.latestNews === null || cycle.latestNews < today - 2) {

@@ -18,8 +18,8 @@
  * - Intervals: days between the starts of consecutive restorations; the period is their
  *   median (the mean of the middle two for an even count), rounded to a whole day.
  * - The city cycles when it has at least 4 restorations in the year (3 intervals), the intervals
- *   are regular (their median absolute deviation is at most 35% of their median), and each
- *   restoration but the last was given back, at least half its rise, before the next began: a
+ *   are regular (their median absolute deviation is at most 35% of their median), and at least 3 in 4
+ *   of the restorations but the last were given back, at least half the rise, before the next began: a
  *   cycle's sawtooth, not a wholesale price stepping up and staying there (issue 47: three
  *   wholesale rises 22 and 12 days apart were called a cycle).
  * - Phase, when it cycles: "rising" while the last restoration's run reaches the latest day
@@ -43,8 +43,10 @@ export const TROUGH_MARGIN = 10;
 export const YEAR_DAYS = 365;
 /** Restorations (so 3 intervals) a cycle needs: with two intervals almost any 2:1 ratio passed the regularity test (issue 47). */
 export const MIN_RESTORATIONS = 4;
-/** Each restoration but the last must be given back, at least this share of its rise, before the next: a sawtooth, not wholesale steps. */
+/** A restoration is given back when prices fall by this share of its rise before the next: a sawtooth, not wholesale steps. */
 export const SAWTOOTH_GIVEBACK = 0.5;
+/** The share of restorations (all but the last) that must be given back (a wholesale rise during a cycle may keep one). */
+export const SAWTOOTH_SHARE = 0.75;
 /** Days with news in the year the method needs before it says a city has no cycle (4 restorations of a 45-day cycle). */
 export const HISTORY_NEEDED = 180;
 export const MAX_RELATIVE_MAD = 0.35;
@@ -116,18 +118,19 @@ function restorationsIn(news: ReadonlyMap<LocalDay, number>, today: LocalDay): R
   return found;
 }
 
-/** Every restoration but the last fell back by SAWTOOTH_GIVEBACK of its rise before the next one began. */
+/** At least SAWTOOTH_SHARE of the restorations but the last fell back by SAWTOOTH_GIVEBACK of their rise before the next began. */
 function sawtooth(means: ReadonlyMap<LocalDay, number>, found: readonly Restoration[]): boolean {
+  let given = 0;
   for (let i = 0; i + 1 < found.length; i++) {
     const r = found[i];
     const next = found[i + 1];
-    if (!r || !next) return false;
+    if (!r || !next) continue;
     const peak = means.get(r.lastDay);
     let low = Infinity;
     for (let day = r.lastDay + 1; day < next.day; day++) low = Math.min(low, means.get(day) ?? Infinity);
-    if (peak === undefined || !(peak - low >= SAWTOOTH_GIVEBACK * r.riseTenths)) return false;
+    if (peak !== undefined && peak - low >= SAWTOOTH_GIVEBACK * r.riseTenths) given++;
   }
-  return true;
+  return given >= SAWTOOTH_SHARE * (found.length - 1);
 }
 
 export function median(values: readonly number[]): number {

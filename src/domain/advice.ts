@@ -47,6 +47,8 @@ export const TREND_WAIT = 3;
 export const LONG_RUN = 3;
 /** Tenths: in a cycle whose restorations run over days, a latest change above minus this is prices no longer falling. */
 export const CYCLE_FALL = 1;
+/** A restoration still climbs while its latest day rises at least this share of its steepest day's rise (tuned: 0.4). */
+export const RESTORATION_ENDING = 0.4;
 /** Share of the period after a restoration began during which prices are taken to be falling, whatever a day says. */
 export const EARLY_FRACTION = 0.5;
 
@@ -110,7 +112,7 @@ function latestChange(news: ReadonlyMap<LocalDay, number>, today: LocalDay): num
 
 /**
  * Where restorations run over days (LONG_RUN), where the city is, from the days with news before today:
- * - rising: the restoration still runs (its latest day rose at least RISING_DAY, at least half its steepest day's rise);
+ * - rising: the restoration still runs (its latest day rose at least RISING_DAY, and RESTORATION_ENDING of its steepest day's rise);
  * - ending: it runs, but slower than that;
  * - early: under EARLY_FRACTION of the period since it began (prices fall for weeks after a restoration);
  * - falling: later, and the latest change fell at least CYCLE_FALL; stopped: it did not.
@@ -124,7 +126,7 @@ export function longRunAdvice(news: ReadonlyMap<LocalDay, number>, today: LocalD
     rises.push(m - b);
   }
   if (rises.length > 0 && last.day + rises.length === today) {
-    return (rises[rises.length - 1] ?? 0) >= 0.5 * Math.max(...rises) ? 'rising' : 'ending';
+    return (rises[rises.length - 1] ?? 0) >= RESTORATION_ENDING * Math.max(...rises) ? 'rising' : 'ending';
   }
   if (today - last.day < EARLY_FRACTION * period) return 'early';
   return move !== null && move <= -CYCLE_FALL ? 'falling' : 'stopped';

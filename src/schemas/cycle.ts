@@ -80,7 +80,7 @@ export const CycleResponse = Type.Object({
       description: 'Cents per litre, d.d: what following the advice is expected to save on this fill against not following it '
         + '(wait: the fall expected within the horizon; fill-up: the rise expected within it), from the signal that decided.',
       examples: ['3.4'],
-    }), Type.Literal(false, { description: 'No estimate: no-cycle or unknown.' })]),
+    }), Type.Literal(false, { description: 'No estimate: no-cycle, unknown, or a wait whose fall the signal does not size (a cycle\'s falling phase, a weekday ahead).' })]),
     track_record: Type.Union([Type.Object({
       days: Type.Integer({ minimum: 1, description: 'The period replayed: the last 90 days before today.' }),
       windows: Type.Integer({ minimum: 1, description: 'Fills replayed: one due every 7 days, each may be put off up to 3 days (docs/BACKTEST.md).' }),

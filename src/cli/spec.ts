@@ -178,8 +178,9 @@ export const COMMANDS = {
     summary: 'replay a city\'s stored history day by day: what following the cycle advice saves against simple rules (docs/BACKTEST.md)',
     details: [
       'No look-ahead: each day\'s advice sees only the days before it, and where the state publishes the next',
-      'day\'s prices the afternoon before (WA), today\'s and tomorrow\'s. Prints, per rule, the mean price paid,',
-      'the saving against buying on the due day, and the share of perfect hindsight\'s saving.',
+      'day\'s prices the afternoon before (WA), today\'s and tomorrow\'s. Prints, per rule (fixed, advice,',
+      'cheapest-weekday, tomorrow-higher, stopped-falling, near-low, oracle), the mean price paid, the saving',
+      'against buying on the due day, and the share of perfect hindsight\'s saving.',
     ],
     options: {
       city: { type: 'string', arg: 'ID', about: 'the city, as /v1/cities lists it', required: true },

@@ -12,9 +12,11 @@ import { FRESH_DAYS, cycleSeries, freshCurrent, freshDailyMeans } from '../domai
 import type { FuelId } from '../domain/fuels.ts';
 import { cityHistory } from '../domain/history.ts';
 import { formatCents } from '../domain/rounding.ts';
+import { PUBLISHES_TOMORROW } from '../domain/states.ts';
 import { formatLocalDay, localDayOf } from '../domain/time.ts';
 import { cityAverages, fuelTotals } from '../domain/today.ts';
 import { pairedTomorrow } from '../domain/tomorrow.ts';
+import { TRACK_DAYS, trackRecord } from '../domain/track-record.ts';
 import { type CycleResponse, WEEKDAY_NAMES } from '../schemas/cycle.ts';
 import type { City, ReadStore } from '../storage/store.ts';
 
@@ -28,8 +30,9 @@ function signedCents(tenths: number): string {
 
 export async function cycleAnswer(store: ReadStore, city: City, fuel: FuelId, now: number): Promise<CycleData> {
   const today = localDayOf(city.state, now);
-  // The history's own path: a year of daily city means, one day more for the first day-on-day change.
-  const range = { from: today - 365, to: today };
+  // The history's own path: a year of daily city means, one day more for the first day-on-day change, and the
+  // track record's 90 days before that (each of its days is advised on the year before it).
+  const range = { from: today - 365 - TRACK_DAYS, to: today };
   const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
   // Every station's current price (tomorrow is compared with it station by station); the city's mean now is their
   // totals' (fuelTotals works out from them what storage keeps as citySums), so it is not read a second time.
@@ -38,9 +41,10 @@ export async function cycleAnswer(store: ReadStore, city: City, fuel: FuelId, no
   const current = cityAverages(fuelTotals(freshCurrent(city.state, prices, now))).get(fuel);
   const paired = pairedTomorrow(prices, held, fuel);
   const days = cycleSeries(freshDailyMeans(fresh, FRESH_DAYS[city.state], range.from, range.to), series.get(fuel) ?? [], fresh.sealedBefore);
-  const { cycle, advice, reason, confidence } = fillUpAdvice({
+  const { cycle, state, history, advice, signal, reason, confidence, horizon, expectedSavingTenths } = fillUpAdvice({
     days, today, now: current, tomorrowChange: paired && paired.tomorrowTenths - paired.nowTenths,
   });
+  const track = trackRecord(days, today, PUBLISHES_TOMORROW.has(city.state));
   const last = cycle.lastRestoration;
   const restoration = (r: Restoration) => ({ date: formatLocalDay(r.day), rise: formatCents(r.riseTenths) });
   return {
@@ -50,6 +54,13 @@ export async function cycleAnswer(store: ReadStore, city: City, fuel: FuelId, no
     cheapest_weekday: cycle.cheapestWeekday === null ? false as const : WEEKDAY_NAMES[cycle.cheapestWeekday] ?? false as const,
     now: current === undefined ? false as const : formatCents(current),
     tomorrow: paired ? { change: signedCents(paired.tomorrowTenths - paired.nowTenths), stations: paired.count } : false as const,
-    advice, reason, confidence,
+    state, history, advice, signal, reason,
+    horizon: { wait_days: horizon.waitDays, next_rise: horizon.nextRise === null ? false as const : formatLocalDay(horizon.nextRise) },
+    expected_saving: expectedSavingTenths === null ? false as const : formatCents(expectedSavingTenths),
+    track_record: track ? {
+      days: track.days, windows: track.windows, advice: signedCents(track.adviceTenths),
+      best_rule: { rule: track.bestRule.rule, saved: signedCents(track.bestRule.savedTenths) }, oracle: formatCents(track.oracleTenths),
+    } : false as const,
+    confidence,
   };
 }

@@ -8,8 +8,12 @@
  *    today's at the same stations at all, `wait` otherwise (cheaper, or the same: then a day's wait costs
  *    nothing, and tomorrow brings the day after's prices). Confidence high: these are the prices
  *    stations must charge. On the real WA days this is all that matters (docs/CYCLE.md).
- * 2. The city does not cycle: `no-cycle`. Confidence medium with a year's worth of news (at least
- *    300 days of it), low otherwise.
+ * 2. The city does not cycle: with fewer than HISTORY_NEEDED days of news in the year, state
+ *    `insufficient-history` and advice `unknown` (the method cannot yet tell a city without a
+ *    cycle from a slow one); else state `no-cycle`, and the trend decides: the city mean fell
+ *    on the latest day with news by at least TREND_FALL, `wait` (at most TREND_WAIT days);
+ *    otherwise `no-cycle` (buy when you need to). Confidence medium with at least 300 days of
+ *    news, low otherwise.
  * 3. Neither yesterday nor the day before had news (no report, or the means repeated to the last
  *    digit): `unknown`, confidence low. The cycle cannot be read on days nobody reported, so
  *    no decision is taken from carried-forward means.
@@ -18,17 +22,38 @@
  * 6. Otherwise by phase: `fill-up` in the trough (a rise is due), `wait` while falling.
  * Confidence for 4 to 6: medium with at least 5 restorations in the year, low with fewer.
  */
-import { type PriceCycle, YEAR_DAYS, newsDays, priceCycle, weekday } from './cycle.ts';
+import {
+  HISTORY_NEEDED, type PriceCycle, RISING_DAY, type Restoration, WEEKDAY_WEEKS, YEAR_DAYS, median, newsDays, priceCycle, weekday, weekdayPattern,
+} from './cycle.ts';
 import type { DailyMean } from './history.ts';
 import { type LocalDay, formatLocalDay } from './time.ts';
 
 export type AdviceValue = 'fill-up' | 'wait' | 'no-cycle' | 'unknown';
 export type Confidence = 'high' | 'medium' | 'low';
+export type CycleState = 'insufficient-history' | 'no-cycle' | 'cycle';
+/** The signal that decided (the answer's `signal`; the reason names it in words). */
+export type Signal = 'tomorrow' | 'restoration' | 'weekday' | 'phase' | 'trend' | 'none';
 
 /** Restorations in the year from which a cycle's advice is given with medium confidence. */
 export const SURE_RESTORATIONS = 5;
 /** Days of news in the year from which `no-cycle` is said with medium confidence. */
 export const SURE_NEWS_DAYS = 300;
+/** Tenths: a fall of the city mean on its latest day with news that says the wholesale trend is down. */
+export const TREND_FALL = 1;
+/** Days a falling trend is waited on at most. */
+export const TREND_WAIT = 3;
+
+/** Days a restoration's run lasts (median) from which it is taken to go on rising for days after it starts. */
+export const LONG_RUN = 3;
+/** Tenths: in a cycle whose restorations run over days, a latest change above minus this is prices no longer falling. */
+export const CYCLE_FALL = 1;
+/** A restoration still climbs while its latest day rises at least this share of its steepest day's rise (tuned: 0.4). */
+export const RESTORATION_ENDING = 0.4;
+/** Share of the period after a restoration began during which prices are taken to be falling, whatever a day says. */
+export const EARLY_FRACTION = 0.5;
+
+/** Tenths: a weekday pattern this deep (dearest weekday's deviation less the cheapest's) decides before a cycle stands. */
+export const WEEKLY_DEPTH = 30;
 
 export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
 
@@ -46,52 +71,144 @@ export interface AdviceInput {
   tomorrowChange?: number | undefined;
 }
 
+export interface Horizon {
+  /** Wait at most this many days (0: buy today). */
+  waitDays: number;
+  /** With a cycle: the day the next restoration is expected (today when overdue). */
+  nextRise: LocalDay | null;
+}
+
 export interface FillUpAdvice {
   cycle: PriceCycle;
+  state: CycleState;
+  /** Days with news in the year before today, and the days the method needs. */
+  history: { days: number; needed: number };
   advice: AdviceValue;
+  signal: Signal;
   /** Why, in plain words (one sentence or two). */
   reason: string;
   confidence: Confidence;
+  horizon: Horizon;
+  /** Tenths: what following the advice is expected to save on this fill against not following it; null: no estimate. */
+  expectedSavingTenths: number | null;
 }
 
 /** A difference in words: "1.5 c/L", or "under 0.1 c/L" when it rounds to nothing. */
 const cents = (tenths: number): string => (Math.abs(tenths) < 0.5 ? 'under 0.1 c/L' : `${(Math.abs(tenths) / 10).toFixed(1)} c/L`);
 
+/** The latest two days with news before today (newest first), within the three days before it. */
+function latestChange(news: ReadonlyMap<LocalDay, number>, today: LocalDay): number | null {
+  for (let day = today - 1; day >= today - 3; day--) {
+    const mean = news.get(day);
+    if (mean === undefined) continue;
+    for (let before = day - 1; before >= day - 3; before--) {
+      const prior = news.get(before);
+      if (prior !== undefined) return mean - prior;
+    }
+    return null;
+  }
+  return null;
+}
+
+/**
+ * Where restorations run over days (LONG_RUN), where the city is, from the days with news before today:
+ * - rising: the restoration still runs (its latest day rose at least RISING_DAY, and RESTORATION_ENDING of its steepest day's rise);
+ * - ending: it runs, but slower than that;
+ * - early: under EARLY_FRACTION of the period since it began (prices fall for weeks after a restoration);
+ * - falling: later, and the latest change fell at least CYCLE_FALL; stopped: it did not.
+ */
+export function longRunAdvice(news: ReadonlyMap<LocalDay, number>, today: LocalDay, last: Restoration, period: number, move: number | null): 'rising' | 'ending' | 'early' | 'falling' | 'stopped' {
+  const rises: number[] = [];
+  for (let day = last.day; day < today; day++) {
+    const m = news.get(day);
+    const b = news.get(day - 1);
+    if (m === undefined || b === undefined || m - b < RISING_DAY) break;
+    rises.push(m - b);
+  }
+  if (rises.length > 0 && last.day + rises.length === today) {
+    return (rises[rises.length - 1] ?? 0) >= RESTORATION_ENDING * Math.max(...rises) ? 'rising' : 'ending';
+  }
+  if (today - last.day < EARLY_FRACTION * period) return 'early';
+  return move !== null && move <= -CYCLE_FALL ? 'falling' : 'stopped';
+}
+
 export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
   const { today, now, tomorrowChange: change } = input;
   const cycle = priceCycle(input.days, today, now);
+  const news = newsDays(input.days.filter((d) => d.day < today));
+  const held = [...news.keys()].filter((d) => d > today - YEAR_DAYS).length;
+  const state: CycleState = cycle.cycles ? 'cycle' : held >= HISTORY_NEEDED ? 'no-cycle' : 'insufficient-history';
+  const history = { days: held, needed: HISTORY_NEEDED };
   const sure: Confidence = cycle.restorations.length >= SURE_RESTORATIONS ? 'medium' : 'low';
-  const answer = (advice: AdviceValue, reason: string, confidence: Confidence): FillUpAdvice => ({ cycle, advice, reason, confidence });
-  const cycleWords = cycle.cycles ? `The city's cycle runs every ${cycle.periodDays} days.` : 'The city has no regular price cycle.';
+  const period = cycle.periodDays;
+  const last = cycle.lastRestoration;
+  const nextRise = cycle.cycles && period !== null && last ? Math.max(today, last.day + period) : null;
+  const typicalRise = cycle.restorations.length > 0 ? median(cycle.restorations.map((r) => r.riseTenths)) : null;
+  const answer = (advice: AdviceValue, signal: Signal, reason: string, confidence: Confidence, waitDays: number, saving: number | null): FillUpAdvice => ({
+    cycle, state, history, advice, signal, reason, confidence, horizon: { waitDays, nextRise }, expectedSavingTenths: saving,
+  });
+  const cycleWords = cycle.cycles ? `The city's cycle runs every ${period} days.` : 'The city has no regular price cycle.';
 
   if (change !== undefined) {
-    if (change > 0) return answer('fill-up', `Tomorrow's published prices average ${cents(change)} more than today's at the same stations. ${cycleWords}`, 'high');
+    if (change > 0) return answer('fill-up', 'tomorrow', `Tomorrow's published prices average ${cents(change)} more than today's at the same stations. ${cycleWords}`, 'high', 0, change);
     return change < 0
-      ? answer('wait', `Tomorrow's published prices average ${cents(change)} less than today's at the same stations. ${cycleWords}`, 'high')
-      : answer('wait', `Tomorrow's published prices average the same as today's: waiting a day costs nothing. ${cycleWords}`, 'high');
+      ? answer('wait', 'tomorrow', `Tomorrow's published prices average ${cents(change)} less than today's at the same stations. ${cycleWords}`, 'high', 1, -change)
+      : answer('wait', 'tomorrow', `Tomorrow's published prices average the same as today's: waiting a day costs nothing. ${cycleWords}`, 'high', 1, 0);
   }
   if (!cycle.cycles) {
-    const news = [...newsDays(input.days).keys()].filter((d) => d <= today && d > today - YEAR_DAYS).length;
     const count = cycle.restorations.length;
-    const why = count < 3 ? `${count === 0 ? 'no' : `only ${count}`} restoration${count === 1 ? '' : 's'} in the last year` : 'restorations at irregular intervals';
-    return answer('no-cycle', `No regular price cycle here (${why}): fill up when you need to.`, news >= SURE_NEWS_DAYS ? 'medium' : 'low');
+    const why = count < 4 ? `${count === 0 ? 'no' : `only ${count}`} restoration${count === 1 ? '' : 's'} in the last year` : 'restorations at irregular intervals, or rises that stayed';
+    const confidence: Confidence = held >= SURE_NEWS_DAYS ? 'medium' : 'low';
+    const short = `${held === 0 ? 'No' : `Only ${held}`} days of price changes here and no cycle yet: the cycle needs ${HISTORY_NEEDED} to tell a city without one from one with a slow one`;
+    const words = state === 'insufficient-history' ? short : `No regular price cycle here (${why})`;
+    // A weekly pattern deep enough to be a cycle's, seen before four restorations stand (Perth's first weeks).
+    const pattern = weekdayPattern([...news].filter(([day]) => day >= today - 7 * WEEKDAY_WEEKS).map(([day, meanTenths]) => ({ day, meanTenths })));
+    if (pattern && pattern.depthTenths >= WEEKLY_DEPTH) {
+      const name = WEEKDAYS[pattern.weekday] ?? '';
+      const ahead = (pattern.weekday - weekday(today) + 7) % 7;
+      const deep = `${words}, but ${name} has been the cheapest day of the week, by ${cents(pattern.depthTenths)} against the dearest, over the last weeks`;
+      return ahead === 0
+        ? answer('fill-up', 'weekday', `${deep}, and today is ${name}.`, 'low', 0, null)
+        : answer('wait', 'weekday', `${deep}: ${ahead === 1 ? 'tomorrow' : `in ${ahead} days`}.`, 'low', ahead, null);
+    }
+    const move = latestChange(news, today);
+    if (move !== null && move <= -TREND_FALL) {
+      return answer('wait', 'trend', `${words}, but the city's prices fell ${cents(move)} on the latest day reported: prices are falling, wait up to ${TREND_WAIT} days.`, confidence, TREND_WAIT, -move);
+    }
+    if (state === 'insufficient-history') return answer('unknown', 'none', `${short}.${move === null ? '' : ' Prices are not falling:'} Fill up when you need to.`, 'low', 0, null);
+    return answer('no-cycle', 'none', `${words} and prices are not falling: fill up when you need to.`, confidence, 0, null);
   }
   if (cycle.latestNews === null || cycle.latestNews < today - 2) {
     const since = cycle.latestNews === null ? 'in the last year' : `since ${formatLocalDay(cycle.latestNews)}`;
-    return answer('unknown', `No price changes reported ${since}: the cycle cannot be read without them.`, 'low');
+    return answer('unknown', 'none', `No price changes reported ${since}: the cycle cannot be read without them.`, 'low', 0, null);
+  }
+  // Wait at most until the day before the next rise is expected (at least one day: an overdue rise may come any day).
+  const toRise = nextRise === null ? 1 : Math.max(1, nextRise - today - 1);
+  const runDays = median(cycle.restorations.map((r) => r.lastDay - r.day + 1));
+  const move = latestChange(news, today);
+  if (runDays >= LONG_RUN && last) {
+    const decided = longRunAdvice(news, today, last, period ?? 0, move);
+    const since = `${cycle.daysSinceRestoration} days after the last restoration began`;
+    switch (decided) {
+      case 'rising': return answer('fill-up', 'restoration', `Prices are being restored (a rise began ${formatLocalDay(last.day)}) and still rising fast; here a restoration usually goes on for ${runDays} days: fill up before it does. ${cycleWords}`, sure, 0, typicalRise === null ? null : typicalRise / 2);
+      case 'ending': return answer('wait', 'restoration', `The restoration that began ${formatLocalDay(last.day)} is slowing: prices fall from here. ${cycleWords}`, sure, toRise, null);
+      case 'early': return answer('wait', 'phase', `Prices fall for weeks after a restoration, and it is ${since}: wait up to ${toRise} days, the next rise is expected ${nextRise === null ? 'later' : formatLocalDay(nextRise)}. ${cycleWords}`, sure, toRise, null);
+      case 'falling': return answer('wait', 'phase', `Prices are still falling (${cents(move ?? 0)} on the latest day reported), ${since}: wait up to ${toRise} days. ${cycleWords}`, sure, toRise, null);
+      case 'stopped': return answer('fill-up', 'phase', `Prices have stopped falling, ${since}: the next rise is expected ${nextRise === null ? 'soon' : formatLocalDay(nextRise)}. ${cycleWords}`, sure, 0, typicalRise);
+    }
   }
   if (cycle.phase === 'rising') {
-    return answer('wait', `Prices are being restored (a rise began ${formatLocalDay(cycle.lastRestoration?.day ?? today)}); they fall from here. ${cycleWords}`, sure);
+    return answer('wait', 'restoration', `Prices are being restored (a rise began ${formatLocalDay(last?.day ?? today)}); they fall from here. ${cycleWords}`, sure, toRise, null);
   }
   if (cycle.cheapestWeekday !== null) {
     const name = WEEKDAYS[cycle.cheapestWeekday] ?? '';
     const ahead = (cycle.cheapestWeekday - weekday(today) + 7) % 7;
     return ahead === 0
-      ? answer('fill-up', `${name} is the cheapest day of this weekly cycle over the last 8 weeks, and today is ${name}.`, sure)
-      : answer('wait', `${name} is the cheapest day of this weekly cycle over the last 8 weeks: ${ahead === 1 ? 'tomorrow' : `in ${ahead} days`}.`, sure);
+      ? answer('fill-up', 'weekday', `${name} is the cheapest day of this weekly cycle over the last 8 weeks, and today is ${name}.`, sure, 0, typicalRise)
+      : answer('wait', 'weekday', `${name} is the cheapest day of this weekly cycle over the last 8 weeks: ${ahead === 1 ? 'tomorrow' : `in ${ahead} days`}.`, sure, ahead, null);
   }
   if (cycle.phase === 'trough') {
-    return answer('fill-up', `Prices are near the bottom of the cycle, ${cycle.daysSinceRestoration} days after the last restoration: a rise is due. ${cycleWords}`, sure);
+    return answer('fill-up', 'phase', `Prices are near the bottom of the cycle, ${cycle.daysSinceRestoration} days after the last restoration: a rise is due. ${cycleWords}`, sure, 0, typicalRise);
   }
-  return answer('wait', `Prices are still falling, ${cycle.daysSinceRestoration} days after the last restoration. ${cycleWords}`, sure);
+  return answer('wait', 'phase', `Prices are still falling, ${cycle.daysSinceRestoration} days after the last restoration: wait up to ${toRise} days, the next rise is expected ${nextRise === null ? 'later' : formatLocalDay(nextRise)}. ${cycleWords}`, sure, toRise, null);
 }

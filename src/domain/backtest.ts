@@ -17,6 +17,11 @@
  * - `tomorrow-higher`: on the first day whose next day's mean is higher (WA publishes tomorrow's
  *   prices the afternoon before, so there this looks ahead at nothing unknown; elsewhere it is a
  *   bound, not a rule a driver can follow); the window's last day otherwise.
+ * - `stopped-falling`: on the first day of the window on which the latest known mean is not below
+ *   the one before it (buy once prices stop falling); the window's last day otherwise. Known: the
+ *   days before, and today's too where tomorrow's prices are published (today's are then known).
+ * - `near-low`: on the first day whose latest known mean is within NEAR_LOW_MARGIN (1.0 c/L) of the
+ *   lowest of the NEAR_LOW_DAYS (14) days known before it; the window's last day otherwise.
  * - `oracle`: on the window's cheapest day (perfect hindsight).
  * - Each rule's saving is the mean over purchases of (fixed's price − its price), in tenths of a
  *   cent a litre; its share is that saving over the oracle's.
@@ -33,7 +38,13 @@ import type { LocalDay } from './time.ts';
  */
 export type Advisor = (known: AdviceInput) => AdviceValue;
 
-export const RULES = ['fixed', 'advice', 'cheapest-weekday', 'tomorrow-higher', 'oracle'] as const;
+export const RULES = ['fixed', 'advice', 'cheapest-weekday', 'tomorrow-higher', 'stopped-falling', 'near-low', 'oracle'] as const;
+/** The simple rules a driver could follow instead of the advice (tomorrow-higher only where tomorrow is published). */
+export const SIMPLE_RULES = ['cheapest-weekday', 'tomorrow-higher', 'stopped-falling', 'near-low'] as const;
+export type SimpleRule = (typeof SIMPLE_RULES)[number];
+/** near-low: within this of the lowest mean of the NEAR_LOW_DAYS days known, tenths. */
+export const NEAR_LOW_MARGIN = 10;
+export const NEAR_LOW_DAYS = 14;
 export type Rule = (typeof RULES)[number];
 
 export interface BacktestOptions {
@@ -82,6 +93,12 @@ export function backtest(series: readonly DailyMean[], advisor: Advisor, options
   const known = options.adviceSeries ?? sorted;
   const before = (day: LocalDay): DailyMean[] => known.filter((d) => d.day < day);
   const paid = new Map<Rule, number[]>(RULES.map((r) => [r, []]));
+  /** The means of the days up to `through`, newest first: the latest `count` days that have one, within 2 × count days. */
+  const knownMeans = (through: LocalDay, count: number): number[] => {
+    const out: number[] = [];
+    for (let day = through; day > through - 2 * count && out.length < count; day--) { const m = mean.get(day); if (m !== undefined) out.push(m); }
+    return out;
+  };
   let skipped = 0;
   for (let due = from; due <= to; due += every) {
     const window: LocalDay[] = [];
@@ -109,6 +126,19 @@ export function backtest(series: readonly DailyMean[], advisor: Advisor, options
         case 'cheapest-weekday': {
           const learnt = cheapestWeekday(sorted.filter((d) => d.day < due && d.day >= due - 7 * learnWeeks));
           return window.find((d) => weekday(d) === learnt) ?? first;
+        }
+        case 'stopped-falling': {
+          return window.find((d) => {
+            const seen = knownMeans(publishesTomorrow ? d : d - 1, 2);
+            return seen.length < 2 || (seen[0] ?? 0) >= (seen[1] ?? 0);
+          }) ?? last;
+        }
+        case 'near-low': {
+          return window.find((d) => {
+            const through = publishesTomorrow ? d : d - 1;
+            const seen = knownMeans(through, NEAR_LOW_DAYS);
+            return seen.length === 0 || (seen[0] ?? 0) <= Math.min(...seen) + NEAR_LOW_MARGIN;
+          }) ?? last;
         }
         case 'tomorrow-higher': {
           return window.find((d) => { const next = mean.get(d + 1); return next !== undefined && next > price(d); }) ?? last;

@@ -17,8 +17,11 @@
  *   creeping days before a jump do not date it.
  * - Intervals: days between the starts of consecutive restorations; the period is their
  *   median (the mean of the middle two for an even count), rounded to a whole day.
- * - The city cycles when it has at least 3 restorations in the year and the intervals are
- *   regular: their median absolute deviation is at most 35% of their median.
+ * - The city cycles when it has at least 4 restorations in the year (3 intervals), the intervals
+ *   are regular (their median absolute deviation is at most 35% of their median), and at least 3 in 4
+ *   of the restorations but the last were given back, at least half the rise, before the next began: a
+ *   cycle's sawtooth, not a wholesale price stepping up and staying there (issue 47: three
+ *   wholesale rises 22 and 12 days apart were called a cycle).
  * - Phase, when it cycles: "rising" while the last restoration's run reaches the latest day
  *   or it started today or yesterday; "trough" when at least 0.75 × period days have passed
  *   since it started and the latest mean is within TROUGH_MARGIN (1.0 c/L) of the lowest mean
@@ -38,7 +41,14 @@ export const RESTORATION_DAY = 30;
 export const RESTORATION = 50;
 export const TROUGH_MARGIN = 10;
 export const YEAR_DAYS = 365;
-export const MIN_RESTORATIONS = 3;
+/** Restorations (so 3 intervals) a cycle needs: with two intervals almost any 2:1 ratio passed the regularity test (issue 47). */
+export const MIN_RESTORATIONS = 4;
+/** A restoration is given back when prices fall by this share of its rise before the next: a sawtooth, not wholesale steps. */
+export const SAWTOOTH_GIVEBACK = 0.5;
+/** The share of restorations (all but the last) that must be given back (a wholesale rise during a cycle may keep one). */
+export const SAWTOOTH_SHARE = 0.75;
+/** Days with news in the year the method needs before it says a city has no cycle (4 restorations of a 45-day cycle). */
+export const HISTORY_NEEDED = 180;
 export const MAX_RELATIVE_MAD = 0.35;
 export const TROUGH_FRACTION = 0.75;
 export const WEEKDAY_WEEKS = 8;
@@ -108,6 +118,21 @@ function restorationsIn(news: ReadonlyMap<LocalDay, number>, today: LocalDay): R
   return found;
 }
 
+/** At least SAWTOOTH_SHARE of the restorations but the last fell back by SAWTOOTH_GIVEBACK of their rise before the next began. */
+function sawtooth(means: ReadonlyMap<LocalDay, number>, found: readonly Restoration[]): boolean {
+  let given = 0;
+  for (let i = 0; i + 1 < found.length; i++) {
+    const r = found[i];
+    const next = found[i + 1];
+    if (!r || !next) continue;
+    const peak = means.get(r.lastDay);
+    let low = Infinity;
+    for (let day = r.lastDay + 1; day < next.day; day++) low = Math.min(low, means.get(day) ?? Infinity);
+    if (peak !== undefined && peak - low >= SAWTOOTH_GIVEBACK * r.riseTenths) given++;
+  }
+  return given >= SAWTOOTH_SHARE * (found.length - 1);
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -120,6 +145,14 @@ export function median(values: readonly number[]): number {
  * look cheapest), averaged per weekday; undefined unless every weekday has at least two such days.
  */
 export function cheapestWeekday(days: readonly DailyMean[]): number | undefined {
+  return weekdayPattern(days)?.weekday;
+}
+
+/**
+ * The cheapest weekday as cheapestWeekday finds it, with the pattern's depth: how far the dearest weekday's mean
+ * deviation is above the cheapest's, tenths (a weekly cycle: Perth's about 100; a town without one: a few).
+ */
+export function weekdayPattern(days: readonly DailyMean[]): { weekday: number; depthTenths: number } | undefined {
   const byDay = new Map(days.map((d) => [d.day, d.meanTenths]));
   const sums = Array.from({ length: 7 }, () => ({ sum: 0, n: 0 }));
   for (const [day, mean] of byDay) {
@@ -132,8 +165,12 @@ export function cheapestWeekday(days: readonly DailyMean[]): number | undefined 
   if (sums.some((s) => s.n < 2)) return undefined;
   let best: number | undefined;
   let bestValue = Infinity;
-  for (const [i, s] of sums.entries()) if (s.sum / s.n < bestValue) { bestValue = s.sum / s.n; best = i; }
-  return best;
+  let worst = -Infinity;
+  for (const [i, s] of sums.entries()) {
+    if (s.sum / s.n < bestValue) { bestValue = s.sum / s.n; best = i; }
+    worst = Math.max(worst, s.sum / s.n);
+  }
+  return best === undefined ? undefined : { weekday: best, depthTenths: worst - bestValue };
 }
 
 /**
@@ -158,7 +195,7 @@ export function priceCycle(days: readonly DailyMean[], today: LocalDay, latest?:
   const intervals = found.slice(1).map((r, i) => r.day - (found[i]?.day ?? r.day));
   const mid = median(intervals);
   const mad = median(intervals.map((x) => Math.abs(x - mid)));
-  if (mid <= 0 || mad > MAX_RELATIVE_MAD * mid) return none;
+  if (mid <= 0 || mad > MAX_RELATIVE_MAD * mid || !sawtooth(present, found)) return none;
   const period = Math.round(mid);
 
   const recent = [...present].filter(([day]) => day > last.lastDay).map(([, mean]) => mean);

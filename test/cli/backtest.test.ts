@@ -58,6 +58,10 @@ describe('fuelprice backtest', () => {
       'advice                178.00       2.00       100%',
       'cheapest-weekday      178.00       2.00       100%',
       'tomorrow-higher       178.00       2.00       100%',
+      // Knowing today's mean (WA): Monday's 180.0 and Tuesday's 178.0 still fell, Wednesday's 192.0 did not: 12.0 c dearer.
+      'stopped-falling       192.00     -12.00      -600%',
+      // Within 1.0 c/L of the 14 days' low (178.0): Monday's 180.0 is not, Tuesday's 178.0 is.
+      'near-low              178.00       2.00       100%',
       'oracle                178.00       2.00       100%',
       '',
     ].join('\n'));
@@ -75,8 +79,9 @@ describe('fuelprice backtest', () => {
     // Purchases due on Wednesdays 4 and 11 March, no delay: every rule pays Wednesday's 192.0.
     const run = await runCli(['backtest', '--city', 'perth', '--from', '2026-03-04', '--to', '2026-03-11', '--delay', '0'], { DATABASE_URL: url, FUELPRICE_NOW: NOW });
     assert.equal(run.code, 0, run.stderr);
-    assert.deepEqual(run.stdout.split('\n').slice(2, 7).map((l) => l.split(/\s+/).slice(0, 3).join(' ')),
-      ['fixed 192.00 0.00', 'advice 192.00 0.00', 'cheapest-weekday 192.00 0.00', 'tomorrow-higher 192.00 0.00', 'oracle 192.00 0.00']);
+    assert.deepEqual(run.stdout.split('\n').slice(2, 9).map((l) => l.split(/\s+/).slice(0, 3).join(' ')),
+      ['fixed 192.00 0.00', 'advice 192.00 0.00', 'cheapest-weekday 192.00 0.00', 'tomorrow-higher 192.00 0.00', 'stopped-falling 192.00 0.00',
+        'near-low 192.00 0.00', 'oracle 192.00 0.00']);
   });
 
   test('bad input: a clear line and exit 2, nothing printed on stdout', async () => {

@@ -105,8 +105,11 @@ describe('the fill-up advice', () => {
     assert.deepEqual(restorations(follow, TODAY).map((r) => [r.day - wednesday, r.lastDay - wednesday, r.riseTenths]), [[0, 2, 95]]);
   });
 
-  test('no cycle over a short history says so with low confidence', () => {
-    const a = fillUpAdvice({ days: days(() => 1800).slice(-30), today: TODAY });
-    assert.deepEqual([a.advice, a.confidence], ['no-cycle', 'low']);
+  test('a short history without a cycle: insufficient-history, advice unknown, low confidence', () => {
+    const a = fillUpAdvice({ days: days((day) => 1800 + mod(day, 2)).slice(-30), today: TODAY });
+    assert.deepEqual([a.state, a.history, a.confidence], ['insufficient-history', { days: 30, needed: 180 }, 'low']);
+    // The latest day (today − 1) against the one before decides between waiting on a fall and buying when needed.
+    const fell = mod(TODAY - 1, 2) < mod(TODAY - 2, 2);
+    assert.deepEqual([a.advice, a.signal], fell ? ['wait', 'trend'] : ['unknown', 'none']);
   });
 });

@@ -40,6 +40,12 @@ describe('the backtest of when to fill up', () => {
     assert.deepEqual(byRule['cheapest-weekday'], { rule: 'cheapest-weekday', meanPaidTenths: 1780, savingTenths: 20, shareOfOracle: 1 });
     // Monday: Tuesday's 178.0 is not higher; Tuesday: Wednesday's 192.0 is: bought on Tuesday.
     assert.deepEqual(byRule['tomorrow-higher'], { rule: 'tomorrow-higher', meanPaidTenths: 1780, savingTenths: 20, shareOfOracle: 1 });
+    // stopped-falling, from the days before: on Monday Sunday's 184.0 fell from Saturday's 186.0; on Tuesday Monday's 180.0
+    // fell; on Wednesday Tuesday's 178.0 fell; on Thursday Wednesday's 192.0 rose: bought on Thursday at 190.0, 10.0 c dearer.
+    assert.deepEqual(byRule['stopped-falling'], { rule: 'stopped-falling', meanPaidTenths: 1900, savingTenths: -100, shareOfOracle: -5 });
+    // near-low (within 1.0 c/L of the 14 days' low, 178.0): on Monday Sunday's 184.0 is 6.0 above it; on Tuesday Monday's
+    // 180.0 is 2.0 above; on Wednesday Tuesday's 178.0 is the low: bought on Wednesday at 192.0.
+    assert.deepEqual(byRule['near-low'], { rule: 'near-low', meanPaidTenths: 1920, savingTenths: -120, shareOfOracle: -6 });
   });
 
   test('adviceSeries: the advisor reads it (the fresh series) while purchases are paid at the series\' means', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FUELS } from '../../src/domain/fuels.ts';
 import { dayStart, localDayOf } from '../../src/domain/time.ts';
+import { trackRecord } from '../../src/domain/track-record.ts';
 import type { Batch, PriceStore } from '../../src/storage/store.ts';
 import { CITIES, NOW, STATIONS } from '../fixture.ts';
 import { type RunningServer, fixedClock, get, startServer, testBackends } from '../helpers.ts';
@@ -21,14 +22,31 @@ for (let day = PERTH_TODAY - 70; day <= PERTH_TODAY; day++) {
 }
 
 // No history: no cycle, no current price, and the advice says so, with low confidence (no days of reports at all).
+// Issue 47: no days of news is insufficient history (180 needed), advice unknown, no horizon, no track record.
 const NONE = {
   cycles: false, period_days: false, last_restoration: false, restorations: [], days_since_restoration: false, phase: 'none',
-  cheapest_weekday: false, now: false, tomorrow: false, advice: 'no-cycle', reason: 'No regular price cycle here (no restorations in the last year): fill up when you need to.',
-  confidence: 'low',
+  cheapest_weekday: false, now: false, tomorrow: false, state: 'insufficient-history', history: { days: 0, needed: 180 },
+  advice: 'unknown', signal: 'none',
+  reason: 'No days of price changes here and no cycle yet: the cycle needs 180 to tell a city without one from one with a slow one. Fill up when you need to.',
+  horizon: { wait_days: 0, next_rise: false }, expected_saving: false, track_record: false, confidence: 'low',
 };
+/** The sawtooth's days before today as the cycle reads them (one station, reported at midnight: fresh every day). */
+const SERIES = SAWTOOTH.filter((p) => localDayOf('wa', p.at) < PERTH_TODAY).map((p) => ({ day: localDayOf('wa', p.at), meanTenths: p.priceTenths }));
 /** The ten restorations, oldest first: today − 3 − 7n for n = 9..0, each from 1700 to 1880. */
 const RESTORATIONS = ['18-09-2026', '25-09-2026', '02-10-2026', '09-10-2026', '16-10-2026', '23-10-2026', '30-10-2026', '06-11-2026', '13-11-2026', '20-11-2026']
   .map((date) => ({ date, rise: '18.0' }));
+
+/**
+ * The track record as the answer shows it. Its figures are the domain function's over the series the cycle reads (its
+ * own test, test/domain/track-record.test.ts, checks them against a reference): here, that the route gives it that series.
+ */
+function trackRecordShown(t: ReturnType<typeof trackRecord>): unknown {
+  const signed = (x: number): string => { const c = (Math.abs(x) / 10).toFixed(1); return c === '0.0' ? c : `${x < 0 ? '-' : '+'}${c}`; };
+  return t === null ? false : {
+    days: t.days, windows: t.windows, advice: signed(t.adviceTenths), best_rule: { rule: t.bestRule.rule, saved: signed(t.bestRule.savedTenths) },
+    oracle: (t.oracleTenths / 10).toFixed(1),
+  };
+}
 
 for (const backend of testBackends()) {
   for (const sealed of [true, false]) {
@@ -55,8 +73,13 @@ for (const backend of testBackends()) {
             // Restorations fall on Fridays (20-11-2026 was one), so k = 6, the lowest, is Thursday: over the 8 weeks before
             // today every day has its centred week, and Thursday is the cheapest against it. Today, Monday 23-11, is k = 3:
             // the station's price in force is 1700 + 30 × 3 = 1790. Not Thursday: wait, 3 days to go. Ten restorations: medium.
-            cheapest_weekday: 'thursday', now: '179.0', tomorrow: false, advice: 'wait',
-            reason: 'Thursday is the cheapest day of this weekly cycle over the last 8 weeks: in 3 days.', confidence: 'medium',
+            cheapest_weekday: 'thursday', now: '179.0', tomorrow: false,
+            // 70 days of news (every day before today moved); the cycle stands on ten restorations.
+            state: 'cycle', history: { days: 70, needed: 180 }, advice: 'wait', signal: 'weekday',
+            reason: 'Thursday is the cheapest day of this weekly cycle over the last 8 weeks: in 3 days.',
+            // Wait at most the 3 days to Thursday; the next restoration is expected on 20-11 + 7.
+            horizon: { wait_days: 3, next_rise: '27-11-2026' }, expected_saving: false,
+            track_record: trackRecordShown(trackRecord(SERIES, PERTH_TODAY, true)), confidence: 'medium',
           } });
         }
       });
@@ -124,13 +147,13 @@ for (const backend of testBackends()) {
       const r = await get(server, '/v1/cities/perth/cycle');
       assert.equal(r.status, 200);
       const data = (r.body as { data: Record<string, unknown> }).data;
-      assert.deepEqual([data.phase, data.cheapest_weekday, data.now, data.tomorrow, data.advice, data.confidence, data.reason], [
-        'falling', 'thursday', '179.0', { change: '+3.0', stations: 1 }, 'fill-up', 'high',
+      assert.deepEqual([data.phase, data.cheapest_weekday, data.now, data.tomorrow, data.advice, data.signal, data.horizon, data.expected_saving, data.confidence, data.reason], [
+        'falling', 'thursday', '179.0', { change: '+3.0', stations: 1 }, 'fill-up', 'tomorrow', { wait_days: 0, next_rise: '27-11-2026' }, '3.0', 'high',
         "Tomorrow's published prices average 3.0 c/L more than today's at the same stations. The city's cycle runs every 7 days.",
       ]);
       // A fuel with nothing published for tomorrow: no tomorrow, and the cycle decides (no diesel history: no-cycle).
       const diesel = (await get(server, '/v1/cities/perth/cycle?fuel=diesel')).body as { data: Record<string, unknown> };
-      assert.deepEqual([diesel.data.tomorrow, diesel.data.advice], [false, 'no-cycle']);
+      assert.deepEqual([diesel.data.tomorrow, diesel.data.state, diesel.data.advice], [false, 'insufficient-history', 'unknown']);
     });
   });
 }

@@ -9,7 +9,9 @@ import { cityHistory } from '../../src/domain/history.ts';
 import { formatCents } from '../../src/domain/rounding.ts';
 import { dayStart, formatLocalDay, localDayOf } from '../../src/domain/time.ts';
 import { cityAverages, fuelTotals } from '../../src/domain/today.ts';
+import { PUBLISHES_TOMORROW } from '../../src/domain/states.ts';
 import { pairedTomorrow } from '../../src/domain/tomorrow.ts';
+import { TRACK_DAYS, trackRecord } from '../../src/domain/track-record.ts';
 import { CLOCK_SLICE_SEC } from '../../src/derived/computer.ts';
 import { DerivedAnswers } from '../../src/derived/derived-answers.ts';
 import { CLOCK_BUCKET_SEC } from '../../src/http/cache/response-cache.ts';
@@ -34,14 +36,16 @@ for (const [code, state, period] of [['3', 'wa', 7], ['1', 'nsw', 10], ['2', 'ns
 async function reference(store: PriceStore, cityId: string, fuel: FuelId, now: number): Promise<unknown> {
   const city = await store.city(cityId) ?? assert.fail(cityId);
   const today = localDayOf(city.state, now);
-  const range = { from: today - 365, to: today };
+  const range = { from: today - 365 - TRACK_DAYS, to: today };
   const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
   const prices = await store.currentForCity(city.id);
   const paired = pairedTomorrow(prices, await store.heldForCity(city.id), fuel);
   const fresh = await store.cityFreshParts(city.id, fuel, range.from, range.to);
   const current = cityAverages(fuelTotals(freshCurrent(city.state, prices, now))).get(fuel);
   const days = cycleSeries(freshDailyMeans(fresh, FRESH_DAYS[city.state], range.from, range.to), series.get(fuel) ?? [], fresh.sealedBefore);
-  const { cycle, advice, reason, confidence } = fillUpAdvice({ days, today, now: current, tomorrowChange: paired && paired.tomorrowTenths - paired.nowTenths });
+  const { cycle, state, history, advice, signal, reason, confidence, horizon, expectedSavingTenths } = fillUpAdvice({ days, today, now: current, tomorrowChange: paired && paired.tomorrowTenths - paired.nowTenths });
+  const track = trackRecord(days, today, PUBLISHES_TOMORROW.has(city.state));
+  const signed = (tenths: number): string => (formatCents(Math.abs(tenths)) === '0.0' ? '0.0' : `${tenths < 0 ? '-' : '+'}${formatCents(Math.abs(tenths))}`);
   const restoration = (r: { day: number; riseTenths: number }) => ({ date: formatLocalDay(r.day), rise: formatCents(r.riseTenths) });
   return { data: {
     id: city.id, name: city.name, fuel, cycles: cycle.cycles, period_days: cycle.periodDays ?? false,
@@ -50,7 +54,14 @@ async function reference(store: PriceStore, cityId: string, fuel: FuelId, now: n
     cheapest_weekday: cycle.cheapestWeekday === null ? false : WEEKDAY_NAMES[cycle.cheapestWeekday],
     now: current === undefined ? false : formatCents(current),
     tomorrow: paired ? { change: `${paired.tomorrowTenths >= paired.nowTenths ? '+' : '-'}${formatCents(Math.abs(paired.tomorrowTenths - paired.nowTenths))}`, stations: paired.count } : false,
-    advice, reason, confidence,
+    state, history, advice, signal, reason,
+    horizon: { wait_days: horizon.waitDays, next_rise: horizon.nextRise === null ? false : formatLocalDay(horizon.nextRise) },
+    expected_saving: expectedSavingTenths === null ? false : formatCents(expectedSavingTenths),
+    track_record: track ? {
+      days: track.days, windows: track.windows, advice: signed(track.adviceTenths),
+      best_rule: { rule: track.bestRule.rule, saved: signed(track.bestRule.savedTenths) }, oracle: formatCents(track.oracleTenths),
+    } : false,
+    confidence,
   } };
 }
 

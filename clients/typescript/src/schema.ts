@@ -141,7 +141,7 @@ export interface paths {
         };
         /**
          * City price cycle
-         * @description The price cycle of one fuel (default ulp91), read from the city's daily means over the last 365 local days (the history's, but of fresh prices only: a station's price counts on the day of its latest report and the 1 (WA) or 14 days after it, so closed stations do not dilute a restoration), and when to fill up. Days without news (no mean, or the day before's repeated to the last digit) are never read as a change. A restoration starts on a day rising at least 3.0 c/L and takes in the days after it while each rises at least 1.0 c/L; it counts at 5.0 c/L in all. The city cycles with at least 3 restorations whose intervals have a median absolute deviation of at most 35% of their median; period_days is that median, rounded. Phase: rising while the last restoration still runs or began today or yesterday; trough once 0.75 x period days have passed and the latest mean is within 1.0 c/L of the lowest since the rise ended; falling otherwise; none without a cycle. A weekly cycle gives its cheapest weekday. Advice, the first that applies: tomorrow's published prices (WA) higher than now, fill-up, else wait; no cycle, no-cycle; no news for two days, unknown; rising, wait; a weekly cycle, fill-up on its cheapest weekday; fill-up in the trough, wait while falling. docs/CYCLE.md has the method and its measured savings.
+         * @description The price cycle of one fuel (default ulp91), read from the city's daily means over the last 365 local days (the history's, but of fresh prices only: a station's price counts on the day of its latest report and the 1 (WA) or 14 days after it, so closed stations do not dilute a restoration), and when to fill up. Days without news (no mean, or the day before's repeated to the last digit) are never read as a change. A restoration starts on a day rising at least 3.0 c/L and takes in the days after it while each rises at least 1.0 c/L; it counts at 5.0 c/L in all. The city cycles (state cycle) with at least 4 restorations whose intervals have a median absolute deviation of at most 35% of their median, 3 in 4 of them given back by half before the next (a sawtooth, not wholesale steps); otherwise no-cycle over at least 180 days with news, insufficient-history under that. period_days is the median interval, rounded. Phase: rising while the last restoration still runs or began today or yesterday; trough once 0.75 x period days have passed and the latest mean is within 1.0 c/L of the lowest since the rise ended; falling otherwise; none without a cycle. A weekly cycle gives its cheapest weekday. Advice, the first that applies (signal names it): tomorrow's published prices (WA) higher than now, fill-up, else wait (tomorrow); no cycle: a weekday pattern of at least 3.0 c/L decides (weekday), else a fall on the latest day with news waits up to 3 days (trend), else no-cycle, or unknown with insufficient history; no news for two days, unknown; where restorations run over days (3 or more), fill-up while one still climbs, wait once it slows and for half a period after it began, then wait while the mean falls and fill-up once it stops (restoration, phase); elsewhere rising, wait; a weekly cycle, fill-up on its cheapest weekday; fill-up in the trough, wait while falling. horizon: wait at most so many days, and the next rise expected. track_record: what following the advice saved here over the last 90 days (fills due every 7 days, up to 3 late) against the fixed weekday, the best simple rule and hindsight. docs/CYCLE.md has the method and its measured savings.
          */
         get: operations["getCityCycle"];
         put?: never;
@@ -1241,8 +1241,29 @@ export interface operations {
                      *         "cheapest_weekday": false,
                      *         "now": "183.9",
                      *         "tomorrow": false,
+                     *         "state": "cycle",
+                     *         "history": {
+                     *           "days": 340,
+                     *           "needed": 180
+                     *         },
                      *         "advice": "wait",
+                     *         "signal": "phase",
                      *         "reason": "Prices are still falling, 14 days after the last restoration. The city's cycle runs every 40 days.",
+                     *         "horizon": {
+                     *           "wait_days": 3,
+                     *           "next_rise": "19-12-2026"
+                     *         },
+                     *         "expected_saving": "2.4",
+                     *         "track_record": {
+                     *           "days": 90,
+                     *           "windows": 12,
+                     *           "advice": "+4.1",
+                     *           "best_rule": {
+                     *             "rule": "stopped-falling",
+                     *             "saved": "+3.0"
+                     *           },
+                     *           "oracle": "5.0"
+                     *         },
                      *         "confidence": "medium"
                      *       }
                      *     }
@@ -1253,7 +1274,7 @@ export interface operations {
                             name: string;
                             /** @description One of the 19 fuel ids. */
                             fuel: "e10" | "ulp91" | "ulp95" | "ulp98" | "diesel" | "pdiesel" | "lpg" | "e85" | "e5" | "ev" | "b20" | "cng" | "lng" | "opal" | "lrp" | "ulsd" | "ulp-combined" | "pulp-combined" | "diesel-combined";
-                            /** @description At least 3 restorations in the last 365 days, at regular intervals. */
+                            /** @description True exactly when state is cycle: at least 4 restorations in the last 365 days at regular intervals, each given back before the next (until issue 47: 3, without the give-back). */
                             cycles: boolean;
                             period_days: number | false;
                             last_restoration: {
@@ -1294,13 +1315,54 @@ export interface operations {
                                 /** @description The stations compared: in stock now and with a price published for tomorrow. */
                                 stations: number;
                             } | false;
-                            /** @description fill-up: buy today; wait: prices are due to fall; no-cycle: no regular cycle, buy when you need to; unknown: no price changes reported for two days, so the cycle cannot be read. */
+                            /** @description cycle: at least 4 restorations in the last 365 days at regular intervals, each followed by a fall (a sawtooth, not wholesale steps); no-cycle: none such over at least history.needed days with news; insufficient-history: fewer days with news than that and no cycle yet (the answer cannot yet tell a city without a cycle from one with a slow one). */
+                            state: "insufficient-history" | "no-cycle" | "cycle";
+                            history: {
+                                /** @description Days with news (a mean that moved) in the last 365 local days. */
+                                days: number;
+                                /** @description Days with news the method needs before it says no-cycle. */
+                                needed: number;
+                            };
+                            /** @description fill-up: buy today; wait: prices are due to fall within horizon.wait_days; no-cycle: nothing here says prices will move either way, buy when you need to; unknown: the advice cannot be read (no price changes reported for two days, or insufficient history without published next-day prices). */
                             advice: "fill-up" | "wait" | "no-cycle" | "unknown";
+                            /** @description The signal that decided the advice: tomorrow (published next-day prices, WA); restoration (a rise under way); weekday (a weekly cycle's cheapest day); phase (where the city is in its cycle); trend (the city mean's wholesale move over the last days and weeks); none (no signal: no-cycle or unknown). The reason says it in words. */
+                            signal: "tomorrow" | "restoration" | "weekday" | "phase" | "trend" | "none";
                             /**
-                             * @description Why, in plain words.
+                             * @description Why, in plain words, naming the signal that decided.
                              * @example Tuesday is the cheapest day of this weekly cycle over the last 8 weeks, and today is Tuesday.
                              */
                             reason: string;
+                            horizon: {
+                                /** @description Wait at most this many days (0: buy today). With wait, the day by which to buy even if prices have not fallen. */
+                                wait_days: number;
+                                next_rise: string | false;
+                            };
+                            expected_saving: string | false;
+                            track_record: {
+                                /** @description The period replayed: the last 90 days before today. */
+                                days: number;
+                                /** @description Fills replayed: one due every 7 days, each may be put off up to 3 days (docs/BACKTEST.md). */
+                                windows: number;
+                                /**
+                                 * @description What following this advice saved per fill against buying on a fixed weekday (the due day), c/L with a sign, +d.d or -d.d.
+                                 * @example +2.1
+                                 */
+                                advice: string;
+                                best_rule: {
+                                    /** @description The simple rule a driver could follow that saved most here (tomorrow-higher only where tomorrow's prices are published). */
+                                    rule: "cheapest-weekday" | "tomorrow-higher" | "stopped-falling" | "near-low";
+                                    /**
+                                     * @description Its saving per fill against the fixed weekday, c/L, +d.d or -d.d.
+                                     * @example +1.2
+                                     */
+                                    saved: string;
+                                };
+                                /**
+                                 * @description What perfect hindsight saved per fill (the cheapest day of each window), c/L, d.d.
+                                 * @example 3.0
+                                 */
+                                oracle: string;
+                            } | false;
                             /** @description high: from published next-day prices; medium: a cycle of at least 5 restorations in the year, or no cycle over 300 days of reports; low: less. */
                             confidence: "high" | "medium" | "low";
                         };

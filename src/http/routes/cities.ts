@@ -83,13 +83,19 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
         + '(the history\'s, but of fresh prices only: a station\'s price counts on the day of its latest report and the 1 (WA) or '
         + '14 days after it, so closed stations do not dilute a restoration), and when to fill up. Days without news (no mean, or the day before\'s repeated to the last digit) are '
         + 'never read as a change. A restoration starts on a day rising at least 3.0 c/L and takes in the days after it while each '
-        + 'rises at least 1.0 c/L; it counts at 5.0 c/L in all. The city cycles with at least 3 restorations whose intervals have a median '
-        + 'absolute deviation of at most 35% of their median; period_days is that median, rounded. Phase: rising while the last '
+        + 'rises at least 1.0 c/L; it counts at 5.0 c/L in all. The city cycles (state cycle) with at least 4 restorations whose intervals have a median '
+        + 'absolute deviation of at most 35% of their median, 3 in 4 of them given back by half before the next (a sawtooth, not wholesale steps); '
+        + 'otherwise no-cycle over at least 180 days with news, insufficient-history under that. period_days is the median interval, rounded. Phase: rising while the last '
         + 'restoration still runs or began today or yesterday; trough once 0.75 x period days have passed and the latest mean is '
         + 'within 1.0 c/L of the lowest since the rise ended; falling otherwise; none without a cycle. A weekly cycle gives its '
-        + 'cheapest weekday. Advice, the first that applies: tomorrow\'s published prices (WA) higher than now, fill-up, '
-        + 'else wait; no cycle, no-cycle; no news for two days, unknown; rising, wait; a weekly cycle, fill-up on its cheapest weekday; '
-        + 'fill-up in the trough, wait while falling. docs/CYCLE.md has the method and its measured savings.',
+        + 'cheapest weekday. Advice, the first that applies (signal names it): tomorrow\'s published prices (WA) higher than now, fill-up, '
+        + 'else wait (tomorrow); no cycle: a weekday pattern of at least 3.0 c/L decides (weekday), else a fall on the latest day with news '
+        + 'waits up to 3 days (trend), else no-cycle, or unknown with insufficient history; no news for two days, unknown; where restorations '
+        + 'run over days (3 or more), fill-up while one still climbs, wait once it slows and for half a period after it began, then wait while '
+        + 'the mean falls and fill-up once it stops (restoration, phase); elsewhere rising, wait; a weekly cycle, fill-up on its cheapest weekday; '
+        + 'fill-up in the trough, wait while falling. horizon: wait at most so many days, and the next rise expected. track_record: what '
+        + 'following the advice saved here over the last 90 days (fills due every 7 days, up to 3 late) against the fixed weekday, the best '
+        + 'simple rule and hindsight. docs/CYCLE.md has the method and its measured savings.',
       tags, security, params: IdParams, querystring: CycleQuerySchema, response: { 200: CycleResponse, ...errorResponses(404) },
     },
   }, async (request) => {

@@ -77,10 +77,64 @@ export function dollarUnit(centUnit: string): string {
   return centUnit.replace(/^c\//, '$/');
 }
 
-/** A dollar figure of the API (d.dd) in whole cents: the API rounds an average to the cent, so no tenth is shown. */
+/**
+ * A dollar figure of the API (d.dd) in cents with one decimal, as min and max are written beside
+ * it (the API rounds an average to the cent, so the tenth is always 0).
+ */
 export function centsOf(dollars: string): string {
-  return String(Math.round(Number(dollars) * 100));
+  return `${Math.round(Number(dollars) * 100)}.0`;
 }
+
+/** A price not reported for this many days is marked old, with the day it was reported. */
+export const OLD_PRICE_DAYS = 7;
+
+/** Whether a price reported at `atSec` is old at `nowSec` (OLD_PRICE_DAYS or more). */
+export const isOld = (atSec: number, nowSec: number): boolean => nowSec - atSec >= OLD_PRICE_DAYS * 86_400;
+
+/** "8 Aug" (this year) or "8 Aug 2025", in `timeZone`: the day a price was reported. */
+export function shortDate(atSec: number, nowSec: number, timeZone: string): string {
+  const year = new Intl.DateTimeFormat('en-AU', { year: 'numeric', timeZone });
+  const sameYear = year.format(new Date(atSec * 1000)) === year.format(new Date(nowSec * 1000));
+  return new Intl.DateTimeFormat('en-AU', { day: 'numeric', month: 'short', ...(sameYear ? {} : { year: 'numeric' }), timeZone }).format(new Date(atSec * 1000));
+}
+
+/** "12 Smith St, Kingsford NSW 2032" as its street and suburb (the part before the last comma, and after it less state and postcode). */
+export function addressParts(address: string): { street: string; suburb: string } {
+  const comma = address.lastIndexOf(',');
+  const street = comma < 0 ? '' : address.slice(0, comma).trim();
+  const tail = (comma < 0 ? address : address.slice(comma + 1)).trim();
+  return { street, suburb: tail.replace(/\s+(NSW|VIC|QLD|SA|WA|TAS|NT|ACT)\b.*$/i, '').replace(/\s+\d{4}$/, '').trim() };
+}
+
+/**
+ * Names that tell stations apart: a name shared by two or more stations gets its suburb in
+ * brackets, or its street where the suburb is shared too (or missing); any other name as it is.
+ */
+export function distinctNames(stations: ReadonlyArray<{ station_id: string; name: string; address: string }>): Map<string, string> {
+  const byName = new Map<string, Array<{ station_id: string; name: string; address: string }>>();
+  for (const s of stations) byName.set(s.name.toLowerCase(), [...(byName.get(s.name.toLowerCase()) ?? []), s]);
+  const names = new Map<string, string>();
+  for (const group of byName.values()) {
+    const suburbs = group.map((s) => addressParts(s.address).suburb.toLowerCase());
+    for (const s of group) {
+      const { street, suburb } = addressParts(s.address);
+      const suburbTells = suburb !== '' && suburbs.filter((x) => x === suburb.toLowerCase()).length === 1 && !s.name.toLowerCase().includes(suburb.toLowerCase());
+      const extra = group.length === 1 ? '' : suburbTells ? suburb : street || suburb;
+      names.set(s.station_id, extra === '' ? s.name : `${s.name} (${extra})`);
+    }
+  }
+  return names;
+}
+
+/** Labels of ticks, each said once: one equal to the one before it is left blank (uPlot's ticks can be finer than the labels). */
+export function onceEach(labels: readonly string[]): string[] {
+  return labels.map((label, i) => (i > 0 && label === labels[i - 1] ? '' : label));
+}
+
+/** Steps between the chart's price ticks, in dollars: never finer than a cent, which is what its labels show. */
+export const PRICE_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10];
+/** Steps between the chart's day ticks, in seconds: whole days, weeks, and about a month and up (uPlot splits those at month starts). */
+export const DAY_STEPS = [1, 2, 3, 7, 14, 30, 60, 91, 182, 365, 730].map((days) => days * 86_400);
 
 /** The API's `dd-mm-yyyy` date `days` later, in the same form. */
 export function addDays(text: string, days: number): string | undefined {
@@ -138,4 +192,45 @@ export function dayLabels(timeZone: string): (ticks: number[]) => string[] {
     const format = ticks.length > 1 && (ticks[1] as number) - (ticks[0] as number) >= 28 * 86_400 ? month : day;
     return ticks.map((t) => format.format(new Date(t * 1000)));
   };
+}
+
+/** What newer servers add to the advice (issue 47); every field optional, so that the page reads older answers too. */
+export interface AdviceExtras {
+  state?: unknown;
+  horizon?: unknown;
+  horizon_days?: unknown;
+  track_record?: unknown;
+}
+
+const STATE_TEXT: Readonly<Record<string, string>> = {
+  'insufficient-history': 'Too little price history here yet to find a cycle.',
+  'no-cycle': 'Prices here follow no regular cycle.',
+  cycle: 'Prices here follow a regular cycle.',
+};
+
+/** A count, a share or a plain phrase from the track record, in words; undefined when it is none of these. */
+function trackRecordText(record: unknown): string | undefined {
+  if (typeof record === 'string') return record === '' ? undefined : `Track record: ${record}`;
+  if (typeof record !== 'object' || record === null) return undefined;
+  const r = record as Record<string, unknown>;
+  const isNumber = (v: unknown): v is number => typeof v === 'number';
+  const right = [r.right, r.correct, r.hits].find(isNumber);
+  const of = [r.of, r.total, r.days, r.checked].find(isNumber);
+  const window = typeof r.window_days === 'number' ? ` over the last ${r.window_days} days` : '';
+  if (right !== undefined && of !== undefined) return of === 0 ? 'Track record: no past advice to check yet.' : `Track record: right ${right} times of ${of}${window}.`;
+  if (typeof r.summary === 'string') return `Track record: ${r.summary}`;
+  return undefined;
+}
+
+/** The advice's extra fields as lines of text, and its state; nothing for a server that does not give them. */
+export function adviceDetails(advice: AdviceExtras): { state: string | undefined; lines: string[] } {
+  const lines: string[] = [];
+  const state = typeof advice.state === 'string' ? advice.state : undefined;
+  if (state !== undefined && STATE_TEXT[state]) lines.push(STATE_TEXT[state]);
+  const horizon = advice.horizon_days ?? advice.horizon;
+  if (typeof horizon === 'number' && horizon > 0) lines.push(`This advice looks ${horizon === 1 ? 'one day' : `${horizon} days`} ahead.`);
+  else if (typeof horizon === 'string' && horizon !== '') lines.push(`Looks ahead: ${horizon}.`);
+  const record = trackRecordText(advice.track_record);
+  if (record) lines.push(record);
+  return { state, lines };
 }

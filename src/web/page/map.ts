@@ -74,13 +74,14 @@ export class StationMap {
     this.markers?.clearLayers();
     const prices = stations.map((s) => Number(s.price));
     const [min, max] = [Math.min(...prices), Math.max(...prices)];
-    const points: L.LatLngExpression[] = [[centre.latitude, centre.longitude]];
+    const points: L.LatLngExpression[] = [[centre.latitude, centre.longitude], ...stations.map((s): L.LatLngExpression => [Number(s.latitude), Number(s.longitude)])];
+    // The view first: Leaflet adds a layer to a map without one only later, and the points' elements are wanted now.
+    map.fitBounds(L.latLngBounds(points), { padding: [24, 24], maxZoom: 15 });
     const order = stations.map((_, i) => i).sort((a, b) => (prices[b] ?? 0) - (prices[a] ?? 0));
     for (const i of order) {
       const station = stations[i];
       if (!station) continue;
       const at: L.LatLngExpression = [Number(station.latitude), Number(station.longitude)];
-      points.push(at);
       const label = labels.get(station.station_id) ?? station.name;
       const colour = priceColour(fractionOf(prices[i] ?? 0, min, max));
       const dot = L.circleMarker(at, { radius: 8, color: '#fff', weight: 1.5, fillColor: colour, fillOpacity: 1, className: 'station' })
@@ -91,7 +92,6 @@ export class StationMap {
     }
     L.circleMarker([centre.latitude, centre.longitude], { radius: 6, color: '#1c2421', weight: 3, fillColor: '#fff', fillOpacity: 1, className: 'centre', interactive: false })
       .addTo(this.markers as L.LayerGroup);
-    map.fitBounds(L.latLngBounds(points), { padding: [24, 24], maxZoom: 15 });
   }
 
   /** Marks one station's point as picked (a row chosen in the list, or a tap on it). */

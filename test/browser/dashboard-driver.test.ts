@@ -263,6 +263,42 @@ describe('the dashboard for a driver, in Chromium', { skip: SKIP }, () => {
     assert.deepEqual(problems, []);
   });
 
+  test('the advice\'s state, horizon, expected saving and track record are shown where the server gives them, and nothing is missed where it does not', async () => {
+    const { page, problems } = await connected();
+    const real = (await api<{ data: Record<string, unknown> }>(server, '/v1/cities/perth/cycle?fuel=ulp91')).data;
+    // An answer as a server before issue 47 gives it (none of the new fields), then one with them (the values of the schema's example).
+    const older = Object.fromEntries(Object.entries(real).filter(([key]) => !['state', 'history', 'signal', 'horizon', 'expected_saving', 'track_record'].includes(key)));
+    const newer = {
+      ...older, advice: 'wait', state: 'cycle', history: { days: 340, needed: 180 }, signal: 'phase', horizon: { wait_days: 3, next_rise: '19-12-2026' },
+      expected_saving: '2.4', track_record: { days: 90, windows: 12, advice: '+4.1', best_rule: { rule: 'stopped-falling', saved: '+3.0' }, oracle: '5.0' },
+    };
+    let answer: unknown = older;
+    await page.route('**/v1/cities/perth/cycle?fuel=ulp91', (route) => carryOn(route, { json: { data: answer } }));
+    await show(page, { city: 'perth', fuel: 'ulp91' });
+    assert.ok(await page.locator('#advice-more').isHidden());
+    assert.equal(await page.getAttribute('#headline', 'data-state'), null);
+    assert.equal(await page.textContent('#advice-reason'), real.reason);
+
+    answer = newer;
+    await show(page, { city: 'perth', fuel: 'ulp91' });
+    assert.equal(await page.getAttribute('#headline', 'data-state'), 'cycle');
+    assert.equal(await page.getAttribute('#headline', 'data-signal'), 'phase');
+    assert.deepEqual(await page.$$eval('#advice-more li', (lis) => lis.map((li) => li.textContent)), [
+      'Wait at most 3 days: then buy even if prices have not fallen.',
+      'Next rise expected on 19-12-2026.',
+      'Expected saving on this fill: 2.4 c/L.',
+      'Track record over the last 90 days (12 fills): following this advice saved +4.1 c/L a fill against a fixed day; buying once prices stop falling, +3.0; perfect hindsight, 5.0.',
+    ]);
+
+    answer = { ...newer, advice: 'unknown', state: 'insufficient-history', history: { days: 40, needed: 180 }, horizon: { wait_days: 0, next_rise: false }, expected_saving: false, track_record: false };
+    await show(page, { city: 'perth', fuel: 'ulp91' });
+    assert.deepEqual(await page.$$eval('#advice-more li', (lis) => lis.map((li) => li.textContent)), [
+      'Too little history yet to tell whether prices here cycle: 40 of the 180 days with price changes needed.',
+    ]);
+    assert.match(await page.textContent('#cycle') ?? '', /Cyclenot known yet: too little history/);
+    assert.deepEqual(problems, []);
+  });
+
   test('axe-core finds nothing on the page, at a desktop and a phone width', async () => {
     for (const viewport of [DESKTOP, PHONE]) {
       const { page } = await connected(viewport);

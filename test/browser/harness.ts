@@ -55,7 +55,7 @@ export interface AxeViolation { id: string; impact: string | null; nodes: Array<
 /** axe-core's violations on the page as it is now (WCAG 2 A and AA, and best practice). */
 export async function axe(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
-  return await page.evaluate(async () => {
+  return page.evaluate(async () => {
     const run = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe.run;
     const result = await run(document, { resultTypes: ['violations'] });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) }));
@@ -74,14 +74,14 @@ export async function demoStore(): Promise<{ store: PriceStore; drop: () => Prom
 
 export async function launch(): Promise<Browser> {
   assert.ok(existsSync(CHROMIUM), NO_CHROMIUM);
-  return await chromium.launch({
+  return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
 
 export async function serve(store: PriceStore, options: Partial<AppOptions> = {}): Promise<RunningServer> {
-  return await startServer(store, fixedClock(NOW), options);
+  return startServer(store, fixedClock(NOW), options);
 }
 
 /** A fresh context (its own storage) at `viewport`, the page's clock at NOW, every console error, warning, page error and CSP violation kept. */
@@ -125,4 +125,30 @@ export async function api<T>(server: RunningServer, path: string): Promise<T> {
   const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${server.token}` } });
   assert.equal(response.status, 200, path);
   return await response.json() as T;
+}
+
+export interface CheapestAnswer { station_id: string; name: string; brand: string; address: string; price: string; distance_km: string; updated_at: number }
+
+/**
+ * The names the list should show, worked out here from the API's answer (every station found,
+ * not only the ten listed): a name two or more stations share gets the suburb (the address after
+ * its last comma, less state and postcode) when that tells it apart and is not in the name
+ * already, else the street (before the first comma).
+ */
+export function referenceNames(all: readonly CheapestAnswer[]): Map<string, string> {
+  const suburbOf = (address: string): string => (address.split(',').pop() ?? '').trim().replace(/ (NSW|VIC|QLD|SA|WA|TAS|NT|ACT) \d{4}$/, '');
+  return new Map(all.map((s) => {
+    const group = all.filter((g) => g.name.toLowerCase() === s.name.toLowerCase());
+    if (group.length === 1) return [s.station_id, s.name];
+    const suburb = suburbOf(s.address);
+    const tells = group.filter((g) => suburbOf(g.address) === suburb).length === 1 && !s.name.toLowerCase().includes(suburb.toLowerCase());
+    return [s.station_id, `${s.name} (${tells ? suburb : s.address.split(',')[0]})`];
+  }));
+}
+
+/** How the list writes a price's age at NOW: as ageText, and past a week "old: N days ago, on 8 Aug" (the day in the city's zone). */
+export function referenceAge(updatedAt: number, timeZone: string, ageText: (at: number, now: number) => string): string {
+  if (NOW - updatedAt < 7 * 86_400) return ageText(updatedAt, NOW);
+  const day = new Intl.DateTimeFormat('en-AU', { day: 'numeric', month: 'short', timeZone }).format(new Date(updatedAt * 1000));
+  return `old: ${Math.floor((NOW - updatedAt) / 86_400)} days ago, on ${day}`;
 }

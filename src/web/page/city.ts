@@ -14,7 +14,8 @@ function nextRestoration(cycle: Cycle['data']): { date: string; inDays: number }
 
 export function renderCycle(q: Query, cycle: Cycle['data']): void {
   const lines: Array<[string, string]> = [];
-  lines.push(['Cycle', cycle.cycles && cycle.period_days !== false ? `every ${cycle.period_days} days` : 'none in the last year']);
+  lines.push(['Cycle', cycle.cycles && cycle.period_days !== false ? `every ${cycle.period_days} days`
+    : cycle.state === 'insufficient-history' ? 'not known yet: too little history' : 'none in the last year']);
   // Restorations are a cycle's: without one, a lone rise is not called a restoration.
   if (cycle.cycles) {
     lines.push(['Last restoration', cycle.last_restoration === false

@@ -194,43 +194,42 @@ export function dayLabels(timeZone: string): (ticks: number[]) => string[] {
   };
 }
 
-/** What newer servers add to the advice (issue 47); every field optional, so that the page reads older answers too. */
+/**
+ * What newer servers add to the cycle's advice (issue 47): every field optional, so that the page
+ * reads the answers of a server before it as well.
+ */
 export interface AdviceExtras {
-  state?: unknown;
-  horizon?: unknown;
-  horizon_days?: unknown;
-  track_record?: unknown;
+  state?: 'insufficient-history' | 'no-cycle' | 'cycle';
+  history?: { days: number; needed: number };
+  signal?: string;
+  horizon?: { wait_days: number; next_rise: string | false };
+  expected_saving?: string | false;
+  track_record?: { days: number; windows: number; advice: string; best_rule: { rule: string; saved: string }; oracle: string } | false;
 }
 
-const STATE_TEXT: Readonly<Record<string, string>> = {
-  'insufficient-history': 'Too little price history here yet to find a cycle.',
-  'no-cycle': 'Prices here follow no regular cycle.',
-  cycle: 'Prices here follow a regular cycle.',
+const RULE_TEXT: Readonly<Record<string, string>> = {
+  'cheapest-weekday': 'buying on the cheapest weekday',
+  'tomorrow-higher': 'buying when tomorrow\'s published prices are higher',
+  'stopped-falling': 'buying once prices stop falling',
+  'near-low': 'buying near the recent low',
 };
 
-/** A count, a share or a plain phrase from the track record, in words; undefined when it is none of these. */
-function trackRecordText(record: unknown): string | undefined {
-  if (typeof record === 'string') return record === '' ? undefined : `Track record: ${record}`;
-  if (typeof record !== 'object' || record === null) return undefined;
-  const r = record as Record<string, unknown>;
-  const isNumber = (v: unknown): v is number => typeof v === 'number';
-  const right = [r.right, r.correct, r.hits].find(isNumber);
-  const of = [r.of, r.total, r.days, r.checked].find(isNumber);
-  const window = typeof r.window_days === 'number' ? ` over the last ${r.window_days} days` : '';
-  if (right !== undefined && of !== undefined) return of === 0 ? 'Track record: no past advice to check yet.' : `Track record: right ${right} times of ${of}${window}.`;
-  if (typeof r.summary === 'string') return `Track record: ${r.summary}`;
-  return undefined;
-}
-
-/** The advice's extra fields as lines of text, and its state; nothing for a server that does not give them. */
-export function adviceDetails(advice: AdviceExtras): { state: string | undefined; lines: string[] } {
+/** The advice's state, horizon, expected saving and track record as lines of text, in `unit` (c/L…); none for a server that gives none. */
+export function adviceDetails(advice: AdviceExtras & { advice: Advice }, unit: string): { state: string | undefined; lines: string[] } {
   const lines: string[] = [];
-  const state = typeof advice.state === 'string' ? advice.state : undefined;
-  if (state !== undefined && STATE_TEXT[state]) lines.push(STATE_TEXT[state]);
-  const horizon = advice.horizon_days ?? advice.horizon;
-  if (typeof horizon === 'number' && horizon > 0) lines.push(`This advice looks ${horizon === 1 ? 'one day' : `${horizon} days`} ahead.`);
-  else if (typeof horizon === 'string' && horizon !== '') lines.push(`Looks ahead: ${horizon}.`);
-  const record = trackRecordText(advice.track_record);
-  if (record) lines.push(record);
+  const { state, history, horizon, expected_saving: saving, track_record: record } = advice;
+  if (state === 'insufficient-history' && history) {
+    lines.push(`Too little history yet to tell whether prices here cycle: ${history.days} of the ${history.needed} days with price changes needed.`);
+  }
+  if (advice.advice === 'wait' && horizon && horizon.wait_days > 0) {
+    lines.push(`Wait at most ${horizon.wait_days === 1 ? 'one day' : `${horizon.wait_days} days`}: then buy even if prices have not fallen.`);
+  }
+  if (horizon && horizon.next_rise !== false) lines.push(`Next rise expected on ${horizon.next_rise}.`);
+  if (typeof saving === 'string') lines.push(`Expected saving on this fill: ${saving} ${unit}.`);
+  if (record) {
+    const rule = RULE_TEXT[record.best_rule.rule] ?? record.best_rule.rule;
+    lines.push(`Track record over the last ${record.days} days (${record.windows} fills): following this advice saved ${record.advice} ${unit} a fill against a fixed day; `
+      + `${rule}, ${record.best_rule.saved}; perfect hindsight, ${record.oracle}.`);
+  }
   return { state, lines };
 }

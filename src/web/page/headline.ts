@@ -11,9 +11,11 @@ export function renderHeadline(q: Query, cycle: Cycle['data'], cheapest: Cheapes
   ui.advice.textContent = adviceText(cycle.advice, cycle.confidence);
   ui.adviceReason.textContent = cycle.reason;
   // The advice's state, horizon and track record, where the server gives them (older servers do not).
-  const details = adviceDetails(cycle);
+  const details = adviceDetails(cycle, q.fuel.unit);
   if (details.state) ui.headline.dataset.state = details.state;
   else delete ui.headline.dataset.state;
+  if (cycle.signal) ui.headline.dataset.signal = cycle.signal;
+  else delete ui.headline.dataset.signal;
   ui.adviceMore.replaceChildren(...details.lines.map((line) => {
     const li = document.createElement('li');
     li.textContent = line;

@@ -10,10 +10,11 @@ import type uPlot from 'uplot';
 import { ApiProblem, type Cheapest, type City, type CityHistory, type Cycle, type FuelType, type Spread, type Unavailable, allPages, apiGet } from './api.ts';
 import { STATE_TIME_ZONES, type StateId } from '../../domain/states.ts';
 import { loadStationNames, outageStations, renderChart, renderCycle, renderOutages, renderSpread } from './city.ts';
-import { nearest, parseLocation, retryText } from './format.ts';
+import { nearest, parseLocation } from './format.ts';
 import { renderHeadline } from './headline.ts';
 import { StationMap, tileSettings } from './map.ts';
 import { renderCheapest, renderStations, usePlot } from './stations.ts';
+import { setStatus, showRateLimited } from './status.ts';
 import { type Query, option, ui } from './ui.ts';
 
 const TOKEN_KEY = 'fuelprice-token';
@@ -26,7 +27,6 @@ let chart: uPlot | undefined;
 let lastAction: ((signal: AbortSignal) => Promise<void>) | undefined;
 /** The running action's: aborted when another starts, so that only the newest one's answers are ever shown. */
 let running: AbortController | undefined;
-let countdown: ReturnType<typeof setInterval> | undefined;
 
 /** Pick a station on the map or the plot: its name and price under it, its row in the list marked. */
 function pickStation(id: string, label: string): void {
@@ -67,17 +67,6 @@ function tokenFromFragment(): string | undefined {
 
 // ---- states ----------------------------------------------------------------------------------
 
-type StatusKind = 'idle' | 'loading' | 'bad-token' | 'rate-limited' | 'error';
-
-function setStatus(kind: StatusKind, text = '', canRetry = false): void {
-  clearInterval(countdown);
-  ui.status.dataset.state = kind;
-  ui.status.hidden = kind === 'idle';
-  ui.statusText.textContent = text;
-  ui.retry.hidden = !canRetry;
-  ui.retry.disabled = false;
-}
-
 function showTokenPanel(): void {
   ui.tokenPanel.hidden = false;
   ui.queryPanel.hidden = true;
@@ -99,20 +88,9 @@ function failed(error: unknown): void {
       ui.token.value = '';
       ui.token.focus();
       return;
-    case 'rate-limited': {
-      const until = Date.now() + error.retryAfterSec * 1000;
-      const tick = (): void => {
-        const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-        ui.statusText.textContent = `Too many requests with this token: its rate limit is reached. ${retryText(left)}`;
-        ui.retry.disabled = left > 0;
-        if (left === 0) clearInterval(countdown);
-      };
-      setStatus('rate-limited', '', true);
-      ui.status.dataset.retryAfter = String(error.retryAfterSec);
-      tick();
-      countdown = setInterval(tick, 1000);
+    case 'rate-limited':
+      showRateLimited(error.retryAfterSec);
       return;
-    }
     case 'failed':
       setStatus('error', error.message, true);
       return;
@@ -201,6 +179,8 @@ async function showResults(q: Query, signal: AbortSignal): Promise<void> {
   // The form folds into one line (on a phone; CSS) so that the advice and the cheapest station come first.
   ui.querySummaryText.textContent = `${q.fuel.name} near ${q.where}, within ${q.radius} km`;
   ui.queryPanel.classList.add('folded');
+  // On a phone the page may have been scrolled down to the form: the answer comes into view.
+  if (ui.headline.getBoundingClientRect().top < 0 || ui.headline.getBoundingClientRect().top > window.innerHeight * 0.5) ui.queryPanel.scrollIntoView({ block: 'start' });
   // After the layout settles: the map needs its size.
   renderStations(q, cheapest.data, stationMap, names);
 }

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page, Route } from 'playwright-core';
 import { parseTiles } from '../../src/config.ts';
@@ -20,6 +22,8 @@ type Unavailable = { data: { unavailable: Array<{ fuel: string; stations: string
 type Cycle = { data: { advice: string; reason: string; confidence: string } };
 
 const SYDNEY = '-33.8679,151.2073';
+const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
+const DOCS_SCREENSHOT = join(import.meta.dirname, '..', '..', 'docs', 'dashboard.png');
 
 /** A promise and the function that settles it: an answer held until the test lets it go. */
 function gate(): { wait: Promise<void>; open: () => void } {
@@ -297,6 +301,30 @@ describe('the dashboard for a driver, in Chromium', { skip: SKIP }, () => {
     ]);
     assert.match(await page.textContent('#cycle') ?? '', /Cyclenot known yet: too little history/);
     assert.deepEqual(problems, []);
+  });
+
+  test('screenshots on a phone (its first screen) and a desktop (the whole page), side by side (docs/dashboard.png with FUELPRICE_UPDATE_SCREENSHOT=1)', async () => {
+    const shots: Buffer[] = [];
+    for (const viewport of [PHONE, DESKTOP]) {
+      const { page, problems } = await connected(viewport);
+      await page.waitForSelector('#map .leaflet-tile-loaded');
+      // Leaflet fades tiles in: the shot waits until the last tile is fully shown.
+      await page.waitForFunction(() => [...document.querySelectorAll<HTMLElement>('#map .leaflet-tile')].every((tile) => getComputedStyle(tile).opacity === '1'));
+      // The phone as a driver first sees it; the desktop page whole.
+      shots.push(await page.screenshot({ fullPage: viewport === DESKTOP }));
+      assert.deepEqual(problems, []);
+    }
+    // Composed by Chromium itself: the two shots as images on one page, shot again.
+    const context = await browser.newContext({ viewport: { width: PHONE.width + DESKTOP.width + 48, height: PHONE.height + 32 } });
+    const sheet = await context.newPage();
+    pages.push(sheet);
+    await sheet.setContent(`<body style="margin:0;background:#d9dfdc;display:flex;gap:16px;padding:16px;align-items:flex-start">${
+      shots.map((shot) => `<img src="data:image/png;base64,${shot.toString('base64')}" style="box-shadow:0 2px 8px #0004">`).join('')}</body>`);
+    await sheet.waitForFunction(() => [...document.images].every((image) => image.complete));
+    const composed = await sheet.screenshot({ fullPage: true });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(join(ARTIFACTS, 'dashboard-phone-and-desktop.png'), composed);
+    if (process.env.FUELPRICE_UPDATE_SCREENSHOT === '1') writeFileSync(DOCS_SCREENSHOT, composed);
   });
 
   test('axe-core finds nothing on the page, at a desktop and a phone width', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
@@ -32,7 +32,6 @@ const NO_CHROMIUM = `the browser tests need Chromium at ${CHROMIUM}: apt-get ins
 const SKIP = process.env.FUELPRICE_TEST_BROWSER !== 'required' && !existsSync(CHROMIUM)
   ? `${NO_CHROMIUM}; FUELPRICE_TEST_BROWSER=required makes this a failure` : false;
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
-const DOCS_SCREENSHOT = join(import.meta.dirname, '..', '..', 'docs', 'dashboard.png');
 
 /** The page's policy, written out rather than imported from the code under test. */
 const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -275,8 +274,6 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
     assert.match(await page.textContent('#cheapest-title') ?? '', /^Cheapest Unleaded 91 near Perth$/);
 
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-desktop.png'), fullPage: true });
-    // The README's screenshot is this one, refreshed on request (a plain test run leaves docs/ alone).
-    if (process.env.FUELPRICE_UPDATE_SCREENSHOT === '1') copyFileSync(join(ARTIFACTS, 'dashboard-desktop.png'), DOCS_SCREENSHOT);
     await page.setViewportSize({ width: 375, height: 812 });
     await page.waitForFunction(() => (document.querySelector<HTMLElement>('#chart .uplot')?.offsetWidth ?? 999) <= 375);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'nothing wider than the phone');

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import { deflateSync } from 'node:zlib';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import type { AppOptions } from '../../src/app.ts';
 import { writeDemo } from '../../src/ingest/demo.ts';
@@ -26,8 +27,37 @@ export const DESKTOP = { width: 1280, height: 900 };
 
 export interface Opened { page: Page; context: BrowserContext; problems: string[] }
 
-/** A 1×1 PNG, as a tile server's answer (Leaflet draws it 256 px wide). */
-export const TILE_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+/** A PNG of one colour, `size` pixels square (RGB, 8 bits, no filter), written out here. */
+function solidPng(size: number, [r, g, b]: [number, number, number]): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (bytes: Buffer): number => {
+    let c = 0xffffffff;
+    for (const byte of bytes) c = (crcTable[(c ^ byte) & 0xff] ?? 0) ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc(body), body.length + 4);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(size, 0);
+  header.writeUInt32BE(size, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: size }, () => [r, g, b]).flat())]);
+  const pixels = deflateSync(Buffer.concat(Array.from({ length: size }, () => row)));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A plain 256-px tile in the colour of land on OpenStreetMap's map, as the stand-in tile server's answer. */
+export const TILE_PNG = solidPng(256, [242, 239, 233]);
 
 /** A stand-in tile server on 127.0.0.1: a PNG for /{z}/{x}/{y}.png, counting the tiles asked. */
 export async function tileServer(): Promise<{ url: string; origin: string; asked: () => number; close: () => Promise<void> }> {

@@ -294,7 +294,7 @@ describe('the dashboard for a driver, in Chromium', { skip: SKIP }, () => {
       'Track record over the last 90 days (12 fills): following this advice saved +4.1 c/L a fill against a fixed day; buying once prices stop falling, +3.0; perfect hindsight, 5.0.',
     ]);
 
-    answer = { ...newer, advice: 'unknown', state: 'insufficient-history', history: { days: 40, needed: 180 }, horizon: { wait_days: 0, next_rise: false }, expected_saving: false, track_record: false };
+    answer = { ...newer, cycles: false, period_days: false, advice: 'unknown', state: 'insufficient-history', history: { days: 40, needed: 180 }, horizon: { wait_days: 0, next_rise: false }, expected_saving: false, track_record: false };
     await show(page, { city: 'perth', fuel: 'ulp91' });
     assert.deepEqual(await page.$$eval('#advice-more li', (lis) => lis.map((li) => li.textContent)), [
       'Too little history yet to tell whether prices here cycle: 40 of the 180 days with price changes needed.',

@@ -47,7 +47,8 @@ export class StationMap {
   }
 
   private create(): L.Map {
-    const map = L.map(this.host, { zoomControl: true, attributionControl: true, scrollWheelZoom: false });
+    // No fade of tiles: Leaflet times it by the clock, and a still map is easier on the eye (and on a frozen test clock).
+    const map = L.map(this.host, { zoomControl: true, attributionControl: true, scrollWheelZoom: false, fadeAnimation: false });
     map.attributionControl.setPrefix(false);
     const text = escapeHtml(this.settings.attribution);
     const attribution = this.settings.attributionUrl ? `<a href="${escapeHtml(this.settings.attributionUrl)}">${text}</a>` : text;

@@ -200,6 +200,7 @@ describe('the dashboard for a driver, in Chromium', { skip: SKIP }, () => {
       const all = (await api<{ data: Cheapest[] }>(other, `/v1/prices/cheapest?fuel=ulp91&near=${SYDNEY}&radius=10&limit=100`)).data;
       assert.equal(await page.locator('#scatter circle.station').count(), all.length);
       for (const problem of problems) assert.match(problem, /^console error: Failed to load resource: net::ERR_CONNECTION_REFUSED$/);
+      assert.deepEqual(await axe(page), [], 'the plot and its legend, too');
       await context.close();
     } finally {
       await other.close();
@@ -327,7 +328,10 @@ describe('the dashboard for a driver, in Chromium', { skip: SKIP }, () => {
     if (process.env.FUELPRICE_UPDATE_SCREENSHOT === '1') writeFileSync(DOCS_SCREENSHOT, composed);
   });
 
-  test('axe-core finds nothing on the page, at a desktop and a phone width', async () => {
+  test('axe-core finds nothing on the page, at a desktop and a phone width (and on the token form before it)', async () => {
+    const { page: first } = await open(browser, `${server.baseUrl}/`, PHONE);
+    pages.push(first);
+    assert.deepEqual(await axe(first), [], 'the token form');
     for (const viewport of [DESKTOP, PHONE]) {
       const { page } = await connected(viewport);
       await page.waitForSelector('#map .leaflet-tile-loaded');

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
-import type { Clock, TrustProxy } from './config.ts';
+import { type Clock, OSM_TILES, type TileConfig, type TrustProxy } from './config.ts';
 import { addAnswerCache } from './http/cache/answer-cache.ts';
 import { DEFAULT_CACHE_LIMITS, ResponseCache } from './http/cache/response-cache.ts';
 import { EVERY_ANSWER, SECURITY_HEADERS, answerHeaders } from './http/request/headers.ts';
@@ -50,6 +50,7 @@ export interface AppOptions {
   limits?: Partial<ServerLimits>; // the server's timeouts and caps; DEFAULT_LIMITS for any not given
   metricsToken?: string; // GET /metrics to this bearer token (METRICS_TOKEN, http/server/metrics.ts); no /metrics without it
   metricsFromPrimary?: () => Promise<string>; // a worker of `serve --workers N`: /metrics answers every worker's, added up by the primary
+  tiles?: TileConfig | null; // the dashboard map's tile server (TILE_URL): OpenStreetMap's when absent, none with null
   maxChangeWaiters?: number; // requests waiting on /v1/prices/changes (wait=N, event streams) at once; DEFAULT_MAX_WAITERS when absent
   derived?: DerivedAnswers; // derived answers (src/derived/, docs/DERIVED.md), closed with the app; one on the store's own worker thread when absent
 }
@@ -146,6 +147,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(changeRoutes, { ...deps, watcher });
   await app.register(fuelTypeRoutes, deps);
   await app.register(brandRoutes, deps);
-  await app.register(dashboardRoutes);
+  await app.register(dashboardRoutes, { tiles: options.tiles === undefined ? OSM_TILES : options.tiles });
   return app;
 }

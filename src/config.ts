@@ -43,6 +43,50 @@ export interface Config {
   /** The bearer token that reads GET /metrics (METRICS_TOKEN); unset: no /metrics (404). Never logged. */
   readonly metricsToken: string | undefined;
   readonly feeds: Readonly<Record<'nsw' | 'qld' | 'sa' | 'wa' | 'vic' | 'nt', FeedConfig>>;
+  /** The dashboard map's tiles (TILE_URL, TILE_ATTRIBUTION, TILE_ATTRIBUTION_URL): OpenStreetMap's by default; null with TILE_URL=none. */
+  readonly tiles: TileConfig | null;
+}
+
+/** Where the dashboard's map takes its tiles from, and the attribution it must show with them. */
+export interface TileConfig {
+  /** A Leaflet URL template: http(s), with {z}, {x} and {y}; {s} (a subdomain) only as the host's first label. */
+  readonly url: string;
+  /** Shown on the map, as text. */
+  readonly attribution: string;
+  /** Where the attribution links to; '' for no link. */
+  readonly attributionUrl: string;
+  /** The tile host as a CSP source (`https://tile.openstreetmap.org`, `https://*.tile.example.com`), for the page's img-src. */
+  readonly cspSource: string;
+}
+
+export const OSM_TILES: TileConfig = Object.freeze({
+  url: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
+  attribution: '© OpenStreetMap contributors',
+  attributionUrl: 'https://www.openstreetmap.org/copyright',
+  cspSource: 'https://tile.openstreetmap.org',
+});
+
+/**
+ * TILE_URL (unset: OpenStreetMap's; `none`: no map, the dashboard plots the stations by position),
+ * with TILE_ATTRIBUTION (required with another TILE_URL: a tile server's terms ask for it) and
+ * TILE_ATTRIBUTION_URL (optional link).
+ */
+export function parseTiles(env: NodeJS.ProcessEnv): TileConfig | null {
+  const url = env.TILE_URL?.trim() ?? '';
+  const attribution = env.TILE_ATTRIBUTION?.trim() ?? '';
+  const attributionUrl = env.TILE_ATTRIBUTION_URL?.trim() ?? '';
+  if (url === 'none') return null;
+  if (attributionUrl !== '' && !/^https?:\/\/[^\s"'<>]{1,300}$/.test(attributionUrl)) throw new ConfigError('TILE_ATTRIBUTION_URL', 'must be an http(s) URL');
+  if (attribution.length > 200 || /[<>]/.test(attribution)) throw new ConfigError('TILE_ATTRIBUTION', 'must be plain text of at most 200 characters, without < or >');
+  if (url === '' || url === OSM_TILES.url) {
+    return Object.freeze({ ...OSM_TILES, ...(attribution ? { attribution } : {}), ...(attributionUrl ? { attributionUrl } : {}) });
+  }
+  const match = /^(https?):\/\/((?:\{s\}\.)?[A-Za-z0-9.-]+(?::[0-9]{1,5})?)\/[^\s"'<>]*$/.exec(url);
+  if (!match || url.length > 500 || !['{z}', '{x}', '{y}'].every((part) => url.includes(part))) {
+    throw new ConfigError('TILE_URL', `must be none, or an http(s) tile URL with {z}, {x} and {y} ({s} only as the host's first label), got '${maskSecrets(url).slice(0, 60)}'`);
+  }
+  if (attribution === '') throw new ConfigError('TILE_ATTRIBUTION', 'is required with TILE_URL: the text the tile server asks maps to show (e.g. © OpenStreetMap contributors)');
+  return Object.freeze({ url, attribution, attributionUrl, cspSource: `${match[1]}://${(match[2] ?? '').replace('{s}', '*')}` });
 }
 
 export class ConfigError extends Error {
@@ -81,8 +125,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     url: parseUrl(urlVar, env[urlVar], defaultUrl),
     credentials: Object.fromEntries(credentialVars.map((v) => [v, env[v]?.trim() || undefined])),
   });
+  const tiles = parseTiles(env);
   return Object.freeze({
-    databaseUrl, redisUrl, redisPrefix, port, portSet, host, logLevel, fixedNow, trustProxy, maxEventLoopDelayMs, maxConnections, keepAliveTimeoutMs, metricsToken,
+    databaseUrl, redisUrl, redisPrefix, port, portSet, host, logLevel, fixedNow, trustProxy, maxEventLoopDelayMs, maxConnections, keepAliveTimeoutMs, metricsToken, tiles,
     feeds: Object.freeze({
       nsw: feed('NSW_FUELCHECK_URL', 'https://api.onegov.nsw.gov.au', 'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET'),
       qld: feed('QLD_FPD_URL', 'https://fppdirectapi-prod.fuelpricesqld.com.au', 'QLD_FPD_TOKEN'),

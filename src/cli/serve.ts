@@ -129,6 +129,7 @@ async function serveProcess(config: Config, options: ServeOptions, role: 'single
     } : {}),
     limits: { maxConnections: config.maxConnections, keepAliveTimeoutMs: config.keepAliveTimeoutMs },
     metricsToken: config.metricsToken, // GET /metrics (docs/METRICS.md); off when unset
+    tiles: config.tiles, // the dashboard map's tiles (TILE_URL)
     metricsFromPrimary: role === 'worker' ? () => workerChannel.clusterMetrics() : undefined,
     dataNote: options.demo
       ? '**Sample data.** This server runs the demo dataset: real towns and brands, invented stations and prices.'

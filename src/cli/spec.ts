@@ -40,6 +40,9 @@ export const ENV = {
   MAX_CONNECTIONS: { shown: '4096', about: 'open connections per process past which new ones are closed' },
   KEEP_ALIVE_TIMEOUT_MS: { shown: '72000', about: 'idle keep-alive connections are closed after this' },
   METRICS_TOKEN: { shown: 'none: no /metrics', about: 'bearer token that reads /metrics (Prometheus), 16 to 256 characters' },
+  TILE_URL: { shown: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png', about: "the dashboard map's tile server; none: no map, the stations plotted" },
+  TILE_ATTRIBUTION: { shown: '© OpenStreetMap contributors', about: "the map's credit, plain text; required with another TILE_URL" },
+  TILE_ATTRIBUTION_URL: { shown: 'https://www.openstreetmap.org/copyright', about: "where the map's credit links to" },
   NSW_FUELCHECK_API_KEY: { about: 'nsw: FuelCheck API key (with the secret)' },
   NSW_FUELCHECK_API_SECRET: { about: 'nsw: FuelCheck API secret' },
   QLD_FPD_TOKEN: { about: 'qld: Fuel Price Reporting subscriber token' },
@@ -74,7 +77,7 @@ export const COMMANDS = {
       create: { type: 'boolean', about: 'create the database when it does not exist (without it, a missing SQLite file is an error)' },
     },
     env: ['DATABASE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'FUELPRICE_NOW', 'REDIS_URL', 'FUELPRICE_REDIS_PREFIX', 'TRUST_PROXY',
-      'MAX_EVENT_LOOP_DELAY_MS', 'MAX_CONNECTIONS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN'],
+      'MAX_EVENT_LOOP_DELAY_MS', 'MAX_CONNECTIONS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN', 'TILE_URL', 'TILE_ATTRIBUTION', 'TILE_ATTRIBUTION_URL'],
   },
   demo: {
     name: 'demo',

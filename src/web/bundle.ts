@@ -1,6 +1,6 @@
 /**
  * The dashboard (src/web/page) as the files the server sends: its HTML shell, and one script and
- * one style sheet bundled by esbuild with uPlot, each named by a hash of its content so that it
+ * one style sheet bundled by esbuild with uPlot and Leaflet, each named by a hash of its content so that it
  * can be cached for good. Made at build time into dist/web (src/web/build.ts, part of `npm run
  * build`), or in memory by the server when it runs from the sources or that folder is missing
  * (src/web/serve.ts).
@@ -59,6 +59,8 @@ export async function bundleDashboard(root = projectRoot()): Promise<DashboardFi
     entryPoints: { dashboard: join(page, 'main.ts') },
     bundle: true, minify: true, format: 'esm', target: ['es2022'], platform: 'browser',
     write: false, outdir: 'out', logLevel: 'silent', legalComments: 'none',
+    // Leaflet's style sheet names a few small images (its layer and marker icons): inlined, so that the bundle stays two files.
+    loader: { '.png': 'dataurl', '.svg': 'dataurl' },
   });
   const assets = new Map<string, PageFile>();
   let script = '';

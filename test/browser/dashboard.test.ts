@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
@@ -8,7 +8,8 @@ import { releaseAndSeal } from '../../src/ingest/scheduler.ts';
 import { writeDemo } from '../../src/ingest/demo.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
-import { ageText, centsOf } from '../../src/web/page/format.ts';
+import { ageText } from '../../src/web/page/format.ts';
+import { referenceAge, referenceNames } from './harness.ts';
 import { NOW } from '../fixture.ts';
 import { type RunningServer, fixedClock, startServer, testBackends, waitFor } from '../helpers.ts';
 
@@ -31,10 +32,11 @@ const NO_CHROMIUM = `the browser tests need Chromium at ${CHROMIUM}: apt-get ins
 const SKIP = process.env.FUELPRICE_TEST_BROWSER !== 'required' && !existsSync(CHROMIUM)
   ? `${NO_CHROMIUM}; FUELPRICE_TEST_BROWSER=required makes this a failure` : false;
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
-const DOCS_SCREENSHOT = join(import.meta.dirname, '..', '..', 'docs', 'dashboard.png');
 
 /** The page's policy, written out rather than imported from the code under test. */
 const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/** The same with the default tile server's host (OpenStreetMap's) allowed for images: the map's tiles. */
+const OSM_CSP = PAGE_CSP.replace("img-src 'self' data:", "img-src 'self' data: https://tile.openstreetmap.org");
 
 interface Opened { page: Page; context: BrowserContext; problems: string[] }
 
@@ -70,7 +72,8 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
     const limited = newToken('limited', NOW, { rateLimit: 2 });
     await store.createToken(limited.record);
     limitedToken = limited.token;
-    server = await startServer(store, fixedClock(NOW));
+    // No map tiles (TILE_URL=none): the stations on the plot, as offline; the map is dashboard-driver.test.ts's.
+    server = await startServer(store, fixedClock(NOW), { tiles: null });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -127,22 +130,24 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
     await page.waitForSelector('#results[data-state="ready"], #results[data-state="empty"]');
   }
 
-  interface Cheapest { station_id: string; name: string; brand: string; price: string; distance_km: string; updated_at: number }
+  interface Cheapest { station_id: string; name: string; brand: string; address: string; price: string; distance_km: string; updated_at: number }
   type Spread = { data: { spread: Array<{ fuel: string; min: string | false; average: string | false; max: string | false }> } };
   type Unavailable = { data: { unavailable: Array<{ fuel: string; stations: string[] | false; count: number }> } };
-  type History = { data: { history: Array<{ fuel: string; records: Array<{ date: string }> | false }> } };
-  type Cycle = { data: { phase: string; advice: string; reason: string; confidence: string; cheapest_weekday: string | false; period_days: number | false; days_since_restoration: number | false; last_restoration: { date: string; rise: string } | false; restorations: Array<{ date: string }> } };
+  type History = { data: { history: Array<{ fuel: string; records: Array<{ date: string; timestamp: number; average: string }> | false }> } };
+  type Cycle = { data: { cycles: boolean; phase: string; advice: string; reason: string; confidence: string; cheapest_weekday: string | false; period_days: number | false; days_since_restoration: number | false; last_restoration: { date: string; rise: string } | false; restorations: Array<{ date: string }> } };
 
   /** Every panel equals the API's answer for the same city, point and fuel. */
   async function assertShowsApi(page: Page, city: string, near: string, fuel: string, timeframe: string): Promise<void> {
     const cheapest = await api<{ data: Cheapest[] }>(`/v1/prices/cheapest?fuel=${fuel}&near=${near}&radius=10&limit=100`);
     assert.ok(cheapest.data.length > 10, `${cheapest.data.length} stations near ${near}`);
+    const names = referenceNames(cheapest.data);
+    const zone = { perth: 'Australia/Perth', adelaide: 'Australia/Adelaide' }[city] ?? 'Australia/Sydney';
     const rows = await page.$$eval('#cheapest tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     // With tomorrow's prices published near the point, a Tomorrow column beside Price: each station's, or a dash.
     const tomorrow = new Map((await api<{ data: Cheapest[] }>(`/v1/prices/cheapest?fuel=${fuel}&near=${near}&radius=10&limit=100&day=tomorrow`)).data
       .map((s) => [s.station_id, s.price]));
-    assert.deepEqual(rows, cheapest.data.slice(0, 10).map((s) => [s.name, s.brand, s.price,
-      ...(tomorrow.size > 0 ? [tomorrow.get(s.station_id) ?? '–'] : []), `${s.distance_km} km`, ageText(s.updated_at, NOW)]));
+    assert.deepEqual(rows, cheapest.data.slice(0, 10).map((s) => [names.get(s.station_id), s.brand, s.price,
+      ...(tomorrow.size > 0 ? [tomorrow.get(s.station_id) ?? '–'] : []), `${s.distance_km} km`, referenceAge(s.updated_at, zone, ageText)]));
     assert.deepEqual(await page.$$eval('#cheapest thead th', (ths) => ths.map((th) => th.textContent)),
       ['Station', 'Brand', 'Price', ...(tomorrow.size > 0 ? ['Tomorrow'] : []), 'Distance', 'Updated']);
     assert.equal(await page.locator('#scatter circle.station').count(), cheapest.data.length);
@@ -155,15 +160,17 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
 
     const cycle = await api<Cycle>(`/v1/cities/${city}/cycle?fuel=${fuel}`);
     assert.equal(await page.getAttribute('#cycle', 'data-phase'), cycle.data.phase);
-    assert.equal(await page.getAttribute('#cycle', 'data-advice'), cycle.data.advice);
+    assert.equal(await page.getAttribute('#headline', 'data-advice'), cycle.data.advice);
     // The advice's reason in the API's own words, its confidence, and a weekly cycle's cheapest day.
-    assert.equal(await page.textContent('#cycle .reason'), cycle.data.reason);
-    assert.equal(await page.getAttribute('#cycle', 'data-confidence'), cycle.data.confidence);
+    assert.equal(await page.textContent('#advice-reason'), cycle.data.reason);
+    assert.equal(await page.getAttribute('#headline', 'data-confidence'), cycle.data.confidence);
     if (cycle.data.cheapest_weekday !== false) assert.match(await page.textContent('#cycle') ?? '', new RegExp(`Cheapest day${cycle.data.cheapest_weekday}s`, 'i'));
-    const shownDays = new Set(records.map((r) => r.date));
-    assert.equal(await page.getAttribute('#chart', 'data-restorations'), String(cycle.data.restorations.filter((r) => shownDays.has(r.date)).length),
+    // Every restoration of a cycle on a day the chart shows where the line rises (on the day before it) is marked; none without a cycle.
+    const sorted = [...records].sort((a, b) => a.timestamp - b.timestamp);
+    const rising = new Set(sorted.filter((r, i) => i > 0 && Number(r.average) > Number(sorted[i - 1]?.average)).map((r) => r.date));
+    assert.equal(await page.getAttribute('#chart', 'data-restorations'), String(cycle.data.cycles ? cycle.data.restorations.filter((r) => rising.has(r.date)).length : 0),
       'every restoration on a day the chart shows is marked');
-    if (cycle.data.last_restoration) assert.match(await page.textContent('#cycle') ?? '', new RegExp(`${cycle.data.last_restoration.date} \\(\\+${cycle.data.last_restoration.rise} c/L\\)`));
+    if (cycle.data.cycles && cycle.data.last_restoration) assert.match(await page.textContent('#cycle') ?? '', new RegExp(`${cycle.data.last_restoration.date} \\(\\+${cycle.data.last_restoration.rise} c/L\\)`));
     // With a cycle, the next restoration is named, and marked on the chart when it falls in (or within a period after) the days shown.
     if (cycle.data.period_days !== false && cycle.data.last_restoration && cycle.data.days_since_restoration !== false) {
       assert.match(await page.textContent('#cycle') ?? '', /Next restorationdue \d{2}-\d{2}-\d{4} \((in \d+ days|tomorrow|today|\d+ days? overdue)\)/);
@@ -182,20 +189,20 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
     assert.ok(priced.length >= 4);
     // Each row in its fuel's own unit, the average (dollars in the API) in cents like min and max: never c/L beside $/L.
     const units = new Map((await api<{ data: Array<{ id: string; unit: string }> }>('/v1/fuel-types')).data.map((f) => [f.id, f.unit]));
-    assert.deepEqual(spreadRows, priced.map((s) => [s.fuel, s.min, centsOf(s.average as string), s.max, units.get(s.fuel)]));
+    assert.deepEqual(spreadRows, priced.map((s) => [s.fuel, s.min, `${Math.round(Number(s.average) * 100)}.0`, s.max, units.get(s.fuel)]));
     assert.deepEqual(await page.$$eval('#spread thead th', (ths) => ths.map((th) => th.textContent)), ['Fuel', 'Min', 'Average', 'Max', 'Unit']);
     assert.equal(units.get('ev'), 'c/kWh');
 
     // Out of stock by station names (as /v1/stations/{id} names them), the ids kept in data-stations.
     const unavailable = await api<Unavailable>(`/v1/cities/${city}/unavailable`);
     const out = unavailable.data.unavailable.filter((u) => u.stations !== false && u.stations.length > 0);
-    const names = new Map<string, string>();
-    for (const id of out.flatMap((u) => (u.stations as string[]).slice(0, 25))) names.set(id, (await api<{ data: { name: string } }>(`/v1/stations/${id}`)).data.name);
+    const stationNames = new Map<string, string>();
+    for (const id of out.flatMap((u) => (u.stations as string[]).slice(0, 25))) stationNames.set(id, (await api<{ data: { name: string } }>(`/v1/stations/${id}`)).data.name);
     const listed = await page.$$eval('#outages li', (lis) => lis.map((li) => [li.getAttribute('data-fuel'), li.getAttribute('data-stations'), li.querySelector('.stations')?.textContent]));
     assert.deepEqual(listed, out.map((u) => {
       const stations = u.stations as string[];
       const more = stations.length > 25 ? ` and ${stations.length - 25} more` : '';
-      return [u.fuel, stations.join(' '), stations.slice(0, 25).map((id) => names.get(id)).join(', ') + more];
+      return [u.fuel, stations.join(' '), stations.slice(0, 25).map((id) => stationNames.get(id)).join(', ') + more];
     }));
   }
 
@@ -221,6 +228,16 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
       const again = await fetch(`${server.baseUrl}${path}`, { headers: { 'if-none-match': etag } });
       assert.equal(again.status, 304);
       assert.equal(await again.text(), '');
+    }
+    assert.ok(html.includes('<div id="map" class="map" data-tile-url="none" data-tile-attribution="" data-tile-attribution-url="">'), 'no tile server: the page plots');
+    // By default (no TILE_URL) the map's tiles are OpenStreetMap's, with its attribution, and the policy allows their host for images.
+    const osm = await startServer(store, fixedClock(NOW));
+    try {
+      const byDefault = await fetch(`${osm.baseUrl}/`);
+      assert.equal(byDefault.headers.get('content-security-policy'), OSM_CSP);
+      assert.ok((await byDefault.text()).includes('data-tile-url="https://tile.openstreetmap.org/{z}/{x}/{y}.png" data-tile-attribution="© OpenStreetMap contributors" data-tile-attribution-url="https://www.openstreetmap.org/copyright"'));
+    } finally {
+      await osm.close();
     }
     const revalidated = await fetch(`${server.baseUrl}/`, { headers: { 'if-none-match': page.headers.get('etag') ?? '' } });
     assert.equal(revalidated.status, 304);
@@ -257,13 +274,13 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
     assert.match(await page.textContent('#cheapest-title') ?? '', /^Cheapest Unleaded 91 near Perth$/);
 
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-desktop.png'), fullPage: true });
-    // The README's screenshot is this one, refreshed on request (a plain test run leaves docs/ alone).
-    if (process.env.FUELPRICE_UPDATE_SCREENSHOT === '1') copyFileSync(join(ARTIFACTS, 'dashboard-desktop.png'), DOCS_SCREENSHOT);
     await page.setViewportSize({ width: 375, height: 812 });
     await page.waitForFunction(() => (document.querySelector<HTMLElement>('#chart .uplot')?.offsetWidth ?? 999) <= 375);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'nothing wider than the phone');
-    // On the phone, Show prices brings the results into view (the form alone fills the screen).
+    // On the phone the form is folded into one line above the results; opened (Change), Show prices brings the results into view.
     await page.evaluate(() => window.scrollTo(0, 0));
+    assert.ok(await page.locator('#query-form').isHidden());
+    await page.click('#change');
     await page.click('#query-form button[type=submit]');
     await page.waitForSelector('#results[data-state="ready"]');
     await page.waitForFunction(() => { const top = document.querySelector('#results')?.getBoundingClientRect().top ?? 9999; return top >= -1 && top < window.innerHeight / 2; });

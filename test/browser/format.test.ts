@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ageText, dayLabels, fractionOf, nearest, parseLocation, priceColour, project, retryAfterSec, retryText } from '../../src/web/page/format.ts';
+import {
+  addressParts, ageText, centsOf, dayLabels, distinctNames, fractionOf, isOld, nearest, onceEach, parseLocation, priceColour, project, retryAfterSec, retryText, shortDate,
+} from '../../src/web/page/format.ts';
 
 describe("the dashboard's pure pieces", () => {
   test('how old a price is', () => {
@@ -63,5 +65,28 @@ describe("the dashboard's pure pieces", () => {
     assert.deepEqual(dayLabels('UTC')([perthMidnight]), ['22 Nov'], 'the same instant is still the 22nd in UTC');
     const sydneyJan = Date.UTC(2025, 11, 31, 13) / 1000;
     assert.deepEqual(dayLabels('Australia/Sydney')([sydneyJan, sydneyJan + 31 * 86_400]), ['Jan 2026', 'Feb 2026']);
+  });
+
+  test('stations sharing a name are told apart by suburb, or by street where the suburb is shared or already in the name', () => {
+    assert.deepEqual(addressParts('721 Beach Avenue, Mill Valley NSW 2016'), { street: '721 Beach Avenue', suburb: 'Mill Valley' });
+    assert.deepEqual(addressParts('Kingsford'), { street: '', suburb: 'Kingsford' });
+    const names = distinctNames([
+      { station_id: 'a', name: 'Ampol Mill Valley', address: '721 Beach Avenue, Mill Valley NSW 2016' },
+      { station_id: 'b', name: 'Ampol Mill Valley', address: '233 Darling Parade, Mill Valley NSW 2016' },
+      { station_id: 'c', name: 'Shell', address: '1 High St, Kew VIC 3101' },
+      { station_id: 'd', name: 'shell', address: '2 Low St, Hawthorn VIC 3122' },
+      { station_id: 'e', name: 'bp Langmore', address: '9 Albert Way, Langmore NSW 2082' },
+    ]);
+    assert.deepEqual([...names], [['a', 'Ampol Mill Valley (721 Beach Avenue)'], ['b', 'Ampol Mill Valley (233 Darling Parade)'],
+      ['c', 'Shell (Kew)'], ['d', 'shell (Hawthorn)'], ['e', 'bp Langmore']]);
+  });
+
+  test('a price a week old or more is old, dated in the city\'s zone; averages in cents with one decimal; a tick label said once', () => {
+    const now = 1_795_395_600; // 2026-11-23 12:00 in Sydney
+    assert.deepEqual([7 * 86_400 - 1, 7 * 86_400].map((ago) => isOld(now - ago, now)), [false, true]);
+    assert.equal(shortDate(now - 121 * 86_400, now, 'Australia/Sydney'), '25 July', 'as en-AU abbreviates it');
+    assert.equal(shortDate(now - 400 * 86_400, now, 'Australia/Sydney'), '19 Oct 2025');
+    assert.deepEqual(['1.85', '0.59', '2.00', '0.05'].map(centsOf), ['185.0', '59.0', '200.0', '5.0']);
+    assert.deepEqual(onceEach(['$1.82', '$1.82', '$1.83', '$1.83', '$1.82']), ['$1.82', '', '$1.83', '', '$1.82']);
   });
 });

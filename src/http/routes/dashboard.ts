@@ -7,20 +7,34 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
-import { ASSET_PREFIX } from '../../web/bundle.ts';
+import type { TileConfig } from '../../config.ts';
+import { ASSET_PREFIX, type DashboardFiles } from '../../web/bundle.ts';
 import { requestPath } from '../request/rules.ts';
 import { dashboardFiles } from '../../web/serve.ts';
 import { commonResponses } from './responses.ts';
 
 /**
  * The page's own policy, in place of the JSON API's `default-src 'none'`: its script and style
- * sheet from this origin (nothing inline; uPlot sizes its elements through CSSOM, which CSP
- * allows), its calls to this origin, a data: favicon, and never framed.
+ * sheet from this origin (nothing inline; uPlot and Leaflet size and place their elements
+ * through CSSOM, which CSP allows), its calls to this origin, a data: favicon and images, the
+ * map's tiles from the configured tile server (TILE_URL) when there is one, and never framed.
  */
-export const DASHBOARD_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:",
-  "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
-].join('; ');
+export function dashboardCsp(tiles: TileConfig | null): string {
+  return [
+    "default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", `img-src 'self' data:${tiles ? ` ${tiles.cspSource}` : ''}`,
+    "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+const escapeAttribute = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The page with the tile server's settings in #map's attributes (`none`: the page plots the stations instead). */
+export function withTiles(html: Buffer, tiles: TileConfig | null): Buffer {
+  return Buffer.from(html.toString()
+    .replace('{{tile-url}}', escapeAttribute(tiles?.url ?? 'none'))
+    .replace('{{tile-attribution}}', escapeAttribute(tiles?.attribution ?? ''))
+    .replace('{{tile-attribution-url}}', escapeAttribute(tiles?.attributionUrl ?? '')));
+}
 
 /** The page is checked on every load (its ETag); the hashed assets never change under their name. */
 const PAGE_CACHE = 'no-cache';
@@ -36,26 +50,37 @@ const etagOf = (body: Buffer): string => {
   return etag;
 };
 
-function sendFile(request: FastifyRequest, reply: FastifyReply, body: Buffer, type: string, cacheControl: string): FastifyReply {
+function sendFile(request: FastifyRequest, reply: FastifyReply, body: Buffer, type: string, cacheControl: string, csp: string): FastifyReply {
   const etag = etagOf(body);
-  reply.header('content-security-policy', DASHBOARD_CSP).header('cache-control', cacheControl).header('etag', etag);
+  reply.header('content-security-policy', csp).header('cache-control', cacheControl).header('etag', etag);
   const asked = request.headers['if-none-match'];
   if (asked !== undefined && asked.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) return reply.code(304).send();
   return reply.type(type).send(body);
 }
 
-export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
+export async function dashboardRoutes(app: FastifyInstance, options: { tiles: TileConfig | null }): Promise<void> {
+  const csp = dashboardCsp(options.tiles);
+  // The page with this server's tile settings, made once for the files bundled once a process.
+  const pages = new WeakMap<DashboardFiles, Buffer>();
+  const pageOf = (files: DashboardFiles): Buffer => {
+    let page = pages.get(files);
+    if (page === undefined) {
+      page = withTiles(files.html, options.tiles);
+      pages.set(files, page);
+    }
+    return page;
+  };
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
     // The router also sends `GET *` (the asterisk form) here; only the path `/` is the page (`/#top`
     // too: a raw client may send a fragment).
     if (requestPath(request.url) !== '/') return reply.callNotFound();
     const files = await dashboardFiles();
-    return sendFile(request, reply, files.html, 'text/html; charset=utf-8', PAGE_CACHE);
+    return sendFile(request, reply, pageOf(files), 'text/html; charset=utf-8', PAGE_CACHE, csp);
   });
   app.get<{ Params: { file: string } }>(`${ASSET_PREFIX}:file`, { schema: { hide: true } }, async (request, reply) => {
     const asset = (await dashboardFiles()).assets.get(request.params.file);
     if (!asset) return reply.callNotFound();
-    return sendFile(request, reply, asset.body, asset.type, ASSET_CACHE);
+    return sendFile(request, reply, asset.body, asset.type, ASSET_CACHE, csp);
   });
 }
 

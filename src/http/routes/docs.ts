@@ -56,6 +56,8 @@ export const DOCS_PAGE_FILES = {
   '/docs/yaml': file('This API as an OpenAPI document in YAML', ok('The document, as YAML.', 'application/x-yaml')),
   '/docs/static/index.html': file('Redirects to the docs page', { 302: { description: 'To /docs/ (Location).' } }),
   '/docs/static/swagger-initializer.js': file("The docs page's start-up script", ok('JavaScript.', 'application/javascript')),
+  '/docs/static/theme/a11y.css': file("The docs page's accessibility fixes: colours", ok('CSS.', 'text/css')),
+  '/docs/static/theme/a11y.js': file("The docs page's accessibility fixes: names of controls", ok('JavaScript.', 'application/javascript')),
   '/docs/static/{*}': file("The docs page's scripts, styles and images", {
     ...ok('The file.', 'text/css', 'text/javascript', 'application/javascript', 'application/json', 'image/png', 'image/svg+xml', 'text/html'),
     206: { description: 'Part of the file (Range).', content: { '*/*': { schema: text } } },
@@ -66,4 +68,43 @@ export const DOCS_PAGE_FILES = {
     description: 'Static files, with ETag, Last-Modified and byte ranges.',
     parameters: [{ name: '*', in: 'path', required: true, description: 'The file, under static/.', schema: text }],
   }),
+};
+
+/**
+ * Small fixes to swagger-ui's page so that axe-core finds nothing serious on it
+ * (test/browser/dashboard-driver.test.ts), served as the plugin's theme files
+ * (/docs/static/theme/…; allowed by the page's CSP as its own scripts and styles): colours dark
+ * enough to read (the method badges, the version badges, links, the Authorize button), the top
+ * bar hidden (its URL box only reloads this same document, and its logo and input carry no
+ * text), and a name for the servers list.
+ */
+export const DOCS_THEME = {
+  css: [{
+    filename: 'a11y.css',
+    content: [
+      '.swagger-ui .topbar { display: none; }',
+      '.swagger-ui .info .title small { background: #4d5461; }',
+      '.swagger-ui .info .title small.version-stamp { background: #3d6b00; }',
+      '.swagger-ui .info a, .swagger-ui .info .url, .swagger-ui .info .link { color: #1a5fb4; }',
+      '.swagger-ui .btn.authorize span { color: #0b6e4f; }',
+      '.swagger-ui .btn.authorize { border-color: #0b6e4f; }',
+      '.swagger-ui .btn.authorize svg { fill: #0b6e4f; }',
+      '.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #0f5ea8; }',
+      '.swagger-ui .opblock.opblock-post .opblock-summary-method { background: #1b7a4e; }',
+      '.swagger-ui .json-schema-2020-12-expand-deep-button { color: #4a4a4a; }',
+    ].join('\n'),
+  }],
+  js: [{
+    filename: 'a11y.js',
+    content: [
+      '// Names for the controls swagger-ui renders without one, kept as it re-renders.',
+      '(function () {',
+      '  function fix() {',
+      '    var servers = document.getElementById("servers");',
+      '    if (servers && !servers.hasAttribute("aria-label")) servers.setAttribute("aria-label", "Server");',
+      '  }',
+      '  new MutationObserver(fix).observe(document.documentElement, { childList: true, subtree: true });',
+      '})();',
+    ].join('\n'),
+  }],
 };

@@ -1,5 +1,5 @@
 /** The dashboard's calls to this server's /v1 API, each with the bearer token. */
-import { retryAfterSec } from './format.ts';
+import { type AdviceExtras, retryAfterSec } from './format.ts';
 
 /** A call the API refused: a bad token (401), the rate limit (429, with when to retry), or another error. */
 export class ApiProblem extends Error {
@@ -10,12 +10,16 @@ export class ApiProblem extends Error {
 
 interface ErrorAnswer { error?: { code?: string; message?: string; request_id?: string } }
 
-/** GETs `path` (from /v1/…) with the token; the JSON answer, or throws an ApiProblem. */
-export async function apiGet<T>(path: string, token: string): Promise<T> {
+/**
+ * GETs `path` (from /v1/…) with the token; the JSON answer, or throws an ApiProblem. `signal`
+ * cancels it (a newer query was made): it then throws the abort, which the page drops unseen.
+ */
+export async function apiGet<T>(path: string, token: string, signal?: AbortSignal): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(path, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
-  } catch {
+    response = await fetch(path, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    if (signal?.aborted) throw error;
     throw new ApiProblem('failed', 'The server could not be reached.');
   }
   if (response.ok) return await response.json() as T;
@@ -42,16 +46,16 @@ export interface Cycle {
     days_since_restoration: number | false;
     phase: 'rising' | 'falling' | 'trough' | 'none'; cheapest_weekday: string | false; now: string | false; tomorrow: { change: string; stations: number } | false;
     advice: 'fill-up' | 'wait' | 'no-cycle' | 'unknown'; reason: string; confidence: 'high' | 'medium' | 'low';
-  };
+  } & AdviceExtras;
 }
 export interface Spread { data: { id: string; name: string; spread: Array<{ fuel: string; average: string | false; min: string | false; max: string | false }> } }
 export interface Unavailable { data: { id: string; name: string; unavailable: Array<{ fuel: string; stations: string[] | false; count: number }> } }
 
 /** Every page of a list (limit 100 a page). */
-export async function allPages<T>(path: string, token: string): Promise<T[]> {
+export async function allPages<T>(path: string, token: string, signal?: AbortSignal): Promise<T[]> {
   const items: T[] = [];
   for (let page = 1; ; page++) {
-    const answer = await apiGet<Page<T>>(`${path}${path.includes('?') ? '&' : '?'}limit=100&page=${page}`, token);
+    const answer = await apiGet<Page<T>>(`${path}${path.includes('?') ? '&' : '?'}limit=100&page=${page}`, token, signal);
     items.push(...answer.data);
     if (page >= answer.total_pages) return items;
   }

@@ -1,7 +1,7 @@
 /** The city's daily average for one fuel, drawn by uPlot, with the price cycle's restorations marked. */
 import uPlot from 'uplot';
 import type { HistoryRecord } from './api.ts';
-import { dayLabels } from './format.ts';
+import { DAY_STEPS, PRICE_STEPS, dayLabels, onceEach } from './format.ts';
 
 export interface CycleMarks {
   /** Unix seconds of the first days of the restorations the chart's days include, oldest first. */
@@ -59,6 +59,10 @@ export function drawChart(host: HTMLElement, data: [number[], number[]], fuelNam
   const dollars = (v: number | null): string => (v === null ? '' : `$${v.toFixed(2)}`);
   const labels = dayLabels(timeZone);
   const dayText = new Intl.DateTimeFormat('en-AU', { day: 'numeric', month: 'short', year: 'numeric', timeZone });
+  const shown = (key: 'xLabels' | 'yLabels', texts: string[]): string[] => {
+    host.dataset[key] = texts.filter((t) => t !== '').join('|');
+    return texts;
+  };
   return new uPlot({
     width, height: 260, plugins: [marksPlugin(marks)],
     // The panel's title names the series; uPlot's live legend would only repeat it.
@@ -71,6 +75,11 @@ export function drawChart(host: HTMLElement, data: [number[], number[]], fuelNam
       { label: 'Day', value: (_u, v) => (v === null ? '' : dayText.format(new Date(v * 1000))) },
       { label: `${fuelName} (${unit})`, stroke: css('--accent', '#0b6e4f'), width: 2, points: { show: data[0].length <= 62 }, value: (_u, v) => dollars(v) },
     ],
-    axes: [{ values: (_u, ticks) => labels(ticks) }, { values: (_u, ticks) => ticks.map((t) => `$${t.toFixed(2)}`), size: 60 }],
+    // Ticks a whole day and a whole cent apart at the least, so that no label is said twice on a narrow range;
+    // the labels drawn are kept on the host (data-x-labels, data-y-labels) for the tests.
+    axes: [
+      { incrs: DAY_STEPS, values: (_u, ticks) => shown('xLabels', onceEach(labels(ticks))) },
+      { incrs: PRICE_STEPS, values: (_u, ticks) => shown('yLabels', onceEach(ticks.map((t) => `$${t.toFixed(2)}`))), size: 60 },
+    ],
   }, data, host);
 }

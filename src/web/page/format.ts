@@ -77,10 +77,64 @@ export function dollarUnit(centUnit: string): string {
   return centUnit.replace(/^c\//, '$/');
 }
 
-/** A dollar figure of the API (d.dd) in whole cents: the API rounds an average to the cent, so no tenth is shown. */
+/**
+ * A dollar figure of the API (d.dd) in cents with one decimal, as min and max are written beside
+ * it (the API rounds an average to the cent, so the tenth is always 0).
+ */
 export function centsOf(dollars: string): string {
-  return String(Math.round(Number(dollars) * 100));
+  return `${Math.round(Number(dollars) * 100)}.0`;
 }
+
+/** A price not reported for this many days is marked old, with the day it was reported. */
+export const OLD_PRICE_DAYS = 7;
+
+/** Whether a price reported at `atSec` is old at `nowSec` (OLD_PRICE_DAYS or more). */
+export const isOld = (atSec: number, nowSec: number): boolean => nowSec - atSec >= OLD_PRICE_DAYS * 86_400;
+
+/** "8 Aug" (this year) or "8 Aug 2025", in `timeZone`: the day a price was reported. */
+export function shortDate(atSec: number, nowSec: number, timeZone: string): string {
+  const year = new Intl.DateTimeFormat('en-AU', { year: 'numeric', timeZone });
+  const sameYear = year.format(new Date(atSec * 1000)) === year.format(new Date(nowSec * 1000));
+  return new Intl.DateTimeFormat('en-AU', { day: 'numeric', month: 'short', ...(sameYear ? {} : { year: 'numeric' }), timeZone }).format(new Date(atSec * 1000));
+}
+
+/** "12 Smith St, Kingsford NSW 2032" as its street and suburb (the part before the last comma, and after it less state and postcode). */
+export function addressParts(address: string): { street: string; suburb: string } {
+  const comma = address.lastIndexOf(',');
+  const street = comma < 0 ? '' : address.slice(0, comma).trim();
+  const tail = (comma < 0 ? address : address.slice(comma + 1)).trim();
+  return { street, suburb: tail.replace(/\s+(NSW|VIC|QLD|SA|WA|TAS|NT|ACT)\b.*$/i, '').replace(/\s+\d{4}$/, '').trim() };
+}
+
+/**
+ * Names that tell stations apart: a name shared by two or more stations gets its suburb in
+ * brackets, or its street where the suburb is shared too (or missing); any other name as it is.
+ */
+export function distinctNames(stations: ReadonlyArray<{ station_id: string; name: string; address: string }>): Map<string, string> {
+  const byName = new Map<string, Array<{ station_id: string; name: string; address: string }>>();
+  for (const s of stations) byName.set(s.name.toLowerCase(), [...(byName.get(s.name.toLowerCase()) ?? []), s]);
+  const names = new Map<string, string>();
+  for (const group of byName.values()) {
+    const suburbs = group.map((s) => addressParts(s.address).suburb.toLowerCase());
+    for (const s of group) {
+      const { street, suburb } = addressParts(s.address);
+      const suburbTells = suburb !== '' && suburbs.filter((x) => x === suburb.toLowerCase()).length === 1 && !s.name.toLowerCase().includes(suburb.toLowerCase());
+      const extra = group.length === 1 ? '' : suburbTells ? suburb : street || suburb;
+      names.set(s.station_id, extra === '' ? s.name : `${s.name} (${extra})`);
+    }
+  }
+  return names;
+}
+
+/** Labels of ticks, each said once: one equal to the one before it is left blank (uPlot's ticks can be finer than the labels). */
+export function onceEach(labels: readonly string[]): string[] {
+  return labels.map((label, i) => (i > 0 && label === labels[i - 1] ? '' : label));
+}
+
+/** Steps between the chart's price ticks, in dollars: never finer than a cent, which is what its labels show. */
+export const PRICE_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10];
+/** Steps between the chart's day ticks, in seconds: whole days, weeks, and about a month and up (uPlot splits those at month starts). */
+export const DAY_STEPS = [1, 2, 3, 7, 14, 30, 60, 91, 182, 365, 730].map((days) => days * 86_400);
 
 /** The API's `dd-mm-yyyy` date `days` later, in the same form. */
 export function addDays(text: string, days: number): string | undefined {
@@ -138,4 +192,44 @@ export function dayLabels(timeZone: string): (ticks: number[]) => string[] {
     const format = ticks.length > 1 && (ticks[1] as number) - (ticks[0] as number) >= 28 * 86_400 ? month : day;
     return ticks.map((t) => format.format(new Date(t * 1000)));
   };
+}
+
+/**
+ * What newer servers add to the cycle's advice (issue 47): every field optional, so that the page
+ * reads the answers of a server before it as well.
+ */
+export interface AdviceExtras {
+  state?: 'insufficient-history' | 'no-cycle' | 'cycle';
+  history?: { days: number; needed: number };
+  signal?: string;
+  horizon?: { wait_days: number; next_rise: string | false };
+  expected_saving?: string | false;
+  track_record?: { days: number; windows: number; advice: string; best_rule: { rule: string; saved: string }; oracle: string } | false;
+}
+
+const RULE_TEXT: Readonly<Record<string, string>> = {
+  'cheapest-weekday': 'buying on the cheapest weekday',
+  'tomorrow-higher': 'buying when tomorrow\'s published prices are higher',
+  'stopped-falling': 'buying once prices stop falling',
+  'near-low': 'buying near the recent low',
+};
+
+/** The advice's state, horizon, expected saving and track record as lines of text, in `unit` (c/L…); none for a server that gives none. */
+export function adviceDetails(advice: AdviceExtras & { advice: Advice }, unit: string): { state: string | undefined; lines: string[] } {
+  const lines: string[] = [];
+  const { state, history, horizon, expected_saving: saving, track_record: record } = advice;
+  if (state === 'insufficient-history' && history) {
+    lines.push(`Too little history yet to tell whether prices here cycle: ${history.days} of the ${history.needed} days with price changes needed.`);
+  }
+  if (advice.advice === 'wait' && horizon && horizon.wait_days > 0) {
+    lines.push(`Wait at most ${horizon.wait_days === 1 ? 'one day' : `${horizon.wait_days} days`}: then buy even if prices have not fallen.`);
+  }
+  if (horizon && horizon.next_rise !== false) lines.push(`Next rise expected on ${horizon.next_rise}.`);
+  if (typeof saving === 'string') lines.push(`Expected saving on this fill: ${saving} ${unit}.`);
+  if (record) {
+    const rule = RULE_TEXT[record.best_rule.rule] ?? record.best_rule.rule;
+    lines.push(`Track record over the last ${record.days} days (${record.windows} fills): following this advice saved ${record.advice} ${unit} a fill against a fixed day; `
+      + `${rule}, ${record.best_rule.saved}; perfect hindsight, ${record.oracle}.`);
+  }
+  return { state, lines };
 }

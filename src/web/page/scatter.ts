@@ -1,4 +1,4 @@
-/** The stations as points on their coordinates (no map), coloured by price, with the search centre marked. */
+/** The stations as points on their coordinates, coloured by price, with the search centre marked: the map's stand-in when it has no tiles (map.ts). */
 import type { Cheapest } from './api.ts';
 import { type Point, fractionOf, priceColour, project } from './format.ts';
 
@@ -12,7 +12,7 @@ function svg<K extends keyof SVGElementTagNameMap>(name: K, attributes: Record<s
 }
 
 /** Fills the <svg> with one circle per station (cheapest green, dearest red) and a cross at the centre; returns the price range. */
-export function drawScatter(host: SVGSVGElement, stations: readonly Cheapest[], centre: Point, unit: string): { min: number; max: number } {
+export function drawScatter(host: SVGSVGElement, stations: readonly Cheapest[], centre: Point, unit: string, names: ReadonlyMap<string, string>): { min: number; max: number } {
   const title = host.querySelector('title');
   host.replaceChildren(...(title ? [title] : []));
   const prices = stations.map((s) => Number(s.price));
@@ -29,10 +29,11 @@ export function drawScatter(host: SVGSVGElement, stations: readonly Cheapest[], 
     if (!station || !at) continue;
     const dot = svg('circle', { cx: at.x.toFixed(1), cy: at.y.toFixed(1), r: 7, fill: priceColour(fractionOf(prices[i] ?? 0, min, max)), class: 'station' });
     const tip = svg('title', {});
-    tip.textContent = `${station.name}: ${station.price} ${unit}`;
+    const name = names.get(station.station_id) ?? station.name;
+    tip.textContent = `${name}: ${station.price} ${unit}`;
     // For a tap, which has no hover: the page shows this under the plot (main.ts).
     dot.dataset.station = station.station_id;
-    dot.dataset.label = `${station.name}: ${station.price} ${unit}${station.distance_km === undefined ? '' : `, ${station.distance_km} km`}`;
+    dot.dataset.label = `${name}: ${station.price} ${unit}${station.distance_km === undefined ? '' : `, ${station.distance_km} km`}`;
     dot.append(tip);
     host.append(dot);
   }

@@ -296,14 +296,14 @@ for (const backend of testBackends()) {
       await rejects(`/v1/prices/along?fuel=ulp91&path=${path}&path=${path}`, `Parameter 'path' must be given once; ${PATH_ACCEPTS}.`);
     });
 
-    test('ETag and 304; no token, 401; POST, 405', async () => {
+    test('ETag and 304; no token, 401; PUT, 405 (POST takes the parameters in a body: test/http/post-body.test.ts)', async () => {
       const first = await along('');
       const etag = first.headers.get('etag') ?? assert.fail('no etag');
       assert.equal((await along('')).headers.get('etag'), etag);
       const again = await get(server, `/v1/prices/along?fuel=ulp91&path=${encodeURIComponent(MAIN_PATH)}`, { headers: { 'if-none-match': etag } });
       assert.equal(again.status, 304);
       assert.equal((await get(server, `/v1/prices/along?fuel=ulp91&path=${encodeURIComponent(MAIN_PATH)}`, { token: null })).status, 401);
-      assert.equal((await get(server, '/v1/prices/along?fuel=ulp91', { method: 'POST' })).status, 405);
+      assert.equal((await get(server, '/v1/prices/along?fuel=ulp91', { method: 'PUT' })).status, 405);
     });
 
     test('cheapest near a point with litres and consumption: net_cost with the round trip as detour; order=net_cost; the 400s', async () => {

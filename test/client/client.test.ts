@@ -156,7 +156,7 @@ for (const backend of testBackends()) {
     test('the POST forms: a method for each POST of the document, answering what the GET answers, sent as a JSON body', async () => {
       const sent: Array<{ url: string; method: string | undefined; type: string | null; body: unknown }> = [];
       const client = clientOf(server, { fetch: async (input, init) => {
-        sent.push({ url: String(input), method: init?.method, type: new Headers(init?.headers).get('content-type'), body: init?.body });
+        sent.push({ url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, method: init?.method, type: new Headers(init?.headers).get('content-type'), body: init?.body });
         return fetch(input, init);
       } });
       const doc = await client.getOpenApiDocument() as { paths: Record<string, { post?: { operationId: string } }> };

@@ -15,7 +15,7 @@
  * - Lengths along the path are great-circle (distanceKm). As near searches do, a station is within
  *   the corridor when its distance rounded to the metre is at most the corridor in metres.
  */
-import { arcBetween, antipodal, cellsOf, chordKm, putUnit } from './arc.ts';
+import { arcBetween, antipodal, cellsOf, putUnit } from './arc.ts';
 import { EARTH_RADIUS_KM, type Point, cosLatitude, haversineKm } from './nearby.ts';
 import type { PositionGrid } from './position-grid.ts';
 
@@ -116,6 +116,10 @@ export interface OnPath {
   alongKm: number;
 }
 
+/** Great-circle km from the square of the chord between two unit vectors, and back. */
+const chordToKm = (h: number): number => 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h) / 2));
+const kmToChordSquared = (km: number): number => (2 * Math.sin(km / (2 * EARTH_RADIUS_KM))) ** 2;
+
 /** A station's first pass: not met yet, or over (a later pass cannot change where it is along). */
 const NO_PASS = -1;
 const PASSED = -2;
@@ -172,7 +176,7 @@ export class Path {
   within<T>(grid: PositionGrid, wanted: (slot: number) => boolean, make: (slot: number, metres: number, alongKm: number) => T): T[] {
     // Per slot, in the grid's working space: whether it was met (and kept); the least distance;
     // and of its first pass, the last segment met (or NO_PASS, PASSED), the least distance and its along.
-    const { mark, marks, values: bestKm, others: passAlong, nearest: passKm, states: passSegment } = grid.scratch();
+    const { mark, marks, values: bestH, others: passAlong, nearest: passH, states: passSegment } = grid.scratch();
     const { slots, cellDegrees } = grid;
     const units = grid.units();
     const met: number[] = [];
@@ -182,7 +186,11 @@ export class Path {
     // corridor's metres is within it, and the search must not lose it to rounding.
     const reachKm = this.corridorKm + 0.001;
     const sinReach = Math.sin(reachKm / EARTH_RADIUS_KM);
-    const inCorridor = (km: number): boolean => Math.round(km * 1000) <= corridorMetres;
+    // Within the corridor: the metres rounded at most the corridor's, i.e. under corridor + 0.5 m; compared as
+    // squared chords, and only within a hair (1e-12, relative) of that edge by the rounded metres themselves.
+    const edge = kmToChordSquared((corridorMetres + 0.5) / 1000);
+    const inCorridor = (h: number): boolean =>
+      h < edge * (1 - 1e-12) || (h <= edge * (1 + 1e-12) && Math.round(chordToKm(h) * 1000) <= corridorMetres);
     const space = { wests: new Float64Array(64), easts: new Float64Array(64) };
     for (let s = 0; s + 1 < this.points.length; s++) {
       const arc = arcBetween(this.unit(s), this.unit(s + 1));
@@ -202,31 +210,37 @@ export class Path {
         // Beyond reach of the whole great circle: beyond reach of the arc.
         const across = px * nx + py * ny + pz * nz;
         if (across > sinReach || across < -sinReach) return;
-        let km: number;
-        let along: number;
-        if (arc.directed && px * tax + py * tay + pz * taz >= 0 && px * tbx + py * tby + pz * tbz <= 0) {
-          km = EARTH_RADIUS_KM * Math.asin(Math.abs(across));
-          const angle = Math.atan2(px * tax + py * tay + pz * taz, px * ax + py * ay + pz * az);
-          along = fromKm + Math.min(lengthKm, EARTH_RADIUS_KM * angle);
+        // The distance as the square of the chord to the nearest point (chordSquared): beside the arc from the
+        // cross-track sine, 2 sin² / (1 + cos), without cancellation; else to the nearer end.
+        const beside = arc.directed && px * tax + py * tay + pz * taz >= 0 && px * tbx + py * tby + pz * tbz <= 0;
+        let h: number;
+        let atB = false;
+        if (beside) {
+          const sin2 = across * across;
+          h = (2 * sin2) / (1 + Math.sqrt(1 - sin2));
         } else {
-          const toA = chordKm(px, py, pz, ax, ay, az);
-          const toB = chordKm(px, py, pz, bx, by, bz);
-          km = toB < toA ? toB : toA;
-          along = toB < toA ? fromKm + lengthKm : fromKm;
+          const toA = (px - ax) ** 2 + (py - ay) ** 2 + (pz - az) ** 2;
+          const toB = (px - bx) ** 2 + (py - by) ** 2 + (pz - bz) ** 2;
+          atB = toB < toA;
+          h = atB ? toB : toA;
         }
-        if (!inCorridor(km)) return;
+        if (!inCorridor(h)) return;
         if (seen !== mark) {
           if (!wanted(slot)) { marks[slot] = -mark; return; }
           marks[slot] = mark;
-          bestKm[slot] = Infinity;
+          bestH[slot] = Infinity;
           passSegment[slot] = NO_PASS;
           met.push(slot);
         }
-        if (km < (bestKm[slot] ?? Infinity)) bestKm[slot] = km;
+        if (h < (bestH[slot] ?? Infinity)) bestH[slot] = h;
         const last = passSegment[slot] ?? NO_PASS;
         if (last === PASSED) return;
-        if (last === NO_PASS || last === s || (last === s - 1 && inCorridor(chordKm(px, py, pz, ax, ay, az)))) {
-          if (last === NO_PASS || km < (passKm[slot] ?? Infinity)) { passKm[slot] = km; passAlong[slot] = along; }
+        if (last === NO_PASS || last === s || (last === s - 1 && inCorridor((px - ax) ** 2 + (py - ay) ** 2 + (pz - az) ** 2))) {
+          if (last === NO_PASS || h < (passH[slot] ?? Infinity)) {
+            passH[slot] = h;
+            passAlong[slot] = beside ? fromKm + Math.min(lengthKm, EARTH_RADIUS_KM * Math.atan2(px * tax + py * tay + pz * taz, px * ax + py * ay + pz * az))
+              : atB ? fromKm + lengthKm : fromKm;
+          }
           passSegment[slot] = s;
         } else passSegment[slot] = PASSED;
       };
@@ -236,7 +250,7 @@ export class Path {
       }, space);
     }
     const found: T[] = [];
-    for (const slot of met) found.push(make(slot, Math.round((bestKm[slot] ?? 0) * 1000), passAlong[slot] ?? 0));
+    for (const slot of met) found.push(make(slot, Math.round(chordToKm(bestH[slot] ?? 0) * 1000), passAlong[slot] ?? 0));
     return found;
   }
 }

@@ -9,7 +9,7 @@
  *   grows with the angle from the foot, so the nearer end is the nearest point). Along the arc: R ×
  *   the angle from its start to the foot.
  * - The cells of a grid a segment's corridor can reach (cellsOf): the arc is cut into pieces of at
- *   most one cell of arc, each bounded by its ends' latitudes and longitudes (and the great circle's
+ *   most four cells of arc, each bounded by its ends' latitudes and longitudes (and the great circle's
  *   highest or lowest latitude where the piece turns there: latitude along a great circle has one
  *   maximum and one minimum, and longitude only grows, or only falls, between the poles); a point
  *   within `reachKm` of a piece is within reach/R radians of latitude of it, and within
@@ -23,6 +23,8 @@ const RADIANS = Math.PI / 180;
 const DEGREES = 180 / Math.PI;
 /** Slack on every bound, in degrees (0.1 mm): floating point must not move a station out of a cell it is in. */
 const SLACK_DEGREES = 1e-9;
+/** A piece's length, in cells of arc: longer pieces cost fewer sines, shorter ones visit fewer cells off a diagonal. */
+const PIECE_CELLS = 4;
 /** Rows whose stations could be this near a pole are searched whole (their longitudes bound nothing). */
 const POLAR_DEGREES = 89.5;
 
@@ -87,60 +89,82 @@ export function antipodal(aLat: number, aLng: number, bLat: number, bLng: number
 /** Receives a row of cells and the longitudes (degrees, west ≤ east, within -180 to 180) whose columns to search in it. */
 export type VisitRun = (row: number, west: number, east: number) => void;
 
+/** Working space cellsOf keeps between calls (grown when short), so that a path's segments allocate nothing each. */
+export class CellSpace {
+  wests = new Float64Array(64);
+  easts = new Float64Array(64);
+  /** Per piece end: latitude, unwrapped longitude, whether latitude is rising there (3 a piece end). */
+  ends = new Float64Array(3 * 16);
+  /** Per piece: first row, last row, west, east (4 a piece). */
+  boxes = new Float64Array(4 * 16);
+
+  grow(pieces: number, rows: number): void {
+    if (this.ends.length < 3 * (pieces + 1)) { this.ends = new Float64Array(6 * (pieces + 1)); this.boxes = new Float64Array(8 * pieces); }
+    if (this.wests.length < rows) { this.wests = new Float64Array(rows * 2); this.easts = new Float64Array(rows * 2); }
+  }
+}
+
 /**
  * The cells within reachKm of the arc, row by row, each row once: a run of columns (two where it
- * wraps past ±180; the whole row near a pole). `cellDegrees` is the grid's cell; `wests`/`easts`
- * working space the caller keeps (grown here when short; returned).
+ * wraps past ±180; the whole row near a pole). `cellDegrees` is the grid's cell; `space` working
+ * space the caller keeps.
  */
-export function cellsOf(arc: Arc, reachKm: number, cellDegrees: number, visit: VisitRun,
-  space: { wests: Float64Array; easts: Float64Array }): void {
+export function cellsOf(arc: Arc, reachKm: number, cellDegrees: number, visit: VisitRun, space: CellSpace): void {
   const reach = reachKm / EARTH_RADIUS_KM;
   const dLat = reach * DEGREES + SLACK_DEGREES;
-  const pieces = Math.max(1, Math.ceil((arc.angle * DEGREES) / cellDegrees));
+  const pieces = Math.max(1, Math.ceil((arc.angle * DEGREES) / (PIECE_CELLS * cellDegrees)));
+  space.grow(pieces, 0);
+  const { ends, boxes } = space;
   const sinAngle = Math.sin(arc.angle);
   const [nx, ny] = arc.n;
   const vertexDegrees = Math.asin(Math.min(1, Math.hypot(nx, ny))) * DEGREES;
   const rowOf = (degrees: number): number => Math.floor(degrees / cellDegrees);
   // The pieces' ends, in order: latitude, longitude unwrapped (each step the shorter way), and the
   // north component of the direction of travel there (its sign says whether latitude is rising).
-  const ends: Array<{ lat: number; lng: number; rising: number }> = [];
   for (let i = 0; i <= pieces; i++) {
     const t = i / pieces;
     const wa = arc.directed ? Math.sin((1 - t) * arc.angle) / sinAngle : 1;
     const wb = arc.directed ? Math.sin(t * arc.angle) / sinAngle : 0;
-    const x = wa * arc.a[0] + wb * arc.b[0];
-    const y = wa * arc.a[1] + wb * arc.b[1];
-    const z = wa * arc.a[2] + wb * arc.b[2];
-    const lat = Math.atan2(z, Math.hypot(x, y)) * DEGREES;
+    const x = i === 0 ? arc.a[0] : i === pieces && arc.directed ? arc.b[0] : wa * arc.a[0] + wb * arc.b[0];
+    const y = i === 0 ? arc.a[1] : i === pieces && arc.directed ? arc.b[1] : wa * arc.a[1] + wb * arc.b[1];
+    const z = i === 0 ? arc.a[2] : i === pieces && arc.directed ? arc.b[2] : wa * arc.a[2] + wb * arc.b[2];
+    ends[3 * i] = Math.atan2(z, Math.hypot(x, y)) * DEGREES;
     let lng = Math.atan2(y, x) * DEGREES;
-    const previous = ends[i - 1];
-    if (previous !== undefined) lng = previous.lng + (((lng - previous.lng) % 360) + 540) % 360 - 180;
-    ends.push({ lat, lng, rising: nx * y - ny * x });
+    if (i > 0) {
+      const previous = ends[3 * i - 2] ?? 0;
+      lng = previous + ((((lng - previous) % 360) + 540) % 360) - 180;
+    }
+    ends[3 * i + 1] = lng;
+    ends[3 * i + 2] = nx * y - ny * x;
   }
   let firstRow = Infinity;
   let lastRow = -Infinity;
-  const pieceBoxes: Array<[number, number, number, number]> = [];
   for (let i = 0; i < pieces; i++) {
-    const p = ends[i] as { lat: number; lng: number; rising: number };
-    const q = ends[i + 1] as { lat: number; lng: number; rising: number };
-    let low = Math.min(p.lat, q.lat);
-    let high = Math.max(p.lat, q.lat);
-    if (p.rising > 0 && q.rising < 0) high = Math.max(high, vertexDegrees);
-    if (p.rising < 0 && q.rising > 0) low = Math.min(low, -vertexDegrees);
+    const [pLat, pLng, pRising] = [ends[3 * i] ?? 0, ends[3 * i + 1] ?? 0, ends[3 * i + 2] ?? 0];
+    const [qLat, qLng, qRising] = [ends[3 * i + 3] ?? 0, ends[3 * i + 4] ?? 0, ends[3 * i + 5] ?? 0];
+    let low = Math.min(pLat, qLat);
+    let high = Math.max(pLat, qLat);
+    if (pRising > 0 && qRising < 0) high = Math.max(high, vertexDegrees);
+    if (pRising < 0 && qRising > 0) low = Math.min(low, -vertexDegrees);
     const highest = Math.max(Math.abs(low), Math.abs(high)) + dLat;
     const spread = highest >= POLAR_DEGREES ? 2 : Math.sin(reach / 2) / Math.cos(highest * RADIANS);
     const dLng = spread >= 1 ? Infinity : 2 * Math.asin(spread) * DEGREES + SLACK_DEGREES;
-    const box: [number, number, number, number] = [rowOf(low - dLat), rowOf(high + dLat), Math.min(p.lng, q.lng) - dLng, Math.max(p.lng, q.lng) + dLng];
-    pieceBoxes.push(box);
-    firstRow = Math.min(firstRow, box[0]);
-    lastRow = Math.max(lastRow, box[1]);
+    const from = rowOf(low - dLat);
+    const to = rowOf(high + dLat);
+    boxes[4 * i] = from;
+    boxes[4 * i + 1] = to;
+    boxes[4 * i + 2] = Math.min(pLng, qLng) - dLng;
+    boxes[4 * i + 3] = Math.max(pLng, qLng) + dLng;
+    if (from < firstRow) firstRow = from;
+    if (to > lastRow) lastRow = to;
   }
   const rows = lastRow - firstRow + 1;
-  if (space.wests.length < rows) { space.wests = new Float64Array(rows * 2); space.easts = new Float64Array(rows * 2); }
+  space.grow(0, rows);
   const { wests, easts } = space;
   wests.fill(Infinity, 0, rows);
   easts.fill(-Infinity, 0, rows);
-  for (const [from, to, west, east] of pieceBoxes) {
+  for (let i = 0; i < pieces; i++) {
+    const [from, to, west, east] = [boxes[4 * i] ?? 0, boxes[4 * i + 1] ?? 0, boxes[4 * i + 2] ?? 0, boxes[4 * i + 3] ?? 0];
     for (let row = from; row <= to; row++) {
       const r = row - firstRow;
       if (west < (wests[r] ?? Infinity)) wests[r] = west;

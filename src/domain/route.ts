@@ -15,7 +15,7 @@
  * - Lengths along the path are great-circle (distanceKm). As near searches do, a station is within
  *   the corridor when its distance rounded to the metre is at most the corridor in metres.
  */
-import { arcBetween, antipodal, cellsOf, putUnit } from './arc.ts';
+import { CellSpace, arcBetween, antipodal, cellsOf, putUnit } from './arc.ts';
 import { EARTH_RADIUS_KM, type Point, cosLatitude, haversineKm } from './nearby.ts';
 import type { PositionGrid } from './position-grid.ts';
 
@@ -191,7 +191,7 @@ export class Path {
     const edge = kmToChordSquared((corridorMetres + 0.5) / 1000);
     const inCorridor = (h: number): boolean =>
       h < edge * (1 - 1e-12) || (h <= edge * (1 + 1e-12) && Math.round(chordToKm(h) * 1000) <= corridorMetres);
-    const space = { wests: new Float64Array(64), easts: new Float64Array(64) };
+    const space = new CellSpace();
     for (let s = 0; s + 1 < this.points.length; s++) {
       const arc = arcBetween(this.unit(s), this.unit(s + 1));
       const [ax, ay, az] = arc.a;

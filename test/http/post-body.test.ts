@@ -223,6 +223,8 @@ for (const backend of testBackends()) {
       ] as const) {
         assertError(await get(server, url), message(name), url);
       }
+      // In the path, the router's own check: 400 too.
+      assertError(await get(server, '/v1/stations/%FF%FE/prices'), 'The URL is not valid: check its percent-encoding.', 'a path segment');
       // Valid escapes are as ever: %C3%A9 is é (an unknown id, answered 200).
       const ok = await get(server, '/v1/stations/prices?ids=caf%C3%A9');
       assert.deepEqual(ok.body, { data: [], unknown: ['café'] });

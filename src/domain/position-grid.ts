@@ -5,6 +5,7 @@
  * first entry (an index by row) by one binary search over that row's columns.
  * Storage keeps one per data version beside its position index (storage/nearest.ts).
  */
+import { putUnit } from './arc.ts';
 import { cosLatitude } from './nearby.ts';
 
 /** The cells' size: about 2.2 km north to south, so a 2 km corridor's segment covers a few cells. */
@@ -17,6 +18,8 @@ export interface GridScratch {
   readonly marks: Int32Array;
   readonly values: Float64Array;
   readonly others: Float64Array;
+  readonly nearest: Float64Array;
+  readonly states: Int32Array;
 }
 
 export class PositionGrid {
@@ -32,6 +35,9 @@ export class PositionGrid {
   private marks: Int32Array | undefined;
   private values: Float64Array | undefined;
   private others: Float64Array | undefined;
+  private nearest: Float64Array | undefined;
+  private states: Int32Array | undefined;
+  private unitVectors: Float64Array | undefined;
   private lastMark = 0;
 
   /**
@@ -98,9 +104,22 @@ export class PositionGrid {
       this.marks = new Int32Array(size);
       this.values = new Float64Array(size);
       this.others = new Float64Array(size);
+      this.nearest = new Float64Array(size);
+      this.states = new Int32Array(size);
       this.lastMark = 0;
     }
     this.lastMark++;
-    return { mark: this.lastMark, marks: this.marks, values: this.values as Float64Array, others: this.others as Float64Array };
+    return { mark: this.lastMark, marks: this.marks, values: this.values as Float64Array, others: this.others as Float64Array,
+      nearest: this.nearest as Float64Array, states: this.states as Int32Array };
+  }
+
+  /** Each slot's position as a unit vector (arc.ts putUnit), x, y, z by slot: made at the first search along a path, then kept. */
+  units(): Float64Array {
+    if (this.unitVectors === undefined) {
+      const units = new Float64Array(this.size * 3);
+      for (let slot = 0; slot < this.size; slot++) putUnit(this.latitudes[slot] ?? 0, this.longitudes[slot] ?? 0, units, 3 * slot);
+      this.unitVectors = units;
+    }
+    return this.unitVectors;
   }
 }

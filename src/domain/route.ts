@@ -3,18 +3,19 @@
  * stands against it. Pure functions; storage/along.ts runs Path.within over its grid of positions.
  *
  * - The path is an encoded polyline of precision 5 (Google's format, as OSRM, Valhalla and
- *   Google return it): at most MAX_PATH_POINTS points, at least 2.
- * - A station's `distance_km` is its distance to the nearest point of the path (any segment);
- *   `along_km` the length of the path from its start to that point; where several points of a
- *   path that crosses itself are as near, the one first along the path counts.
+ *   Google return it): at most MAX_PATH_POINTS points, at least 2. Each segment is the shorter
+ *   great-circle arc between its points, however long (arc.ts); no segment may join two
+ *   antipodal points, which no one arc joins.
+ * - A station's `distance_km` is its great-circle distance to the nearest point of the path (any
+ *   segment), exact on the sphere of 6,371 km every distance here uses; `along_km` the length of
+ *   the path from its start to the nearest point of the path's first pass by the station
+ *   (Path, below, defines a pass).
  * - `detour_km` is twice the distance: leaving the path at its nearest point, driving to the
  *   station and coming back (a straight-line bound; the road distance is longer).
- * - Distances to a segment are measured on a flat projection centred on the station (x east,
- *   y north, in km at its latitude): for segments of a routed path (tens of metres to a few km)
- *   and corridors up to 20 km the error is far below a metre. Lengths along the path are
- *   great-circle (distanceKm). As near searches do, a station is within the corridor when its
- *   distance rounded to the metre is at most the corridor in metres.
+ * - Lengths along the path are great-circle (distanceKm). As near searches do, a station is within
+ *   the corridor when its distance rounded to the metre is at most the corridor in metres.
  */
+import { CellSpace, arcBetween, antipodal, cellsOf, putUnit } from './arc.ts';
 import { EARTH_RADIUS_KM, type Point, cosLatitude, haversineKm } from './nearby.ts';
 import type { PositionGrid } from './position-grid.ts';
 
@@ -25,13 +26,11 @@ export const MAX_CORRIDOR_KM = 20;
 /**
  * A path's sweep: over its segments, the sum of the larger of each one's change in latitude and
  * in longitude, in degrees. What searching along a path costs grows with it (Path.within: the
- * rows of cells its segments visit), so it is
+ * cells its segments visit; a segment's arc is at most twice its sweep long), so it is
  * bounded: a road trip round the whole of Australia sweeps about 130.
  */
 export const MAX_PATH_SWEEP_DEGREES = 180;
 
-const RADIANS = Math.PI / 180;
-const KM_PER_DEGREE = EARTH_RADIUS_KM * RADIANS;
 
 const NOT_A_POLYLINE = { error: 'must be an encoded polyline (precision 5)' } as const;
 
@@ -71,11 +70,17 @@ export function decodePolyline(text: string): Point[] | { error: string } {
   return points;
 }
 
-/** Why the path is too costly to index (its sweep over MAX_PATH_SWEEP_DEGREES), for a 400 naming `path`; undefined when it is not. */
+const ANTIPODAL = 'must not join two antipodal points in one segment (no one great circle joins them)';
+
+/**
+ * Why the path cannot be searched, for a 400 naming `path`: a segment joining antipodal points,
+ * or a sweep over MAX_PATH_SWEEP_DEGREES (too costly to index); undefined when it can.
+ */
 export function sweepError(points: readonly Point[]): string | undefined {
   let sweep = 0;
   for (let i = 1; i < points.length; i++) {
     const [a, b] = [points[i - 1] as Point, points[i] as Point];
+    if (antipodal(a.latitude, a.longitude, b.latitude, b.longitude)) return ANTIPODAL;
     sweep += Math.max(Math.abs(b.latitude - a.latitude), Math.abs(b.longitude - a.longitude));
   }
   return sweep > MAX_PATH_SWEEP_DEGREES
@@ -107,24 +112,45 @@ export function encodePolyline(points: readonly Point[]): string {
 export interface OnPath {
   /** To the path's nearest point, whole metres. */
   metres: number;
-  /** From the path's start to that point, km. */
+  /** From the path's start to the nearest point of its first pass by the station, km. */
   alongKm: number;
 }
 
+/** Great-circle km from the square of the chord between two unit vectors, and back. */
+const chordToKm = (h: number): number => 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h) / 2));
+const kmToChordSquared = (km: number): number => (2 * Math.sin(km / (2 * EARTH_RADIUS_KM))) ** 2;
+
+/** A station's first pass: not met yet, or over (a later pass cannot change where it is along). */
+const NO_PASS = -1;
+const PASSED = -2;
+
 /**
- * The path and its corridor. Its stations are found from a grid of positions (position-grid.ts):
- * each segment visits the cells its corridor can reach, row by row, and measures the stations
- * there against itself alone; a station keeps the least distance it was measured at. A station
- * within the corridor of a segment is in a cell that segment visits, so no segment within the
- * corridor is missed. A search writes into the grid's working space (PositionGrid.scratch), so
- * nothing of the grid's size is allocated or cleared per request.
+ * The path and its corridor. Each segment is the great-circle arc between its points (arc.ts), and
+ * its stations are found from a grid of positions (position-grid.ts): each segment visits the
+ * cells its corridor can reach, row by row (arc.ts cellsOf), and measures the stations there
+ * against itself alone. A station within the corridor of a segment is in a cell that segment
+ * visits, so no segment within the corridor is missed. A search writes into the grid's working
+ * space (PositionGrid.scratch), so nothing of the grid's size is allocated or cleared per request.
+ *
+ * Where a station stands, exactly (README 14a):
+ * - `metres`: its least distance to the path (any segment), in whole metres; it is within the
+ *   corridor when that is at most the corridor in metres.
+ * - A pass: a stretch of the path all within the corridor of the station (the set of the path's
+ *   points within the corridor is a run of such stretches). Two segments that meet belong to one
+ *   pass when the point they share is within the corridor.
+ * - `alongKm`: the length along the path to the nearest point of its first pass (the earliest
+ *   along the path), the first of equally near points; a path that comes back past a station
+ *   (there and back again) lists it where it is first passed, even when the way back is nearer.
  */
 export class Path {
   private readonly cumulative: Float64Array;
+  private readonly units: Float64Array;
   readonly lengthKm: number;
 
   constructor(private readonly points: readonly Point[], readonly corridorKm: number) {
     this.cumulative = new Float64Array(points.length);
+    this.units = new Float64Array(points.length * 3);
+    points.forEach((p, i) => putUnit(p.latitude, p.longitude, this.units, 3 * i));
     // distanceKm's haversine, with each point's cosine computed once rather than once a segment end.
     let aCos = cosLatitude(points[0]?.latitude ?? 0);
     for (let s = 1; s < points.length; s++) {
@@ -137,90 +163,94 @@ export class Path {
     this.lengthKm = this.cumulative[points.length - 1] ?? 0;
   }
 
+  private unit(i: number): [number, number, number] {
+    const u = this.units;
+    return [u[3 * i] ?? 0, u[3 * i + 1] ?? 0, u[3 * i + 2] ?? 0];
+  }
+
   /**
-   * The grid's positions within the corridor that `wanted` keeps (asked once a position), each
-   * made by `make` from its slot and where it stands: the distance to the nearest point of any
-   * segment, and where several are as near, the one first along the path. In no order.
+   * The grid's positions within the corridor that `wanted` keeps (asked once a position, when it
+   * is first found within the corridor), each made by `make` from its slot and where it stands
+   * (OnPath, above). In no order.
    */
   within<T>(grid: PositionGrid, wanted: (slot: number) => boolean, make: (slot: number, metres: number, alongKm: number) => T): T[] {
-    // Per slot, in the grid's working space: whether it was met (and kept), and its best so far:
-    // the square of the distance (compared squared; the root is taken once, of the best) and along.
-    const { mark, marks, values: bestSquared, others: bestAlong } = grid.scratch();
-    const { slots, latitudes, longitudes, cosines, cellDegrees: cell } = grid;
+    // Per slot, in the grid's working space: whether it was met (and kept); the least distance;
+    // and of its first pass, the last segment met (or NO_PASS, PASSED), the least distance and its along.
+    const { mark, marks, values: bestH, others: passAlong, nearest: passH, states: passSegment } = grid.scratch();
+    const { slots, cellDegrees } = grid;
+    const units = grid.units();
     const met: number[] = [];
     const run = new Int32Array(2);
+    const corridorMetres = Math.round(this.corridorKm * 1000);
     // The cells searched reach a metre past the corridor: a station whose distance rounds to the
     // corridor's metres is within it, and the search must not lose it to rounding.
     const reachKm = this.corridorKm + 0.001;
-    const dLat = reachKm / KM_PER_DEGREE;
-    const points = this.points;
-    // A station within reach is at most dLat from a segment in latitude, and dLng in longitude: dLng
-    // at the highest latitude any station within reach of the path can be at (one for the path; at
-    // a segment's own latitudes it would be a little narrower).
-    let highest = 0;
-    for (const p of points) highest = Math.max(highest, Math.abs(p.latitude));
-    const dLng = reachKm / (KM_PER_DEGREE * Math.cos(Math.min(89, highest + dLat) * RADIANS));
-    for (let s = 0; s + 1 < points.length; s++) {
-      const a = points[s] as Point;
-      const b = points[s + 1] as Point;
-      const aLat = a.latitude;
-      const aLng = a.longitude;
-      const bLat = b.latitude;
-      const bLng = b.longitude;
+    const sinReach = Math.sin(reachKm / EARTH_RADIUS_KM);
+    // Within the corridor: the metres rounded at most the corridor's, i.e. under corridor + 0.5 m; compared as
+    // squared chords, and only within a hair (1e-12, relative) of that edge by the rounded metres themselves.
+    const edge = kmToChordSquared((corridorMetres + 0.5) / 1000);
+    const inCorridor = (h: number): boolean =>
+      h < edge * (1 - 1e-12) || (h <= edge * (1 + 1e-12) && Math.round(chordToKm(h) * 1000) <= corridorMetres);
+    const space = new CellSpace();
+    for (let s = 0; s + 1 < this.points.length; s++) {
+      const arc = arcBetween(this.unit(s), this.unit(s + 1));
+      const [ax, ay, az] = arc.a;
+      const [bx, by, bz] = arc.b;
+      const [nx, ny, nz] = arc.n;
+      const [tax, tay, taz] = arc.tA;
+      const [tbx, tby, tbz] = arc.tB;
       const fromKm = this.cumulative[s] ?? 0;
       const lengthKm = (this.cumulative[s + 1] ?? 0) - fromKm;
-      const low = Math.min(aLat, bLat);
-      const high = Math.max(aLat, bLat);
-      for (let row = grid.cellOf(low - dLat), last = grid.cellOf(high + dLat); row <= last; row++) {
-        // The part of the segment within dLat of the row's latitudes, and the columns it reaches.
-        const from = Math.max(low, row * cell - dLat);
-        const to = Math.min(high, (row + 1) * cell + dLat);
-        let west = Math.min(aLng, bLng);
-        let east = Math.max(aLng, bLng);
-        if (bLat !== aLat && from <= to) {
-          const lng0 = aLng + ((from - aLat) / (bLat - aLat)) * (bLng - aLng);
-          const lng1 = aLng + ((to - aLat) / (bLat - aLat)) * (bLng - aLng);
-          west = Math.min(lng0, lng1);
-          east = Math.max(lng0, lng1);
+      const measure = (slot: number): void => {
+        const seen = marks[slot];
+        if (seen === -mark) return;
+        const px = units[3 * slot] ?? 0;
+        const py = units[3 * slot + 1] ?? 0;
+        const pz = units[3 * slot + 2] ?? 0;
+        // Beyond reach of the whole great circle: beyond reach of the arc.
+        const across = px * nx + py * ny + pz * nz;
+        if (across > sinReach || across < -sinReach) return;
+        // The distance as the square of the chord to the nearest point (chordSquared): beside the arc from the
+        // cross-track sine, 2 sin² / (1 + cos), without cancellation; else to the nearer end.
+        const beside = arc.directed && px * tax + py * tay + pz * taz >= 0 && px * tbx + py * tby + pz * tbz <= 0;
+        let h: number;
+        let atB = false;
+        if (beside) {
+          const sin2 = across * across;
+          h = (2 * sin2) / (1 + Math.sqrt(1 - sin2));
+        } else {
+          const toA = (px - ax) ** 2 + (py - ay) ** 2 + (pz - az) ** 2;
+          const toB = (px - bx) ** 2 + (py - by) ** 2 + (pz - bz) ** 2;
+          atB = toB < toA;
+          h = atB ? toB : toA;
         }
-        grid.runOf(row, grid.cellOf(west - dLng), grid.cellOf(east + dLng), run);
-        for (let i = run[0] ?? 0, end = run[1] ?? 0; i < end; i++) {
-          const slot = slots[i] ?? 0;
-          const seen = marks[slot];
-          if (seen === -mark) continue;
-          if (seen !== mark) {
-            if (!wanted(slot)) { marks[slot] = -mark; continue; }
-            marks[slot] = mark;
-            bestSquared[slot] = Infinity;
-            met.push(slot);
+        if (!inCorridor(h)) return;
+        if (seen !== mark) {
+          if (!wanted(slot)) { marks[slot] = -mark; return; }
+          marks[slot] = mark;
+          bestH[slot] = Infinity;
+          passSegment[slot] = NO_PASS;
+          met.push(slot);
+        }
+        if (h < (bestH[slot] ?? Infinity)) bestH[slot] = h;
+        const last = passSegment[slot] ?? NO_PASS;
+        if (last === PASSED) return;
+        if (last === NO_PASS || last === s || (last === s - 1 && inCorridor((px - ax) ** 2 + (py - ay) ** 2 + (pz - az) ** 2))) {
+          if (last === NO_PASS || h < (passH[slot] ?? Infinity)) {
+            passH[slot] = h;
+            passAlong[slot] = beside ? fromKm + Math.min(lengthKm, EARTH_RADIUS_KM * Math.atan2(px * tax + py * tay + pz * taz, px * ax + py * ay + pz * az))
+              : atB ? fromKm + lengthKm : fromKm;
           }
-          const latitude = latitudes[slot] ?? 0;
-          const longitude = longitudes[slot] ?? 0;
-          const cos = cosines[slot] ?? 1;
-          // The station at the origin; x east and y north in km.
-          const ax = ((aLng - longitude) * KM_PER_DEGREE) * cos;
-          const ay = (aLat - latitude) * KM_PER_DEGREE;
-          const bx = ((bLng - longitude) * KM_PER_DEGREE) * cos;
-          const by = (bLat - latitude) * KM_PER_DEGREE;
-          const dx = bx - ax;
-          const dy = by - ay;
-          const segmentSquared = dx * dx + dy * dy;
-          const t = segmentSquared === 0 ? 0 : Math.min(1, Math.max(0, -(ax * dx + ay * dy) / segmentSquared));
-          const ex = ax + t * dx;
-          const ey = ay + t * dy;
-          const squaredKm = ex * ex + ey * ey;
-          const along = fromKm + t * lengthKm;
-          const best = bestSquared[slot] ?? Infinity;
-          if (squaredKm < best || (squaredKm === best && along < (bestAlong[slot] ?? Infinity))) { bestSquared[slot] = squaredKm; bestAlong[slot] = along; }
-        }
-      }
+          passSegment[slot] = s;
+        } else passSegment[slot] = PASSED;
+      };
+      cellsOf(arc, reachKm, cellDegrees, (row, west, east) => {
+        grid.runOf(row, grid.cellOf(west), grid.cellOf(east), run);
+        for (let i = run[0] ?? 0, end = run[1] ?? 0; i < end; i++) measure(slots[i] ?? 0);
+      }, space);
     }
-    const corridorMetres = Math.round(this.corridorKm * 1000);
     const found: T[] = [];
-    for (const slot of met) {
-      const metres = Math.round(Math.sqrt(bestSquared[slot] ?? Infinity) * 1000);
-      if (metres <= corridorMetres) found.push(make(slot, metres, bestAlong[slot] ?? 0));
-    }
+    for (const slot of met) found.push(make(slot, Math.round(chordToKm(bestH[slot] ?? 0) * 1000), passAlong[slot] ?? 0));
     return found;
   }
 }

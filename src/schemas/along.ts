@@ -3,6 +3,7 @@ import { FUELS } from '../domain/fuels.ts';
 import { DEFAULT_CORRIDOR_KM, MAX_CORRIDOR_KM, MAX_PATH_POINTS, MAX_PATH_SWEEP_DEGREES, MIN_CORRIDOR_KM } from '../domain/route.ts';
 import { CheapestItemSchema, ListQuerySchema, maxAgeParameter } from './api.ts';
 import { NetCostSchema, fillParameters } from './fill.ts';
+import { bodySchemaOf } from './body.ts';
 
 /**
  * /v1/prices/along (domain/along.ts): the one source for its validation, serialisation and the
@@ -41,6 +42,13 @@ export const AlongQuerySchema = Type.Object({
   page: ListQuerySchema.properties.page,
   offset: ListQuerySchema.properties.offset,
 });
+
+/** The parameters besides the integers that a POST body may give as JSON numbers. */
+export const ALONG_NUMERIC = ['corridor', 'litres', 'consumption'] as const;
+/** POST /v1/prices/along: the same parameters as a JSON object (http/routes/post-body.ts). */
+export const AlongBodySchema = bodySchemaOf(AlongQuerySchema,
+  'The parameters of GET /v1/prices/along as a JSON object: each a string as in the query, or a JSON number where the parameter is a number.',
+  ALONG_NUMERIC);
 
 export const AlongItemSchema = Type.Object({
   ...CheapestItemSchema.properties,

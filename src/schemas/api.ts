@@ -3,6 +3,7 @@ import { FUELS } from '../domain/fuels.ts';
 import { STATES } from '../domain/states.ts';
 import { TIMEFRAMES } from '../domain/time.ts';
 import { NetCostSchema, fillParameters } from './fill.ts';
+import { bodySchemaOf } from './body.ts';
 import { DEFAULT_RADIUS_KM, MAX_RADIUS_KM, MIN_RADIUS_KM, NEAR_PATTERN, RADIUS_PATTERN } from '../domain/nearby.ts';
 
 /**
@@ -162,6 +163,10 @@ export const BatchPricesQuerySchema = Type.Object({
   }),
   max_age: maxAgeParameter('each entry\'s price; an older one is answered as no report (false throughout; tomorrow still given)'),
 });
+/** POST /v1/stations/prices: the same parameters as a JSON object, `ids` as an array (http/routes/post-body.ts). */
+export const BatchPricesBodySchema = bodySchemaOf(BatchPricesQuerySchema,
+  'The parameters of GET /v1/stations/prices as a JSON object: ids as an array of ids (or one string of them separated by commas), max_age a number.',
+  [], { ids: `1 to ${MAX_BATCH_IDS} station ids, each answered once, in the order first asked (an id holds no comma).` });
 /** GET /v1/stations/{id}/prices: max_age, as the batch route takes it. */
 export const StationPricesQuerySchema = Type.Object({ max_age: BatchPricesQuerySchema.properties.max_age });
 export const BatchPricesResponse = Type.Object({

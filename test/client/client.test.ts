@@ -153,6 +153,24 @@ for (const backend of testBackends()) {
       }
     });
 
+    test('the POST forms: a method for each POST of the document, answering what the GET answers, sent as a JSON body', async () => {
+      const sent: Array<{ url: string; method: string | undefined; type: string | null; body: unknown }> = [];
+      const client = clientOf(server, { fetch: async (input, init) => {
+        sent.push({ url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, method: init?.method, type: new Headers(init?.headers).get('content-type'), body: init?.body });
+        return fetch(input, init);
+      } });
+      const doc = await client.getOpenApiDocument() as { paths: Record<string, { post?: { operationId: string } }> };
+      assert.deepEqual(Object.values(doc.paths).flatMap((item) => (item.post ? [item.post.operationId] : [])).sort(), ['postPricesAlong', 'postStationsPrices']);
+      const ids = ['beta-sydney', 'nowhere', 'alpha-sydney'];
+      assert.deepEqual(await client.postStationsPrices({ ids }), (await get(server, `/v1/stations/prices?ids=${ids.join(',')}`)).body);
+      assert.deepEqual(sent.at(-1), { url: `${server.baseUrl}/v1/stations/prices`, method: 'POST', type: 'application/json', body: JSON.stringify({ ids }) });
+      const along = { fuel: 'ulp91', path: ALONG_PATH, corridor: 5, order: 'along' };
+      assert.deepEqual(await client.postPricesAlong(along),
+        (await get(server, `/v1/prices/along?${new URLSearchParams({ fuel: 'ulp91', path: ALONG_PATH, corridor: '5', order: 'along' })}`)).body);
+      assert.equal(sent.at(-1)?.body, JSON.stringify(along));
+      await assert.rejects(client.postStationsPrices({ ids: [] }), (e: unknown) => e instanceof BadRequestError && e.code === 'invalid_parameter');
+    });
+
     test('sends the token as a bearer and asks for JSON; refuses a retries count that is not a whole number', async () => {
       const sent: Array<Headers> = [];
       const client = clientOf(server, { fetch: async (input, init) => { sent.push(new Headers(init?.headers)); return fetch(input, init); } });

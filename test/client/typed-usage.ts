@@ -17,6 +17,16 @@ export async function usage(client: FuelPriceClient): Promise<void> {
   const first: Item<'listCheapestStations'> | undefined = (await client.listCheapestStations({ fuel: 'ulp91', state: 'wa' })).data[0];
   void [name, state, total, first, RateLimitedError];
 
+  // The POST forms take the GET's parameters as one object; ids as an array.
+  const batch = await client.postStationsPrices({ ids: ['alpha-sydney', 'beta-sydney'], max_age: 24 });
+  const unknown: string[] = batch.unknown;
+  const along = await client.postPricesAlong({ fuel: 'ulp91', path: '~t{mEkzbz[~zfBvqvB', corridor: 2.5, limit: 100 });
+  void [unknown, along.total_items];
+  // @ts-expect-error: the batch needs its ids
+  await client.postStationsPrices({ max_age: 24 });
+  // @ts-expect-error: along needs a path
+  await client.postPricesAlong({ fuel: 'ulp91' });
+
   // @ts-expect-error: not a state
   await client.listCities({ state: 'xx' });
   // @ts-expect-error: not a timeframe

@@ -5,11 +5,9 @@ import type { Point } from '../../src/domain/nearby.ts';
 import { GRID_CELL_DEGREES, PositionGrid } from '../../src/domain/position-grid.ts';
 import { MAX_PATH_POINTS, type OnPath, Path, decodePolyline, encodePolyline, netCostDollars, sweepError } from '../../src/domain/route.ts';
 
-const R = 6371;
+import { R, againstSegment, beside, greatCircle, reference } from '../great-circle.ts';
+
 const rad = (d: number): number => (d * Math.PI) / 180;
-/** Great-circle km, written here as the reference (the spherical law of cosines, not the code's haversine). */
-const greatCircle = (a: Point, b: Point): number => R * Math.acos(Math.min(1,
-  Math.sin(rad(a.latitude)) * Math.sin(rad(b.latitude)) + Math.cos(rad(a.latitude)) * Math.cos(rad(b.latitude)) * Math.cos(rad(b.longitude - a.longitude))));
 /** Distance from a point to the great circle of a meridian (cross-track), km. */
 const toMeridian = (p: Point, longitude: number): number => R * Math.asin(Math.abs(Math.sin(rad(p.longitude - longitude)) * Math.cos(rad(p.latitude))));
 
@@ -24,6 +22,27 @@ const locateAll = (path: Path, points: readonly Point[]): Array<OnPath | undefin
   return out;
 };
 const locate = (path: Path, p: Point): OnPath | undefined => locateAll(path, [p])[0];
+
+/**
+ * Path.within over a grid of the stations agrees with the great-circle reference: in the corridor
+ * or not, the metres, and along to a millimetre (but where the reference says a decision was within
+ * a centimetre of the edge). The count inside.
+ */
+function agrees(path: readonly Point[], corridorKm: number, stations: readonly Point[]): number {
+  const got = locateAll(new Path(path, corridorKm), stations);
+  let inside = 0;
+  stations.forEach((p, i) => {
+    const want = reference(path, p, corridorKm);
+    if (want?.marginal === true) return;
+    const at = `${corridorKm} km, station ${p.latitude},${p.longitude}`;
+    if (want === undefined) { assert.equal(got[i], undefined, at); return; }
+    inside++;
+    assert.ok(got[i], `missing: ${at}`);
+    assert.ok(Math.abs((got[i]?.metres ?? 0) - want.km * 1000) <= 0.5 + 1e-3, `${got[i]?.metres} m against ${want.km * 1000}: ${at}`);
+    assert.ok(Math.abs((got[i]?.alongKm ?? 0) - want.alongKm) < 1e-6, `along ${got[i]?.alongKm} against ${want.alongKm}: ${at}`);
+  });
+  return inside;
+}
 
 describe('encoded polylines', () => {
   test("Google's documented example decodes to its three points", () => {
@@ -98,32 +117,14 @@ describe('a station against the path', () => {
     assert.ok(Math.abs((got?.alongKm ?? 0) - greatCircle(start, crossing)) < 1e-6, 'along the first leg, not the last');
   });
 
-  test('one search over 2,000 stations about a 900 km path of 500 points finds what measuring every segment finds', () => {
-    // Sydney to Melbourne, roughly, with a wobble: the reference measures every segment (flat at the station, as documented).
+  test('one search over 2,000 stations about a 900 km path of 500 points finds what the great-circle reference finds', () => {
+    // Sydney to Melbourne, roughly, with a wobble: the reference measures every segment on the sphere (test/great-circle.ts).
     const path = Array.from({ length: 500 }, (_, i) => ({ latitude: -33.87 - (3.94 * i) / 499 + 0.05 * Math.sin(i / 7), longitude: 151.21 - (6.25 * i) / 499 }));
-    const brute = (p: Point): number => {
-      let best = Infinity;
-      for (let s = 0; s + 1 < path.length; s++) {
-        const a = path[s] as Point;
-        const b = path[s + 1] as Point;
-        const k = R * Math.PI / 180;
-        const c = Math.cos(rad(p.latitude));
-        const [ax, ay, bx, by] = [(a.longitude - p.longitude) * k * c, (a.latitude - p.latitude) * k, (b.longitude - p.longitude) * k * c, (b.latitude - p.latitude) * k];
-        const t = Math.min(1, Math.max(0, -(ax * (bx - ax) + ay * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2)));
-        best = Math.min(best, Math.hypot(ax + t * (bx - ax), ay + t * (by - ay)));
-      }
-      return Math.round(best * 1000);
-    };
     const stations = Array.from({ length: 2000 }, (_, i) => {
       const along = path[(i * 37) % 500] as Point;
       return { latitude: along.latitude + ((i % 41) - 20) * 0.002, longitude: along.longitude + ((i % 53) - 26) * 0.002 };
     });
-    const got = locateAll(new Path(path, 2), stations);
-    let inside = 0;
-    stations.forEach((p, i) => {
-      const want = brute(p);
-      if (want <= 2000) { inside++; assert.equal(got[i]?.metres, want, `${p.latitude},${p.longitude}`); } else assert.equal(got[i], undefined);
-    });
+    const inside = agrees(path, 2, stations);
     assert.ok(inside > 200 && inside < 1800, `${inside} of 2,000 inside: both sides are tried`);
   });
 
@@ -168,46 +169,123 @@ test('net cost: the fill plus the detour\'s fuel at the station\'s price, worked
 });
 
 describe('long segments', () => {
-  // Flat at the station, every segment: the documented measure, written again here.
-  const brute = (path: readonly Point[], p: Point): number => {
-    let best = Infinity;
-    const k = R * Math.PI / 180;
-    const c = Math.cos(rad(p.latitude));
-    for (let s = 0; s + 1 < path.length; s++) {
-      const [a, b] = [path[s] as Point, path[s + 1] as Point];
-      const [ax, ay, bx, by] = [(a.longitude - p.longitude) * k * c, (a.latitude - p.latitude) * k, (b.longitude - p.longitude) * k * c, (b.latitude - p.latitude) * k];
-      const t = Math.min(1, Math.max(0, -(ax * (bx - ax) + ay * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2)));
-      best = Math.min(best, Math.hypot(ax + t * (bx - ax), ay + t * (by - ay)));
-    }
-    return Math.round(best * 1000);
-  };
-
-  test('a few long diagonal segments (Sydney, Mildura, Perth, Darwin) find what measuring every segment finds, for corridors of 0.1 to 20 km', () => {
+  test('a few long diagonal segments (Sydney, Mildura, Perth, Darwin) find what the great-circle reference finds, for corridors of 0.1 to 20 km', () => {
     const path = [{ latitude: -33.87, longitude: 151.21 }, { latitude: -34.18, longitude: 142.16 }, { latitude: -31.95, longitude: 115.86 }, { latitude: -12.46, longitude: 130.84 }];
     for (const corridor of [0.1, 2, 20]) {
-      // Points on a segment, pushed off it by up to twice the corridor each way.
+      // Points on the great circle of a segment, pushed off it by up to twice the corridor either way; and as many
+      // on the straight line of latitude and longitude between its ends (up to 150 km from the arc on Mildura-Perth).
       const stations = Array.from({ length: 3000 }, (_, i) => {
         const s = i % 3;
         const [a, b] = [path[s] as Point, path[s + 1] as Point];
         const t = ((i * 7919) % 1000) / 1000;
-        const off = ((((i * 104729) % 2001) - 1000) / 1000) * 2 * corridor / 111.19;
-        return { latitude: a.latitude + t * (b.latitude - a.latitude) + off * ((i % 5) - 2) / 2, longitude: a.longitude + t * (b.longitude - a.longitude) + off };
+        const off = ((((i * 104729) % 2001) - 1000) / 1000) * 2 * corridor;
+        return i % 2 === 0 ? beside(a, b, t, off)
+          : { latitude: a.latitude + t * (b.latitude - a.latitude), longitude: a.longitude + t * (b.longitude - a.longitude) + off / 111.19 };
       });
-      const got = locateAll(new Path(path, corridor), stations);
-      let inside = 0;
-      stations.forEach((p, i) => {
-        const want = brute(path, p);
-        if (want <= Math.round(corridor * 1000)) { inside++; assert.equal(got[i]?.metres, want, `${corridor}: ${p.latitude},${p.longitude}`); } else assert.equal(got[i], undefined);
-      });
-      assert.ok(inside > 300, `${inside} inside at ${corridor} km`);
+      assert.ok(agrees(path, corridor, stations) > 500, `enough inside at ${corridor} km`);
     }
   });
 
+  test("Sydney to Melbourne as two points, corridor 5 km: in half a metre inside the edge, out half a metre past it, along to the foot", () => {
+    // The flat measure at each station (what this replaced) put stations 0.9 km off that are 6 km off by great circle.
+    const [sydney, melbourne] = [{ latitude: -33.8688, longitude: 151.2093 }, { latitude: -37.8136, longitude: 144.9631 }];
+    const path = new Path([sydney, melbourne], 5);
+    const length = greatCircle(sydney, melbourne);
+    for (let i = 1; i < 20; i++) {
+      const fraction = i / 20;
+      for (const side of [1, -1]) {
+        const inside = locate(path, beside(sydney, melbourne, fraction, side * 5.0004));
+        assert.equal(inside?.metres, 5000, `${fraction} ${side}`);
+        assert.ok(Math.abs((inside?.alongKm ?? 0) - fraction * length) < 1e-6, `${inside?.alongKm} against ${fraction * length}`);
+        assert.equal(locate(path, beside(sydney, melbourne, fraction, side * 5.0006)), undefined, `${fraction} ${side}`);
+      }
+    }
+    // Halfway the arc runs 58 km south of the straight line of latitude and longitude (which the old walk searched).
+    const straight = { latitude: (sydney.latitude + melbourne.latitude) / 2, longitude: (sydney.longitude + melbourne.longitude) / 2 };
+    assert.equal(locate(path, straight), undefined);
+    assert.equal(locate(path, beside(sydney, melbourne, 0.5, 0))?.metres, 0);
+  });
+
+  test('any route in Australia (2 to 6 points, some coming back) and stations about it: what the reference finds, to the metre', () => {
+    const place = fc.record({ latitude: fc.integer({ min: -4300000, max: -1100000 }), longitude: fc.integer({ min: 11400000, max: 15300000 }) })
+      .map((p) => ({ latitude: p.latitude / 1e5, longitude: p.longitude / 1e5 }));
+    const route = fc.tuple(fc.array(place, { minLength: 2, maxLength: 6 }), fc.boolean()).map(([points, back]) => (back ? [...points, ...[...points].reverse().slice(1)] : points));
+    fc.assert(fc.property(route, fc.integer({ min: 100, max: 20000 }), fc.integer(), (points, corridorMetres, seed) => {
+      const corridor = corridorMetres / 1000;
+      let x = seed;
+      const next = (): number => { x = (Math.imul(x, 1103515245) + 12345) >>> 0; return x / 2 ** 32; };
+      const stations = Array.from({ length: 300 }, () => {
+        const s = Math.floor(next() * (points.length - 1));
+        return beside(points[s] as Point, points[s + 1] as Point, next(), (next() * 4 - 2) * corridor);
+      });
+      agrees(points, corridor, stations);
+    }), { numRuns: 60 });
+  });
+});
+
+describe('a route that comes back: the first pass counts', () => {
+  test('Sydney to Goulburn and back: a station 11 km out is 11 km along, not on the way back; order by along follows the way out', () => {
+    const [sydney, goulburn] = [{ latitude: -33.8688, longitude: 151.2093 }, { latitude: -34.7546, longitude: 149.7186 }];
+    const path = new Path([sydney, goulburn, sydney], 2);
+    const length = greatCircle(sydney, goulburn);
+    // 11, 50, 100 and 160 km out, 1.5 km off either side: each is that far along, not 2 × length less it (325.5 for the first).
+    const out = [11, 50, 100, 160];
+    const got = locateAll(path, out.map((km, i) => beside(sydney, goulburn, km / length, (i % 2 === 0 ? 1 : -1) * 1.5)));
+    out.forEach((km, i) => {
+      assert.equal(got[i]?.metres, 1500);
+      assert.ok(Math.abs((got[i]?.alongKm ?? 0) - km) < 1e-6, `${got[i]?.alongKm} against ${km}`);
+    });
+  });
+
+  test('nearer on the way back: distance_km is the nearest approach, along_km still the first pass', () => {
+    // Out north along 149.0, back south along 149.02 (1.8 km east); the station 0.7 km east of the way out, 1.1 km west of the way back.
+    const path = new Path([{ latitude: -35.2, longitude: 149.0 }, { latitude: -35.0, longitude: 149.0 }, { latitude: -35.0, longitude: 149.02 }, { latitude: -35.2, longitude: 149.02 }], 1.5);
+    const station = { latitude: -35.1, longitude: 149.014 };
+    const got = locate(path, station);
+    const want = reference([{ latitude: -35.2, longitude: 149.0 }, { latitude: -35.0, longitude: 149.0 }, { latitude: -35.0, longitude: 149.02 }, { latitude: -35.2, longitude: 149.02 }], station, 1.5);
+    assert.ok(want && got);
+    assert.equal(got.metres, Math.round(want.km * 1000));
+    assert.ok(got.metres < 600, `${got.metres}: the way back's distance`);
+    assert.ok(Math.abs(got.alongKm - greatCircle({ latitude: -35.2, longitude: 149.0 }, { latitude: -35.1, longitude: 149.0 })) < 0.01, `${got.alongKm}: the way out's along`);
+  });
+
+  test('a hairpin: two legs within the corridor, the bend far outside, are two passes', () => {
+    // Down a valley and up its other side; the bend 22 km south. The station sits between the legs, nearer the second.
+    const [top1, bend, top2] = [{ latitude: -35.0, longitude: 149.0 }, { latitude: -35.2, longitude: 149.01 }, { latitude: -35.0, longitude: 149.02 }];
+    const station = { latitude: -35.05, longitude: 149.012 };
+    const got = locate(new Path([top1, bend, top2], 1), station);
+    const want = reference([top1, bend, top2], station, 1);
+    assert.ok(want && got && !want.marginal);
+    assert.equal(got.metres, Math.round(want.km * 1000));
+    assert.ok(Math.abs(got.alongKm - want.alongKm) < 1e-6);
+    assert.ok(got.alongKm < greatCircle(top1, bend), `${got.alongKm}: on the first leg`);
+    // 0.5 km from the second leg, 0.85 km from the first: the distance is the second's.
+    assert.equal(got.metres, Math.round(againstSegment(bend, top2, station).km * 1000));
+    assert.ok(againstSegment(top1, bend, station).km > 0.6);
+  });
+});
+
+describe('what a path may be', () => {
   test('a path sweeping more than 180 degrees is refused with the reason; one of 180 is not', () => {
     assert.equal(sweepError([{ latitude: -30, longitude: 100 }, { latitude: -30, longitude: -80 }]), undefined);
     assert.equal(sweepError([{ latitude: -30, longitude: 100 }, { latitude: -30, longitude: -80.00001 }]),
       'must sweep at most 180 degrees of latitude and longitude in all (the sum over its segments of the larger change)');
     // Back and forth: 4 segments of 50 degrees (the larger change each time) sweep 200.
     assert.notEqual(sweepError([{ latitude: -30, longitude: 100 }, { latitude: -20, longitude: 150 }, { latitude: -30, longitude: 100 }, { latitude: -20, longitude: 150 }, { latitude: -30, longitude: 100 }]), undefined);
+  });
+
+  test('a segment joining antipodal points is refused (no one great circle joins them); one a step short of it is not', () => {
+    assert.equal(sweepError([{ latitude: -30, longitude: 60 }, { latitude: 30, longitude: -120 }]), 'must not join two antipodal points in one segment (no one great circle joins them)');
+    assert.equal(sweepError([{ latitude: -30, longitude: 60 }, { latitude: 30, longitude: -119.99999 }]), undefined);
+  });
+
+  test('a segment over a pole and one across longitude 180 find what the reference finds', () => {
+    // (-30, 100) to (-30, -80) runs over the south pole; (-17, 179.5) to (-16, -179.5) crosses longitude 180 the short way.
+    const over = [{ latitude: -30, longitude: 100 }, { latitude: -30, longitude: -80 }];
+    const across = [{ latitude: -17, longitude: 179.5 }, { latitude: -16, longitude: -179.5 }];
+    for (const path of [over, across]) {
+      const stations = Array.from({ length: 400 }, (_, i) => beside(path[0] as Point, path[1] as Point, i / 400, ((i % 9) - 4) * 0.6));
+      assert.ok(agrees(path, 2, stations) > 100);
+    }
   });
 });

@@ -31,11 +31,9 @@ import { type Point } from '../../src/domain/nearby.ts';
 import { encodePolyline } from '../../src/domain/route.ts';
 import { NOW } from '../fixture.ts';
 import { fixedClock, get, servedStore, testBackends } from '../helpers.ts';
+import { beside, greatCircle, reference as onPath } from '../great-circle.ts';
 
 const T = NOW - 3600;
-const R = 6371;
-const rad = (d: number): number => (d * Math.PI) / 180;
-const KM_PER_DEGREE = (R * Math.PI) / 180;
 
 const MAIN: Point[] = [
   { latitude: -35.9, longitude: 146.9 }, { latitude: -36.0, longitude: 146.9 }, { latitude: -36.1, longitude: 146.9 },
@@ -65,37 +63,47 @@ const PLACES: Place[] = [
   { id: 'crossing', name: 'Crossing', state: 'nsw', latitude: -35.05, longitude: 147.5, ulp91: 1600 },
   { id: 'loop-east', name: 'Loop East', state: 'nsw', latitude: -35.075, longitude: 147.605, ulp91: 1650 },
 ];
+/**
+ * Diesel stations about two long routes given as few points (what the flat measure got wrong):
+ * Sydney to Melbourne as two points, and Sydney to Goulburn and back. Each is placed by the
+ * reference's own great-circle navigation beside a random point of a leg, up to 10 km either side,
+ * stored to four decimals; the few the reference finds within a centimetre of a corridor's edge are left out.
+ */
+const SYDNEY = { latitude: -33.8688, longitude: 151.2093 };
+const MELBOURNE = { latitude: -37.8136, longitude: 144.9631 };
+const GOULBURN = { latitude: -34.7546, longitude: 149.7186 };
+const LONG_ROUTES: Array<{ path: Point[]; corridor: number }> = [{ path: [SYDNEY, MELBOURNE], corridor: 5 }, { path: [SYDNEY, GOULBURN, SYDNEY], corridor: 2 }];
+const LONG: Array<{ id: string; latitude: number; longitude: number; diesel: number }> = (() => {
+  let x = 20261207;
+  const next = (): number => { x = (Math.imul(x, 1103515245) + 12345) >>> 0; return x / 2 ** 32; };
+  const out: Array<{ id: string; latitude: number; longitude: number; diesel: number }> = [];
+  for (let i = 0; out.length < 240; i++) {
+    const [a, b] = i % 2 === 0 ? [SYDNEY, MELBOURNE] : [SYDNEY, GOULBURN];
+    const at = beside(a, b, next(), (next() * 2 - 1) * 10);
+    const p = { latitude: Number(at.latitude.toFixed(4)), longitude: Number(at.longitude.toFixed(4)) };
+    if (LONG_ROUTES.some((r) => onPath(r.path, p, r.corridor)?.marginal === true)) continue;
+    out.push({ id: `long-${String(out.length).padStart(3, '0')}`, ...p, diesel: 1900 + Math.floor(next() * 300) });
+  }
+  return out;
+})();
 const CITIES: CityInput[] = [{ id: 'albury', name: 'Albury', state: 'nsw', latitude: -36.0806, longitude: 146.9158 }];
-const STATIONS: StationInput[] = PLACES.map((p, i) => ({
+const STATIONS: StationInput[] = [...PLACES.map((p, i) => ({
   feed: 'along', feedCode: String(i + 1), slug: p.name, name: p.name, brand: 'Hume', address: `${i + 1} Hume Highway`, street: `${i + 1} Hume Highway`,
   suburb: '', postcode: p.state === 'nsw' ? '2640' : '3690', state: p.state, phone: '', website: '', latitude: p.latitude, longitude: p.longitude,
-}));
-const PRICES: Batch['prices'] = PLACES.flatMap((p, i) => [
+})), ...LONG.map((p): StationInput => ({
+  feed: 'along', feedCode: p.id, slug: p.id, name: p.id, brand: 'Long', address: '', street: '',
+  suburb: '', postcode: '2000', state: 'nsw', phone: '', website: '', latitude: p.latitude, longitude: p.longitude,
+}))];
+const PRICES: Batch['prices'] = [...PLACES.flatMap((p, i) => [
   ...(p.ulp91 === undefined ? [] : [{ feed: 'along', feedCode: String(i + 1), fuel: 'ulp91' as const, at: T, priceTenths: p.ulp91, available: p.dry !== true }]),
   ...(p.e10 === undefined ? [] : [{ feed: 'along', feedCode: String(i + 1), fuel: 'e10' as const, at: T, priceTenths: p.e10, available: true }]),
-]);
+]), ...LONG.map((p) => ({ feed: 'along', feedCode: p.id, fuel: 'diesel' as const, at: T, priceTenths: p.diesel, available: true }))];
 
-/** Great-circle km by the spherical law of cosines (not the code's haversine). */
-const greatCircle = (a: Point, b: Point): number => R * Math.acos(Math.min(1,
-  Math.sin(rad(a.latitude)) * Math.sin(rad(b.latitude)) + Math.cos(rad(a.latitude)) * Math.cos(rad(b.latitude)) * Math.cos(rad(b.longitude - a.longitude))));
-
-/** The reference: a station against every segment, flat at the station; the first of equally near points counts. */
-function against(path: readonly Point[], p: Point): { metres: number; alongKm: number } {
-  let best = { km: Infinity, along: 0 };
-  let start = 0;
-  const c = Math.cos(rad(p.latitude));
-  for (let s = 0; s + 1 < path.length; s++) {
-    const a = path[s] as Point;
-    const b = path[s + 1] as Point;
-    const [ax, ay] = [(a.longitude - p.longitude) * KM_PER_DEGREE * c, (a.latitude - p.latitude) * KM_PER_DEGREE];
-    const [bx, by] = [(b.longitude - p.longitude) * KM_PER_DEGREE * c, (b.latitude - p.latitude) * KM_PER_DEGREE];
-    const t = Math.min(1, Math.max(0, -(ax * (bx - ax) + ay * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2)));
-    const km = Math.hypot(ax + t * (bx - ax), ay + t * (by - ay));
-    const length = greatCircle(a, b);
-    if (km < best.km) best = { km, along: start + t * length };
-    start += length;
-  }
-  return { metres: Math.round(best.km * 1000), alongKm: best.along };
+/** The reference (test/great-circle.ts): a station against every segment on the sphere; along at the nearest point of the first pass. */
+function against(path: readonly Point[], p: Point, corridorKm: number): { metres: number; alongKm: number } | undefined {
+  const at = onPath(path, p, corridorKm);
+  assert.ok(at?.marginal !== true, `${p.latitude},${p.longitude} is within a centimetre of an edge: move it`);
+  return at === undefined ? undefined : { metres: Math.round(at.km * 1000), alongKm: at.alongKm };
 }
 
 /** net_cost in cents, exactly: price/1000 $/L × (litres + 2 × metres/1000 × consumption/100) = P × (100000 L + 2 m C) / 10^8 dollars. */
@@ -110,8 +118,8 @@ function reference(path: readonly Point[], corridorKm: number, order: 'price' | 
   const found: Expected[] = [];
   for (const p of PLACES) {
     if (p.ulp91 === undefined || p.dry) continue;
-    const at = against(path, p);
-    if (at.metres > Math.round(corridorKm * 1000)) continue;
+    const at = against(path, p, corridorKm);
+    if (at === undefined) continue;
     found.push({ id: p.id, price: p.ulp91, ...at, ...(fill ? { net: netCents(p.ulp91, fill.litres, fill.consumption, at.metres) } : {}) });
   }
   const id = (a: Expected, b: Expected): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -237,6 +245,27 @@ for (const backend of testBackends()) {
       assert.equal((await ok(`/v1/prices/along?fuel=ulp-combined&path=${encodeURIComponent(MAIN_PATH)}`)).total_items, 10);
     });
 
+    test('long segments and a route that comes back: station for station what the great-circle reference finds, along the first pass', async () => {
+      for (const { path, corridor } of LONG_ROUTES) {
+        const want = LONG.flatMap((p) => {
+          const at = against(path, p, corridor);
+          return at === undefined ? [] : [{ id: p.id, metres: at.metres, alongKm: at.alongKm }];
+        }).sort((a, b) => a.alongKm - b.alongKm || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        assert.ok(want.length > 20, `${want.length} found`);
+        const got: Array<Record<string, unknown>> = [];
+        for (let page = 1; got.length < want.length && page < 10; page++) {
+          got.push(...(await ok(`/v1/prices/along?fuel=diesel&path=${encodeURIComponent(encodePolyline(path))}&corridor=${corridor}&order=along&limit=100&page=${page}`)).data);
+        }
+        assert.deepEqual(got.map((d) => [d.station_id, d.distance_km, d.along_km]), want.map((e) => [e.id, km1(e.metres), km1(Math.round(e.alongKm * 1000))]));
+        if (path.length === 3) {
+          // There and back: every station is listed on the way out (along at most the way out's length), none on the way back.
+          const out = greatCircle(SYDNEY, GOULBURN);
+          assert.ok(want.every((e) => e.alongKm <= out + 0.01), 'first pass');
+          assert.ok(got.every((d) => Number(d.along_km) <= Math.round(out * 10) / 10 + 0.1));
+        }
+      }
+    });
+
     test('every bad parameter answers 400 invalid_parameter naming it', async () => {
       const path = encodeURIComponent(MAIN_PATH);
       const many = Array.from({ length: 1001 }, (_, i) => ({ latitude: -36 - i / 1e5, longitude: 146.9 + i / 1e5 }));
@@ -267,14 +296,14 @@ for (const backend of testBackends()) {
       await rejects(`/v1/prices/along?fuel=ulp91&path=${path}&path=${path}`, `Parameter 'path' must be given once; ${PATH_ACCEPTS}.`);
     });
 
-    test('ETag and 304; no token, 401; POST, 405', async () => {
+    test('ETag and 304; no token, 401; PUT, 405 (POST takes the parameters in a body: test/http/post-body.test.ts)', async () => {
       const first = await along('');
       const etag = first.headers.get('etag') ?? assert.fail('no etag');
       assert.equal((await along('')).headers.get('etag'), etag);
       const again = await get(server, `/v1/prices/along?fuel=ulp91&path=${encodeURIComponent(MAIN_PATH)}`, { headers: { 'if-none-match': etag } });
       assert.equal(again.status, 304);
       assert.equal((await get(server, `/v1/prices/along?fuel=ulp91&path=${encodeURIComponent(MAIN_PATH)}`, { token: null })).status, 401);
-      assert.equal((await get(server, '/v1/prices/along?fuel=ulp91', { method: 'POST' })).status, 405);
+      assert.equal((await get(server, '/v1/prices/along?fuel=ulp91', { method: 'PUT' })).status, 405);
     });
 
     test('cheapest near a point with litres and consumption: net_cost with the round trip as detour; order=net_cost; the 400s', async () => {

@@ -63,9 +63,9 @@ for (const backend of testBackends()) {
       assert.equal((missing.body as { error: { code: string } }).error.code, 'invalid_parameter');
     });
 
-    test('no token, 401; POST, 405', async () => {
+    test('no token, 401; PUT, 405 (POST takes the ids in a body: test/http/post-body.test.ts)', async () => {
       assert.equal((await get(server, '/v1/stations/prices?ids=alpha-sydney', { token: null })).status, 401);
-      assert.equal((await get(server, '/v1/stations/prices?ids=alpha-sydney', { method: 'POST' })).status, 405);
+      assert.equal((await get(server, '/v1/stations/prices?ids=alpha-sydney', { method: 'PUT' })).status, 405);
     });
   });
 }

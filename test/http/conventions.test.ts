@@ -122,7 +122,14 @@ for (const backend of testBackends()) {
         assert.ok(operation, path);
         assert.deepEqual(operation.security, [{ bearerAuth: [] }], path);
         for (const status of ['200', '401', '405', '429', '500', '503']) assert.ok(operation.responses[status], `${path} ${status}`);
-        assert.deepEqual(Object.keys(doc.paths[path] ?? {}), ['get'], `${path} shows only GET`);
+        // The two POST forms (src/http/routes/post-body.ts) show their body and no query; every other path only GET.
+        const post = path === '/v1/stations/prices' || path === '/v1/prices/along';
+        assert.deepEqual(Object.keys(doc.paths[path] ?? {}), post ? ['get', 'post'] : ['get'], `${path} shows only GET${post ? ' and POST' : ''}`);
+        if (post) {
+          const form = (doc.paths[path] as unknown as Record<string, { parameters?: unknown[]; requestBody?: { required?: boolean; content?: Record<string, unknown> } }>).post;
+          assert.equal(form?.parameters, undefined, `${path} POST has no query`);
+          assert.deepEqual(Object.keys(form?.requestBody?.content ?? {}), ['application/json'], path);
+        }
       }
       assert.deepEqual(doc.paths['/v1/cities']?.get?.parameters?.map((p) => p.name).sort(), ['format', 'limit', 'offset', 'page', 'state']);
       assert.deepEqual(doc.paths['/v1/brands']?.get?.parameters?.map((p) => p.name).sort(), ['format', 'limit', 'offset', 'page', 'state']);

@@ -19,6 +19,9 @@ export type Answer<K extends OperationId> = operations[K]['responses'][200] exte
 /** An operation's query parameters. `format` is left out: the client reads JSON only. */
 export type Query<K extends OperationId> = Omit<NonNullable<operations[K]['parameters']['query']>, 'format'>;
 
+/** An operation's JSON body (the POST forms: the GET's parameters as one object). */
+export type Body<K extends OperationId> = operations[K] extends { requestBody: { content: { 'application/json': infer T } } } ? T : never;
+
 /** The query of a paginated list without its page or offset, which the iterator sets. */
 export type ListQuery<K extends PaginatedId> = Omit<Query<K>, 'page' | 'offset'>;
 
@@ -104,11 +107,19 @@ export class FuelPriceClient {
     return this.#get('/v1/stations/prices', { ...query, ids: ids.join(',') });
   }
 
+  /**
+   * The same by POST, the ids in a JSON body: for 100 ids whose URL would pass the server's 2,048
+   * characters (real ids average about 20). The same answer as getStationsPrices, byte for byte.
+   */
+  postStationsPrices(body: Body<'postStationsPrices'>): Promise<Answer<'postStationsPrices'>> { return this.#post('/v1/stations/prices', body); }
+
   // Prices, fuel types, brands.
   getPriceSummary(query: Query<'getPriceSummary'> = {}): Promise<Answer<'getPriceSummary'>> { return this.#get('/v1/prices', query); }
   listCheapestStations(query: Query<'listCheapestStations'>): Promise<Answer<'listCheapestStations'>> { return this.#get('/v1/prices/cheapest', query); }
   /** The stations selling a fuel within a corridor of a route: `path` an encoded polyline (precision 5), as routing engines return it. */
   listStationsAlongRoute(query: Query<'listStationsAlongRoute'>): Promise<Answer<'listStationsAlongRoute'>> { return this.#get('/v1/prices/along', query); }
+  /** The same by POST, the parameters in a JSON body: for a polyline too long for a URL once percent-encoded (up to 7,000 characters). */
+  postPricesAlong(body: Body<'postPricesAlong'>): Promise<Answer<'postPricesAlong'>> { return this.#post('/v1/prices/along', body); }
   /**
    * The price changes after `since` (without it: none, and the cursor of now); ask again with `since: next`.
    * With `wait` (seconds, up to 30) the server holds the request until a change arrives: keep `timeoutMs` above it.
@@ -137,11 +148,20 @@ export class FuelPriceClient {
     }
   }
 
-  /** GET path?query as JSON, retrying 429 and 503 within the client's bounds; anything else not 2xx is thrown as its typed error. */
-  async #get<T>(path: string, query: object = {}): Promise<T> {
-    const url = `${this.#baseUrl}${path}${queryString(query)}`;
+  /** GET path?query as JSON (#call). */
+  #get<T>(path: string, query: object = {}): Promise<T> {
+    return this.#call(`${this.#baseUrl}${path}${queryString(query)}`, undefined);
+  }
+
+  /** POST path with a JSON body (#call): the POST forms only read, so they are retried as a GET is. */
+  #post<T>(path: string, body: object): Promise<T> {
+    return this.#call(`${this.#baseUrl}${path}`, JSON.stringify(body));
+  }
+
+  /** The answer as JSON, retrying 429 and 503 within the client's bounds; anything else not 2xx is thrown as its typed error. */
+  async #call<T>(url: string, body: string | undefined): Promise<T> {
     for (let retried = 0; ; retried++) {
-      const { status, headers, text } = await this.#send(url);
+      const { status, headers, text } = await this.#send(url, body);
       if (status >= 200 && status < 300) return parseJson<T>(status, text, headers);
       const asked = serverDelaySeconds(headers, Date.now());
       if ((status === 429 || status === 503) && retried < this.#retries) {
@@ -155,13 +175,13 @@ export class FuelPriceClient {
     }
   }
 
-  /** One attempt: the answer's status, headers and whole body, or a NetworkError. */
-  async #send(url: string): Promise<{ status: number; headers: Headers; text: string }> {
+  /** One attempt (a GET, or a POST of `body`): the answer's status, headers and whole body, or a NetworkError. */
+  async #send(url: string, body: string | undefined): Promise<{ status: number; headers: Headers; text: string }> {
     try {
-      const response = await this.#fetch(url, {
-        headers: { accept: 'application/json', authorization: `Bearer ${this.#token}` },
-        signal: AbortSignal.timeout(this.#timeoutMs),
-      });
+      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${this.#token}` };
+      const response = await this.#fetch(url, body === undefined
+        ? { headers, signal: AbortSignal.timeout(this.#timeoutMs) }
+        : { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json' }, signal: AbortSignal.timeout(this.#timeoutMs) });
       return { status: response.status, headers: response.headers, text: await response.text() };
     } catch (error) {
       const timedOut = error instanceof Error && error.name === 'TimeoutError';

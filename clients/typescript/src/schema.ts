@@ -302,7 +302,11 @@ export interface paths {
          */
         get: operations["getStationsPrices"];
         put?: never;
-        post?: never;
+        /**
+         * Many stations' current prices (ids in the body)
+         * @description Up to 100 stations' current prices in one request (one against the rate limit): each as /v1/stations/{id}/prices answers it, in the order asked; an id asked twice is answered once, where it was first asked; ids no station has are listed in unknown. As GET /v1/stations/prices, with ids as a JSON array in the body (body at most 32768 bytes): the same answer, byte for byte, the same 400s, one request against the rate limit; not cached.
+         */
+        post: operations["postStationsPrices"];
         delete?: never;
         options?: never;
         head?: never;
@@ -358,11 +362,15 @@ export interface paths {
         };
         /**
          * Stations selling a fuel along a route
-         * @description The stations with an available price of the fuel within the corridor of the path (an encoded polyline, as routing engines return it), each with its distance to the path, how far along the path it is met and the detour there and back; cheapest first (order=along: from the start; order=net_cost: by the net cost of a fill, litres and consumption given); paginated. One item per station: for a combined id, its lowest member price.
+         * @description The stations with an available price of the fuel within the corridor of the path (an encoded polyline, as routing engines return it), each with its distance to the path, how far along the path it is first passed and the detour there and back; cheapest first (order=along: from the start; order=net_cost: by the net cost of a fill, litres and consumption given); paginated. One item per station: for a combined id, its lowest member price.
          */
         get: operations["listStationsAlongRoute"];
         put?: never;
-        post?: never;
+        /**
+         * Stations selling a fuel along a route (parameters in the body)
+         * @description The stations with an available price of the fuel within the corridor of the path (an encoded polyline, as routing engines return it), each with its distance to the path, how far along the path it is first passed and the detour there and back; cheapest first (order=along: from the start; order=net_cost: by the net cost of a fill, litres and consumption given); paginated. One item per station: for a combined id, its lowest member price. As GET /v1/prices/along, with its parameters as a JSON object in the body (for a route whose polyline a URL cannot carry; body at most 32768 bytes): the same answer, byte for byte, the same 400s, one request against the rate limit; not cached.
+         */
+        post: operations["postPricesAlong"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2625,6 +2633,175 @@ export interface operations {
             };
         };
     };
+    postStationsPrices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The parameters of GET /v1/stations/prices as a JSON object: ids as an array of ids (or one string of them separated by commas), max_age a number. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 100 station ids separated by commas (as /v1/stations lists them). Each is answered once, in the order first asked; ids no station has are listed in unknown. */
+                    ids: string[] | string;
+                    /** @description Fresh prices only: each entry's price; an older one is answered as no report (false throughout; tomorrow still given) reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
+                    max_age?: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description Many stations' current prices at once: each as /v1/stations/{id}/prices answers it. One request against the rate limit. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "metro-fuel-black-gardens",
+                     *           "name": "Metro Fuel Black Gardens",
+                     *           "prices": [
+                     *             {
+                     *               "fuel": "e10",
+                     *               "price": "179.9",
+                     *               "available": false,
+                     *               "updated_at": 1795513286,
+                     *               "source": "demo",
+                     *               "tomorrow": false
+                     *             },
+                     *             {
+                     *               "fuel": "ulp91",
+                     *               "price": "179.9",
+                     *               "available": true,
+                     *               "updated_at": 1795551689,
+                     *               "source": "demo",
+                     *               "tomorrow": false
+                     *             },
+                     *             {
+                     *               "fuel": "ulp98",
+                     *               "price": false,
+                     *               "available": false,
+                     *               "updated_at": false,
+                     *               "source": false,
+                     *               "tomorrow": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "unknown": [
+                     *         "no-such-station"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Each known station, as /v1/stations/{id}/prices answers it, in the order asked. */
+                        data: {
+                            id: string;
+                            name: string;
+                            prices: {
+                                /** @description One of the 19 fuel ids. */
+                                fuel: "e10" | "ulp91" | "ulp95" | "ulp98" | "diesel" | "pdiesel" | "lpg" | "e85" | "e5" | "ev" | "b20" | "cng" | "lng" | "opal" | "lrp" | "ulsd" | "ulp-combined" | "pulp-combined" | "diesel-combined";
+                                price: string | false;
+                                /** @description In stock at the last report; false too when there is no report. */
+                                available: boolean;
+                                updated_at: number | false;
+                                source: string | false;
+                                /** @description The next price already published for this fuel and not yet in force (WA: published about 14:30 WA time, in force from 06:00 the next day), or false when none is known (no state but WA publishes ahead; in WA, before 14:30, or a station closed all day tomorrow). */
+                                tomorrow: {
+                                    /**
+                                     * @description Cents, ddd.d.
+                                     * @example 229.3
+                                     */
+                                    price: string;
+                                    /**
+                                     * @description Unix second from which it is in force (WA: 06:00 WA time).
+                                     * @example 1774908000
+                                     */
+                                    from: number;
+                                } | false;
+                            }[];
+                        }[];
+                        /** @description The ids asked for that no station has, in the order asked (empty when every id is known). */
+                        unknown: string[];
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag; no body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid parameter (the message names it and what it accepts), or a request that cannot be read: bad percent-encoding, a URL too long, a body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Only GET and HEAD are allowed. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable, or the server over capacity; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getPriceSummary: {
         parameters: {
             query?: {
@@ -2981,6 +3158,188 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description A page of the stations selling the fuel within the corridor of the path, cheapest first (order=along: from the start; order=net_cost: by net cost). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "station_id": "metro-fuel-holbrook",
+                     *           "name": "Metro Fuel Holbrook",
+                     *           "brand": "Metro Fuel",
+                     *           "address": "12 Albury Street, Holbrook NSW 2644",
+                     *           "latitude": "-35.7290",
+                     *           "longitude": "147.3150",
+                     *           "price": "179.9",
+                     *           "updated_at": 1795551689,
+                     *           "distance_km": "0.4",
+                     *           "along_km": "312.6",
+                     *           "detour_km": "0.8",
+                     *           "net_cost": "72.08"
+                     *         }
+                     *       ],
+                     *       "total_items": 41,
+                     *       "total_pages": 5,
+                     *       "current_page": 1
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @example ampol-foodary-kingsford */
+                            station_id: string;
+                            name: string;
+                            brand: string;
+                            /** @description May be empty. */
+                            address: string;
+                            /** @description Decimal degrees, or false for a station whose source gives no position (the NSW and WA history files have none): such a station is in no city and in no near search. Latitude and longitude are false together. */
+                            latitude: string | false;
+                            /** @description Decimal degrees, or false for a station whose source gives no position (the NSW and WA history files have none): such a station is in no city and in no near search. Latitude and longitude are false together. */
+                            longitude: string | false;
+                            /**
+                             * @description Cents, ddd.d: the station's available price (for a combined id, its lowest member price).
+                             * @example 172.9
+                             */
+                            price: string;
+                            /** @description Unix second of that price's report (with day=tomorrow: from which it is in force). */
+                            updated_at: number;
+                            /**
+                             * @description To the nearest point of the path, km, one decimal.
+                             * @example 0.4
+                             */
+                            distance_km: string;
+                            /**
+                             * @description Only with litres and consumption: dollars, d.dd, for the fill at this station's price plus the fuel its detour burns at that price.
+                             * @example 74.95
+                             */
+                            net_cost?: string;
+                            /**
+                             * @description From the start of the path to that point, along the path, km, one decimal.
+                             * @example 312.6
+                             */
+                            along_km: string;
+                            /**
+                             * @description Leaving the path there, driving to the station and back: twice distance_km (a straight-line bound; by road it is longer), km, one decimal.
+                             * @example 0.8
+                             */
+                            detour_km: string;
+                        }[];
+                        total_items: number;
+                        total_pages: number;
+                        current_page: number;
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag; no body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid parameter (the message names it and what it accepts), or a request that cannot be read: bad percent-encoding, a URL too long, a body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Only GET and HEAD are allowed. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable, or the server over capacity; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postPricesAlong: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The parameters of GET /v1/prices/along as a JSON object: each a string as in the query, or a JSON number where the parameter is a number. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The fuel (required; case-insensitive): the stations with an available current price of it (a combined id: the lowest of its members'). */
+                    fuel: string;
+                    /** @description The route as an encoded polyline of precision 5 (what OSRM, Valhalla and Google return): 2 to 1000 points, at most 7000 characters (percent-encoded in the URL, which may be at most 8,192 characters), sweeping at most 180 degrees (over its segments, the sum of the larger of each one's change in latitude and longitude). */
+                    path: string;
+                    /** @description How far off the path a station may be, km (0.1 to 20); default 2. A station at exactly the corridor (to the metre) is in. */
+                    corridor?: number | string;
+                    /** @description price (default): cheapest first, then along_km, then station id. along: in the order met from the start (along_km), then station id. net_cost (only with litres and consumption): the lowest net cost first (in cents, as shown), then price, then along_km, then station id. */
+                    order?: string;
+                    /** @description The fill, in litres (1 to 200); with consumption, each item gains net_cost. Not without consumption. */
+                    litres?: number | string;
+                    /** @description The car's consumption in litres per 100 km (1 to 50); with litres, each item gains net_cost: litres × price + (detour_km × consumption / 100) × price, the price in dollars a litre, rounded half away from zero to cents once. The detour is the way to the station from the path and back: detour_km. Not without litres. */
+                    consumption?: number | string;
+                    /** @description Fresh prices only: each station ranked by its prices reported at most this many hours ago (1 to 8760). Every price carries its report's instant as updated_at. */
+                    max_age?: number | string;
+                    /** @description Items per page, 1 to 100; default 10. */
+                    limit?: number | string;
+                    /** @description Page to return, from 1; default 1. Not with offset. */
+                    page?: number | string;
+                    /** @description Items to skip. Not with page. */
+                    offset?: number | string;
+                };
+            };
+        };
         responses: {
             /** @description A page of the stations selling the fuel within the corridor of the path, cheapest first (order=along: from the start; order=net_cost: by net cost). */
             200: {

@@ -76,9 +76,11 @@ export function addAnswerCache(app: FastifyInstance, { rules, cache, maxAgeSec, 
   app.addHook('onSend', async (request, reply, payload) => {
     // A string from the serialiser, a Buffer from a route or the cache (preHandler above), or a large answer's pieces (pieced-body.ts).
     const pieced = payload instanceof PiecedBody;
-    const uncached = UNCACHED_ROUTES.has(request.routeOptions.url ?? '');
+    // A POST form's answer (routes/post-body.ts) is worked out afresh each time: not kept, no-store.
+    const uncached = UNCACHED_ROUTES.has(request.routeOptions.url ?? '') || request.method === 'POST';
     if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || (typeof payload !== 'string' && !Buffer.isBuffer(payload) && !pieced) || uncached) {
       if (reply.statusCode >= 400 || uncached) reply.header('cache-control', 'no-store');
+      if (pieced) reply.header('content-length', String(payload.length));
       misses.land(request);
       return payload;
     }

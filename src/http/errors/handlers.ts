@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStorageUnavailable } from '../../storage/errors.ts';
 import { JSON_TYPE } from '../representation/negotiation.ts';
-import { requestPath } from '../request/rules.ts';
+import { MAX_POST_BODY_BYTES, isBodyPost, requestPath } from '../request/rules.ts';
 import { ApiError, errorPayload } from './catalogue.ts';
 
 /** The one error handler and the not-found handler: every error a route or hook raises answered in the catalogue's shape. */
@@ -20,11 +20,25 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (fastifyError.validation) return validationError(fastifyError, request);
   if (isStorageUnavailable(error)) return new ApiError('unavailable', 'The service is temporarily unavailable; try again shortly.', { 'retry-after': '5' });
   const status = fastifyError.statusCode ?? 500;
+  const body = bodyError(fastifyError.code);
+  if (body !== undefined && isBodyPost(request)) return new ApiError('invalid_parameter', body);
   if (status === 413 || status === 414 || status === 431) return new ApiError('invalid_parameter', 'The request is too large.');
   if (status === 415) return new ApiError('invalid_parameter', 'This API takes no request body.');
   if (status >= 400 && status < 500) return new ApiError('invalid_parameter', 'The request could not be read.');
   if (status === 503) return new ApiError('unavailable', 'The service is temporarily unavailable; try again shortly.', { 'retry-after': '5' });
   return new ApiError('internal', 'Something went wrong on our side; the request id identifies it in our logs.');
+}
+
+/** What the body of a POST (routes/post-body.ts) was refused for, by Fastify's code for it. */
+function bodyError(code: string | undefined): string | undefined {
+  switch (code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return 'The body must be JSON, sent as Content-Type: application/json.';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY': return 'The body is not valid JSON.';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY': return 'The body is empty; it must be a JSON object of the parameters.';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH': return `The body must state its length (Content-Length) and be at most ${MAX_POST_BODY_BYTES} bytes.`;
+    default: return undefined;
+  }
 }
 
 /** Fastify's schema failures become one message naming the parameter and what it accepts. */

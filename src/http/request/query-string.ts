@@ -16,10 +16,22 @@
  * a key nor an `=` is skipped; a key without `=` has the value ''; `+` is a space, then `%XX`
  * escapes are decoded, and a part whose escapes are not valid UTF-8 is kept as it came; a key
  * given more than once collects its values in an array, in order.
+ *
+ * One rule is ours: a part whose escapes do not decode (`%FF%FE`, not UTF-8; `%zz` or a lone `%`,
+ * not an escape) marks the result (badlyEncoded), and every route answers such a request 400
+ * invalid_parameter naming the parameter (routes/query.ts strictQuery), rather than take the raw
+ * text for a value.
  */
 export type ParsedQuery = Record<string, string | string[]>;
 
 const PLUS = /\+/g;
+/** Where the parser notes the first key whose key or value does not decode (not enumerable: the result compares as fast-querystring's). */
+const BADLY_ENCODED = Symbol('a part that is not valid URL encoding');
+
+/** The key of the first pair whose key or value is not valid URL encoding, if any. */
+export function badlyEncoded(query: unknown): string | undefined {
+  return typeof query === 'object' && query !== null ? (query as { [BADLY_ENCODED]?: string })[BADLY_ENCODED] : undefined;
+}
 
 export function parseQueryString(input: string): ParsedQuery {
   // Without a prototype, as fast-querystring's: a key such as `__proto__` or `constructor` is only a key.
@@ -35,23 +47,32 @@ export function parseQueryString(input: string): ParsedQuery {
     if (equals >= 0 || end > start) {
       const key = decodedPart(input.slice(start, equals >= 0 ? equals : end));
       const value = equals >= 0 ? decodedPart(input.slice(equals + 1, end)) : '';
-      const current = result[key];
-      if (current === undefined) result[key] = value;
-      else if (typeof current === 'string') result[key] = [current, value];
-      else current.push(value);
+      if ((key === undefined || value === undefined) && badlyEncoded(result) === undefined) {
+        Object.defineProperty(result, BADLY_ENCODED, { value: key ?? input.slice(start, equals >= 0 ? equals : end), enumerable: false });
+      }
+      const [k, v] = [key ?? rawPart(input.slice(start, equals >= 0 ? equals : end)), value ?? rawPart(input.slice(equals + 1, end))];
+      const current = result[k];
+      if (current === undefined) result[k] = v;
+      else if (typeof current === 'string') result[k] = [current, v];
+      else current.push(v);
     }
     start = end + 1;
   }
   return result;
 }
 
-/** A key or a value: `+` as a space, then its escapes decoded, or left as they are when they are not valid UTF-8. */
-function decodedPart(text: string): string {
-  const spaced = text.includes('+') ? text.replace(PLUS, ' ') : text;
+/** A key or a value: `+` as a space, then its escapes decoded; undefined when they do not decode. */
+function decodedPart(text: string): string | undefined {
+  const spaced = rawPart(text);
   if (!spaced.includes('%')) return spaced;
   try {
     return decodeURIComponent(spaced);
   } catch {
-    return spaced;
+    return undefined;
   }
+}
+
+/** A part that does not decode, as fast-querystring keeps it: `+` as a space, escapes left as they came. */
+function rawPart(text: string): string {
+  return text.includes('+') ? text.replace(PLUS, ' ') : text;
 }

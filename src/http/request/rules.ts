@@ -54,11 +54,32 @@ function maxUrlLengthOf(url: string, maxUrlLength: number): number {
     ? Math.max(maxUrlLength, ALONG_MAX_URL_LENGTH) : maxUrlLength;
 }
 
+/**
+ * The routes that also answer a POST with their parameters in a JSON body (routes/post-body.ts),
+ * for many ids or a long route that a URL cannot carry; such a body may be up to
+ * MAX_POST_BODY_BYTES and must state its length (Content-Length).
+ */
+export const POST_PATHS: ReadonlySet<string> = new Set(['/v1/stations/prices', '/v1/prices/along']);
+/** 32 KiB: 100 ids of 200 characters (20.3 KB), or a path of 7,000 characters every one escaped (14 KB), with room to spare. */
+export const MAX_POST_BODY_BYTES = 32_768;
+
+/** Whether a request is a POST to one of POST_PATHS (the path exactly, with or without a query). */
+export function isBodyPost(request: { method?: string | undefined; url: string }): boolean {
+  return request.method === 'POST' && POST_PATHS.has(requestPath(request.url));
+}
+
 /** What is asked of every request before auth: too long a URL or too large a body is refused. */
-export function admission(request: { url: string; headers: IncomingHttpHeaders }, maxUrlLength: number): ApiError | undefined {
+export function admission(request: { method?: string | undefined; url: string; headers: IncomingHttpHeaders }, maxUrlLength: number): ApiError | undefined {
   const max = maxUrlLengthOf(request.url, maxUrlLength);
   if (request.url.length > max) return new ApiError('invalid_parameter', `The URL is too long (${max} characters at most).`);
   // Closing the connection is what bounds the body: Node would otherwise read and drop all of it after the answer.
+  if (isBodyPost(request)) {
+    const length = request.headers['content-length'];
+    if (request.headers['transfer-encoding'] !== undefined || (length !== undefined && !(Number(length) <= MAX_POST_BODY_BYTES))) {
+      return new ApiError('invalid_parameter', `The body must state its length (Content-Length) and be at most ${MAX_POST_BODY_BYTES} bytes.`, { connection: 'close' });
+    }
+    return undefined;
+  }
   if (declaresLargeBody(request.headers)) return new ApiError('invalid_parameter', 'This API takes no request body.', { connection: 'close' });
   return undefined;
 }

@@ -1,9 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from '@sinclair/typebox';
 import type { AlongOrder } from '../../domain/along.ts';
 import { alongEntries } from '../../domain/api-entries.ts';
 import type { FuelId } from '../../domain/fuels.ts';
 import { DEFAULT_CORRIDOR_KM, MAX_CORRIDOR_KM, MIN_CORRIDOR_KM, Path, decodePolyline, sweepError } from '../../domain/route.ts';
-import { AlongQuerySchema, AlongResponse, CORRIDOR_ACCEPTS } from '../../schemas/along.ts';
+import { ALONG_NUMERIC, AlongBodySchema, AlongQuerySchema, AlongResponse, CORRIDOR_ACCEPTS } from '../../schemas/along.ts';
+import { MAX_POST_BODY_BYTES } from '../request/rules.ts';
+import { bodyAsQuery } from './post-body.ts';
 import { apiError } from '../errors/catalogue.ts';
 import { envelope, pageWindow } from '../representation/pagination.ts';
 import { fillQuery, freshSince } from './query.ts';
@@ -18,16 +21,10 @@ function corridorQuery(text: string | undefined): number {
 
 /** GET /v1/prices/along: the stations selling a fuel within a corridor of a route (domain/route.ts, domain/along.ts, storage/along.ts). */
 export const alongRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
-  app.get('/v1/prices/along', {
-    schema: {
-      summary: 'Stations selling a fuel along a route',
-      description: 'The stations with an available price of the fuel within the corridor of the path (an encoded polyline, as routing engines return it), '
-        + 'each with its distance to the path, how far along the path it is met and the detour there and back; cheapest first (order=along: from the start; '
-        + 'order=net_cost: by the net cost of a fill, litres and consumption given); paginated. One item per station: for a combined id, its lowest member price.',
-      tags: ['Prices'], security: [{ bearerAuth: [] }], querystring: AlongQuerySchema, response: { 200: AlongResponse, ...errorResponses() },
-    },
-  }, async (request) => {
-    const query = request.query;
+  const description = 'The stations with an available price of the fuel within the corridor of the path (an encoded polyline, as routing engines return it), '
+    + 'each with its distance to the path, how far along the path it is first passed and the detour there and back; cheapest first (order=along: from the start; '
+    + 'order=net_cost: by the net cost of a fill, litres and consumption given); paginated. One item per station: for a combined id, its lowest member price.';
+  const answer = async (query: Static<typeof AlongQuerySchema>) => {
     const points = decodePolyline(query.path);
     if ('error' in points) apiError('invalid_parameter', `Parameter 'path' ${points.error}.`);
     const sweep = sweepError(points);
@@ -38,7 +35,24 @@ export const alongRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     const since = freshSince(clock.now(), query.max_age);
     const page = await store.along(query.fuel as FuelId, new Path(points, corridorKm), (query.order ?? 'price') as AlongOrder, window.limit, window.offset, fill, since);
     return envelope(alongEntries(page.items, page.stations), page.total, window);
-  });
+  };
+  app.get('/v1/prices/along', {
+    schema: {
+      summary: 'Stations selling a fuel along a route', description,
+      tags: ['Prices'], security: [{ bearerAuth: [] }], querystring: AlongQuerySchema, response: { 200: AlongResponse, ...errorResponses() },
+    },
+  }, async (request) => answer(request.query));
+  // The same with the parameters in a JSON body (a route too long for a URL): the GET's answer, byte for byte (post-body.ts).
+  app.post('/v1/prices/along', {
+    bodyLimit: MAX_POST_BODY_BYTES,
+    schema: {
+      summary: 'Stations selling a fuel along a route (parameters in the body)',
+      description: `${description} As GET /v1/prices/along, with its parameters as a JSON object in the body (for a route whose polyline a URL cannot carry; `
+        + `body at most ${MAX_POST_BODY_BYTES} bytes): the same answer, byte for byte, the same 400s, one request against the rate limit; not cached.`,
+      tags: ['Prices'], security: [{ bearerAuth: [] }], body: AlongBodySchema, querystring: AlongQuerySchema, response: { 200: AlongResponse, ...errorResponses() },
+    },
+    preValidation: bodyAsQuery(AlongQuerySchema.properties, ALONG_NUMERIC),
+  }, async (request) => answer(request.query));
 
-  methodNotAllowed(app, '/v1/prices/along');
+  methodNotAllowed(app, '/v1/prices/along', ['POST']);
 };

@@ -51,16 +51,19 @@ export function operationIdOf(method: string, url: string): string {
 /**
  * @fastify/swagger's `transform`, for every route shown: the docs page as GET /docs, and what
  * each operation may leave out filled in from one place: its operationId, and its security as
- * the auth hook applies it (none on the public paths, the bearer token on the others).
+ * the auth hook applies it (none on the public paths, the bearer token on the others). A POST
+ * form is shown with its body only (its GET's query schema is how the body is checked).
  */
 function documentRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }): { schema: FastifySchema; url: string } {
   const shown = documentDocsPage({ schema, url });
   if (!shown.schema || shown.schema.hide) return shown;
   const method = Array.isArray(route.method) ? route.method.join(',') : route.method;
+  // A POST form (routes/post-body.ts) checks its body as the GET's query, which is its own schema's querystring: shown as the body alone.
+  const { querystring, ...rest } = shown.schema;
   return {
     url: shown.url,
     schema: {
-      ...shown.schema,
+      ...(method === 'POST' ? rest : { ...rest, ...(querystring === undefined ? {} : { querystring }) }),
       operationId: shown.schema.operationId ?? operationIdOf(method, shown.url),
       security: shown.schema.security ?? (isPublicPath(shown.url) ? [] : [{ bearerAuth: [] }]),
     },

@@ -1,11 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import { apiError } from '../errors/catalogue.ts';
+import { badlyEncoded } from '../request/query-string.ts';
 import { type Near, parseNear, parseRadius } from '../../domain/nearby.ts';
 import { NEAR_MESSAGES } from '../../schemas/api.ts';
 import { CONSUMPTION_RANGE, type Fill, LITRES_RANGE } from '../../domain/along.ts';
 import { CONSUMPTION_ACCEPTS, LITRES_ACCEPTS } from '../../schemas/fill.ts';
 
-interface QueryProperty { type?: string; 'x-accepts'?: string }
+export interface QueryProperty { type?: string; 'x-accepts'?: string }
 
 const PLAIN_DECIMAL = /^[0-9]{1,10}$/;
 
@@ -13,14 +14,23 @@ const PLAIN_DECIMAL = /^[0-9]{1,10}$/;
 const CASE_INSENSITIVE: ReadonlySet<string> = new Set(['state', 'city', 'city_id', 'brand', 'fuel', 'format']);
 
 /**
- * Runs before schema validation: Ajv would coerce '1e3', ' 10' or '0x10' into integers, so
- * integer query parameters must first be plain decimal digits. Ids (`state`, `city`, `brand`, `fuel`) and `format` are case-insensitive.
+ * Runs before schema validation, on every route: a query string that is not valid URL encoding
+ * (request/query-string.ts badlyEncoded) is a 400 naming the parameter. Then Ajv would coerce
+ * '1e3', ' 10' or '0x10' into integers, so integer query parameters must first be plain decimal
+ * digits. Ids (`state`, `city`, `brand`, `fuel`) and `format` are case-insensitive.
  */
 export async function strictQuery(request: FastifyRequest): Promise<void> {
+  const bad = badlyEncoded(request.query);
+  if (bad !== undefined) {
+    apiError('invalid_parameter', `Parameter '${bad.slice(0, 40)}' is not valid URL encoding: each %XX escape must be two hex digits, and together they must make UTF-8.`);
+  }
   const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, QueryProperty> } | undefined;
-  const properties = schema?.properties;
+  checkQuery(request.query as Record<string, unknown>, schema?.properties);
+}
+
+/** strictQuery's checks of the parameters (as the query string gives them, or a POST body as routes/post-body.ts makes them). */
+export function checkQuery(query: Record<string, unknown>, properties: Record<string, QueryProperty> | undefined): void {
   if (!properties) return;
-  const query = request.query as Record<string, unknown>;
   for (const [name, property] of Object.entries(properties)) {
     const value = query[name];
     if (value === undefined) continue;

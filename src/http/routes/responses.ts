@@ -9,16 +9,15 @@ export interface RouteDeps {
   clock: Clock;
 }
 
-const ALLOW = 'GET, HEAD, OPTIONS';
-
-/** Answers every other method on a GET route with 405 and Allow, hidden from the API document. */
-export function methodNotAllowed(app: FastifyInstance, url: string): void {
+/** Answers every other method on a GET route with 405 and Allow, hidden from the API document; `also` the methods it answers besides GET and HEAD (a POST form: post-body.ts). */
+export function methodNotAllowed(app: FastifyInstance, url: string, also: ReadonlyArray<'POST'> = []): void {
+  const allow = ['GET', 'HEAD', ...also, 'OPTIONS'].join(', ');
   app.route({
-    method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+    method: ['POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => !(also as readonly string[]).includes(method)),
     url,
     schema: { hide: true },
     handler: async (request) => {
-      throw new ApiError('method_not_allowed', `${request.method} is not allowed here; this API is read-only (GET, HEAD).`, { allow: ALLOW });
+      throw new ApiError('method_not_allowed', `${request.method} is not allowed here; this API is read-only (${allow.replace(', OPTIONS', '')}).`, { allow });
     },
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
 import type { FuelId } from '../../domain/fuels.ts';
 import { stationHistory } from '../../domain/history.ts';
 import { historyPieces } from '../../domain/history-json.ts';
@@ -8,12 +9,14 @@ import { historyEntries, stationPriceEntries } from '../../domain/api-entries.ts
 import { jsonBody } from '../representation/pieced-body.ts';
 import { formatKm } from '../../domain/nearby.ts';
 import { freshSince, nearQuery } from './query.ts';
+import { bodyAsQuery } from './post-body.ts';
+import { MAX_POST_BODY_BYTES } from '../request/rules.ts';
 import { formatCents } from '../../domain/rounding.ts';
 import { stationTomorrow } from '../../domain/tomorrow.ts';
 import { reportedSince } from '../../domain/fresh.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
-import { BatchPricesQuerySchema, BatchPricesResponse, HistoryResponse, IdParams, MAX_BATCH_IDS, StationListQuerySchema, StationListResponse, StationPricesQuerySchema, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
+import { BatchPricesBodySchema, BatchPricesQuerySchema, BatchPricesResponse, HistoryResponse, IdParams, MAX_BATCH_IDS, StationListQuerySchema, StationListResponse, StationPricesQuerySchema, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
 import { apiError, notFound } from '../errors/catalogue.ts';
 import type { ListedStation, Station } from '../../storage/store.ts';
 import { type StationText, type StationTexts, batchEtag } from '../cache/station-texts.ts';
@@ -130,28 +133,41 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     return sendJsonText(reply, stationPricesAnswer(station.text));
   });
 
-  app.get('/v1/stations/prices', {
-    schema: {
-      summary: 'Many stations\' current prices',
-      description: `Up to ${MAX_BATCH_IDS} stations' current prices in one request (one against the rate limit): each as /v1/stations/{id}/prices answers it, `
-        + 'in the order asked; an id asked twice is answered once, where it was first asked; ids no station has are listed in unknown.',
-      tags, security, querystring: BatchPricesQuerySchema, response: { 200: BatchPricesResponse, ...errorResponses() },
-    },
-  }, async (request, reply) => {
-    const asked = request.query.ids.split(',');
+  const batchDescription = `Up to ${MAX_BATCH_IDS} stations' current prices in one request (one against the rate limit): each as /v1/stations/{id}/prices answers it, `
+    + 'in the order asked; an id asked twice is answered once, where it was first asked; ids no station has are listed in unknown.';
+  const batch = async (request: FastifyRequest, reply: FastifyReply, query: Static<typeof BatchPricesQuerySchema>) => {
+    const asked = query.ids.split(',');
     if (asked.length > MAX_BATCH_IDS || asked.some((id) => id === '' || id.length > 200)) {
       apiError('invalid_parameter', `Parameter 'ids' must be 1 to ${MAX_BATCH_IDS} station ids separated by commas.`);
     }
     const ids = [...new Set(asked)];
-    const stations = await stationsOf(request, ids, request.query.max_age);
+    const stations = await stationsOf(request, ids, query.max_age);
     const found = stations.filter((station) => station !== null);
     const rest = batchPricesRest(ids.filter((_, i) => stations[i] === null));
     // Kept stations' hashes make the ETag, and the 200 KB of 100 stations is not hashed again; with
     // max_age (texts made for the request) the answer's bytes are hashed as any answer's are.
-    const etag = batchEtag(found, rest);
+    const etag = request.method === 'GET' || request.method === 'HEAD' ? batchEtag(found, rest) : undefined;
     if (etag) reply.header('etag', etag);
     return sendJsonText(reply, jsonBody(batchPricesPieces(found.map((station) => station.text), rest)));
-  });
+  };
+  app.get('/v1/stations/prices', {
+    schema: {
+      summary: 'Many stations\' current prices', description: batchDescription,
+      tags, security, querystring: BatchPricesQuerySchema, response: { 200: BatchPricesResponse, ...errorResponses() },
+    },
+  }, async (request, reply) => batch(request, reply, request.query));
+  // The same with the ids in a JSON body (100 real ids do not always fit a URL): the GET's answer, byte for byte (post-body.ts).
+  app.post('/v1/stations/prices', {
+    bodyLimit: MAX_POST_BODY_BYTES,
+    schema: {
+      summary: 'Many stations\' current prices (ids in the body)',
+      description: `${batchDescription} As GET /v1/stations/prices, with ids as a JSON array in the body (body at most ${MAX_POST_BODY_BYTES} bytes): `
+        + 'the same answer, byte for byte, the same 400s, one request against the rate limit; not cached.',
+      tags, security, body: BatchPricesBodySchema, querystring: BatchPricesQuerySchema, response: { 200: BatchPricesResponse, ...errorResponses() },
+    },
+    preValidation: bodyAsQuery(BatchPricesQuerySchema.properties, [], ['ids']),
+  }, async (request, reply) => batch(request, reply, request.query));
 
-  for (const url of ['/v1/stations', '/v1/stations/prices', '/v1/stations/:id', '/v1/stations/:id/history', '/v1/stations/:id/prices']) methodNotAllowed(app, url);
+  for (const url of ['/v1/stations', '/v1/stations/:id', '/v1/stations/:id/history', '/v1/stations/:id/prices']) methodNotAllowed(app, url);
+  methodNotAllowed(app, '/v1/stations/prices', ['POST']);
 };

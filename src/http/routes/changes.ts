@@ -174,7 +174,7 @@ function drained(res: ServerResponse, stop: AbortSignal): Promise<boolean> {
 }
 
 function tooManyWaiting(watcher: ChangeWatcher): never {
-  apiError('unavailable', `Too many requests are waiting for changes (${watcher.maxWaiters} at most); retry without wait, or later.`, { 'retry-after': '1' });
+  apiError('unavailable', `Too many requests are waiting for changes (${watcher.maxWaiters} at most); retry without wait, or later.`, { 'retry-after': '1' }, 'waiters');
 }
 
 /** The headers already set on the reply (security headers, request id, rate limit), for an answer written on the raw response. */

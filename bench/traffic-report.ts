@@ -61,14 +61,17 @@ export function summarise(step: StepResult, targetP99Ms: number): StepSummary {
 export interface SearchOptions {
   start: number;
   max: number;
-  /** Bisections after the first failing rate. */
+  /** The lowest rate tried: below it the capacity is reported as none. */
+  min: number;
+  /** Bisections once a passing rate lies below a failing one. */
   refinements: number;
 }
 
 /**
  * The next rate to offer, from the steps so far (in the order run), or undefined once the capacity
- * is found: doubling from `start` while every step passes (up to `max`), then bisecting between the
- * highest passing and the lowest failing rate `refinements` times.
+ * is found: from `start`, doubling while every step passes (up to `max`) or halving while every
+ * step fails (down to `min`); then, once a passing rate lies below a failing one, bisecting
+ * between the highest such pass and the lowest failure `refinements` times.
  */
 export function nextRate(steps: readonly Pick<StepSummary, 'rate' | 'ok'>[], options: SearchOptions): number | undefined {
   if (steps.length === 0) return options.start;
@@ -78,10 +81,20 @@ export function nextRate(steps: readonly Pick<StepSummary, 'rate' | 'ok'>[], opt
     const last = Math.max(...passing);
     return last >= options.max ? undefined : Math.min(options.max, last * 2);
   }
-  const bisections = steps.length - steps.findIndex((s) => !s.ok) - 1;
-  if (bisections >= options.refinements) return undefined;
-  const low = Math.max(0, ...passing.filter((r) => r < Math.min(...failing)));
   const high = Math.min(...failing);
+  const below = passing.filter((r) => r < high);
+  if (below.length === 0) {
+    const lower = Math.round((high / 2) * 100) / 100;
+    return lower < options.min ? undefined : lower;
+  }
+  // Steps run since the first pass below a failure made the bracket.
+  const bracketed = steps.findIndex((_, i) => {
+    const before = steps.slice(0, i + 1);
+    const worst = Math.min(...before.filter((b) => !b.ok).map((b) => b.rate));
+    return Number.isFinite(worst) && before.some((b) => b.ok && b.rate < worst);
+  });
+  if (steps.length - bracketed - 1 >= options.refinements) return undefined;
+  const low = Math.max(...below);
   const mid = Math.round(((low + high) / 2) * 100) / 100;
   return mid <= low || mid >= high ? undefined : mid;
 }

@@ -10,15 +10,16 @@
  *   (/v1/stations/prices?ids=), then cheapest near home;
  * - apps (MIX.apps per session): cheapest near a point, and on one in four along the Hume;
  * - change-feed listeners: STREAMS event streams open throughout;
- * - a feed: every FEED_EVERY_SEC this process writes a batch moving 2% of the stations (as the
- *   demo's live feed does each minute) through its own store, as `fuelprice ingest` would.
+ * - a feed: every FEED_EVERY_SEC (60 s, the demo's live feed's interval) this process writes a batch
+ *   moving 2% of the stations (as the demo's live feed does) through its own store, as
+ *   `fuelprice ingest` would.
  *
- * Open loop: sessions start at the offered rate whatever the answers do. The rate is doubled
- * from 1 dashboard session a second while p99 stays under 100 ms with no 5xx, then bisected twice
- * (traffic-report.ts); the capacity found is run again at 50% and 100%. Bounded: each step lasts
+ * Open loop: sessions start at the offered rate whatever the answers do. From 1 dashboard session
+ * a second the rate is doubled while p99 stays under 100 ms with no 5xx (halved while it does
+ * not, down to 0.05), then bisected twice (traffic-report.ts); the capacity found is run again at 50% and 100%. Bounded: each step lasts
  * STEP_SEC plus at most DRAIN_SEC, at most MAX_STEPS steps, at most MAX_RATE sessions a second.
  *
- *   npx tsx bench/traffic.ts [--db PATH] [--step-seconds 10] [--backend sqlite|postgres]
+ *   npm run traffic -- [--db PATH] [--step-seconds 10] [--feed-seconds 60] [--streams 50] [--backend sqlite|postgres]
  *     sqlite (default): `serve` on a copy of PATH (default the demo dataset, /work/bench-data/small.db)
  *     postgres: the copy copied into a new database on FUELPRICE_BENCH_POSTGRES, `serve --workers 2`
  *               with REDIS_URL=FUELPRICE_BENCH_REDIS; the database is dropped at the end
@@ -33,6 +34,7 @@ import { openStore } from '../src/storage/open.ts';
 import type { PriceStore } from '../src/storage/store.ts';
 import type { PriceEvent } from '../src/storage/store-records.ts';
 import { newToken } from '../src/tokens.ts';
+import { DEMO_LIVE_INTERVAL_SEC } from '../src/ingest/demo/live.ts';
 import { createPostgresDatabase } from '../test/helpers.ts';
 import { NOW_ISO, NOW_SEC } from './datasets.ts';
 import { HUME_ALONG_PATH } from './hume.ts';
@@ -43,6 +45,7 @@ const { values } = parseArgs({
   options: {
     db: { type: 'string', default: '/work/bench-data/small.db' }, 'step-seconds': { type: 'string', default: '10' },
     backend: { type: 'string', default: 'sqlite' }, streams: { type: 'string', default: '50' },
+    'feed-seconds': { type: 'string', default: String(DEMO_LIVE_INTERVAL_SEC) },
   },
 });
 const STEP_SEC = Math.min(60, Math.max(3, Number(values['step-seconds'])));
@@ -50,8 +53,10 @@ const DRAIN_SEC = 10;
 const MAX_STEPS = 10;
 const MAX_RATE = 64;
 const TARGET_P99_MS = 100;
+const SEARCH = { start: 1, max: MAX_RATE, min: 0.05, refinements: 2 };
 const STREAMS = Math.min(1_000, Math.max(0, Number(values.streams)));
-const FEED_EVERY_SEC = 5;
+/** The feed's interval: the demo's live feed's (a minute) unless told. */
+const FEED_EVERY_SEC = Math.max(1, Number(values['feed-seconds']));
 const METRICS_TOKEN = 'traffic-bench-metrics-token-0123456789abcdef';
 const FUELS = ['ulp91', 'ulp91', 'e10', 'diesel', 'ulp95', 'ulp98'] as const;
 const TIMEFRAMES = ['last-week', 'last-month', 'last-month', 'last-year'] as const;
@@ -246,7 +251,7 @@ async function main(): Promise<void> {
     const token = created.token;
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: url, FUELPRICE_NOW: NOW_ISO, METRICS_TOKEN,
-      ...(backend === 'postgres' ? { REDIS_URL: process.env.FUELPRICE_BENCH_REDIS } : {}),
+      ...(backend === 'postgres' ? { REDIS_URL: process.env.FUELPRICE_BENCH_REDIS, FUELPRICE_REDIS_PREFIX: `fuelprice-traffic-${process.pid}:` } : {}),
     };
     ensureBuilt(); // serve runs the compiled code, as after `npm install`
     const log = join(dir, 'serve.log');
@@ -274,7 +279,7 @@ async function main(): Promise<void> {
     console.log(`traffic on ${backend === 'postgres' ? 'PostgreSQL + Redis, serve --workers 2' : 'SQLite, serve'}: ${values.db} (${stations.length} stations, ${cities.length} cities), `
       + `${STREAMS} event streams, a feed write every ${FEED_EVERY_SEC} s, steps of ${STEP_SEC} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     const search: StepSummary[] = [];
-    for (let rate = nextRate(search, { start: 1, max: MAX_RATE, refinements: 2 }); rate !== undefined && search.length < MAX_STEPS; rate = nextRate(search, { start: 1, max: MAX_RATE, refinements: 2 })) {
+    for (let rate = nextRate(search, SEARCH); rate !== undefined && search.length < MAX_STEPS; rate = nextRate(search, SEARCH)) {
       const summary = summarise(await step(rate, client, base, server.pid, cities, stations), TARGET_P99_MS);
       console.log(`  ${rate} sessions/s: ${summary.requests} requests, p99 ${summary.p99Ms.toFixed(1)} ms, 5xx ${summary.errors5xx}, 503 ${summary.unavailable503}, stall ${summary.stallMs?.toFixed(0)} ms`);
       search.push(summary);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type StepSummary, capacityOf, inUsers, nextRate, reportTable, summarise } from '../../bench/traffic-report.ts';
 
-const options = { start: 1, max: 64, refinements: 2 };
+const options = { start: 1, max: 64, min: 0.05, refinements: 2 };
 
 /** Runs the search against a server whose p99 passes up to `limit` sessions a second: the rates offered, in order. */
 function search(limit: number): number[] {
@@ -20,11 +20,12 @@ describe('the capacity search', () => {
     assert.equal(capacityOf([1, 2, 4, 8, 16, 12, 14].map((rate) => ({ rate, ok: rate <= 13 }))), 12);
   });
 
-  test('below the start it bisects towards none; at the maximum it stops', () => {
-    assert.deepEqual(search(0.3), [1, 0.5, 0.25]);
-    assert.equal(capacityOf([{ rate: 1, ok: false }, { rate: 0.5, ok: false }, { rate: 0.25, ok: true }]), 0.25);
+  test('below the start it halves until a step passes, then bisects twice; under the minimum it stops; at the maximum too', () => {
+    assert.deepEqual(search(0.3), [1, 0.5, 0.25, 0.38, 0.32]);
+    assert.equal(capacityOf([1, 0.5, 0.25, 0.38, 0.32].map((rate) => ({ rate, ok: rate <= 0.3 }))), 0.25);
+    assert.deepEqual(search(0.01), [1, 0.5, 0.25, 0.13, 0.07]);
+    assert.equal(capacityOf([{ rate: 1, ok: false }, { rate: 0.5, ok: false }]), 0);
     assert.deepEqual(search(100), [1, 2, 4, 8, 16, 32, 64]);
-    assert.equal(capacityOf([{ rate: 1, ok: false }]), 0);
   });
 
   test('a pass above a failure (noise) is not the capacity', () => {

@@ -38,6 +38,7 @@ import { DEMO_LIVE_INTERVAL_SEC } from '../src/ingest/demo/live.ts';
 import { createPostgresDatabase } from '../test/helpers.ts';
 import { NOW_ISO, NOW_SEC } from './datasets.ts';
 import { HUME_ALONG_PATH } from './hume.ts';
+import { percentile } from './stats.ts';
 import { ROOT_DIR, type Started, ensureBuilt, rssBytes, startProcess, stopProcess } from './processes.ts';
 import { MIX, type StepResult, type StepSummary, capacityOf, nextRate, reportTable, summarise } from './traffic-report.ts';
 
@@ -71,6 +72,8 @@ class Client {
   readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
   latencies: number[] = [];
   statuses: number[] = [];
+  /** Latencies by route (its pattern), for the slowest routes of a step. */
+  byRoute = new Map<string, number[]>();
   inFlight = 0;
   constructor(private readonly base: string, private readonly token: string) {}
 
@@ -84,7 +87,10 @@ class Client {
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           this.inFlight--;
-          this.latencies.push(performance.now() - started);
+          const ms = performance.now() - started;
+          this.latencies.push(ms);
+          const route = routeOf(path);
+          this.byRoute.set(route, [...(this.byRoute.get(route) ?? []), ms]);
           this.statuses.push(res.statusCode ?? 0);
           let body: unknown;
           if (json && res.statusCode === 200) try { body = JSON.parse(Buffer.concat(chunks).toString()); } catch { body = undefined; }
@@ -100,8 +106,20 @@ class Client {
     const taken = { latencies: this.latencies, statuses: this.statuses };
     this.latencies = [];
     this.statuses = [];
+    this.byRoute = new Map();
     return taken;
   }
+
+  /** The `count` routes with the highest p99 so far in this step, as text. */
+  slowest(count: number): string {
+    return [...this.byRoute].map(([route, ms]) => ({ route, n: ms.length, p99: percentile(ms.sort((a, b) => a - b), 0.99) }))
+      .sort((a, b) => b.p99 - a.p99).slice(0, count).map((r) => `${r.route} p99 ${r.p99.toFixed(0)} ms (${r.n})`).join('; ');
+  }
+}
+
+/** A request's route pattern, as the metrics name it. */
+function routeOf(path: string): string {
+  return (path.split('?')[0] ?? '').replace(/^\/v1\/cities\/[^/]+/, '/v1/cities/:id').replace(/^\/v1\/stations\/(?!prices$)[^/]+/, '/v1/stations/:id');
 }
 
 /** One dashboard query, as main.ts sends it. */
@@ -223,6 +241,7 @@ async function step(rate: number, client: Client, base: string, pid: number, cit
   }
   const drained = await Promise.race([Promise.all(sessions).then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), DRAIN_SEC * 1000))]);
   const unanswered = drained ? 0 : client.inFlight;
+  console.log(`    slowest routes at ${rate}/s: ${client.slowest(3)}`);
   const { latencies, statuses } = client.take();
   return { rate, latenciesMs: latencies, statuses, unanswered, stallMs: await stallMs(client, base), rssBytes: serverRss(pid) };
 }

@@ -68,7 +68,10 @@ describe('a step and the report', () => {
       '| 100% of capacity | 1.50 | 100 | 3.0 | 70.0 | 0 | 0 | 0 | 20 | 140 | yes |',
       '',
       'capacity: 1.50 dashboard sessions a second with 10 Home Assistant polls and 2 app sessions each (p99 under target); '
-        + 'in users: 9000 Home Assistant installations polling every 10 minutes and 90 dashboard sessions a minute.',
+        + 'in users: 9000 Home Assistant installations polling every 10 minutes and 90 dashboard sessions a minute. Confirmed: the run again at 100% passed.',
     ].join('\n'));
+    const unconfirmed = reportTable('SQLite', [step(1, true, 20), step(2, false, 150)], [step(0.5, true, 10), step(1, false, 170)]);
+    assert.match(unconfirmed, /60 dashboard sessions a minute\. NOT confirmed: the run again at 100% failed/);
+    assert.match(reportTable('SQLite', [step(1, false, 200)], []), /capacity: 0\.00 .* 0 dashboard sessions a minute\.$/);
   });
 });

@@ -11,14 +11,18 @@
 #
 # The cache folder: FUELPRICE_NODE24_DIR, else $XDG_CACHE_HOME/fuelprice/node24, else
 # ~/.cache/fuelprice/node24. A cached install is reused while it answers v24; delete the folder
-# to move to the newest 24.x. Not a devDependency: that would put a 120 MB binary into every
-# `npm install`, on Node 24 too, and `npm ci` would remove it while running under it.
+# to move to the newest 24.x. FUELPRICE_NODE24_DIR set means a Node for a service to run from a
+# fixed path (docs/DEPLOY.md: /opt/fuelprice/node24, which the systemd units run, where their
+# ProtectHome=yes cannot hide it): then it is installed there even when the PATH's node is already
+# 24, and FUELPRICE_NODE24_DIR/bin/node links to it whatever the machine's architecture.
+# Not a devDependency: that would put a 120 MB binary into every `npm install`, on Node 24 too,
+# and `npm ci` would remove it while running under it.
 # .ci/run sources this file; so can anyone on an older Node (README, Quick start).
 
 fuelprice_node24() {
   local have platform arch package dir
   have="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
-  if [ "$have" -ge 24 ] 2>/dev/null; then
+  if [ "$have" -ge 24 ] 2>/dev/null && [ -z "${FUELPRICE_NODE24_DIR:-}" ]; then
     return 0
   fi
   case "$(uname -s)" in
@@ -44,6 +48,9 @@ fuelprice_node24() {
       echo "scripts/node24.sh: $root/bin/node does not run as Node 24" >&2
       return 1
     fi
+  fi
+  if [ -n "${FUELPRICE_NODE24_DIR:-}" ]; then
+    mkdir -p "$dir/bin" && ln -sfn "../node_modules/$package/bin/node" "$dir/bin/node" || return 1
   fi
   export PATH="$root/bin:$PATH"
   export npm_config_nodedir="$root"

@@ -36,6 +36,7 @@ import { frameworkError, requestHooks } from './http/request/hooks.ts';
 import { RequestRules, requestIdOf } from './http/request/rules.ts';
 import { CitySchema, HistoryRecordSchema, StationSchema } from './schemas/api.ts';
 import type { PriceStore } from './storage/store.ts';
+import { DerivedAnswers } from './derived/derived-answers.ts';
 
 export interface AppOptions {
   store: PriceStore;
@@ -52,6 +53,7 @@ export interface AppOptions {
   metricsToken?: string; // GET /metrics to this bearer token (METRICS_TOKEN, http/server/metrics.ts); no /metrics without it
   metricsFromPrimary?: () => Promise<string>; // a worker of `serve --workers N`: /metrics answers every worker's, added up by the primary
   maxChangeWaiters?: number; // requests waiting on /v1/prices/changes (wait=N, event streams) at once; DEFAULT_MAX_WAITERS when absent
+  derived?: DerivedAnswers; // derived answers (src/derived/, docs/DERIVED.md), closed with the app; one on the store's own worker thread when absent
 }
 
 /** Builds the whole HTTP app; the server, the tests and the benchmarks all start here. Wiring only. */
@@ -140,7 +142,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const deps = { store, clock };
   await app.register(metaRoutes, { ...deps, limiter });
-  await app.register(cityRoutes, { ...deps, historyBlocks: new HistoryBlocks() });
+  // Costly answers (a city's cycle) are worked out on a worker thread and kept per data version (src/derived/).
+  const derived = options.derived ?? new DerivedAnswers(store, clock);
+  app.addHook('onClose', async () => derived.close());
+  await app.register(cityRoutes, { ...deps, historyBlocks: new HistoryBlocks(), derived });
   await app.register(stationRoutes, { ...deps, stationTexts: new StationTexts() });
   await app.register(priceRoutes, deps);
   await app.register(alongRoutes, deps);

@@ -25,6 +25,9 @@ export type * from './store-records.ts';
  * IngestStore for ingest, TokenStore for tokens, BulkStore for copies; PriceStore is all of them.
  */
 
+/** Where a store's data is, for a reader on another thread (plain data: it is sent to the thread). */
+export type ReaderSource = { backend: 'sqlite'; path: string } | { backend: 'postgres'; url: string };
+
 /** What every store is: opened, migrated, closed, and the versions that caches key on. */
 export interface StoreBase {
   readonly backend: 'sqlite' | 'postgres';
@@ -44,6 +47,11 @@ export interface StoreBase {
   versionsNow(): { data: number; tokens: number } | undefined;
   /** How long a versions reading may be reused (default VERSION_REUSE_MS, 10 ms). Tests lengthen it to exercise the fast path. */
   setVersionReuseMs(ms: number): void;
+  /**
+   * How another thread opens its own read-only connection to the same data (the derived-answers
+   * worker, src/derived/); undefined when none can (sqlite::memory:).
+   */
+  readerSource?(): ReaderSource | undefined;
   /** PostgreSQL only: the connection pool's open and idle connections, its maximum, and the queries waiting for one (/metrics). */
   poolStats?(): PoolStats;
 }

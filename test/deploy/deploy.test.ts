@@ -6,11 +6,12 @@
  * image's environment, and the image's health check probes it.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { parse as parseYaml } from 'yaml';
 import { parsePort } from '../../src/config.ts';
 import { usageLine } from '../../src/cli/help.ts';
 import { COMMANDS as CLI_COMMANDS } from '../../src/cli/spec.ts';
@@ -221,6 +222,37 @@ describe('compose.yaml', () => {
     assert.ok(fuelprice.includes(`      - "127.0.0.1:${dockerEnv(RUNTIME).PORT}:${dockerEnv(RUNTIME).PORT}"`));
   });
 
+  test('no anonymous volume: the services of the image mount something of their own over its VOLUME, and every named volume is declared', () => {
+    interface Mount { type?: string; source?: string; target?: string; read_only?: boolean }
+    const compose = parseYaml(COMPOSE) as { services: Record<string, { build?: string; image?: string; volumes?: Array<string | Mount>; environment?: Record<string, string> }>; volumes?: Record<string, unknown> };
+    const [volume] = JSON.parse(last(RUNTIME, 'VOLUME')) as string[];
+    const declared = Object.keys(compose.volumes ?? {});
+    const used = new Set<string>();
+    for (const [name, service] of Object.entries(compose.services)) {
+      const mounts = (service.volumes ?? []).map((m): Mount => {
+        if (typeof m !== 'string') return m;
+        const [source, target, ...rest] = m.split(':');
+        assert.ok(target !== undefined && rest.length <= 1, `${name}: ${m} is SOURCE:TARGET[:MODE] (a bare path is an anonymous volume)`);
+        return { type: source?.startsWith('/') || source?.startsWith('.') ? 'bind' : 'volume', source, target };
+      });
+      for (const mount of mounts) {
+        assert.ok(['tmpfs', 'volume', 'bind'].includes(mount.type ?? ''), `${name}: a mount of a known type`);
+        if (mount.type === 'volume') {
+          assert.ok(mount.source && declared.includes(mount.source), `${name}: the volume ${String(mount.source)} is named and declared (no anonymous volume)`);
+          used.add(mount.source);
+        }
+      }
+      if (service.build !== undefined) {
+        // The image's VOLUME would get an anonymous volume per container; on PostgreSQL nothing is written there.
+        assert.match(service.environment?.DATABASE_URL ?? '', /^postgres:\/\//, `${name} is on PostgreSQL`);
+        assert.deepEqual(mounts.filter((m) => m.target === volume), [{ type: 'tmpfs', target: volume, read_only: true }], `${name}: an empty read-only tmpfs over ${volume}`);
+      }
+    }
+    assert.deepEqual(declared, ['postgres-data']);
+    assert.deepEqual([...used], declared, 'every declared volume is used');
+    assert.deepEqual(Object.entries(compose.services).filter(([, s]) => s.build !== undefined).map(([n]) => n), ['fuelprice', 'ingest']);
+  });
+
   test('a grace period above the 10 s a stopping process takes at most', () => {
     for (const service of [fuelprice, ingest]) {
       const grace = /^ {4}stop_grace_period: (\d+)s$/.exec(service.find((l) => l.includes('stop_grace_period')) ?? '');
@@ -283,6 +315,84 @@ describe('the scheduled ingest\'s systemd unit', () => {
     const dataAnswers = [...DEPLOY_SHELL.matchAll(/curl -H "Authorization: Bearer fp_\.\.\." "http:\/\/127\.0\.0\.1:8080\/v1\/cities\?state=WA"/g)];
     assert.equal(dataAnswers.length, 3, 'container, compose and systemd each end on cities with data');
     assert.equal(existsSync(join(ROOT, 'docs', 'DEPLOYMENT.md')), false, 'one deploy document');
+  });
+});
+
+/** Where DEPLOY.md installs Node 24 for the units (`export FUELPRICE_NODE24_DIR=...` before `. scripts/node24.sh`). */
+const NODE24_DIR = /^export FUELPRICE_NODE24_DIR=(\/\S+)/m.exec(DEPLOY_SHELL)?.[1];
+const SYSTEMD_ANALYZE = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
+/** Without systemd-analyze (package systemd) the check is skipped, saying why, unless FUELPRICE_TEST_SYSTEMD=required (.ci/run). */
+const NO_SYSTEMD = process.env.FUELPRICE_TEST_SYSTEMD !== 'required' && SYSTEMD_ANALYZE.status !== 0
+  ? 'systemd-analyze is missing: apt-get install systemd (.ci/run does it); FUELPRICE_TEST_SYSTEMD=required makes this a failure' : false;
+
+describe('the units start on a Debian 12 host, whose own node is too old', () => {
+  test('both run the Node 24 DEPLOY.md installs for them, at a path ProtectHome=yes leaves visible, and so does every command DEPLOY.md runs as the service', () => {
+    assert.ok(NODE24_DIR, 'DEPLOY.md exports FUELPRICE_NODE24_DIR before sourcing scripts/node24.sh');
+    assert.match(DEPLOY_SHELL, new RegExp(`export FUELPRICE_NODE24_DIR=${NODE24_DIR}[^\\n]*\\n\\. scripts/node24\\.sh`));
+    const node = `${NODE24_DIR}/bin/node`;
+    for (const unit of [UNIT, INGEST_UNIT]) {
+      assert.equal((unitValue(unit, 'ExecStart') ?? '').split(/\s+/)[0], node);
+      assert.equal(unitValue(unit, 'ProtectHome'), 'yes');
+    }
+    // ProtectHome=yes makes /home, /root and /run/user empty for the service; ~/.cache is under them.
+    assert.ok(!/^\/(home|root|run\/user)(\/|$)/.test(node), `${node} is outside what ProtectHome=yes hides`);
+    const runs = [...DEPLOY_SHELL.matchAll(/exec (\S+) \/opt\/fuelprice\/bin\/fuelprice\.js/g)].map((m) => m[1]);
+    assert.ok(runs.length >= 5, 'migrate, tokens, ingest status, upgrade and backup run as the service');
+    for (const run of runs) assert.equal(run, node);
+  });
+
+  test('npm ci builds (the prepare script): DEPLOY.md does not build a second time', () => {
+    assert.match((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.prepare ?? '', /^npm run build\b/);
+    assert.doesNotMatch(DEPLOY_SHELL, /npm run build/);
+    assert.equal([...DEPLOY_SHELL.matchAll(/\bnpm ci && npm prune --omit=dev\b/g)].length, 2, 'install and upgrade');
+  });
+
+  test('scripts/node24.sh with FUELPRICE_NODE24_DIR installs there even under Node 24, and links DIR/bin/node to it', { skip: process.platform !== 'linux' && 'the npm package of Node is named per platform; checked on Linux' }, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fuelprice-node24-'));
+    try {
+      // A Node 24 already installed there (this process's own, linked in): the script keeps it and makes the link.
+      const packageBin = join(dir, 'node_modules', `node-linux-${process.arch}`, 'bin');
+      mkdirSync(packageBin, { recursive: true });
+      symlinkSync(process.execPath, join(packageBin, 'node'));
+      const run = spawnSync('sh', ['-c', '. scripts/node24.sh && command -v node'], {
+        cwd: ROOT, encoding: 'utf8', env: { ...process.env, FUELPRICE_NODE24_DIR: dir, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout.trim(), join(packageBin, 'node'), 'first on the PATH');
+      assert.equal(readlinkSync(join(dir, 'bin', 'node')), `../node_modules/node-linux-${process.arch}/bin/node`);
+      const version = spawnSync(join(dir, 'bin', 'node'), ['--version'], { encoding: 'utf8' });
+      assert.equal(version.stdout.trim(), process.version);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('systemd-analyze verify finds nothing in either unit, laid out as DEPLOY.md installs them', { skip: NO_SYSTEMD }, () => {
+    assert.equal(SYSTEMD_ANALYZE.status, 0, `systemd-analyze --version: ${SYSTEMD_ANALYZE.error?.message ?? SYSTEMD_ANALYZE.stderr}`);
+    const root = mkdtempSync(join(tmpdir(), 'fuelprice-units-'));
+    try {
+      // /opt/fuelprice moved under a temporary folder: its node (this process's Node 24) and program, nothing else changed.
+      mkdirSync(join(root, 'opt', 'fuelprice', 'node24', 'bin'), { recursive: true });
+      mkdirSync(join(root, 'opt', 'fuelprice', 'bin'), { recursive: true });
+      symlinkSync(process.execPath, join(root, 'opt', 'fuelprice', 'node24', 'bin', 'node'));
+      symlinkSync(join(ROOT, PACKAGE.bin.fuelprice ?? ''), join(root, 'opt', 'fuelprice', 'bin', 'fuelprice.js'));
+      const verify = (files: Record<string, string>): { status: number | null; output: string } => {
+        const paths = Object.entries(files).map(([name, text]) => {
+          writeFileSync(join(root, name), text.replaceAll('/opt/fuelprice/', `${root}/opt/fuelprice/`));
+          return join(root, name);
+        });
+        const result = spawnSync('systemd-analyze', ['verify', ...paths], { encoding: 'utf8' });
+        return { status: result.status, output: `${result.stdout}${result.stderr}` };
+      };
+      const units = { 'fuelprice.service': read('docs/fuelprice.service'), 'fuelprice-ingest.service': read('docs/fuelprice-ingest.service') };
+      assert.match(units['fuelprice.service'], new RegExp(`^ExecStart=${NODE24_DIR ?? ''}/bin/node `, 'm'));
+      assert.deepEqual(verify(units), { status: 0, output: '' });
+      // The check sees a mistake: an unknown key is only a warning to systemd, so any output fails above.
+      const broken = verify({ 'fuelprice.service': units['fuelprice.service'].replace('[Service]\n', '[Service]\nProtectHomes=yes\n') });
+      assert.match(broken.output, /Unknown key.*ProtectHomes/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,24 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { fillUpAdvice } from '../../domain/advice.ts';
-import type { Restoration } from '../../domain/cycle.ts';
-import { FRESH_DAYS, cycleSeries, freshCurrent, freshDailyMeans } from '../../domain/fresh.ts';
 import type { FuelId } from '../../domain/fuels.ts';
 import { cityHistory } from '../../domain/history.ts';
-import { cityAverages, citySpread, cityUnavailable, fuelTotals } from '../../domain/today.ts';
+import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
 import { historyPieces } from '../../domain/history-json.ts';
-import { pairedTomorrow, tomorrowTotals } from '../../domain/tomorrow.ts';
+import { tomorrowTotals } from '../../domain/tomorrow.ts';
 import { jsonBody } from '../representation/pieced-body.ts';
 import { averageEntries, historyEntries, spreadEntries, unavailableEntries } from '../../domain/api-entries.ts';
-import { formatCents, formatDollars } from '../../domain/rounding.ts';
+import { formatDollars } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
-import { DEFAULT_TIMEFRAME, type Timeframe, formatLocalDay, localDayOf, timeframeWindow } from '../../domain/time.ts';
+import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
 import {
   AverageResponse, CityListResponse, CityResponse, HistoryResponse, IdParams, ListQuerySchema, SpreadResponse,
   TimeframeQuerySchema, UnavailableResponse,
 } from '../../schemas/api.ts';
-import { CycleQuerySchema, CycleResponse, DEFAULT_CYCLE_FUEL, WEEKDAY_NAMES } from '../../schemas/cycle.ts';
+import { CycleQuerySchema, CycleResponse, DEFAULT_CYCLE_FUEL } from '../../schemas/cycle.ts';
 import { notFound } from '../errors/catalogue.ts';
 import type { HistoryBlocks } from '../cache/history-blocks.ts';
+import type { DerivedAnswers } from '../../derived/derived-answers.ts';
 import { CITY_COLUMNS, HISTORY_COLUMNS, csvText, historyRows } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer, sendCsv, sendJsonText, wantsCsv } from '../representation/negotiation.ts';
@@ -29,7 +27,7 @@ const security = [{ bearerAuth: [] }];
 const CITIES_CSV = 'id,name,state,latitude,longitude\r\nburnie,Burnie,tas,-41.0558,145.9038\r\n';
 const CITY_HISTORY_CSV = 'date,fuel,average\r\n23-11-2026,e10,1.81\r\n22-11-2026,e10,1.81\r\n23-11-2026,ulp91,1.83\r\n';
 
-export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: HistoryBlocks }> = async (app, { store, clock, historyBlocks }) => {
+export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: HistoryBlocks; derived: DerivedAnswers }> = async (app, { store, clock, historyBlocks, derived }) => {
   const findCity = async (id: string) => (await store.city(id)) ?? notFound('city', id);
 
   app.get('/v1/cities', {
@@ -78,12 +76,6 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     return sendJsonText(reply, jsonBody(historyPieces(city.id, city.name, live, sealed, city.state, formatDollars)));
   });
 
-  /** Tenths as signed cents, +d.d or -d.d, and 0.0 for what rounds to nothing. */
-  const signedCents = (tenths: number): string => {
-    const text = formatCents(Math.abs(tenths));
-    return text === '0.0' ? text : `${tenths < 0 ? '-' : '+'}${text}`;
-  };
-
   app.get('/v1/cities/:id/cycle', {
     schema: {
       summary: 'City price cycle',
@@ -103,32 +95,8 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
   }, async (request) => {
     const city = await findCity(request.params.id);
     const fuel = (request.query.fuel ?? DEFAULT_CYCLE_FUEL) as FuelId;
-    const now = clock.now();
-    const today = localDayOf(city.state, now);
-    // The history's own path: a year of daily city means, one day more for the first day-on-day change.
-    const range = { from: today - 365, to: today };
-    const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
-    // Every station's current price (tomorrow is compared with it station by station); the city's mean now is their
-    // totals' (fuelTotals works out from them what storage keeps as citySums), so it is not read a second time.
-    // The cycle reads fresh prices only (domain/fresh.ts): a station's price stops counting some days after its report.
-    const [prices, held, fresh] = await Promise.all([store.currentForCity(city.id), store.heldForCity(city.id), store.cityFreshParts(city.id, fuel, range.from, range.to)]);
-    const current = cityAverages(fuelTotals(freshCurrent(city.state, prices, now))).get(fuel);
-    const paired = pairedTomorrow(prices, held, fuel);
-    const days = cycleSeries(freshDailyMeans(fresh, FRESH_DAYS[city.state], range.from, range.to), series.get(fuel) ?? [], fresh.sealedBefore);
-    const { cycle, advice, reason, confidence } = fillUpAdvice({
-      days, today, now: current, tomorrowChange: paired && paired.tomorrowTenths - paired.nowTenths,
-    });
-    const last = cycle.lastRestoration;
-    const restoration = (r: Restoration) => ({ date: formatLocalDay(r.day), rise: formatCents(r.riseTenths) });
-    return { data: {
-      id: city.id, name: city.name, fuel, cycles: cycle.cycles, period_days: cycle.periodDays ?? false as const,
-      last_restoration: last ? restoration(last) : false as const, restorations: cycle.restorations.map(restoration),
-      days_since_restoration: cycle.daysSinceRestoration ?? false as const, phase: cycle.phase,
-      cheapest_weekday: cycle.cheapestWeekday === null ? false as const : WEEKDAY_NAMES[cycle.cheapestWeekday] ?? false as const,
-      now: current === undefined ? false as const : formatCents(current),
-      tomorrow: paired ? { change: signedCents(paired.tomorrowTenths - paired.nowTenths), stations: paired.count } : false as const,
-      advice, reason, confidence,
-    } };
+    // Worked out off the event loop and kept per data version (src/derived/, docs/DERIVED.md): here only read and serialised.
+    return { data: await derived.get('cycle', { city, fuel }, clock.now()) };
   });
 
   app.get('/v1/cities/:id/unavailable', {

@@ -3,7 +3,7 @@ import { POSTGRES_DIALECT } from '../sql/dialect.ts';
 import { SqlStore } from '../sql/sql-store.ts';
 import { SqlWriter } from '../sql/writer.ts';
 import { BULK } from '../sql/ingest-statements.ts';
-import type { Migration, PoolStats } from '../store.ts';
+import type { Migration, PoolStats, ReaderSource } from '../store.ts';
 import type { Versions } from '../versions.ts';
 import { type PoolOptions, PostgresConnection, createPool } from './postgres-connection.ts';
 import { POSTGRES_MIGRATIONS } from '../migrations/postgres.ts';
@@ -18,10 +18,14 @@ export class PostgresStore extends SqlStore {
   readonly backend = 'postgres' as const;
   private readonly connection: PostgresConnection;
 
-  constructor(options: PoolOptions) {
+  constructor(private readonly options: PoolOptions) {
     const connection = new PostgresConnection(createPool(options));
     super(connection, POSTGRES_DIALECT, new SqlWriter(POSTGRES_DIALECT, (tx, cities, from, to) => recomputeCityDays(tx, POSTGRES_CITY_DAYS, cities, from, to)));
     this.connection = connection;
+  }
+
+  readerSource(): ReaderSource {
+    return { backend: 'postgres', url: this.options.connectionString };
   }
 
   /** The schema version is the highest row of schema_migrations. */

@@ -14,8 +14,8 @@ export class SqliteConnection implements Connection {
   /** What a transaction's work is given: the same calls, without waiting for the transaction they are in. */
   private readonly inside: Connection;
 
-  constructor(path: string) {
-    this.file = new SqliteFile(path);
+  constructor(path: string, readonly = false) {
+    this.file = new SqliteFile(path, readonly);
     this.inside = new InTransaction(this.file);
   }
 

@@ -12,7 +12,13 @@ export class SqliteFile {
   readonly db: Database.Database;
   private readonly statements = new Map<string, Prepared>();
 
-  constructor(path: string) {
+  /** `readonly`: a reader beside the server's own connection (the derived-answers worker); the file is in WAL mode already. */
+  constructor(path: string, readonly = false) {
+    if (readonly) {
+      this.db = new Database(path, { readonly: true, fileMustExist: true });
+      this.db.pragma('busy_timeout = 5000');
+      return;
+    }
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');

@@ -4,7 +4,7 @@ import { SqlStore } from '../sql/sql-store.ts';
 import { SqlWriter } from '../sql/writer.ts';
 import { BULK } from '../sql/ingest-statements.ts';
 import { VERSIONS } from '../sql/statements.ts';
-import type { Migration } from '../store.ts';
+import type { Migration, ReaderSource } from '../store.ts';
 import type { Versions } from '../versions.ts';
 import { SqliteConnection } from './sqlite-connection.ts';
 import { SQLITE_MIGRATIONS } from '../migrations/sqlite.ts';
@@ -16,8 +16,9 @@ export class SqliteStore extends SqlStore {
   readonly backend = 'sqlite' as const;
   private readonly connection: SqliteConnection;
 
-  constructor(path: string) {
-    const connection = new SqliteConnection(path);
+  /** `readonly`: opens the file to read only (the derived-answers worker's connection: src/derived/). */
+  constructor(private readonly path: string, options: { readonly?: boolean } = {}) {
+    const connection = new SqliteConnection(path, options.readonly ?? false);
     // City means (written once: sql/city-means.ts) read the rows synchronously inside the writer's transaction, on the same file.
     const days = sqliteCityDays(connection.file);
     const writer = new SqlWriter(SQLITE_DIALECT, (tx, cities, from, to) => recomputeCityDays(tx, days, cities, from, to));
@@ -40,6 +41,10 @@ export class SqliteStore extends SqlStore {
       for (const fuel of FUELS) for (const output of outputsOf(fuel)) this.connection.file.insertRow(BULK.fuelGroups, [fuelIndex(fuel), fuelIndex(output)]);
     });
     return { from: version, to: SQLITE_MIGRATIONS.length };
+  }
+
+  readerSource(): ReaderSource | undefined {
+    return this.path === ':memory:' ? undefined : { backend: 'sqlite', path: this.path };
   }
 
   async close(): Promise<void> {

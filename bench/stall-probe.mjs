@@ -1,0 +1,32 @@
+// Loaded into the server under test by bench/stall.ts (NODE_OPTIONS=--import this file), and only there:
+// two measures of the serving thread, reset and read over a loopback side port (FUELPRICE_STALL_PROBE_PORT).
+// - delay: the event-loop delay's max since the reset (monitorEventLoopDelay, 1 ms resolution). A request that holds
+//   the loop for X ms delays the histogram's timer by about X ms; on a machine shared with other work the thread's
+//   waits for a core count too.
+// - cpu: the serving thread's own CPU time since the reset (process.threadCpuUsage: this thread, not the workers).
+//   With requests sent one at a time it bounds from above what any one request held the loop for, waits for a core aside.
+// Plain JavaScript: the server may run from dist/ or the sources.
+import { createServer } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { isMainThread } from 'node:worker_threads';
+
+const port = Number(process.env.FUELPRICE_STALL_PROBE_PORT);
+// The serving thread only: NODE_OPTIONS loads this file into every worker thread too (the logger's, derived answers').
+if (isMainThread && Number.isInteger(port) && port > 0) {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  const cpuMs = () => { const { user, system } = process.threadCpuUsage(); return (user + system) / 1000; };
+  let cpuAtReset = cpuMs();
+  const server = createServer((req, res) => {
+    if (req.url === '/reset') {
+      histogram.reset();
+      cpuAtReset = cpuMs();
+      res.end('ok');
+      return;
+    }
+    res.end(JSON.stringify({ delayMs: histogram.max / 1e6, cpuMs: cpuMs() - cpuAtReset }));
+  });
+  server.on('error', (error) => process.stderr.write(`stall probe: ${error.message}\n`));
+  server.listen(port, '127.0.0.1');
+  server.unref();
+}

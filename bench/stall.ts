@@ -1,0 +1,266 @@
+/**
+ * The stall bench (`npm run bench:stall`): how long one request holds the server's event loop,
+ * the first time it is asked after a write, per route family. The rule (docs/PERFORMANCE.md): no
+ * request holds it longer than 20 ms at national scale (au-10y).
+ *
+ *   npm run bench:stall -- [--dataset small|au-10y] [--db PATH] [--postgres URL] [--cities N|all] [--fuels all|reported]
+ *                          [--save FILE] [--before FILE] [--max-seconds S] [--only FAMILY,...]
+ *
+ * 1. Copies the dataset (never written in place), adds a token, and starts `fuelprice serve` as
+ *    shipped (its defaults: answer cache on, load shedding at 100 ms, logging at info to a pipe
+ *    read and dropped), with the fixed clock of the datasets and bench/stall-probe.mjs loaded
+ *    into it (the event-loop delay over a side port). With --postgres the copy goes through
+ *    `fuelprice copy` into a new database on that server (dropped at the end).
+ * 2. Every URL once, unmeasured (the process warm: code compiled, serialisers made, what outlives a write kept).
+ *    Then per route family: one small write (a feed poll's worth: a new report for one station in each
+ *    of a few cities, a new data version), then each URL of the family once, one at a time: reset
+ *    the probe, ask, read the body, let the loop turn, read the longest delay since the reset.
+ *    Two measures (bench/stall-probe.mjs): the longest event-loop delay while the request ran, and the serving
+ *    thread's own CPU time while it ran, less what that thread spends with no request for as long (measured
+ *    first: mostly the probe's own 1 ms timer). The delay counts waits for a core on a shared machine; the CPU does not.
+ * 3. Prints, per family, the longest hold, its URL and the non-200 answers; --save writes them as
+ *    JSON, --before FILE prints a before/after table against a saved run.
+ *
+ * Bounded: one request at a time, loopback only, --max-seconds (default 1,800) for the whole run.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { FUELS } from '../src/domain/fuels.ts';
+import { MAX_RADIUS_KM } from '../src/domain/nearby.ts';
+import { encodePolyline } from '../src/domain/route.ts';
+import { TIMEFRAMES } from '../src/domain/time.ts';
+import { MAX_PATH_CHARACTERS } from '../src/schemas/along.ts';
+import { ALONG_MAX_URL_LENGTH } from '../src/http/request/rules.ts';
+import { MAX_CHANGES_LIMIT } from '../src/schemas/changes.ts';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
+import type { PriceStore } from '../src/storage/store.ts';
+import { newToken } from '../src/tokens.ts';
+import { NOW_ISO, NOW_SEC } from './datasets.ts';
+import { humePoints } from './hume.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const { values } = parseArgs({
+  options: {
+    dataset: { type: 'string', default: 'small' }, db: { type: 'string' }, postgres: { type: 'string' },
+    cities: { type: 'string', default: 'all' }, fuels: { type: 'string', default: 'reported' },
+    save: { type: 'string' }, before: { type: 'string' }, 'max-seconds': { type: 'string', default: '1800' }, only: { type: 'string' },
+  },
+});
+const source = values.db ?? (existsSync(`/work/bench-data/${values.dataset}.db`) ? `/work/bench-data/${values.dataset}.db` : join(ROOT, 'bench', 'out', `${values.dataset}.db`));
+if (!existsSync(source)) throw new Error(`no dataset at ${source}: build it with bench/datasets.ts or pass --db`);
+const deadline = performance.now() + Number(values['max-seconds']) * 1000;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function run(args: string[], env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'fuelprice.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`fuelprice ${args[0]} exited with ${code}`))));
+  });
+}
+
+// 1. The copy, its token, the stations the writes report for.
+const dir = mkdtempSync(join(tmpdir(), 'fuelprice-stall-'));
+const copy = join(dir, 'stall.db');
+console.log(`copying ${source}...`);
+copyFileSync(source, copy);
+if (existsSync(`${source}-wal`)) copyFileSync(`${source}-wal`, `${copy}-wal`);
+let databaseUrl = `sqlite:${copy}`;
+let dropDatabase: (() => Promise<void>) | undefined;
+if (values.postgres) {
+  const { createPostgresDatabase } = await import('../test/helpers.ts');
+  const created = await createPostgresDatabase(values.postgres);
+  databaseUrl = created.url;
+  dropDatabase = created.drop;
+  console.log('copying into PostgreSQL (fuelprice copy)...');
+  await run(['copy', '--from', `sqlite:${copy}`, '--to', databaseUrl], {});
+}
+const store: PriceStore = values.postgres
+  ? new (await import('../src/storage/postgres/postgres-store.ts')).PostgresStore({ connectionString: databaseUrl, max: 2 })
+  : new SqliteStore(copy);
+await store.migrate();
+const created = newToken('stall', NOW_SEC, { rateLimit: 1_000_000_000 });
+await store.createToken(created.record);
+
+const db = new Database(copy, { readonly: true });
+/** Cities by their number of stations, most first. */
+const cities = db.prepare('SELECT c.id AS id, count(s.key) AS n FROM cities c LEFT JOIN stations s ON s.city_id = c.id GROUP BY c.id ORDER BY n DESC, c.id').all() as Array<{ id: string; n: number }>;
+const writers = db.prepare(`SELECT s.feed AS feed, s.feed_code AS code, s.city_id AS city FROM stations s
+  WHERE s.city_id IN ('sydney', 'melbourne', 'perth', 'brisbane', 'adelaide') GROUP BY s.city_id`).all() as Array<{ feed: string; code: string; city: string }>;
+const ids = db.prepare("SELECT id FROM stations WHERE state = 'nsw' ORDER BY id LIMIT 100").all() as Array<{ id: string }>;
+db.close();
+const cycleCities = values.cities === 'all' ? cities.map((c) => c.id) : cities.slice(0, Number(values.cities)).map((c) => c.id);
+const cycleFuels: readonly string[] = values.fuels === 'all' ? FUELS : ['ulp91', 'e10', 'diesel', 'ulp95', 'ulp98'];
+
+let writes = 0;
+/** A feed poll's worth: one new report a little before now for one station of each of five cities (a new data version). */
+async function write(): Promise<void> {
+  writes++;
+  await store.applyBatch({
+    stations: [],
+    prices: writers.map((w) => ({ feed: w.feed, feedCode: w.code, fuel: 'ulp91' as const, at: NOW_SEC - 900 + writes, priceTenths: 1800 + (writes % 50), available: true })),
+  });
+}
+
+// 2. The server as shipped, with the probe.
+const port = await freePort();
+let probePort = await freePort();
+while (probePort === port) probePort = await freePort();
+const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'fuelprice.js'), 'serve'], {
+  env: {
+    ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), FUELPRICE_NOW: NOW_ISO,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${join(ROOT, 'bench', 'stall-probe.mjs')}`.trim(),
+    FUELPRICE_STALL_PROBE_PORT: String(probePort),
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+server.stdout?.resume();
+const base = `http://127.0.0.1:${port}`;
+for (let started = performance.now(); ; await new Promise((r) => setTimeout(r, 200))) {
+  if (await fetch(`${base}/ready`).then((r) => r.ok, () => false)) break;
+  if (performance.now() - started > 120_000) throw new Error('the server did not become ready in 120 s');
+}
+
+async function probe(path: string): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${probePort}${path}`)).text();
+}
+
+interface Hold {
+  family: string; requests: number; maxMs: number; url: string; medianMs: number; failures: number; wallMaxMs: number;
+  cpuMaxMs: number; cpuUrl: string; cpuMedianMs: number; cpuP90Ms: number;
+}
+async function family(name: string, paths: readonly string[], headers: Record<string, string> = {}): Promise<Hold> {
+  await write();
+  await new Promise((r) => setTimeout(r, 50)); // the server sees a new version 10 ms after a write by another process
+  const holds: number[] = [];
+  const cpus: number[] = [];
+  let worst = { ms: -1, url: '' };
+  let cpuWorst = { ms: -1, url: '' };
+  let failures = 0;
+  let wallMaxMs = 0;
+  for (const path of paths) {
+    if (performance.now() > deadline) { console.log(`  ${name}: stopped at --max-seconds after ${holds.length} of ${paths.length}`); break; }
+    const opened = performance.now();
+    await probe('/reset');
+    const started = performance.now();
+    const answer = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${created.token}`, ...headers } });
+    await answer.arrayBuffer();
+    wallMaxMs = Math.max(wallMaxMs, performance.now() - started);
+    if (answer.status !== 200 && failures++ === 0) console.log(`  ${name}: ${answer.status} for ${path.slice(0, 80)}`);
+    await new Promise((r) => setTimeout(r, 5));
+    const read = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number };
+    const ms = read.delayMs;
+    // Net of what the serving thread spends with no request for as long (the probe's 1 ms timer mostly: idleCpuMsPerSec).
+    const cpuMs = Math.max(0, read.cpuMs - (idleCpuMsPerSec * (performance.now() - opened)) / 1000);
+    holds.push(ms);
+    cpus.push(cpuMs);
+    if (ms > worst.ms) worst = { ms, url: path };
+    if (cpuMs > cpuWorst.ms) cpuWorst = { ms: cpuMs, url: path };
+  }
+  const sorted = [...holds].sort((a, b) => a - b);
+  const cpuSorted = [...cpus].sort((a, b) => a - b);
+  const hold = { family: name, requests: holds.length, maxMs: worst.ms, url: worst.url, medianMs: sorted[sorted.length >> 1] ?? 0, failures, wallMaxMs, cpuMaxMs: cpuWorst.ms, cpuUrl: cpuWorst.url,
+    cpuMedianMs: cpuSorted[cpuSorted.length >> 1] ?? 0, cpuP90Ms: cpuSorted[Math.floor(cpuSorted.length * 0.9)] ?? 0 };
+  console.log(`  ${name}: longest hold ${hold.maxMs.toFixed(1)} ms (${hold.url.slice(0, 90)}), median ${hold.medianMs.toFixed(1)} ms, `
+    + `serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, p90 ${hold.cpuP90Ms.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms (${hold.cpuUrl.slice(0, 60)}), `
+    + `${hold.requests} requests, slowest answer ${wallMaxMs.toFixed(0)} ms${failures ? `, ${failures} not 200` : ''}`);
+  return hold;
+}
+
+// The longest route allowed: the Hume with as many points as fit MAX_PATH_CHARACTERS, the widest corridor.
+let points = 1000;
+const fits = (n: number): boolean => encodePolyline(humePoints(n)).length <= MAX_PATH_CHARACTERS && encodeURIComponent(encodePolyline(humePoints(n))).length <= ALONG_MAX_URL_LENGTH - 1000;
+while (!fits(points)) points -= 10;
+const along = `/v1/prices/along?fuel=ulp91&corridor=20&path=${encodeURIComponent(encodePolyline(humePoints(points)))}`;
+const capitals = ['sydney', 'melbourne', 'brisbane', 'perth', 'adelaide', 'hobart', 'darwin', 'canberra'].filter((c) => cities.some((x) => x.id === c));
+const places = ['-33.8688,151.2093', '-37.8136,144.9631', '-27.4698,153.0251', '-31.9505,115.8605'];
+
+const families: Array<[string, string[], Record<string, string>?]> = [
+  ['cycle', cycleCities.flatMap((c) => cycleFuels.map((f) => `/v1/cities/${c}/cycle?fuel=${f}`))],
+  ['history', capitals.flatMap((c) => TIMEFRAMES.map((t) => `/v1/cities/${c}/history?timeframe=${t}`))],
+  ['history csv', capitals.slice(0, 2).flatMap((c) => TIMEFRAMES.map((t) => `/v1/cities/${c}/history?timeframe=${t}&format=csv`))],
+  ['station history', ids.slice(0, 3).flatMap((s) => TIMEFRAMES.map((t) => `/v1/stations/${s.id}/history?timeframe=${t}`))],
+  ['spread', capitals.map((c) => `/v1/cities/${c}/spread`)],
+  ['average', capitals.map((c) => `/v1/cities/${c}/average`)],
+  ['summaries', ['/v1/prices', ...['nsw', 'vic', 'qld', 'wa', 'sa', 'tas', 'act', 'nt'].map((s) => `/v1/prices?state=${s}`)]],
+  ['cheapest', [
+    ...places.map((p) => `/v1/prices/cheapest?fuel=ulp91&near=${p}&radius=${MAX_RADIUS_KM}&limit=100`),
+    ...capitals.slice(0, 4).map((c) => `/v1/prices/cheapest?fuel=ulp91&city=${c}`), '/v1/prices/cheapest?fuel=ulp91&state=nsw',
+  ]],
+  ['near', places.map((p) => `/v1/stations?near=${p}&radius=${MAX_RADIUS_KM}&limit=100`)],
+  ['along', [along, along.replace('fuel=ulp91', 'fuel=diesel')]],
+  ['batch', [`/v1/stations/prices?ids=${ids.map((s) => s.id).join(',')}`]],
+  ['changes', ['/v1/prices/changes', `/v1/prices/changes?since=0&limit=${MAX_CHANGES_LIMIT}`]],
+  ['csv lists', ['/v1/stations?state=nsw&limit=100&format=csv', '/v1/prices/cheapest?fuel=ulp91&state=nsw&format=csv', '/v1/cities?format=csv']],
+];
+
+/** The server alone: 1 s windows with no request (the probe's own timer, the minute's sealing of days, the collector); CPU as measured, not net. */
+async function idle(windows: number, name = 'idle (1 s, no request)'): Promise<Hold> {
+  const delays: number[] = [];
+  const cpus: number[] = [];
+  for (let i = 0; i < windows && performance.now() < deadline; i++) {
+    await probe('/reset');
+    await new Promise((r) => setTimeout(r, 1000));
+    const { delayMs, cpuMs } = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number };
+    delays.push(delayMs);
+    cpus.push(cpuMs);
+  }
+  const [d, c] = [[...delays].sort((a, b) => a - b), [...cpus].sort((a, b) => a - b)];
+  const hold = { family: name, requests: 0, maxMs: d.at(-1) ?? 0, url: '', medianMs: d[d.length >> 1] ?? 0, failures: 0, wallMaxMs: 0,
+    cpuMaxMs: c.at(-1) ?? 0, cpuUrl: '', cpuMedianMs: c[c.length >> 1] ?? 0, cpuP90Ms: c[Math.floor(c.length * 0.9)] ?? 0 };
+  console.log(`  ${name}: ${delays.length} windows, longest delay ${hold.maxMs.toFixed(1)} ms, serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms`);
+  return hold;
+}
+
+/** The serving thread's CPU a second with no request, measured first (10 windows of 1 s, the median). */
+let idleCpuMsPerSec = 0;
+
+const only = values.only?.split(',');
+const chosen = families.filter(([name]) => !only || only.includes(name));
+console.log(`stall bench: ${values.dataset} (${values.postgres ? 'PostgreSQL' : 'SQLite'}), serve as shipped, first request after a write, one at a time`);
+const results: Hold[] = [];
+try {
+  // Every URL once first (code compiled, each route's serialiser made, what is kept across writes kept): what is measured is what a write costs.
+  const baseline = await idle(10, 'baseline (1 s, no request)');
+  idleCpuMsPerSec = baseline.cpuMedianMs;
+  console.log(`  the serving thread's CPU with no request: ${idleCpuMsPerSec.toFixed(1)} ms a second, taken off each request's`);
+  for (const [, paths, headers] of chosen) {
+    for (const path of paths) await (await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${created.token}`, ...headers } })).arrayBuffer();
+  }
+  for (const [name, paths, headers] of chosen) results.push(await family(name, paths, headers));
+  if (!only || only.includes('idle')) results.push(await idle(65));
+} finally {
+  server.kill('SIGTERM');
+  await new Promise((r) => server.once('exit', r));
+  await store.close();
+  await dropDatabase?.();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+if (values.save) writeFileSync(values.save, `${JSON.stringify({ dataset: values.dataset, backend: values.postgres ? 'postgres' : 'sqlite', results }, null, 2)}\n`);
+const before = values.before ? (JSON.parse(readFileSync(values.before, 'utf8')) as { results: Hold[] }).results : undefined;
+const ms = (value: number | undefined): string => (value === undefined ? '-' : `${value.toFixed(1)} ms`);
+const cut = (url: string): string => (url.length > 60 ? `${url.slice(0, 60)}...` : url);
+console.log(`\n| route family | requests | longest loop delay${before ? ' before | after' : ''} | serving-thread CPU, p90 / most${before ? ' before | after' : ''} | its URL |`);
+console.log(`|---|---:|${before ? '---:|' : ''}---:|${before ? '---:|' : ''}---:|---|`);
+for (const r of results) {
+  const b = before?.find((x) => x.family === r.family);
+  const delay = before ? `${ms(b?.maxMs)} | ${ms(r.maxMs)}` : ms(r.maxMs);
+  const both = (h: Hold | undefined): string => (h ? `${h.cpuP90Ms.toFixed(1)} / ${h.cpuMaxMs.toFixed(1)} ms` : '-');
+  const cpu = before ? `${both(b)} | ${both(r)}` : both(r);
+  console.log(`| ${r.family} | ${r.requests} | ${delay} | ${cpu} | ${cut(r.cpuUrl)} |`);
+}
+const over = results.filter((r) => r.requests > 0 && r.maxMs > 20);
+console.log(over.length === 0 ? '\nevery family within 20 ms' : `\nover 20 ms: ${over.map((r) => r.family).join(', ')}`);

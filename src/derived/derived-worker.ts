@@ -1,0 +1,49 @@
+/**
+ * The derived-answers worker thread (docs/DERIVED.md): opens its own read-only connection to the
+ * server's database and computes what the serving thread sends (runner.ts), with a DerivedComputer.
+ * Messages in: run (one job, answered by done or failed with the same id), ahead (jobs to compute
+ * after a write, each answered by kept), close. Out as well: computed, one per computation made.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { SqliteStore } from '../storage/sqlite/sqlite-store.ts';
+import type { ReadStore, ReaderSource } from '../storage/store.ts';
+import { DerivedComputer } from './computer.ts';
+import type { ToWorker, FromWorker } from './runner.ts';
+
+if (!parentPort) throw new Error('derived-worker.ts runs as a worker thread');
+const port = parentPort;
+const source = (workerData as { source: ReaderSource }).source;
+
+async function open(): Promise<ReadStore> {
+  if (source.backend === 'sqlite') return new SqliteStore(source.path, { readonly: true });
+  const { PostgresStore } = await import('../storage/postgres/postgres-store.ts');
+  // Off the event loop, a long read holds no one up: 30 s before PostgreSQL cancels it, not the serving pool's 5 s
+  // (a city's year of fresh prices took longer than 5 s on a loaded machine, and the request then failed).
+  return new PostgresStore({ connectionString: source.url, max: 2, statementTimeoutMs: 30_000, applicationName: 'fuelprice-derived' });
+}
+
+const post = (message: FromWorker): void => port.postMessage(message);
+const storeReady = open();
+storeReady.then((store) => store.setVersionReuseMs(0), () => {});
+const ready = storeReady.then((store) => new DerivedComputer(store, (key) => post({ type: 'computed', key })));
+
+/** What is said of a failure: its message, cut short (the serving thread logs it; no user sees it). */
+const why = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 300);
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'close') {
+    storeReady.then((store) => store.close()).catch(() => {}).finally(() => port.close());
+    return;
+  }
+  ready.then((c) => {
+    if (message.type === 'run') {
+      return c.run(message.job, message.now, message.version).then(
+        (done) => post({ type: 'done', id: message.id, ...done }),
+        (error: unknown) => post({ type: 'failed', id: message.id, message: why(error) }),
+      );
+    }
+    return c.ahead(message.jobs, message.now, message.version, (job, done) => post({ type: 'kept', job, now: message.now, ...done }));
+  }).catch((error: unknown) => {
+    if (message.type === 'run') post({ type: 'failed', id: message.id, message: why(error) });
+  });
+});

@@ -9,7 +9,9 @@ import { ErrorBody } from './http/errors/catalogue.ts';
 import { addErrorHandlers } from './http/errors/handlers.ts';
 import { fastPath } from './http/cache/fast-path.ts';
 import type pino from 'pino';
-import { type AccessLog, accessLog } from './http/server/request-log.ts';
+import type { IncomingMessage } from 'node:http';
+import { type AccessLog, accessLog, frontAnswerLog } from './http/server/request-log.ts';
+import { unavailableReason } from './http/errors/unavailable.ts';
 import { parseQueryString } from './http/request/query-string.ts';
 import { HistoryBlocks } from './http/cache/history-blocks.ts';
 import { StationTexts } from './http/cache/station-texts.ts';
@@ -71,14 +73,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const rules = new RequestRules({ store, clock, tokens: new TokenCache(store), limiter, defaultLimit });
   const trust = trustFunction(options.trustProxy ?? false);
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  const shedding = gauge && shedInFront(gauge, EVERY_ANSWER);
-  const shed = shedding && metrics ? metrics.countShed(shedding) : shedding;
   let requestLog: AccessLog | undefined;
+  // Without a trusted proxy the peer is the client, and req.headers (a fifth of the fast path) is never built.
+  const address = trust
+    ? (req: IncomingMessage) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trust)
+    : (req: IncomingMessage) => req.socket.remoteAddress ?? '';
+  // Every shed request given its access line and counted, with its reason, like any other 503.
+  const shedding = gauge && shedInFront(gauge, EVERY_ANSWER, frontAnswerLog(() => requestLog, address));
+  const shed = shedding && metrics ? metrics.countShed(shedding) : shedding;
   // Cached answers to tokens seen before, within a limit counted in this process, are sent in front of Fastify.
   const front = cache && fast ? fastPath({
-    rules, cache, log: () => requestLog,
-    // Without a trusted proxy the peer is the client, and req.headers (a fifth of the fast path) is never built.
-    address: trust ? (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trust) : (req) => req.socket.remoteAddress ?? '',
+    rules, cache, log: () => requestLog, address,
     answered: metrics && ((route, startedMs) => metrics.fastAnswer(route, startedMs)),
   }) : undefined;
 
@@ -110,6 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const length = reply.getHeader('content-length');
       logAccess({
         reqId: request.id, method: request.method, url: request.url, route: request.routeOptions.url, status: reply.statusCode,
+        reason: reply.statusCode === 503 ? unavailableReason(reply.raw) : undefined,
         bytes: length === undefined ? undefined : Number(length), ms: reply.elapsedTime, token: request.tokenId ?? undefined, ip: request.ip,
       });
       done();

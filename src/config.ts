@@ -32,7 +32,7 @@ export interface Config {
   readonly logLevel: string;
   /** Which X-Forwarded-For hops to believe (TRUST_PROXY): none by default. */
   readonly trustProxy: TrustProxy;
-  /** Median event-loop delay (ms) past which requests are shed with 503 (MAX_EVENT_LOOP_DELAY_MS, default 100; 0 = never). */
+  /** Median event-loop delay (ms) which, sustained for 2 s, has requests shed with 503 (MAX_EVENT_LOOP_DELAY_MS, default 100; 0 = never; http/server/load-shedding.ts). */
   readonly maxEventLoopDelayMs: number;
   /** Open connections per process past which new ones are closed at once (MAX_CONNECTIONS, default 4096). */
   readonly maxConnections: number;

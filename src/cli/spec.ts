@@ -36,7 +36,7 @@ export const ENV = {
   REDIS_URL: { shown: 'none: limits per process', about: 'redis:// or rediss://: rate limits shared by every process' },
   FUELPRICE_REDIS_PREFIX: { shown: 'fuelprice:', about: 'prefix of every Redis key' },
   TRUST_PROXY: { shown: 'false', about: 'X-Forwarded-For hops to believe: a count, or proxy addresses and CIDR ranges' },
-  MAX_EVENT_LOOP_DELAY_MS: { shown: '100', about: 'event-loop delay past which requests are shed with 503 (0: never)' },
+  MAX_EVENT_LOOP_DELAY_MS: { shown: '100', about: 'event-loop delay which, sustained for 2 s, has requests shed with 503 (0: never)' },
   MAX_CONNECTIONS: { shown: '4096', about: 'open connections per process past which new ones are closed' },
   KEEP_ALIVE_TIMEOUT_MS: { shown: '72000', about: 'idle keep-alive connections are closed after this' },
   METRICS_TOKEN: { shown: 'none: no /metrics', about: 'bearer token that reads /metrics (Prometheus), 16 to 256 characters' },

@@ -365,6 +365,9 @@ describe('/metrics under load shedding', () => {
     assert.equal(grew('fuelprice_http_requests_total', { route: 'none', status: '503' }), 3);
     assert.equal(grew('fuelprice_http_requests_total', { route: '/ready', status: '503' }), 1);
     assert.equal(grew('fuelprice_http_request_duration_seconds_count', { route: 'none' }), 3);
+    // Every 503 by its reason: the three shed, /ready's one while overloaded, nothing else.
+    assert.deepEqual(['shed', 'overloaded', 'storage', 'waiters', 'metrics', 'unavailable'].map((reason) => valueOf(after, 'fuelprice_http_unavailable_total', { reason })),
+      [3, 1, 0, 0, 0, 0]);
   });
 });
 

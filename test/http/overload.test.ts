@@ -9,7 +9,12 @@ import { type Socket, connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { type LoadGauge, SHED_RETRY_AFTER_SEC, eventLoopGauge, nextShedShare } from '../../src/http/server/load-shedding.ts';
+import {
+  type LoadGauge, NOT_SHEDDING, SHED_RETRY_AFTER_SEC, SUSTAINED_MS, SUSTAINED_READINGS, eventLoopGauge, nextShedShare, nextShedState,
+} from '../../src/http/server/load-shedding.ts';
+import { loggerOptions } from '../../src/http/server/request-log.ts';
+import { buildApp } from '../../src/app.ts';
+import { hostname } from 'node:os';
 import { StalledWriters, type WatchedSocket } from '../../src/http/server/server-limits.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { NOW, loadFixture } from '../fixture.ts';
@@ -137,23 +142,30 @@ describe('load shedding', () => {
     }
   });
 
-  test('the event-loop gauge ignores one long block, sheds while every turn of the loop is long, and stops once it runs freely again', async () => {
+  test('the event-loop gauge: one long block is not overload; readings kept over the limit are, and free running ends it', async () => {
     const gauge = eventLoopGauge({ maxDelayMs: 50, sampleMs: 0, random: () => 0 });
     const server = await startServer(store(), fixedClock(NOW), { loadGauge: gauge });
     try {
-      // One long block is one sample among many: not overload.
+      // One long block is one reading over the limit, however long: not overload.
       gauge.sample();
-      await delay(15);
       busy(400);
-      await delay(50);
-      assert.ok(gauge.sample() < 50, 'one block is not overload');
+      await delay(5);
+      gauge.sample();
       assert.equal(gauge.share, 0);
-      // Every turn of the loop long, as under sustained overload.
-      for (let turn = 0; turn < 6; turn++) {
-        busy(100);
-        await new Promise((resolve) => setImmediate(resolve));
+      await delay(30);
+      gauge.sample();
+      assert.equal(gauge.share, 0);
+      // Every turn of the loop long, reading after reading, as under sustained overload.
+      const readings: number[] = [];
+      for (let reading = 0; reading < SUSTAINED_READINGS; reading++) {
+        assert.equal(gauge.share, 0, `not shedding before reading ${reading + 1}`);
+        for (let turn = 0; turn < 6; turn++) {
+          busy(100);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        readings.push(gauge.sample());
       }
-      assert.ok(gauge.sample() > 50, 'a loop kept busy shows as delay');
+      assert.ok(readings.every((ms) => ms > 50), `every reading over the limit: ${readings.join(', ')}`);
       assert.ok(gauge.share > 0);
       const shed = await get(server, '/v1/stations');
       assert.equal(shed.status, 503);
@@ -170,6 +182,41 @@ describe('load shedding', () => {
     }
   });
 
+  test('a client blocking the loop with slow requests, on a real port with the real gauge, makes nobody get 503, then or afterwards', async () => {
+    // Readings every 100 ms against the default 100 ms limit: the rule before (shed on one reading's median) shed requests here.
+    const overloads: boolean[] = [];
+    const gauge = eventLoopGauge({ maxDelayMs: 100, sampleMs: 100, onChange: (shedding) => overloads.push(shedding) });
+    // The slow request is a route of this test only: the shipped server has none.
+    const server = await startServer(store(), fixedClock(NOW), { loadGauge: gauge }, (app) => {
+      app.get('/test/block', async () => { busy(300); return { blocked: true }; });
+    });
+    try {
+      await delay(300);
+      // One client: a burst of five slow requests, one after the other (1.5 s of a blocked loop, a turn between each).
+      let slowDone = false;
+      const slow = (async () => {
+        const statuses: number[] = [];
+        for (let i = 0; i < 5; i++) statuses.push((await get(server, '/test/block')).status);
+        slowDone = true;
+        return statuses;
+      })();
+      // Another client asks every 20 ms meanwhile, and for a second after.
+      const others: number[] = [];
+      let doneAt = Infinity;
+      while (performance.now() < doneAt + 1_000) {
+        others.push((await get(server, '/v1/cities/sydney/spread')).status);
+        if (slowDone && doneAt === Infinity) doneAt = performance.now();
+        await delay(20);
+      }
+      assert.deepEqual(await slow, [200, 200, 200, 200, 200]);
+      assert.ok(others.length >= 10);
+      assert.deepEqual(others, others.map(() => 200));
+      assert.deepEqual(overloads, [], 'shedding never started');
+    } finally {
+      await server.close();
+    }
+  });
+
   test('the share shed moves with the delay over the limit, half a step per limit, between none and all', () => {
     assert.equal(nextShedShare(0, 0, 100), 0);
     assert.equal(nextShedShare(0, 100, 100), 0);
@@ -180,6 +227,103 @@ describe('load shedding', () => {
     assert.equal(nextShedShare(0.5, 150, 100), 0.75);
     assert.equal(nextShedShare(1, 0, 100), 0.5);
     assert.equal(nextShedShare(0.25, 0, 100), 0);
+  });
+
+  /** The share after each reading of `delays` (ms; a reading every `everyMs`, or as `elapsed` says) against a 100 ms limit, from not shedding. */
+  const shares = (delays: readonly number[], everyMs = 500, elapsed: Record<number, number> = {}): number[] => {
+    let state = NOT_SHEDDING;
+    return delays.map((delayMs, i) => (state = nextShedState(state, { delayMs, elapsedMs: elapsed[i] ?? everyMs }, 100)).share);
+  };
+
+  test('the rule over a sequence of readings: one long block, or three readings over, never shed', () => {
+    assert.deepEqual([SUSTAINED_READINGS, SUSTAINED_MS], [4, 2_000]);
+    // A 3 s block is one reading (its timer could not fire meanwhile); the loop then runs freely.
+    assert.deepEqual(shares([5, 5, 3_000, 5, 5, 5], 500, { 2: 3_000 }), [0, 0, 0, 0, 0, 0]);
+    // Readings over the limit, six in a row, but 1.5 s in all (a burst of slow requests read every 250 ms): not sustained.
+    assert.deepEqual(shares([300, 300, 300, 300, 300, 300, 5], 250), [0, 0, 0, 0, 0, 0, 0]);
+    // Two slow requests back to back, a turn apart, and a third later: at most three readings over in a row.
+    assert.deepEqual(shares([1_500, 1_500, 5, 800, 900, 1_200, 100, 2_000]), [0, 0, 0, 0, 0, 0, 0, 0]);
+    // Exactly at the limit is not over it.
+    assert.deepEqual(shares([100, 100, 100, 100, 100]), [0, 0, 0, 0, 0]);
+  });
+
+  test('the rule over a sequence of readings: sustained delay sheds from the fourth reading, in proportion; recovery stops it', () => {
+    // Four readings over: shedding starts on the fourth at nextShedShare(0, 200) = 0.5, then moves by half a step per limit.
+    assert.deepEqual(shares([150, 150, 150, 200, 250, 100, 50, 0, 0]), [0, 0, 0, 0.5, 1, 1, 0.75, 0.25, 0]);
+    // Once stopped, a single reading over does not restart it: the run must be sustained again.
+    assert.deepEqual(shares([300, 300, 300, 300, 0, 0, 400, 0, 300, 300, 300, 300]), [0, 0, 0, 1, 0.5, 0, 0, 0, 0, 0, 0, 1]);
+    // A run broken by one reading under the limit starts again from none.
+    assert.deepEqual(shares([200, 200, 200, 50, 200, 200, 200, 200]), [0, 0, 0, 0, 0, 0, 0, 0.5]);
+    // Read every 250 ms, the run must reach 2 s: the eighth reading.
+    assert.deepEqual(shares(Array.from({ length: 9 }, () => 200), 250), [0, 0, 0, 0, 0, 0, 0, 0.5, 1]);
+    // A 3 s block followed by three more readings over the limit (1.5 s of a loop still late): sustained.
+    assert.deepEqual(shares([3_000, 300, 300, 300], 500, { 0: 3_000 }), [0, 0, 0, 1]);
+  });
+
+  test('a shed request and /ready\'s 503 while overloaded are in the access log, with their reason, like any other answer', async () => {
+    const gauge = switchGauge();
+    const lines: string[] = [];
+    const app = await buildApp({ store: store(), clock: fixedClock(NOW), loadGauge: gauge, logger: loggerOptions('info', { write: (line) => { lines.push(line); } }) });
+    try {
+      const base = await app.listen({ port: 0, host: '127.0.0.1' });
+      gauge.on = true;
+      const shed = await fetch(`${base}/v1/cities/sydney?x=1`, { headers: { 'x-request-id': 'shed-1' } });
+      const shedBody = await shed.text();
+      const ready = await fetch(`${base}/ready`, { headers: { 'x-request-id': 'ready-1' } });
+      const readyBody = await ready.text();
+      assert.deepEqual([shed.status, ready.status], [503, 503]);
+      const access = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request');
+      for (const line of access) {
+        assert.equal(typeof line.time, 'number');
+        assert.equal(typeof line.ms, 'number');
+        delete line.time;
+        delete line.ms;
+      }
+      const common = { level: 30, pid: process.pid, hostname: hostname(), ip: '127.0.0.1', msg: 'request', method: 'GET', status: 503 };
+      assert.deepEqual(access, [
+        { ...common, reqId: 'shed-1', url: '/v1/cities/sydney?x=1', reason: 'shed', bytes: Buffer.byteLength(shedBody) },
+        { ...common, reqId: 'ready-1', url: '/ready', route: '/ready', reason: 'overloaded', bytes: Buffer.byteLength(readyBody) },
+      ]);
+      // The order of the fields, as written.
+      const shedLine = lines.find((line) => line.includes('"shed-1"')) ?? '';
+      assert.match(shedLine, /^\{"level":30,"time":\d+,"pid":\d+,"hostname":"[^"]*","reqId":"shed-1","method":"GET","url":"\/v1\/cities\/sydney\?x=1","status":503,"reason":"shed","bytes":\d+,"ms":[0-9.]+,"ip":"127\.0\.0\.1","msg":"request"\}\n$/);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('every 503 in the access log and the metrics, with its reason', () => {
+  const store = fixtureStore();
+
+  test('a 503 answered through Fastify (too many change-feed waiters): its line says why, and fuelprice_http_unavailable_total counts it', async () => {
+    const lines: string[] = [];
+    const metricsToken = 'm'.repeat(40);
+    const server = await startServer(store(), fixedClock(NOW), {
+      maxChangeWaiters: 0, metricsToken, logger: loggerOptions('info', { write: (line) => { lines.push(line); } }),
+    });
+    try {
+      const sizes: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const refused = await get(server, '/v1/prices/changes?since=6&wait=5', { headers: { 'x-request-id': `wait-${i}` } });
+        assert.equal(refused.status, 503);
+        sizes.push(Buffer.byteLength(refused.text));
+      }
+      const access = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request');
+      for (const line of access) {
+        delete line.time;
+        delete line.ms;
+      }
+      assert.deepEqual(access, [0, 1, 2].map((i) => ({
+        level: 30, pid: process.pid, hostname: hostname(), reqId: `wait-${i}`, method: 'GET', url: '/v1/prices/changes?since=6&wait=5',
+        route: '/v1/prices/changes', status: 503, reason: 'waiters', bytes: sizes[i], token: server.token.split('_')[1], ip: '127.0.0.1', msg: 'request',
+      })));
+      const scrape = await get(server, '/metrics', { token: metricsToken });
+      const counted = (reason: string): string | undefined => new RegExp(`^fuelprice_http_unavailable_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(scrape.text)?.[1];
+      assert.deepEqual(['shed', 'overloaded', 'storage', 'waiters', 'metrics', 'unavailable'].map(counted), ['0', '0', '0', '3', '0', '0']);
+    } finally {
+      await server.close();
+    }
   });
 });
 

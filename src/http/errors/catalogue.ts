@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { UnavailableReason } from './unavailable.ts';
 
 /**
  * The error catalogue: every error the API can answer, each with its one status. The ErrorCode
@@ -36,17 +37,20 @@ export class ApiError extends Error {
   readonly statusCode: number;
   /** Extra response headers this error must carry (WWW-Authenticate, Allow, Retry-After). */
   readonly headers: Readonly<Record<string, string>>;
+  /** Why, for a 503 (`unavailable`): written in the access line and counted in the metrics (unavailable.ts). */
+  readonly reason: UnavailableReason | undefined;
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}, reason?: UnavailableReason) {
     super(message);
     this.code = code;
     this.statusCode = codeToStatus(code);
     this.headers = headers;
+    this.reason = reason;
   }
 }
 
-export function apiError(code: ErrorCode, message: string, headers?: Record<string, string>): never {
-  throw new ApiError(code, message, headers);
+export function apiError(code: ErrorCode, message: string, headers?: Record<string, string>, reason?: UnavailableReason): never {
+  throw new ApiError(code, message, headers, reason);
 }
 
 export function notFound(kind: 'city' | 'station', id: string): never {

@@ -3,12 +3,14 @@ import { isStorageUnavailable } from '../../storage/errors.ts';
 import { JSON_TYPE } from '../representation/negotiation.ts';
 import { MAX_POST_BODY_BYTES, isBodyPost, requestPath } from '../request/rules.ts';
 import { ApiError, errorPayload } from './catalogue.ts';
+import { markUnavailable } from './unavailable.ts';
 
 /** The one error handler and the not-found handler: every error a route or hook raises answered in the catalogue's shape. */
 
 /** Sends an error in the documented shape; used by the error handler and by hooks. */
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   reply.code(err.statusCode);
+  if (err.reason) markUnavailable(reply.raw, err.reason);
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
   return reply.type(JSON_TYPE).send(errorPayload(err.code, err.message, reply.request.id));
 }
@@ -18,7 +20,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return validationError(fastifyError, request);
-  if (isStorageUnavailable(error)) return new ApiError('unavailable', 'The service is temporarily unavailable; try again shortly.', { 'retry-after': '5' });
+  if (isStorageUnavailable(error)) return new ApiError('unavailable', 'The service is temporarily unavailable; try again shortly.', { 'retry-after': '5' }, 'storage');
   const status = fastifyError.statusCode ?? 500;
   const body = bodyError(fastifyError.code);
   if (body !== undefined && isBodyPost(request)) return new ApiError('invalid_parameter', body);

@@ -125,7 +125,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<RouteDeps & { watcher: Chan
     let open = true;
     const gone = new AbortController();
     // False once the response holds more than its buffer: the client is not reading as fast as changes come.
-    const send = (text: string): boolean => open && res.write(text);
+    const send = (text: string | Buffer): boolean => open && res.write(text);
     // A keep-alive only while nothing is waiting to go out: a connection with bytes in flight is not idle.
     const removeStream = watcher.stream((text) => { if (!res.writableNeedDrain) send(text); });
     res.on('close', () => { open = false; gone.abort(); });
@@ -133,8 +133,8 @@ export const changeRoutes: FastifyPluginAsyncTypebox<RouteDeps & { watcher: Chan
     send(cursorEvent(cursor));
     try {
       while (open) {
-        let full = false;
-        for (const change of page.changes) full = !send(changeEvent(changeEntry(change))) || full;
+        // One write of the page's events, made once for every stream that reads the same page.
+        const full = page.changes.length > 0 && !send(eventsOf(page));
         cursor = page.next;
         // A client that does not keep up: no further page is read (nor held in memory) until what was
         // written has gone out; the changes meanwhile wait in storage, each answered once, as it is then.
@@ -156,6 +156,24 @@ export const changeRoutes: FastifyPluginAsyncTypebox<RouteDeps & { watcher: Chan
   methodNotAllowed(app, '/v1/prices/changes');
 };
 
+/**
+ * A page's change events as one text, made once per page: streams woken together by a change read
+ * the same page (`read` above shares it), so a thousand streams cost one serialisation and a write
+ * each, not a thousand serialisations and a write per change each (bench/sse.ts, docs/CHANGES.md).
+ */
+const pageEvents = new WeakMap<ChangesPage, Buffer>();
+function eventsOf(page: ChangesPage): Buffer {
+  let bytes = pageEvents.get(page);
+  if (bytes === undefined) {
+    let text = '';
+    for (const change of page.changes) text += changeEvent(changeEntry(change));
+    // As bytes: each stream's write then copies no text into a buffer of its own.
+    bytes = Buffer.from(text, 'utf8');
+    pageEvents.set(page, bytes);
+  }
+  return bytes;
+}
+
 function answer(page: ChangesPage): { data: ChangeOut[]; next: string; more: boolean } {
   return { data: page.changes.map(changeEntry), next: String(page.next), more: page.more };
 }
@@ -174,7 +192,7 @@ function drained(res: ServerResponse, stop: AbortSignal): Promise<boolean> {
 }
 
 function tooManyWaiting(watcher: ChangeWatcher): never {
-  apiError('unavailable', `Too many requests are waiting for changes (${watcher.maxWaiters} at most); retry without wait, or later.`, { 'retry-after': '1' });
+  apiError('unavailable', `Too many requests are waiting for changes (${watcher.maxWaiters} at most); retry without wait, or later.`, { 'retry-after': '1' }, 'waiters');
 }
 
 /** The headers already set on the reply (security headers, request id, rate limit), for an answer written on the raw response. */

@@ -52,7 +52,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<RouteDeps & { store: Pick<Ing
       await store.ping();
       feeds = await feedHealth();
     } catch {
-      throw new ApiError('unavailable', 'Storage is not reachable.', { 'retry-after': '5' });
+      throw new ApiError('unavailable', 'Storage is not reachable.', { 'retry-after': '5' }, 'storage');
     }
     const shared = limiter?.status?.();
     const degraded = shared === 'degraded' || (feeds ?? []).some((f) => f.status === 'stale');

@@ -21,6 +21,7 @@ import { feedStatus, lastRunFailed } from '../../ingest/health.ts';
 import type { FeedCounts, IngestStore, StoreBase } from '../../storage/store.ts';
 import { BEARER, authorizationCount } from '../auth/bearer.ts';
 import { ApiError } from '../errors/catalogue.ts';
+import { UNAVAILABLE_REASONS, type UnavailableReason, unavailableReason } from '../errors/unavailable.ts';
 
 export const METRICS_PATH = '/metrics';
 /** Seconds: from a cached answer (well under a millisecond) to a request that should have timed out. */
@@ -59,6 +60,7 @@ export class Metrics implements CacheCounts {
   private readonly fullHits: ReturnType<Counter<'path'>['labels']>;
   private readonly misses: Counter;
   private readonly shed: Counter;
+  private readonly unavailable: Counter<'reason'>;
   private readonly routes = new Map<string, RouteSeries>();
 
   constructor(sources: MetricsSources) {
@@ -76,6 +78,12 @@ export class Metrics implements CacheCounts {
     });
     this.misses = new Counter({ name: 'fuelprice_answer_cache_misses_total', help: 'Cacheable requests whose answer was worked out', registers });
     this.shed = new Counter({ name: 'fuelprice_http_requests_shed_total', help: 'Requests refused with 503 by load shedding', registers });
+    this.unavailable = new Counter({
+      name: 'fuelprice_http_unavailable_total', help: 'Requests answered 503, by reason (shed, overloaded, storage, waiters, metrics, unavailable)',
+      labelNames: ['reason'], registers,
+    });
+    // Every reason's series exists from the start, at 0.
+    for (const reason of UNAVAILABLE_REASONS) this.unavailable.labels(reason).inc(0);
     this.fastHits = hits.labels('fast');
     this.fullHits = hits.labels('full');
     // Both series exist from the start, at 0.
@@ -85,8 +93,9 @@ export class Metrics implements CacheCounts {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** One answered request, counted under its route pattern and status, its time observed. */
-  observe(route: string, status: number, seconds: number): void {
+  /** One answered request, counted under its route pattern and status, its time observed; a 503 also under its reason. */
+  observe(route: string, status: number, seconds: number, reason?: UnavailableReason): void {
+    if (status === 503) this.unavailable.labels(reason ?? 'unavailable').inc();
     let series = this.routes.get(route);
     if (!series) {
       series = { duration: this.duration.labels(route), byStatus: new Map() };
@@ -128,7 +137,7 @@ export class Metrics implements CacheCounts {
       if (!front(req, res)) return false;
       const ready = isPath(url, '/ready');
       if (!ready) this.shed.inc();
-      this.observe(ready ? '/ready' : NO_ROUTE, res.statusCode, (performance.now() - started) / 1000);
+      this.observe(ready ? '/ready' : NO_ROUTE, res.statusCode, (performance.now() - started) / 1000, unavailableReason(res));
       return true;
     };
   }
@@ -264,7 +273,7 @@ const REALM = 'Bearer realm="fuelprice-metrics"';
  */
 export function addMetrics(app: FastifyInstance, metrics: Metrics, token: string, fromPrimary?: () => Promise<string>): void {
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.observe(request.routeOptions.url ?? NO_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observe(request.routeOptions.url ?? NO_ROUTE, reply.statusCode, reply.elapsedTime / 1000, reply.statusCode === 503 ? unavailableReason(reply.raw) : undefined);
     done();
   });
   const expected = digest(token);
@@ -282,7 +291,7 @@ export function addMetrics(app: FastifyInstance, metrics: Metrics, token: string
       text = fromPrimary ? await fromPrimary() : await metrics.registry.metrics();
     } catch (error) {
       request.log.warn({ err: error }, 'metrics: the workers\' sum could not be read');
-      throw new ApiError('unavailable', 'The workers\' metrics could not be added up just now; try again.', { 'retry-after': '1' });
+      throw new ApiError('unavailable', 'The workers\' metrics could not be added up just now; try again.', { 'retry-after': '1' }, 'metrics');
     }
     return reply.header('cache-control', 'no-store').type(metrics.registry.contentType).send(text);
   });

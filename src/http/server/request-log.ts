@@ -3,6 +3,9 @@ import { isatty } from 'node:tty';
 import pino from 'pino';
 import { maskSecrets } from '../../secrets.ts';
 import { redactUrl } from '../../tokens.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type UnavailableReason, unavailableReason } from '../errors/unavailable.ts';
+import { requestPath } from '../request/rules.ts';
 import { answerBytes, jsonText, lineEncoder } from './access-bytes.ts';
 import { LineBuffer } from './log-buffer.ts';
 import { PIPE_ATOMIC_BYTES } from './log-writes.ts';
@@ -60,6 +63,8 @@ export interface AccessEntry {
   /** The route's pattern (`/v1/cities/:id`); undefined when no route matched. */
   route: string | undefined;
   status: number;
+  /** Why a 503 was answered (errors/unavailable.ts); undefined for any other status. */
+  reason?: UnavailableReason | undefined;
   /** Body bytes sent (Content-Length), when known. */
   bytes: number | undefined;
   /** From the request's arrival to its answer's end, in milliseconds. */
@@ -71,7 +76,7 @@ export interface AccessEntry {
 
 export const ACCESS_MESSAGE = 'request';
 
-/** Probes are asked every few seconds by orchestrators: logged at debug, not info. */
+/** Probes are asked every few seconds by orchestrators: logged at debug, not info (unless answered 5xx). */
 const PROBES: ReadonlySet<string> = new Set(['/health', '/ready']);
 
 /** What an answer fixes of its access line (method to bytes), for a line a request that gets the same answer. */
@@ -88,7 +93,7 @@ export interface AnswerPart {
 export interface AccessLog {
   (entry: AccessEntry): void;
   /** The part of the line an answer fixes (a cached answer keeps it: fast-path.ts). */
-  answerPart(entry: Pick<AccessEntry, 'method' | 'url' | 'route' | 'status' | 'bytes'>): AnswerPart;
+  answerPart(entry: Pick<AccessEntry, 'method' | 'url' | 'route' | 'status' | 'reason' | 'bytes'>): AnswerPart;
   /** The line of a request whose answer's part is `part`: what `log(entry)` writes for the same fields. */
   withPart(part: AnswerPart, reqId: string, ms: number, token: string | undefined, ip: string): void;
 }
@@ -113,10 +118,11 @@ export function accessLog(log: pino.Logger): AccessLog {
   // serve's log (a LineBuffer): the fast path's lines are encoded straight into its bytes; any other stream is given strings.
   const encode = stream instanceof LineBuffer ? lineEncoder(stream, bindings, ACCESS_MESSAGE) : undefined;
   const partOf = (entry: Parameters<AccessLog['answerPart']>[0]): AnswerPart => {
-    const probe = entry.route !== undefined && PROBES.has(entry.route);
+    const probe = entry.route !== undefined && PROBES.has(entry.route) && entry.status < 500;
     let text = `,"method":${JSON.stringify(entry.method)},"url":${JSON.stringify(redactUrl(entry.url))}`;
     if (entry.route !== undefined) text += `,"route":${JSON.stringify(entry.route)}`;
     text += `,"status":${entry.status}`;
+    if (entry.reason !== undefined) text += `,"reason":${JSON.stringify(entry.reason)}`;
     if (entry.bytes !== undefined && Number.isFinite(entry.bytes)) text += `,"bytes":${entry.bytes}`;
     return { level: probe ? (debug ? 20 : undefined) : (info ? 30 : undefined), text };
   };
@@ -137,6 +143,26 @@ export function accessLog(log: pino.Logger): AccessLog {
     withPart(partOf(entry), entry.reqId, entry.ms, entry.token, entry.ip);
   };
   return Object.assign(write, { answerPart, withPart });
+}
+
+/** An answer written in front of Fastify (load shedding): its request id and body bytes, and when the request began (performance.now()). */
+export type FrontAnswered = (req: IncomingMessage, res: ServerResponse, reqId: string, bytes: number, startedMs: number) => void;
+
+/**
+ * The access line of an answer written in front of Fastify (load shedding): the same line
+ * Fastify's hook writes, with no route (or /ready), no token (none was checked), and the reason
+ * of a 503. `log` is read per answer (the app's log exists once Fastify is built).
+ */
+export function frontAnswerLog(log: () => AccessLog | undefined, address: (req: IncomingMessage) => string): FrontAnswered {
+  return (req, res, reqId, bytes, startedMs) => {
+    const access = log();
+    if (!access) return;
+    const url = req.url ?? '';
+    access({
+      reqId, method: req.method ?? '', url, route: requestPath(url) === '/ready' ? '/ready' : undefined, status: res.statusCode,
+      reason: res.statusCode === 503 ? unavailableReason(res) : undefined, bytes, ms: performance.now() - startedMs, token: undefined, ip: address(req),
+    });
+  };
 }
 
 /** Where `serve` writes its log, and how to flush it. */

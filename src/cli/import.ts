@@ -71,11 +71,15 @@ export async function importCommand(config: Config, args: string[]): Promise<num
     const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
     const display = new ImportProgress(process.stderr, () => Date.now(), label, totalBytes, files.length);
     for (const file of files) {
-      const outcome = await importFile({ store, format, path: file.path, now: clock.now(), progress: display.file(), restart: values.restart === true });
+      // The city means of sealed days the files change are recomputed once, by the seal below, not after every batch.
+      const outcome = await importFile({
+        store, format, path: file.path, now: clock.now(), progress: display.file(), restart: values.restart === true, deferCityDays: true,
+      });
       if (outcome.status === 'failed') failed++;
     }
     display.close(format.id);
-    // Closes the days the imported history reaches, so city history answers them at once.
+    // Closes the days the imported history reaches, so city history answers them at once, and
+    // recomputes the city means of sealed days the files changed (each city's once).
     await store.seal(clock.now());
   } finally {
     await store.close();

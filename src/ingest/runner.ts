@@ -5,7 +5,7 @@
  * cursor of the last one, so the next run resumes from there.
  */
 import type { Clock, FeedConfig } from '../config.ts';
-import type { FeedRun, IngestStore } from '../storage/store.ts';
+import type { FeedBatchOptions, FeedRun, IngestStore } from '../storage/store.ts';
 import type { Logger } from '../logger.ts';
 import type { FeedAdapter, KeptValues } from './feed.ts';
 import { oneLine } from './feed-error.ts';
@@ -44,7 +44,7 @@ export const RUN_ERROR_CHARS = 500;
  * normaliser's own rejections.
  */
 export async function applyNormalised(
-  store: IngestStore, normaliser: Normaliser, options: { now: number; cursor?: { key: string; value: string } },
+  store: IngestStore, normaliser: Normaliser, options: FeedBatchOptions,
 ): Promise<ApplyOutcome> {
   const batch = normaliser.batch();
   const result = await store.applyFeedBatch(batch, options);

@@ -136,6 +136,12 @@ export interface FeedBatchOptions {
   /** Unix seconds: prices dated after it are held until due (WA publishes tomorrow's prices a day ahead). */
   now: number;
   cursor?: FeedCursor;
+  /**
+   * Leave the city means of the sealed days this batch changes to the next seal, which
+   * recomputes each city's once (storage/sql/stale-city-days.ts): for an import of many batches,
+   * which seals when it ends. Station days are written at once either way.
+   */
+  deferCityDays?: boolean;
 }
 
 export interface FeedBatchResult extends BatchResult {

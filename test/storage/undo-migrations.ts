@@ -56,3 +56,30 @@ export const SQLITE_UNDO_14 = `
 `;
 
 export const POSTGRES_UNDO_14 = SQLITE_UNDO_14;
+
+/** The exact inverse of migration 15 (city days left to the next seal; the marks' triggers held by the writer): version 7's triggers back. */
+export const SQLITE_UNDO_15 = `
+  DROP TRIGGER city_daily_marks_on_insert;
+  DROP TRIGGER city_daily_marks_on_update;
+  DROP TRIGGER city_daily_marks_on_delete;
+  CREATE TRIGGER city_daily_marks_on_insert AFTER INSERT ON city_daily BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+  CREATE TRIGGER city_daily_marks_on_update AFTER UPDATE ON city_daily BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+  CREATE TRIGGER city_daily_marks_on_delete AFTER DELETE ON city_daily BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+  DROP TABLE city_daily_marks_held;
+  DROP TABLE city_days_stale;
+`;
+
+export const POSTGRES_UNDO_15 = `
+  DROP TABLE city_days_stale;
+`;

@@ -9,7 +9,9 @@ import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { PriceStore, StationInput } from '../../src/storage/store.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { answers, createPostgresDatabase, postgresAdmin, postgresServerUrl } from '../helpers.ts';
-import { POSTGRES_UNDO_12, POSTGRES_UNDO_13, POSTGRES_UNDO_14, SQLITE_UNDO_12, SQLITE_UNDO_13, SQLITE_UNDO_14 } from './undo-migrations.ts';
+import {
+  POSTGRES_UNDO_12, POSTGRES_UNDO_13, POSTGRES_UNDO_14, POSTGRES_UNDO_15, SQLITE_UNDO_12, SQLITE_UNDO_13, SQLITE_UNDO_14, SQLITE_UNDO_15,
+} from './undo-migrations.ts';
 
 /**
  * Migration 12 lets a station have no position: a populated database at version 11 is upgraded
@@ -45,7 +47,7 @@ describe('upgrading a populated database to stations without a position (migrati
       await first.close();
       const db = new Database(path);
       const rows = db.prepare(KEYS).all();
-      db.exec(`${SQLITE_UNDO_14} ${SQLITE_UNDO_13} ${SQLITE_UNDO_12} PRAGMA user_version = 11;`);
+      db.exec(`${SQLITE_UNDO_15} ${SQLITE_UNDO_14} ${SQLITE_UNDO_13} ${SQLITE_UNDO_12} PRAGMA user_version = 11;`);
       db.close();
 
       const upgraded = new SqliteStore(path);
@@ -55,7 +57,7 @@ describe('upgrading a populated database to stations without a position (migrati
       const check = new Database(path);
       try {
         assert.deepEqual(check.prepare(`${KEYS} LIMIT ${rows.length}`).all(), rows);
-        assert.equal(check.pragma('user_version', { simple: true }), 14);
+        assert.equal(check.pragma('user_version', { simple: true }), 15);
         assert.throws(() => check.prepare("UPDATE stations SET latitude = NULL WHERE id = 'beta-sydney'").run(), /CHECK constraint failed/);
       } finally { check.close(); }
     } finally { rmSync(dir, { recursive: true, force: true }); }
@@ -72,7 +74,7 @@ describe('upgrading a populated database to stations without a position (migrati
     await first.close();
     const rows = await postgresAdmin(database.url, async (client) => {
       const found: unknown[] = (await client.query(KEYS)).rows;
-      await client.query(`${POSTGRES_UNDO_14} ${POSTGRES_UNDO_13} ${POSTGRES_UNDO_12} DELETE FROM schema_migrations WHERE version IN (12, 13, 14);`);
+      await client.query(`${POSTGRES_UNDO_15} ${POSTGRES_UNDO_14} ${POSTGRES_UNDO_13} ${POSTGRES_UNDO_12} DELETE FROM schema_migrations WHERE version IN (12, 13, 14, 15);`);
       return found;
     });
 

@@ -111,6 +111,12 @@ export interface ImportFileOptions {
   restart?: boolean;
   progress?: ProgressSink;
   log?: Logger;
+  /**
+   * Leave the city means of sealed days the batches change to the next seal, which recomputes
+   * each city's once (FeedBatchOptions): the caller seals when its files are done, as
+   * `fuelprice import` does. Without it each batch recomputes them, years of days after each.
+   */
+  deferCityDays?: boolean;
   /** Called after each batch is applied with its number (from 1); throwing stops the import there, as a crash would. */
   afterBatch?: (batch: number) => void | Promise<void>;
 }
@@ -208,7 +214,9 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
         const withCursor = usable || normaliser.batch().prices.length > 0 || normaliser.rejected().length === 0;
         let applied;
         try {
-          applied = await applyNormalised(store, normaliser, { now, ...(withCursor ? { cursor: { key, value: cursorValue } } : {}) });
+          applied = await applyNormalised(store, normaliser, {
+            now, deferCityDays: options.deferCityDays === true, ...(withCursor ? { cursor: { key, value: cursorValue } } : {}),
+          });
         } catch (error) {
           throw new ImportError(storeFailure(error, Math.max(outcome.rows, cursor.rows) + 1, rows, batchFirstLine, lastLine));
         }

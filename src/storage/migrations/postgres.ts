@@ -152,4 +152,13 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX stations_by_city_feed ON stations (city_id, feed, feed_code);
   CREATE INDEX stations_by_state_feed ON stations (state, feed, feed_code);
   `,
+  `
+  -- Sealed city days a late write left to the next seal (see the SQLite migration of the same
+  -- number). The marks need no change here: PostgreSQL's triggers run once a statement.
+  CREATE TABLE city_days_stale (
+    city_id text COLLATE "C" PRIMARY KEY,
+    from_day integer NOT NULL,
+    to_day integer NOT NULL
+  );
+  `,
 ];

@@ -166,4 +166,37 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX stations_by_city_feed ON stations (city_id, feed, feed_code);
   CREATE INDEX stations_by_state_feed ON stations (state, feed, feed_code);
   `,
+  `
+  -- Importing history after live data (issue 46): the sealed city days a batch's late reports
+  -- change are, when the batch asks (an import of many batches), noted here instead of being
+  -- recomputed at once, and the next seal recomputes each city's noted days once
+  -- (storage/sql/stale-city-days.ts): one recompute of years of days per import, not one per batch.
+  CREATE TABLE city_days_stale (
+    city_id TEXT PRIMARY KEY,
+    from_day INTEGER NOT NULL,
+    to_day INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  -- The writer recomputing a city's days (storage/sql/city-means.ts) moves the marks of the blocks
+  -- it changed itself, once a block: while this table holds a row, which it does only inside that
+  -- writer's transaction, the row triggers leave the marks alone (one upsert per row written was
+  -- two thirds of the cost of writing a city's means).
+  CREATE TABLE city_daily_marks_held (held INTEGER NOT NULL);
+  DROP TRIGGER city_daily_marks_on_insert;
+  DROP TRIGGER city_daily_marks_on_update;
+  DROP TRIGGER city_daily_marks_on_delete;
+  CREATE TRIGGER city_daily_marks_on_insert AFTER INSERT ON city_daily WHEN NOT EXISTS (SELECT 1 FROM city_daily_marks_held) BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+  CREATE TRIGGER city_daily_marks_on_update AFTER UPDATE ON city_daily WHEN NOT EXISTS (SELECT 1 FROM city_daily_marks_held) BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+  CREATE TRIGGER city_daily_marks_on_delete AFTER DELETE ON city_daily WHEN NOT EXISTS (SELECT 1 FROM city_daily_marks_held) BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+  `,
 ];

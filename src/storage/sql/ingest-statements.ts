@@ -69,8 +69,15 @@ export const INGEST_STATEMENTS = {
   firstDayOfState: `SELECT min(d) AS d FROM (
     SELECT (SELECT min(day) FROM station_daily WHERE station_key = s.key) AS d FROM stations s WHERE s.state = $1
     UNION ALL SELECT (SELECT min(from_day) FROM station_runs WHERE station_key = s.key) FROM stations s WHERE s.state = $2) firsts`,
-  deleteCityDays: 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id = $3',
-  deleteStateCityDays: 'DELETE FROM city_daily WHERE day BETWEEN $1 AND $2 AND city_id IN (SELECT id FROM cities WHERE state = $3)',
+  /** City means (city-means.ts): the cities of a state, and a city's stored means of days [$1, $3] by slot ((day - $1) x 32 + fuel), in key order. */
+  citiesOfState: 'SELECT id FROM cities WHERE state = $1',
+  cityMeansStored: 'SELECT (day - $1) * 32 + fuel, mean_tenths FROM city_daily WHERE city_id = $2 AND day BETWEEN $1 AND $3 ORDER BY day, fuel',
+  /** Sealed city days left to the next seal (stale-city-days.ts): noted, widened, read, forgotten. */
+  noteStaleCityDays: `INSERT INTO city_days_stale (city_id, from_day, to_day) VALUES ($1, $2, $3) ON CONFLICT (city_id) DO UPDATE SET
+    from_day = CASE WHEN excluded.from_day < city_days_stale.from_day THEN excluded.from_day ELSE city_days_stale.from_day END,
+    to_day = CASE WHEN excluded.to_day > city_days_stale.to_day THEN excluded.to_day ELSE city_days_stale.to_day END`,
+  staleCityDays: 'SELECT city_id, from_day, to_day FROM city_days_stale ORDER BY city_id',
+  forgetStaleCityDays: 'DELETE FROM city_days_stale',
 } as const;
 
 /** Many rows at once (see BulkInsert): the same heads and conflict clauses on both backends. */
@@ -117,10 +124,11 @@ export const BULK = {
     types: ['smallint', 'smallint'],
     tail: 'ON CONFLICT DO NOTHING',
   },
-  cityDaily: {
+  /** A city's means, new or changed (city-means.ts writes only those). */
+  cityDailyUpsert: {
     into: 'city_daily (city_id, day, fuel, mean_tenths)',
     types: ['text', 'integer', 'smallint', 'double precision'],
-    tail: '',
+    tail: 'ON CONFLICT (city_id, day, fuel) DO UPDATE SET mean_tenths = excluded.mean_tenths',
   },
 } as const satisfies Record<string, BulkInsert>;
 

@@ -15,7 +15,7 @@ import { copyStatements, tokenStatements } from './statements.ts';
 
 /** What applies batches and seals days, inside a writer transaction the store opens. */
 export interface BatchWriter {
-  applyBatch(tx: Connection, batch: Batch): Promise<BatchResult>;
+  applyBatch(tx: Connection, batch: Batch, options?: { deferCityDays?: boolean }): Promise<BatchResult>;
   seal(tx: Connection, nowSec: number): Promise<void>;
   /** Which of the stations the prices name are stored (asked before the batch's own stations are written). */
   storedStations(tx: Connection, prices: readonly PriceEvent[]): Promise<(feed: string, feedCode: string) => boolean>;
@@ -82,7 +82,7 @@ export abstract class SqlStore extends SqlReads implements PriceStore {
       const prices = [...released, ...due];
       const stored = await this.writer.storedStations(tx, prices);
       const { kept, unknown } = partitionKnown(prices, batch.stations, stored);
-      const result = await this.writer.applyBatch(tx, { stations: batch.stations, prices: kept });
+      const result = await this.writer.applyBatch(tx, { stations: batch.stations, prices: kept }, { deferCityDays: options.deferCityDays === true });
       if (options.cursor) await tx.run(INGEST.saveCursor, [options.cursor.key, options.cursor.value, options.now]);
       return {
         ...result, pricesHeld, pricesHeldCorrected: changed.length, pricesReleased: released.length,

@@ -9,6 +9,7 @@ import {
 import { DayTotals, type OpenState, type Report } from '../writer/day-totals.ts';
 import { type DaySpan, type ReportPlan, type Settled, classifyReports, lateReads, lateReadsUntil, planReports, runPiecesOutside, settleGroup } from '../writer/late-reports.ts';
 import type { Connection } from './connection.ts';
+import { noteStaleCityDays, recomputeStaleCityDays } from './stale-city-days.ts';
 import type { Dialect, Row } from './dialect.ts';
 import { toDayRun, toOpenState, toReport } from './row-mappers.ts';
 import type { BatchWriter } from './sql-store.ts';
@@ -38,7 +39,7 @@ export class SqlWriter implements BatchWriter {
     return (feed, code) => stored.has(feedKey(feed, code));
   }
 
-  async applyBatch(tx: Connection, batch: Batch): Promise<BatchResult> {
+  async applyBatch(tx: Connection, batch: Batch, options: { deferCityDays?: boolean } = {}): Promise<BatchResult> {
     const sealedBefore = await sealedBeforeByState(tx);
     const tally = new BatchTally(sealedBefore);
     const known = new Map((await tx.forKeys(STATIONS_BY_FEED, namedKeys([...batch.stations, ...batch.prices])))
@@ -107,7 +108,8 @@ export class SqlWriter implements BatchWriter {
     await opens.done();
     if (lastChange !== undefined) await tx.run(SQL.saveLastChange, [lastChange]);
     await addStationDays(tx, tally.groups);
-    for (const [cityId, days] of tally.resealCities) await this.cityMeans(tx, { cityId }, days.from, days.to);
+    if (options.deferCityDays) await noteStaleCityDays(tx, tally.resealCities);
+    else for (const [cityId, days] of tally.resealCities) await this.cityMeans(tx, { cityId }, days.from, days.to);
     if (tally.changed) await bumpDataVersion(tx);
     return tally.result;
   }
@@ -115,7 +117,7 @@ export class SqlWriter implements BatchWriter {
   async seal(tx: Connection, nowSec: number): Promise<void> {
     const sealedBefore = await sealedBeforeByState(tx);
     if (this.dialect.beforeFirstSeal && STATES.some((state) => sealedBefore(state) === NO_DAY_LOWER_BOUND)) await tx.run(this.dialect.beforeFirstSeal);
-    let changed = false;
+    let changed = await recomputeStaleCityDays(tx, this.cityMeans);
     for (const state of STATES) changed = (await this.sealState(tx, state, nowSec, sealedBefore(state))) || changed;
     if (changed) await bumpDataVersion(tx);
   }

@@ -242,6 +242,19 @@ describe('import: matching NSW rows to known stations', () => {
       { ...continued, FuelCode: '', PriceUpdatedDate: '' });
   });
 
+  test('a blank name beside an address is the name above (a merged name cell over two sites), the address its own', () => {
+    // April 2020, rows 45565-45567 as published.
+    const southbound = { ServiceStationName: 'Caltex Wyong', Address: 'M1 Southbound, Wyong NSW 2259', Suburb: 'Wyong', Postcode: '2259', Brand: 'Caltex Woolworths', FuelCode: 'PDL', PriceUpdatedDate: '17/04/2020 7:04:09 PM', Price: '130.9' };
+    const northbound = { ServiceStationName: '', Address: 'M1 Northbound, Wyong NSW 2259', Suburb: 'Wyong', Postcode: '2259', Brand: 'Caltex Woolworths', FuelCode: 'PDL', PriceUpdatedDate: '17/04/2020 7:04:25 PM', Price: '130.9' };
+    const filled = fillDown(northbound, southbound);
+    assert.deepEqual(filled, { ...northbound, ServiceStationName: 'Caltex Wyong' });
+    const blankPrice = { ServiceStationName: '', Address: '', Suburb: '', Postcode: '', Brand: '', FuelCode: '', PriceUpdatedDate: '', Price: '130.9' };
+    assert.deepEqual(fillDown(blankPrice, filled), { ...filled, Price: '130.9' });
+    // A blank Brand beside it is the row above's too; nothing above: the name stays blank (the reader rejects the row).
+    assert.deepEqual(fillDown({ ...northbound, Brand: '' }, southbound), { ...northbound, ServiceStationName: 'Caltex Wyong' });
+    assert.equal(fillDown(northbound, undefined), northbound);
+  });
+
   test('a row that names its station takes nothing from the row above, not even a blank fuel or date', () => {
     const previous = { ServiceStationName: 'BP Kensington', Address: '150 Anzac Parade', Suburb: 'Kensington', Postcode: '2033', Brand: 'BP', FuelCode: 'P98', PriceUpdatedDate: '01/04/2020 3:20:28 PM', Price: '148.9' };
     const own = { ServiceStationName: 'Caltex Woolworths Rosebery', Address: '321 Gardeners Rd, ROSEBERY NSW 2018', Suburb: 'ROSEBERY', Postcode: '2018', Brand: 'Caltex', FuelCode: '', PriceUpdatedDate: '', Price: '145.9' };

@@ -30,6 +30,8 @@ export const NSW_BLANK_FUEL = 'blank FuelCode on a row that names its station';
 /** A row of the station above with a blank FuelCode, where the row above has no fuel either (or there is no row above). */
 export const NSW_BLANK_FUEL_NONE_ABOVE = 'blank FuelCode with no fuel above it for the same station';
 export const NSW_BLANK_STATION_NONE_ABOVE = 'blank station fields with no station above them';
+/** A row that gives its address but leaves ServiceStationName blank, with no named row above it to take the name from. */
+export const NSW_BLANK_NAME_NONE_ABOVE = 'station without a name, and no name above it';
 export const NSW_BLANK_DATE = 'blank PriceUpdatedDate on a row that names its station';
 export const NSW_BLANK_DATE_NONE_ABOVE = 'blank PriceUpdatedDate with no date above it for the same station';
 
@@ -236,11 +238,22 @@ function add(index: Map<string, string | null>, key: string, code: string): void
  *   each the first of a page, none in a merged range) is rejected (NSW_BLANK_FUEL), as are a
  *   blank date and a blank with nothing above it.
  *
+ * - A row that gives its address but leaves ServiceStationName blank takes the name (and a blank
+ *   Brand) of the row above: a merged name cell over two sites of one name (155 rows of April
+ *   2020: "Caltex Wyong" on "M1 Southbound" then its "M1 Northbound" rows, "7-Eleven Kirrawee" at
+ *   529-531 then 542 Princes Highway). The address is the row's own, so the station is the one
+ *   of that name at that address; nothing else is taken from above.
+ *
  * Returns the row as it reads with the blanks filled; what stays blank is ''.
  */
 export function fillDown(row: Row, previous: Row | undefined): Row {
   const stationBlank = STATION_FIELDS.every((f) => (row[f] ?? '') === '');
-  if (!stationBlank) return row;
+  if (!stationBlank) {
+    if ((row['ServiceStationName'] ?? '') !== '' || (previous?.['ServiceStationName'] ?? '') === '') return row;
+    const named: Record<string, string> = { ...row, ServiceStationName: previous?.['ServiceStationName'] ?? '' };
+    if ((row['Brand'] ?? '') === '') named['Brand'] = previous?.['Brand'] ?? '';
+    return named;
+  }
   const out: Record<string, string> = { ...row };
   for (const f of STATION_CARRIED) out[f] = previous?.[f] ?? '';
   for (const f of ['FuelCode', 'PriceUpdatedDate']) if ((out[f] ?? '') === '') out[f] = previous?.[f] ?? '';
@@ -288,8 +301,7 @@ class NswHistoryReader implements RowReader {
     if (found !== undefined) return found;
     const { own: code, nameKey, addressKey } = this.index.keys(name, address, suburb, postcode);
     if (code === '') {
-      normaliser.reject(name.trim() === '' ? 'station without a name, at an address no known station has'
-        : 'station without a postcode, of a name no known station has', { line, ...row });
+      normaliser.reject('station without a postcode, of a name no known station has', { line, ...row });
       return undefined;
     }
     const state = nswHistoryState(parts.state, postcode);
@@ -326,6 +338,10 @@ class NswHistoryReader implements RowReader {
     }
     if (field('PriceUpdatedDate') === '') {
       normaliser.reject(continued ? NSW_BLANK_DATE_NONE_ABOVE : NSW_BLANK_DATE, { line, ...input });
+      return;
+    }
+    if (field('ServiceStationName') === '') {
+      normaliser.reject(NSW_BLANK_NAME_NONE_ABOVE, { line, ...input });
       return;
     }
     const code = this.station(row, normaliser, line);

@@ -18,7 +18,7 @@ import { stateFromPostcode } from '../../domain/postcodes.ts';
 import { isStateId } from '../../domain/states.ts';
 import { localTimeToUnix } from '../../domain/time.ts';
 import type { FeedStation, IngestStore } from '../../storage/store.ts';
-import { splitNswAddress } from '../feeds/nsw.ts';
+import { nswSuburbCell, popNswState, splitNswAddress } from '../feeds/nsw.ts';
 import type { FuelMap } from '../normalise.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
@@ -74,7 +74,6 @@ const STREET_WORDS: Readonly<Record<string, string>> = {
   court: 'ct', corner: 'cnr', mount: 'mt', close: 'cl', circuit: 'cct', square: 'sq', esplanade: 'esp',
   north: 'nth', south: 'sth',
 };
-const STATE_WORDS: ReadonlySet<string> = new Set(['nsw', 'act', 'tas', 'qld', 'vic', 'sa', 'wa', 'nt']);
 
 /** A form of text for matching addresses and names: lower case, `&` as `and`, punctuation gone, spaces collapsed. */
 function plainWords(text: string): string[] {
@@ -97,8 +96,8 @@ export function nswAddressKey(address: string, suburb: string, postcode: string)
   const code = postcodeOf(postcode);
   let words = plainWords(address);
   if (code !== '' && words[words.length - 1] === code) words.pop();
-  if (STATE_WORDS.has(words[words.length - 1] ?? '')) words.pop();
-  const place = plainWords(suburb);
+  popNswState(words);
+  const place = plainWords(nswSuburbCell(suburb));
   const tail = words.slice(words.length - place.length);
   if (place.length > 0 && place.length < words.length && place.every((w, i) => tail[i] === w)) words = words.slice(0, -place.length);
   if (words.length === 0 || code === '') return '';
@@ -310,7 +309,7 @@ class NswHistoryReader implements RowReader {
       return undefined;
     }
     const added = normaliser.station({
-      code, name, brand: field('Brand'), address, street: parts.street, suburb: suburb.trim() || parts.suburb, postcode, state,
+      code, name, brand: field('Brand'), address, street: parts.street, suburb: nswSuburbCell(suburb) || parts.suburb, postcode, state,
       latitude: null, longitude: null,
     });
     if (!added) return undefined;

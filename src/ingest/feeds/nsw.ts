@@ -31,6 +31,7 @@ import { FeedError, isObject, parseJsonBody } from '../feed-error.ts';
 import type { FeedResponse } from '../feed-fetch.ts';
 import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
 import { type FuelMap, type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
+import { nswHistoryCode, nswSiteKey } from '../nsw-identity.ts';
 
 export const NSW_KEY_VAR = 'NSW_FUELCHECK_API_KEY';
 export const NSW_SECRET_VAR = 'NSW_FUELCHECK_API_SECRET';
@@ -285,12 +286,28 @@ export function readNswPrice(record: unknown): RawPrice | { rejected: string } {
   return { code: key, fuelCode: record['fueltype'].trim(), at, priceTenths: tenths, available: tenths > 0 };
 }
 
-/** Adds one answer's records to a batch; each bad record is rejected alone. */
+/**
+ * Adds one answer's records to a batch; each bad record is rejected alone. A station alone at
+ * its site in the answer (nswSiteKey) adopts the history station of that site, if one is
+ * stored (StationInput.adopts): history imported before the live feed joins the live station.
+ */
 export function addNswAnswer(normaliser: Normaliser, answer: NswAnswer): void {
+  const stations: RawStation[] = [];
+  const sites = new Map<string, number>();
   for (const record of answer.stations) {
     const station = readNswStation(record);
-    if ('rejected' in station) normaliser.rejectStation(station.rejected, record);
-    else normaliser.station(station);
+    if ('rejected' in station) {
+      normaliser.rejectStation(station.rejected, record);
+      continue;
+    }
+    stations.push(station);
+    const site = nswSiteKey(station.name, station.address, station.suburb, station.postcode);
+    if (site !== '') sites.set(site, (sites.get(site) ?? 0) + 1);
+  }
+  for (const station of stations) {
+    const site = nswSiteKey(station.name, station.address, station.suburb, station.postcode);
+    const alone = site !== '' && sites.get(site) === 1;
+    normaliser.station(alone ? { ...station, adopts: nswHistoryCode(station.name, station.address, station.suburb, station.postcode) } : station);
   }
   for (const record of answer.prices) {
     const price = readNswPrice(record);

@@ -7,18 +7,18 @@
  * workbooks), as text `1/04/2020 12:13:08 AM`, or ISO `2023-01-01T00:09:40`; all are Sydney
  * wall-clock times. Some workbooks leave cells blank below the first of a run of equal values
  * (merged cells): see fillDown for what a blank means.
- * local time. The files carry no station code and no position. Each row's station is found
- * (NswStationIndex) among the 'nsw' stations stored, live and history-made alike, by address and
- * postcode, else by name and postcode (a key two stations share matches neither); a station
- * found nowhere is created from the row, without a position, under a code made of its own name,
- * address and postcode (nswHistoryCode), so the next file finds it again.
+ * The files carry no station code and no position. Each row's station is the live FuelCheck
+ * station at its site (NswStationIndex, nswSiteKey: address and postcode, case, street words and
+ * state written any way), else the history station of its site, created from the row without a
+ * position under `history:<site key>` (nswHistoryCode) by the first file that shows the site.
+ * Which files came before does not change a row's station (docs/DATA.md).
  */
-import { createHash } from 'node:crypto';
 import { stateFromPostcode } from '../../domain/postcodes.ts';
 import { isStateId } from '../../domain/states.ts';
 import { localTimeToUnix } from '../../domain/time.ts';
 import type { FeedStation, IngestStore } from '../../storage/store.ts';
-import { nswSuburbCell, popNswState, splitNswAddress } from '../feeds/nsw.ts';
+import { nswSuburbCell, splitNswAddress } from '../feeds/nsw.ts';
+import { isNswHistoryCode, nswHistoryCode, nswSiteKey, postcodeOf } from '../nsw-identity.ts';
 import type { FuelMap } from '../normalise.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
@@ -67,155 +67,66 @@ const STATION_FIELDS = ['ServiceStationName', 'Address', 'Suburb', 'Postcode'] a
 /** Taken from the row above with the station, never on its own (a blank Brand alone is just a blank brand). */
 const STATION_CARRIED = [...STATION_FIELDS, 'Brand'] as const;
 
-/** Street words written out and abbreviated both occur; keys use the short form. */
-const STREET_WORDS: Readonly<Record<string, string>> = {
-  road: 'rd', street: 'st', avenue: 'ave', av: 'ave', highway: 'hwy', hway: 'hwy', drive: 'dr', parade: 'pde',
-  place: 'pl', lane: 'ln', crescent: 'cres', boulevard: 'blvd', boulevarde: 'blvd', bvd: 'blvd', terrace: 'tce',
-  court: 'ct', corner: 'cnr', mount: 'mt', close: 'cl', circuit: 'cct', square: 'sq', esplanade: 'esp',
-  north: 'nth', south: 'sth',
-};
-
-/** A form of text for matching addresses and names: lower case, `&` as `and`, punctuation gone, spaces collapsed. */
-function plainWords(text: string): string[] {
-  return text.toLowerCase().replace(/&/g, ' and ').replace(/[^a-z0-9]+/g, ' ').trim().split(' ').filter((w) => w !== '');
-}
-
-/** A postcode as four digits ("2099", "2099.0" from a spreadsheet, "800" -> "0800"), or ''. */
-export function postcodeOf(text: string): string {
-  const digits = text.trim().replace(/\.0+$/, '');
-  return /^\d{3,4}$/.test(digits) ? digits.padStart(4, '0') : '';
-}
+export { NSW_HISTORY_CODE_PREFIX, nswAddressKey, nswHistoryCode, nswNameKey, nswSiteKey, postcodeOf } from '../nsw-identity.ts';
 
 /**
- * The street part of an address as a matching key with its postcode. FuelCheck writes
- * "940 Pittwater Road & Hawkesbury Avenue, Dee Why NSW 2099": the postcode, state and suburb
- * at the end are dropped (they may or may not be there), street words are abbreviated, case
- * and punctuation ignored. '' when nothing is left.
- */
-export function nswAddressKey(address: string, suburb: string, postcode: string): string {
-  const code = postcodeOf(postcode);
-  let words = plainWords(address);
-  if (code !== '' && words[words.length - 1] === code) words.pop();
-  popNswState(words);
-  const place = plainWords(nswSuburbCell(suburb));
-  const tail = words.slice(words.length - place.length);
-  if (place.length > 0 && place.length < words.length && place.every((w, i) => tail[i] === w)) words = words.slice(0, -place.length);
-  if (words.length === 0 || code === '') return '';
-  return `${words.map((w) => STREET_WORDS[w] ?? w).join(' ')}|${code}`;
-}
-
-/** A station's name as a matching key with its postcode; '' when either is missing. */
-export function nswNameKey(name: string, postcode: string): string {
-  const code = postcodeOf(postcode);
-  const words = plainWords(name);
-  return words.length === 0 || code === '' ? '' : `${words.join(' ')}|${code}`;
-}
-
-/** Prefix of the codes of stations created from history files: the live feed's codes ("NSW-972") never start so. */
-export const NSW_HISTORY_CODE_PREFIX = 'history:';
-const MAX_CODE = 100;
-
-/**
- * The code of a station created from a history row: its name, address (street part) and postcode
- * as matching keys, so the same station in another month's file gets the same code. Codes over
- * 100 characters keep their start and a hash of the whole. '' when the row has no name or postcode.
- */
-export function nswHistoryCode(name: string, address: string, suburb: string, postcode: string): string {
-  const nameKey = nswNameKey(name, postcode);
-  if (nameKey === '') return '';
-  const street = nswAddressKey(address, suburb, postcode).split('|')[0] ?? '';
-  const code = `${NSW_HISTORY_CODE_PREFIX}${nameKey.replace(/\|\d{4}$/, '')}|${street}|${postcodeOf(postcode)}`;
-  if (code.length <= MAX_CODE) return code;
-  return `${code.slice(0, MAX_CODE - 13)}#${createHash('sha1').update(code).digest('hex').slice(0, 12)}`;
-}
-
-/**
- * The feed codes of the 'nsw' stations stored (the live feed's and those history files created),
- * by address key, by name key and by code; a key two stations share matches neither. It also
- * remembers, for the file being read, under which names and addresses each station appeared:
- * one station shows one name and one address in a month's file, so a second name at an address
- * or a second address under a name is a second station (FuelCheck has many "7-Eleven Blacktown"
- * and "BP Marulan Northbound"/"Southbound" on one Hume Highway address).
+ * The live FuelCheck stations stored, by site key (nswSiteKey), and the codes of the stations
+ * history files made. A row's station depends on the row and the live stations alone, never on
+ * which history files came before it: the one live station at the row's site, else the
+ * history station of the site (`history:<site key>`). A site key two live stations share (a
+ * shopping centre's chargers, "Ampol Seven Hills" and "Ampol Foodary Seven Hills (Abbott Rd)")
+ * is no live station's: such rows keep a history station, as a live station arriving later
+ * leaves them (it adopts a history station only when it alone has the key).
  */
 export class NswStationIndex {
-  private readonly byAddress = new Map<string, string | null>();
-  private readonly byName = new Map<string, string | null>();
+  private readonly bySite = new Map<string, string | null>();
   private readonly codes = new Set<string>();
-  private readonly inFile = new Map<string, { names: Set<string>; addresses: Set<string> }>();
-  /**
-   * A row's matching keys by its station fields: rows come in time order, so each station's
-   * fields recur all through a file, and working the keys out is most of match()'s time. The
-   * keys are pure functions of the fields; what match() decides from them is not cached.
-   * As many entries as the file shows stations (under their spellings), whatever its rows.
-   */
+  /** A row's keys by its station fields, worked out once: each station's fields recur all through a file. */
   private readonly keyCache = new Map<string, RowKeys>();
 
   constructor(stations: ReadonlyArray<Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>>) {
     for (const s of stations) this.add(s);
   }
 
-  /** A station to match later rows to (one this import creates). */
+  /** A stored station: a live one by its site, a history one by its code. */
   add(s: Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>): void {
-    add(this.byAddress, nswAddressKey(s.address, s.suburb, s.postcode), s.feedCode);
-    add(this.byName, nswNameKey(s.name, s.postcode), s.feedCode);
-    this.codes.add(s.feedCode);
+    if (isNswHistoryCode(s.feedCode)) {
+      this.codes.add(s.feedCode);
+      return;
+    }
+    const site = nswSiteKey(s.name, s.address, s.suburb, s.postcode);
+    if (site === '') return;
+    const found = this.bySite.get(site);
+    this.bySite.set(site, found === undefined || found === s.feedCode ? s.feedCode : null);
   }
 
-  /**
-   * The feed code of the station a history row names, in this order: the station a history file
-   * created under the row's own code (nswHistoryCode); the one station at the row's address and
-   * postcode (a rebrand or a new name keeps the station) unless this file showed it under another
-   * name; the one station of the row's name and postcode (an address written anew keeps it) unless
-   * this file showed it at another address. Undefined when none fits: the row's station is new.
-   */
+  /** The feed code of the one live station at the row's site; undefined when none (or two) are there. */
   match(name: string, address: string, suburb: string, postcode: string): string | undefined {
-    const { addressKey, nameKey, own } = this.keys(name, address, suburb, postcode);
-    if (own !== '' && this.codes.has(own)) return this.seen(own, nameKey, addressKey);
-    const byAddress = addressKey === '' ? undefined : this.byAddress.get(addressKey);
-    if (byAddress && this.fits(byAddress, 'names', nameKey)) return this.seen(byAddress, nameKey, addressKey);
-    const byName = nameKey === '' ? undefined : this.byName.get(nameKey);
-    if (byName && this.fits(byName, 'addresses', addressKey)) return this.seen(byName, nameKey, addressKey);
-    return undefined;
+    const { site } = this.keys(name, address, suburb, postcode);
+    return site === '' ? undefined : this.bySite.get(site) ?? undefined;
   }
 
-  /** nswAddressKey, nswNameKey and nswHistoryCode of these fields, each worked out once. */
+  /** Whether a history station of this code is stored or made by this import already. */
+  has(code: string): boolean {
+    return this.codes.has(code);
+  }
+
+  /** nswSiteKey and nswHistoryCode of these fields, each worked out once. */
   keys(name: string, address: string, suburb: string, postcode: string): RowKeys {
     const fields = `${name}\u0000${address}\u0000${suburb}\u0000${postcode}`;
     let keys = this.keyCache.get(fields);
     if (!keys) {
-      keys = { addressKey: nswAddressKey(address, suburb, postcode), nameKey: nswNameKey(name, postcode), own: nswHistoryCode(name, address, suburb, postcode) };
+      keys = { site: nswSiteKey(name, address, suburb, postcode), own: nswHistoryCode(name, address, suburb, postcode) };
       this.keyCache.set(fields, keys);
     }
     return keys;
   }
-
-  /** Records that the file showed the station under this name and address (match() does, and the reader for a station it creates). */
-  seen(code: string, nameKey: string, addressKey: string): string {
-    let shown = this.inFile.get(code);
-    if (!shown) this.inFile.set(code, (shown = { names: new Set(), addresses: new Set() }));
-    if (nameKey !== '') shown.names.add(nameKey);
-    if (addressKey !== '') shown.addresses.add(addressKey);
-    return code;
-  }
-
-  /** False when the file already showed the station under other names (or addresses) but not this one. */
-  private fits(code: string, what: 'names' | 'addresses', key: string): boolean {
-    const shown = this.inFile.get(code)?.[what];
-    return shown === undefined || shown.size === 0 || key === '' || shown.has(key);
-  }
 }
 
 interface RowKeys {
-  addressKey: string;
-  nameKey: string;
-  /** The code a station created from these fields gets (nswHistoryCode). */
+  site: string;
+  /** The code of the history station of these fields (nswHistoryCode). */
   own: string;
-}
-
-function add(index: Map<string, string | null>, key: string, code: string): void {
-  if (key === '') return;
-  const found = index.get(key);
-  index.set(key, found === undefined || found === code ? code : null);
 }
 
 /**
@@ -298,11 +209,12 @@ class NswHistoryReader implements RowReader {
     const [name, address, suburb, postcode] = [field('ServiceStationName'), field('Address'), field('Suburb'), postcodeOf(field('Postcode')) || parts.postcode];
     const found = this.index.match(name, address, suburb, postcode);
     if (found !== undefined) return found;
-    const { own: code, nameKey, addressKey } = this.index.keys(name, address, suburb, postcode);
+    const { own: code } = this.index.keys(name, address, suburb, postcode);
     if (code === '') {
       normaliser.reject('station without a postcode, of a name no known station has', { line, ...row });
       return undefined;
     }
+    if (this.index.has(code)) return code;
     const state = nswHistoryState(parts.state, postcode);
     if (state === '') {
       normaliser.reject('station without a state or postcode', { line, ...row });
@@ -314,7 +226,7 @@ class NswHistoryReader implements RowReader {
     });
     if (!added) return undefined;
     this.index.add({ feedCode: code, name, address, suburb, postcode });
-    return this.index.seen(code, nameKey, addressKey);
+    return code;
   }
 
   skip(row: Row): void {

@@ -76,7 +76,7 @@ async function freshStore(backend: string): Promise<{ store: PriceStore; drop: (
 
 async function live(store: PriceStore): Promise<void> {
   const normaliser = new Normaliser('nsw', NSW_FUELS, NOW);
-  addNswAnswer(normaliser, parseNswAnswer(answer, 'snapshot'));
+  addNswAnswer(normaliser, parseNswAnswer(answer, 'snapshot'), await store.feedStations('nsw'));
   await applyNormalised(store, normaliser, { now: NOW });
 }
 
@@ -85,23 +85,27 @@ async function history(store: PriceStore, file: string): Promise<void> {
   if (outcome.status !== 'imported') throw new Error(`${file}: ${outcome.error ?? outcome.status}`);
 }
 
-interface Shown { stations: Map<string, string>; history: Map<string, string>; count: number; doubled: number }
+interface Shown { stations: Map<string, string>; history: Map<string, string>; count: number; doubled: number; examples: string[] }
 
 /** Every station by its feed code, with its history; and how many history-made stations stand at a live station's site or name. */
 async function show(store: PriceStore): Promise<Shown> {
   const stations = await store.feedStations('nsw');
   const byKey = new Map<number, string>();
-  const out: Shown = { stations: new Map(), history: new Map(), count: stations.length, doubled: 0 };
-  const liveSites = new Set<string>();
-  const liveNames = new Set<string>();
+  const out: Shown = { stations: new Map(), history: new Map(), count: stations.length, doubled: 0, examples: [] };
+  const liveSites = new Map<string, string>();
+  const liveNames = new Map<string, string>();
   for (const s of stations) {
     if (isNswHistoryCode(s.feedCode)) continue;
-    liveSites.add(nswSiteKey(s.name, s.address, s.suburb, s.postcode));
-    liveNames.add(nswNameKey(s.name, s.postcode));
+    liveSites.set(nswSiteKey(s.name, s.address, s.suburb, s.postcode), `${s.name}, ${s.address}`);
+    liveNames.set(nswNameKey(s.name, s.postcode), `${s.name}, ${s.address}`);
   }
   for (const s of stations) {
     out.stations.set(s.feedCode, JSON.stringify([s.id, s.name, s.brand, s.address, s.suburb, s.postcode]));
-    if (isNswHistoryCode(s.feedCode) && (liveSites.has(nswSiteKey(s.name, s.address, s.suburb, s.postcode)) || liveNames.has(nswNameKey(s.name, s.postcode)))) out.doubled++;
+    if (!isNswHistoryCode(s.feedCode)) continue;
+    const twin = liveSites.get(nswSiteKey(s.name, s.address, s.suburb, s.postcode)) ?? liveNames.get(nswNameKey(s.name, s.postcode));
+    if (twin === undefined) continue;
+    out.doubled++;
+    if (out.examples.length < Number(process.env.EXAMPLES ?? 0)) out.examples.push(`${s.name}, ${s.address} ~ live ${twin}`);
   }
   const keys = (await store.exportTable('stations', undefined, 100_000)).rows;
   for (const row of keys) byKey.set(Number(row['key']), String(row['feed_code']));
@@ -169,8 +173,10 @@ try {
     console.log(`${april} then the live answer: ${historyFirst.count} stations; the live answer then ${april}: ${liveFirst.count} stations`);
     console.log(`  sites doubled (a history-made station at a live station's site or of its name and postcode): ${historyFirst.doubled} of ${historyFirst.count} `
       + `(${(100 * historyFirst.doubled / historyFirst.count).toFixed(2)}%) history first, ${liveFirst.doubled} live first`);
+    for (const e of historyFirst.examples) console.log(`    ${e}`);
     console.log(`  between the two orders: ${diff.stations} stations in one only, ${diff.ids} with another id or fields, ${diff.histories} station histories differ`);
 
+    if (process.env.ONLY_FIRST) continue;
     const orders = [workbooks, shuffled(workbooks, 1), shuffled(workbooks, 2), shuffled(workbooks, 3)];
     let reference: Shown | undefined;
     for (const [i, order] of orders.entries()) {

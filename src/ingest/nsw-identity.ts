@@ -6,7 +6,9 @@
  * the same files and answers give the same stations in any order.
  */
 import { createHash } from 'node:crypto';
-import { nswSuburbCell, popNswState } from './feeds/nsw.ts';
+import { nswSuburbCell, popNswState, splitNswAddress } from './feeds/nsw.ts';
+import type { FeedStation } from '../storage/store.ts';
+import type { RawStation } from './normalise.ts';
 
 /** Street words written out and abbreviated both occur ("99 Bellevue Rd" in 2018, "99 Bellevue Road" in 2020); keys use the short form. */
 const STREET_WORDS: Readonly<Record<string, string>> = {
@@ -43,7 +45,8 @@ export function nswAddressKey(address: string, suburb: string, postcode: string)
   let words = plainWords(address);
   if (code !== '' && words[words.length - 1] === code) words.pop();
   popNswState(words);
-  const place = plainWords(nswSuburbCell(suburb));
+  // A blank Suburb cell (April 2020's "BP CLOVELLY, 33-37 Carrington Rd, RANDWICK NSW 2031"): the suburb the address ends with.
+  const place = plainWords(nswSuburbCell(suburb) || splitNswAddress(address).suburb);
   const tail = words.slice(words.length - place.length);
   if (place.length > 0 && place.length < words.length && place.every((w, i) => tail[i] === w)) words = words.slice(0, -place.length);
   if (words.length === 0 || code === '') return '';
@@ -89,4 +92,76 @@ export function nswHistoryCode(name: string, address: string, suburb: string, po
 
 export function isNswHistoryCode(code: string): boolean {
   return code.startsWith(NSW_HISTORY_CODE_PREFIX);
+}
+
+type Named = Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>;
+
+/** Keys held by exactly one of the items: those of two or more map to null. */
+function unique<T>(items: readonly T[], key: (item: T) => string): Map<string, T | null> {
+  const out = new Map<string, T | null>();
+  for (const item of items) {
+    const k = key(item);
+    if (k !== '') out.set(k, out.has(k) ? null : item);
+  }
+  return out;
+}
+
+/**
+ * The live stations of a FuelCheck answer, by site and by name, as a history row is matched to
+ * them: a site key or a name key two live stations share matches neither.
+ */
+export class NswLiveSites {
+  readonly bySite: Map<string, Named | null>;
+  readonly byName: Map<string, Named | null>;
+  constructor(live: readonly Named[]) {
+    this.bySite = unique(live, (s) => nswSiteKey(s.name, s.address, s.suburb, s.postcode));
+    this.byName = unique(live, (s) => nswNameKey(s.name, s.postcode));
+  }
+
+  /** The live station of a history row: the one at its site, else the one of its name and postcode when its site has none. */
+  match(name: string, address: string, suburb: string, postcode: string): Named | undefined {
+    const site = nswSiteKey(name, address, suburb, postcode);
+    const atSite = site === '' ? undefined : this.bySite.get(site);
+    if (atSite !== undefined) return atSite ?? undefined;
+    const nameKey = nswNameKey(name, postcode);
+    return nameKey === '' ? undefined : this.byName.get(nameKey) ?? undefined;
+  }
+}
+
+/**
+ * The history station each new live station of an answer takes over (StationInput.adopts), by
+ * the rules a history row follows when the live station is stored first (NswLiveSites.match):
+ * the history station of its site when it is the answer's only station there; else the one
+ * history station stored of its name and postcode, when it is the answer's only station of that
+ * name. Stations stored already adopt nothing; a history station is adopted once.
+ */
+export function nswAdoptions(answer: readonly RawStation[], stored: readonly Named[]): Map<string, string> {
+  const storedCodes = new Set(stored.map((s) => s.feedCode));
+  const history = stored.filter((s) => isNswHistoryCode(s.feedCode));
+  const historyCodes = new Set(history.map((s) => s.feedCode));
+  const historyByName = unique(history, (s) => nswNameKey(s.name, s.postcode));
+  const live = new NswLiveSites(answer.map((s) => ({ ...s, feedCode: s.code })));
+  const out = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const s of answer) {
+    if (storedCodes.has(s.code)) continue;
+    const site = nswSiteKey(s.name, s.address, s.suburb, s.postcode);
+    const own = site === '' ? '' : nswHistoryCode(s.name, s.address, s.suburb, s.postcode);
+    if (own !== '' && live.bySite.get(site)?.feedCode === s.code && historyCodes.has(own) && !taken.has(own)) {
+      out.set(s.code, own);
+      taken.add(own);
+    }
+  }
+  for (const s of answer) {
+    if (storedCodes.has(s.code) || out.has(s.code)) continue;
+    const nameKey = nswNameKey(s.name, s.postcode);
+    const named = nameKey === '' ? undefined : historyByName.get(nameKey);
+    if (!named || live.byName.get(nameKey)?.feedCode !== s.code || taken.has(named.feedCode)) continue;
+    // Its own site must not be another live station's, as a row of it would then join that one.
+    const site = nswSiteKey(named.name, named.address, named.suburb, named.postcode);
+    if (site !== '' && live.bySite.has(site)) continue;
+    out.set(s.code, named.feedCode);
+    taken.add(named.feedCode);
+  }
+  return out;
 }

@@ -31,7 +31,8 @@ import { FeedError, isObject, parseJsonBody } from '../feed-error.ts';
 import type { FeedResponse } from '../feed-fetch.ts';
 import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
 import { type FuelMap, type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
-import { nswHistoryCode, nswSiteKey } from '../nsw-identity.ts';
+import { isNswHistoryCode, nswAdoptions } from '../nsw-identity.ts';
+import type { FeedStation } from '../../storage/store.ts';
 
 export const NSW_KEY_VAR = 'NSW_FUELCHECK_API_KEY';
 export const NSW_SECRET_VAR = 'NSW_FUELCHECK_API_SECRET';
@@ -287,27 +288,21 @@ export function readNswPrice(record: unknown): RawPrice | { rejected: string } {
 }
 
 /**
- * Adds one answer's records to a batch; each bad record is rejected alone. A station alone at
- * its site in the answer (nswSiteKey) adopts the history station of that site, if one is
- * stored (StationInput.adopts): history imported before the live feed joins the live station.
+ * Adds one answer's records to a batch; each bad record is rejected alone. Given the stations
+ * stored, a new station takes over the history station history files made of its site
+ * (nswAdoptions, StationInput.adopts): history imported before the live feed joins it.
  */
-export function addNswAnswer(normaliser: Normaliser, answer: NswAnswer): void {
+export function addNswAnswer(normaliser: Normaliser, answer: NswAnswer, stored: readonly FeedStation[] = []): void {
   const stations: RawStation[] = [];
-  const sites = new Map<string, number>();
   for (const record of answer.stations) {
     const station = readNswStation(record);
-    if ('rejected' in station) {
-      normaliser.rejectStation(station.rejected, record);
-      continue;
-    }
-    stations.push(station);
-    const site = nswSiteKey(station.name, station.address, station.suburb, station.postcode);
-    if (site !== '') sites.set(site, (sites.get(site) ?? 0) + 1);
+    if ('rejected' in station) normaliser.rejectStation(station.rejected, record);
+    else stations.push(station);
   }
+  const adoptions = stored.some((s) => isNswHistoryCode(s.feedCode)) ? nswAdoptions(stations, stored) : new Map<string, string>();
   for (const station of stations) {
-    const site = nswSiteKey(station.name, station.address, station.suburb, station.postcode);
-    const alone = site !== '' && sites.get(site) === 1;
-    normaliser.station(alone ? { ...station, adopts: nswHistoryCode(station.name, station.address, station.suburb, station.postcode) } : station);
+    const adopts = adoptions.get(station.code);
+    normaliser.station(adopts === undefined ? station : { ...station, adopts });
   }
   for (const record of answer.prices) {
     const price = readNswPrice(record);
@@ -484,7 +479,7 @@ export const nswAdapter: FeedAdapter = {
     lastFetches.set(session, ctx.now);
     const answer = parseNswAnswer(response.text, kind);
     const normaliser = ctx.normaliser();
-    addNswAnswer(normaliser, answer);
+    addNswAnswer(normaliser, answer, ctx.storedStations ? await ctx.storedStations() : []);
     const next: NswCursor = { snapshotAt: kind === 'snapshot' || cursor === undefined ? ctx.now : cursor.snapshotAt, lastAt: ctx.now };
     ctx.log.info({
       feed: 'nsw', api: `FuelCheck ${NSW_API_VERSION}`, url, kind, token, stations: answer.stations.length, prices: answer.prices.length,

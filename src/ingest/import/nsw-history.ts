@@ -18,7 +18,7 @@ import { isStateId } from '../../domain/states.ts';
 import { localTimeToUnix } from '../../domain/time.ts';
 import type { FeedStation, IngestStore } from '../../storage/store.ts';
 import { nswSuburbCell, splitNswAddress } from '../feeds/nsw.ts';
-import { isNswHistoryCode, nswHistoryCode, nswSiteKey, postcodeOf } from '../nsw-identity.ts';
+import { NswLiveSites, isNswHistoryCode, nswHistoryCode, postcodeOf } from '../nsw-identity.ts';
 import type { FuelMap } from '../normalise.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
@@ -70,40 +70,33 @@ const STATION_CARRIED = [...STATION_FIELDS, 'Brand'] as const;
 export { NSW_HISTORY_CODE_PREFIX, nswAddressKey, nswHistoryCode, nswNameKey, nswSiteKey, postcodeOf } from '../nsw-identity.ts';
 
 /**
- * The live FuelCheck stations stored, by site key (nswSiteKey), and the codes of the stations
- * history files made. A row's station depends on the row and the live stations alone, never on
- * which history files came before it: the one live station at the row's site, else the
- * history station of the site (`history:<site key>`). A site key two live stations share (a
- * shopping centre's chargers, "Ampol Seven Hills" and "Ampol Foodary Seven Hills (Abbott Rd)")
- * is no live station's: such rows keep a history station, as a live station arriving later
- * leaves them (it adopts a history station only when it alone has the key).
+ * The live FuelCheck stations stored (NswLiveSites) and the codes of the stations history files
+ * made. A row's station depends on the row and the live stations alone, never on which history
+ * files came before it: the one live station at the row's site, else the one live station of
+ * its name and postcode when no live station is at its site, else the history station of its
+ * site (`history:<site key>`). A key two live stations share (a shopping centre's chargers, many
+ * "7-Eleven Blacktown") is neither's. A live station stored later takes over the history station
+ * by the same rules (nswAdoptions), so the order of files and answers does not matter.
  */
 export class NswStationIndex {
-  private readonly bySite = new Map<string, string | null>();
+  private readonly live: NswLiveSites;
   private readonly codes = new Set<string>();
-  /** A row's keys by its station fields, worked out once: each station's fields recur all through a file. */
-  private readonly keyCache = new Map<string, RowKeys>();
+  /** A row's result by its station fields, worked out once: each station's fields recur all through a file. */
+  private readonly cache = new Map<string, RowKeys>();
 
   constructor(stations: ReadonlyArray<Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>>) {
-    for (const s of stations) this.add(s);
+    this.live = new NswLiveSites(stations.filter((s) => !isNswHistoryCode(s.feedCode)));
+    for (const s of stations) if (isNswHistoryCode(s.feedCode)) this.codes.add(s.feedCode);
   }
 
-  /** A stored station: a live one by its site, a history one by its code. */
-  add(s: Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>): void {
-    if (isNswHistoryCode(s.feedCode)) {
-      this.codes.add(s.feedCode);
-      return;
-    }
-    const site = nswSiteKey(s.name, s.address, s.suburb, s.postcode);
-    if (site === '') return;
-    const found = this.bySite.get(site);
-    this.bySite.set(site, found === undefined || found === s.feedCode ? s.feedCode : null);
+  /** A history station this import made. */
+  add(s: Pick<FeedStation, 'feedCode'>): void {
+    this.codes.add(s.feedCode);
   }
 
-  /** The feed code of the one live station at the row's site; undefined when none (or two) are there. */
+  /** The feed code of the live station of the row (NswLiveSites.match); undefined when it has none. */
   match(name: string, address: string, suburb: string, postcode: string): string | undefined {
-    const { site } = this.keys(name, address, suburb, postcode);
-    return site === '' ? undefined : this.bySite.get(site) ?? undefined;
+    return this.keys(name, address, suburb, postcode).live;
   }
 
   /** Whether a history station of this code is stored or made by this import already. */
@@ -111,20 +104,20 @@ export class NswStationIndex {
     return this.codes.has(code);
   }
 
-  /** nswSiteKey and nswHistoryCode of these fields, each worked out once. */
+  /** The live station and nswHistoryCode of these fields, each worked out once. */
   keys(name: string, address: string, suburb: string, postcode: string): RowKeys {
     const fields = `${name}\u0000${address}\u0000${suburb}\u0000${postcode}`;
-    let keys = this.keyCache.get(fields);
+    let keys = this.cache.get(fields);
     if (!keys) {
-      keys = { site: nswSiteKey(name, address, suburb, postcode), own: nswHistoryCode(name, address, suburb, postcode) };
-      this.keyCache.set(fields, keys);
+      keys = { live: this.live.match(name, address, suburb, postcode)?.feedCode, own: nswHistoryCode(name, address, suburb, postcode) };
+      this.cache.set(fields, keys);
     }
     return keys;
   }
 }
 
 interface RowKeys {
-  site: string;
+  live: string | undefined;
   /** The code of the history station of these fields (nswHistoryCode). */
   own: string;
 }
@@ -225,7 +218,7 @@ class NswHistoryReader implements RowReader {
       latitude: null, longitude: null,
     });
     if (!added) return undefined;
-    this.index.add({ feedCode: code, name, address, suburb, postcode });
+    this.index.add({ feedCode: code });
     return code;
   }
 

@@ -3,8 +3,8 @@
  *
  * 1. April 2020's workbook imported before and after the live FuelCheck answer (data.json, put
  *    through the NSW adapter's own reading, addNswAnswer, and stored as `ingest nsw` stores it):
- *    stations in each order, and the sites doubled (a history-made station at a live station's
- *    site, or of a live station's name and postcode).
+ *    stations in each order, the sites doubled (a history-made station at a live station's site:
+ *    its address and postcode), and the history-made stations of a live station's name elsewhere.
  * 2. Every workbook of the folder in date order and in three shuffled orders, after the live
  *    answer: the stations (feed code, id, name, address) and each station's history (every
  *    stored report and daily value) compared with date order.
@@ -85,13 +85,13 @@ async function history(store: PriceStore, file: string): Promise<void> {
   if (outcome.status !== 'imported') throw new Error(`${file}: ${outcome.error ?? outcome.status}`);
 }
 
-interface Shown { stations: Map<string, string>; history: Map<string, string>; count: number; doubled: number; examples: string[] }
+interface Shown { stations: Map<string, string>; history: Map<string, string>; count: number; doubled: number; named: number; examples: string[] }
 
 /** Every station by its feed code, with its history; and how many history-made stations stand at a live station's site or name. */
 async function show(store: PriceStore): Promise<Shown> {
   const stations = await store.feedStations('nsw');
   const byKey = new Map<number, string>();
-  const out: Shown = { stations: new Map(), history: new Map(), count: stations.length, doubled: 0, examples: [] };
+  const out: Shown = { stations: new Map(), history: new Map(), count: stations.length, doubled: 0, named: 0, examples: [] };
   const liveSites = new Map<string, string>();
   const liveNames = new Map<string, string>();
   for (const s of stations) {
@@ -102,10 +102,13 @@ async function show(store: PriceStore): Promise<Shown> {
   for (const s of stations) {
     out.stations.set(s.feedCode, JSON.stringify([s.id, s.name, s.brand, s.address, s.suburb, s.postcode]));
     if (!isNswHistoryCode(s.feedCode)) continue;
-    const twin = liveSites.get(nswSiteKey(s.name, s.address, s.suburb, s.postcode)) ?? liveNames.get(nswNameKey(s.name, s.postcode));
-    if (twin === undefined) continue;
+    const atSite = liveSites.get(nswSiteKey(s.name, s.address, s.suburb, s.postcode));
+    const named = liveNames.get(nswNameKey(s.name, s.postcode));
+    if (atSite === undefined && named !== undefined) out.named++;
+    const twin = atSite ?? named;
+    if (atSite === undefined) continue;
     out.doubled++;
-    if (out.examples.length < Number(process.env.EXAMPLES ?? 0)) out.examples.push(`${s.name}, ${s.address} ~ live ${twin}`);
+    if (out.examples.length < Number(process.env.EXAMPLES ?? 0)) out.examples.push(`${s.name}, ${s.address} ~ live ${twin ?? ''}`);
   }
   const keys = (await store.exportTable('stations', undefined, 100_000)).rows;
   for (const row of keys) byKey.set(Number(row['key']), String(row['feed_code']));
@@ -171,8 +174,9 @@ try {
     await after.drop();
     const diff = differences(historyFirst, liveFirst);
     console.log(`${april} then the live answer: ${historyFirst.count} stations; the live answer then ${april}: ${liveFirst.count} stations`);
-    console.log(`  sites doubled (a history-made station at a live station's site or of its name and postcode): ${historyFirst.doubled} of ${historyFirst.count} `
+    console.log(`  sites doubled (a history-made station at a live station's site: its address and postcode): ${historyFirst.doubled} of ${historyFirst.count} `
       + `(${(100 * historyFirst.doubled / historyFirst.count).toFixed(2)}%) history first, ${liveFirst.doubled} live first`);
+    console.log(`  history-made stations of a live station's name and postcode at another address (not joined): ${historyFirst.named} history first, ${liveFirst.named} live first`);
     for (const e of historyFirst.examples) console.log(`    ${e}`);
     console.log(`  between the two orders: ${diff.stations} stations in one only, ${diff.ids} with another id or fields, ${diff.histories} station histories differ`);
 

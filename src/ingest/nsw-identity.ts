@@ -107,61 +107,41 @@ function unique<T>(items: readonly T[], key: (item: T) => string): Map<string, T
 }
 
 /**
- * The live stations of a FuelCheck answer, by site and by name, as a history row is matched to
- * them: a site key or a name key two live stations share matches neither.
+ * The live stations, by site, as a history row is matched to them: a site two live stations
+ * share (a shopping centre's chargers; "Ampol Seven Hills" and "Ampol Foodary Seven Hills (Abbott
+ * Rd)" at 38 Abbott Rd) is neither's. A name alone never joins a row to a live station: FuelCheck
+ * has several "7-Eleven Blacktown", and a rule by name would depend on which file came first
+ * (a site's rows carry several names over the years: docs/DATA.md).
  */
 export class NswLiveSites {
   readonly bySite: Map<string, Named | null>;
-  readonly byName: Map<string, Named | null>;
   constructor(live: readonly Named[]) {
     this.bySite = unique(live, (s) => nswSiteKey(s.name, s.address, s.suburb, s.postcode));
-    this.byName = unique(live, (s) => nswNameKey(s.name, s.postcode));
   }
 
-  /** The live station of a history row: the one at its site, else the one of its name and postcode when its site has none. */
+  /** The live station at a history row's site, when exactly one is there. */
   match(name: string, address: string, suburb: string, postcode: string): Named | undefined {
     const site = nswSiteKey(name, address, suburb, postcode);
-    const atSite = site === '' ? undefined : this.bySite.get(site);
-    if (atSite !== undefined) return atSite ?? undefined;
-    const nameKey = nswNameKey(name, postcode);
-    return nameKey === '' ? undefined : this.byName.get(nameKey) ?? undefined;
+    return site === '' ? undefined : this.bySite.get(site) ?? undefined;
   }
 }
 
 /**
  * The history station each new live station of an answer takes over (StationInput.adopts), by
- * the rules a history row follows when the live station is stored first (NswLiveSites.match):
- * the history station of its site when it is the answer's only station there; else the one
- * history station stored of its name and postcode, when it is the answer's only station of that
- * name. Stations stored already adopt nothing; a history station is adopted once.
+ * the rule a history row follows when the live station is stored first (NswLiveSites.match):
+ * the history station of its site, when it is the answer's only station there. Stations stored
+ * already adopt nothing.
  */
 export function nswAdoptions(answer: readonly RawStation[], stored: readonly Named[]): Map<string, string> {
   const storedCodes = new Set(stored.map((s) => s.feedCode));
-  const history = stored.filter((s) => isNswHistoryCode(s.feedCode));
-  const historyCodes = new Set(history.map((s) => s.feedCode));
-  const historyByName = unique(history, (s) => nswNameKey(s.name, s.postcode));
+  const historyCodes = new Set(stored.filter((s) => isNswHistoryCode(s.feedCode)).map((s) => s.feedCode));
   const live = new NswLiveSites(answer.map((s) => ({ ...s, feedCode: s.code })));
   const out = new Map<string, string>();
-  const taken = new Set<string>();
   for (const s of answer) {
     if (storedCodes.has(s.code)) continue;
     const site = nswSiteKey(s.name, s.address, s.suburb, s.postcode);
     const own = site === '' ? '' : nswHistoryCode(s.name, s.address, s.suburb, s.postcode);
-    if (own !== '' && live.bySite.get(site)?.feedCode === s.code && historyCodes.has(own) && !taken.has(own)) {
-      out.set(s.code, own);
-      taken.add(own);
-    }
-  }
-  for (const s of answer) {
-    if (storedCodes.has(s.code) || out.has(s.code)) continue;
-    const nameKey = nswNameKey(s.name, s.postcode);
-    const named = nameKey === '' ? undefined : historyByName.get(nameKey);
-    if (!named || live.byName.get(nameKey)?.feedCode !== s.code || taken.has(named.feedCode)) continue;
-    // Its own site must not be another live station's, as a row of it would then join that one.
-    const site = nswSiteKey(named.name, named.address, named.suburb, named.postcode);
-    if (site !== '' && live.bySite.has(site)) continue;
-    out.set(s.code, named.feedCode);
-    taken.add(named.feedCode);
+    if (own !== '' && live.bySite.get(site)?.feedCode === s.code && historyCodes.has(own)) out.set(s.code, own);
   }
   return out;
 }

@@ -70,7 +70,7 @@ const NSW_STATIONS: RawStation[] = [
   { code: 'NSW-1001', name: 'Ampol Foodary Surry Hills', brand: 'Ampol', address: '120 Cleveland Street, Surry Hills NSW 2010', suburb: 'Surry Hills', postcode: '2010', state: 'nsw', latitude: -33.8886, longitude: 151.2094 },
   { code: 'NSW-1002', name: '7-Eleven Newtown', brand: '7-Eleven', address: '368 King Street, Newtown NSW 2042', suburb: 'Newtown', postcode: '2042', state: 'nsw', latitude: -33.897, longitude: 151.179 },
   { code: 'NSW-1003', name: 'Shell Reddy Express Rozelle', brand: 'Shell', address: '671 Darling Street, Rozelle NSW 2039', suburb: 'Rozelle', postcode: '2039', state: 'nsw', latitude: -33.862, longitude: 151.17 },
-  // The history file writes this one's address differently: no live station at its site, matched by name and postcode.
+  // The history file's BP Kensington is at another address: another site, never joined by name alone.
   { code: 'NSW-1004', name: 'BP Kensington', brand: 'BP', address: '150 Anzac Parade, Kensington NSW 2033', suburb: 'Kensington', postcode: '2033', state: 'nsw', latitude: -33.909, longitude: 151.223 },
   // The file abbreviates "Street": matched by address all the same.
   { code: 'ACT-2001', name: 'Caltex Braddon', brand: 'Caltex', address: '32 Lonsdale Street, Braddon ACT 2612', suburb: 'Braddon', postcode: '2612', state: 'act', latitude: -35.2745, longitude: 149.1335 },
@@ -196,7 +196,7 @@ describe('import: matching NSW rows to known stations', () => {
     assert.equal(postcodeOf('NSW'), '');
   });
 
-  test('a row finds the one live station at its site (address and postcode, however written), else the one of its name and postcode', () => {
+  test('a row finds the one live station at its site (address and postcode, however written); never by name alone', () => {
     const station = (feedCode: string, name: string, address: string, postcode: string): FeedStation =>
       ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, street: '', suburb: 'Kensington', postcode, state: 'nsw' });
     const index = new NswStationIndex([
@@ -210,10 +210,8 @@ describe('import: matching NSW rows to known stations', () => {
     // A rebrand, capitals and the state written out: the same site.
     assert.equal(index.match('Ampol Kensington', '150 ANZAC PARADE, KENSINGTON NEW SOUTH WALES 2033', 'KENSINGTON', '2033'), 'NSW-1');
     assert.equal(index.match('BP Kensington', '150 Anzac Parade', 'Kensington', '2034'), undefined);
-    // No live station at the row's site: the one live station of its name and postcode.
-    assert.equal(index.match('BP Kensington', 'Cnr Anzac Parade & Todman Avenue', 'Kensington', '2033'), 'NSW-1');
-    // A name two live stations share is neither's (FuelCheck has several "7-Eleven Blacktown").
-    assert.equal(index.match('Kensington Centre', '1 Elsewhere St', 'Kensington', '2033'), undefined);
+    // The name alone: another site (FuelCheck has several "7-Eleven Blacktown"; a site's rows carry several names).
+    assert.equal(index.match('BP Kensington', 'Cnr Anzac Parade & Todman Avenue', 'Kensington', '2033'), undefined);
     assert.equal(index.match('Shell Kensington', '1 Todman Ave', 'Kensington', '2033'), 'NSW-2');
     assert.equal(index.match('Kensington Centre', '9 Doncaster Avenue', 'Kensington', '2033'), undefined);
   });
@@ -457,8 +455,9 @@ for (const backend of testBackends()) {
       const outcome = await run(s, nswHistory, NSW_FILE);
       assert.equal(outcome.status, 'imported', outcome.error);
       assert.equal(outcome.rows, 30);
-      // Metro Petroleum Marrickville is not a live station: created from its rows, without a position.
-      assert.equal(outcome.stationsAdded, 1);
+      // Metro Petroleum Marrickville is not a live station: created from its rows, without a position; BP Kensington's
+      // rows at "Cnr Anzac Parade & Todman Avenue" are another site than the live BP Kensington's 150 Anzac Parade.
+      assert.equal(outcome.stationsAdded, 2);
       assert.equal(outcome.pricesAccepted, 27);
       assert.equal(outcome.pricesIgnored, 0);
       assert.deepEqual(byReason(outcome.rejected), {
@@ -493,8 +492,9 @@ for (const backend of testBackends()) {
         { fuel: 'lpg', priceTenths: 1099, available: true, reportedAt: utc(2026, 2, 1, 23, 15) },
         { fuel: 'ulp91', priceTenths: 1889, available: true, reportedAt: utc(2026, 2, 10, 19, 0) },
       ]);
-      // Matched by name (no live station at its site): 07/02 06:10 = 6 Feb 19:10 UTC; 12/02 11:11 = 12 Feb 00:11 UTC.
-      assert.deepEqual(await current(s, 'bp-kensington'), [
+      // Its own site, not the live station of its name: 07/02 06:10 = 6 Feb 19:10 UTC; 12/02 11:11 = 12 Feb 00:11 UTC.
+      assert.deepEqual(await current(s, 'bp-kensington'), []);
+      assert.deepEqual(await current(s, 'bp-kensington-2'), [
         { fuel: 'diesel', priceTenths: 1879, available: true, reportedAt: utc(2026, 2, 12, 0, 11) },
         { fuel: 'ulp91', priceTenths: 1979, available: true, reportedAt: utc(2026, 2, 6, 19, 10) },
       ]);

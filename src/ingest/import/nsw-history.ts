@@ -72,11 +72,9 @@ export { NSW_HISTORY_CODE_PREFIX, nswAddressKey, nswHistoryCode, nswNameKey, nsw
 /**
  * The live FuelCheck stations stored (NswLiveSites) and the codes of the stations history files
  * made. A row's station depends on the row and the live stations alone, never on which history
- * files came before it: the one live station at the row's site, else the one live station of
- * its name and postcode when no live station is at its site, else the history station of its
- * site (`history:<site key>`). A key two live stations share (a shopping centre's chargers, many
- * "7-Eleven Blacktown") is neither's. A live station stored later takes over the history station
- * by the same rules (nswAdoptions), so the order of files and answers does not matter.
+ * files came before it: the one live station at the row's site, else the history station of its
+ * site (`history:<site key>`). A live station stored later takes over the history station of
+ * its site (nswAdoptions), so the order of files and answers does not matter (docs/DATA.md).
  */
 export class NswStationIndex {
   private readonly live: NswLiveSites;

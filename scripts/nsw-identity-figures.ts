@@ -5,10 +5,9 @@
  *    through the NSW adapter's own reading, addNswAnswer, and stored as `ingest nsw` stores it):
  *    stations in each order, the sites doubled (a history-made station at a live station's site:
  *    its address and postcode), and the history-made stations of a live station's name elsewhere.
- * 2. Every workbook of the folder in date order and in three shuffled orders, after the live
+ * 2. Every workbook of the folder in date order and in three other orders, after the live
  *    answer: the stations (feed code, id, name, address) and each station's history (every
- *    stored report and daily value) compared with date order. Then the same with the live answer
- *    last.
+ *    stored report and daily value) compared with date order.
  *
  * On SQLite, and on PostgreSQL too when FUELPRICE_TEST_POSTGRES names a server.
  *

@@ -89,8 +89,9 @@ async function shown(store: PriceStore): Promise<{ codes: string[]; history: Rec
   const history: Record<string, string[]> = {};
   for (const table of ['price_events', 'station_daily', 'current_prices'] as CopyTable[]) {
     for (const row of (await store.exportTable(table, undefined, 100_000)).rows) {
-      const { station_key: key, change_seq: _, ...rest } = row;
-      (history[`${table} ${codeOf.get(Number(key)) ?? '?'}`] ??= []).push(JSON.stringify(rest));
+      // The change number counts the writes, which differ with the order; every other column must not.
+      const rest = Object.entries(row).filter(([column]) => column !== 'station_key' && column !== 'change_seq');
+      (history[`${table} ${codeOf.get(Number(row['station_key'])) ?? '?'}`] ??= []).push(JSON.stringify(rest));
     }
   }
   return {

@@ -96,7 +96,7 @@ async function shown(store: PriceStore): Promise<{ codes: string[]; history: Rec
   }
   return {
     codes: [...codeOf.values()].sort(),
-    history: Object.fromEntries(Object.entries(history).map(([k, v]) => [k, v.sort().join('\n')]).sort()),
+    history: Object.fromEntries(Object.entries(history).map(([k, v]): [string, string] => [k, v.sort().join('\n')]).sort()),
   };
 }
 

@@ -140,7 +140,7 @@ interface RowKeys {
  *   blank date and a blank with nothing above it.
  *
  * - A row that gives its address but leaves ServiceStationName blank takes the name (and a blank
- *   Brand) of the row above: a merged name cell over two sites of one name (155 rows of April
+ *   Brand) of the row above: a merged name cell over two sites of one name (154 rows of April
  *   2020: "Caltex Wyong" on "M1 Southbound" then its "M1 Northbound" rows, "7-Eleven Kirrawee" at
  *   529-531 then 542 Princes Highway). The address is the row's own, so the station is the one
  *   of that name at that address; nothing else is taken from above.

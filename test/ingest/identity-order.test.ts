@@ -138,7 +138,7 @@ for (const backend of testBackends()) {
       }), { numRuns: backend.name === 'sqlite' ? 5 : 2 });
     });
 
-    test('the issue\'s cases, in both orders: Figtree\'s rebrand and "Rd"/"Road" one site, BP Clovelly\'s blank suburb joins the live station', async () => {
+    test('the issue\'s cases, in both orders: Figtree\'s rebrand and "Rd"/"Road" one site, BP Clovelly\'s blank suburb and Dee Why\'s rebrand join the live station', async () => {
       for (const steps of [['live', ...FILES.map((f) => join(DIR, f))], [...FILES.map((f) => join(DIR, f)).reverse(), 'live']]) {
         const { store, drop } = await run(steps);
         try {
@@ -154,6 +154,18 @@ for (const backend of testBackends()) {
           const days = await store.stationDays(clovelly[0]?.id ?? '', { from: 17_713, to: 18_383 });
           const months = new Set(days.map((d) => new Date(d.day * 86_400_000).toISOString().slice(0, 7)));
           assert.ok(['2018-12', '2020-04'].every((m) => months.has(m)), [...months].join(' '));
+          // A rename joined, in both orders: "Caltex Dee Why" (July 2018) and "Caltex Star Mart Dee Why" (December 2018, 2020) at 793-797
+          // Pittwater Rd are the live "Ampol Foodary Dee Why" (NSW-17781), with every file's rows. Imported before the
+          // live answer, the station keeps the id the history gave it: that id is the station, and answers as the live one.
+          const deeWhy = stations.find((s) => s.feedCode === 'NSW-17781');
+          const historyFirst = steps[0] !== 'live';
+          assert.equal(deeWhy?.id, historyFirst ? 'caltex-star-mart-dee-why' : 'ampol-foodary-dee-why');
+          const answered = await store.station(deeWhy?.id ?? '');
+          assert.deepEqual([answered?.name, answered?.latitude !== false], ['Ampol Foodary Dee Why', true]);
+          const deeWhyDays = await store.stationDays(deeWhy?.id ?? '', { from: 17_713, to: 18_383 });
+          const deeWhyMonths = new Set(deeWhyDays.map((d) => new Date(d.day * 86_400_000).toISOString().slice(0, 7)));
+          assert.ok(['2018-07', '2018-12', '2020-04'].every((m) => deeWhyMonths.has(m)), [...deeWhyMonths].join(' '));
+          assert.equal(stations.filter((s) => /dee why/i.test(s.name) && s.address.startsWith('793')).length, 1);
         } finally {
           await drop();
         }

@@ -48,6 +48,8 @@ export interface RawStation {
    */
   latitude: number | null;
   longitude: number | null;
+  /** The feed code of a station of the same feed this one takes over, when it is stored and this one is not (storage: StationInput.adopts). */
+  adopts?: string;
 }
 
 export interface RawPrice {
@@ -123,6 +125,7 @@ export class Normaliser {
       suburb: bounded(clean(raw.suburb)), postcode: bounded(clean(raw.postcode)), state,
       phone: bounded(clean(raw.phone ?? '')), website: bounded(clean(raw.website ?? '')),
       latitude: raw.latitude, longitude: raw.longitude,
+      ...(raw.adopts !== undefined && raw.adopts !== code ? { adopts: raw.adopts } : {}),
     });
     return true;
   }

@@ -94,6 +94,13 @@ export interface StationInput extends Omit<Station, 'id' | 'latitude' | 'longitu
   /** Both null for a station whose source gives no position (NSW and WA history files). */
   latitude: number | null;
   longitude: number | null;
+  /**
+   * The feed code of a station of the same feed that this one is (a live NSW station and the
+   * `history:` station history files made of its site): when no station has this one's code and
+   * one has that code, that station takes this code and these fields, keeping its key, its id
+   * and its history. Ignored otherwise.
+   */
+  adopts?: string;
 }
 
 export interface PriceEvent {

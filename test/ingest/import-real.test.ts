@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import {
-  NSW_BLANK_DATE, NSW_BLANK_DATE_NONE_ABOVE, NSW_BLANK_FUEL, NSW_BLANK_FUEL_NONE_ABOVE, NSW_BLANK_STATION_NONE_ABOVE, nswHistory,
+  NSW_BLANK_DATE, NSW_BLANK_DATE_NONE_ABOVE, NSW_BLANK_FUEL, NSW_BLANK_FUEL_NONE_ABOVE, NSW_BLANK_NAME_NONE_ABOVE, NSW_BLANK_STATION_NONE_ABOVE, nswHistory,
 } from '../../src/ingest/import/nsw-history.ts';
 import type { FileOutcome } from '../../src/ingest/import/progress.ts';
 import { accountedFor } from '../../src/ingest/import/progress.ts';
@@ -123,10 +123,13 @@ function nswReference(cellsFile: string): NswReference {
   for (const c of data) {
     const [, name = '', address = '', suburb = '', postcode = '', brand = '', fuelCode = '', date = '', price = ''] = c;
     const continued = [name, address, suburb, postcode].every((v) => v === '');
+    // A blank name beside an address: the name cell is merged with the row above's (two sites of one name).
+    const named = name === '' && !continued ? above?.[0] ?? '' : name;
     const row = continued && above ? [above[0] ?? '', above[1] ?? '', above[2] ?? '', above[3] ?? '', above[4] ?? '', fuelCode || (above[5] ?? ''), date || (above[6] ?? ''), price]
-      : [name, address, suburb, postcode, brand, fuelCode, date, price];
+      : [named, address, suburb, postcode, brand || (name === '' ? above?.[4] ?? '' : ''), fuelCode, date, price];
     above = row;
     if (continued && row[1] === '' && row[0] === '') { reject(NSW_BLANK_STATION_NONE_ABOVE); continue; }
+    if (row[0] === '') { reject(NSW_BLANK_NAME_NONE_ABOVE); continue; }
     if (row[5] === '') { reject(continued ? NSW_BLANK_FUEL_NONE_ABOVE : NSW_BLANK_FUEL); continue; }
     if (row[6] === '') { reject(continued ? NSW_BLANK_DATE_NONE_ABOVE : NSW_BLANK_DATE); continue; }
     const fuel = NSW_FUELS[row[5] ?? ''];
@@ -341,6 +344,27 @@ for (const backend of testBackends()) {
       ]);
       assert.equal(outcome.pricesIgnored + outcome.pricesCorrected, expected.knownOrCorrected);
       assert.ok(expected.knownOrCorrected >= 1);
+    });
+
+    test('nsw-history April 2020 on an empty store: a blank name beside an address is the name above (a merged cell), no row rejected for it', async () => {
+      const expected = nswReference('nsw-2020-04-slice.xlsx.cells.tsv');
+      const s = await fresh();
+      await s.upsertCities(demoCities());
+      const outcome = await importFile({ store: s, format: nswHistory, path: join(REAL, 'nsw-2020-04-slice.xlsx'), now: NOW });
+      assertCounts(outcome, expected, 'April 2020 slice, empty store');
+      assert.equal(byReason(outcome.rejected)[NSW_BLANK_NAME_NONE_ABOVE], undefined);
+      const stations = await s.feedStations('nsw');
+      // Rows 45565-45568: "Caltex Wyong" names row 45565 (M1 Southbound); 45566 (M1 Northbound) and 45568 (M1 Southbound
+      // again) leave the name blank in the merged cell. Two sites of one name, each at its own address.
+      const wyong = stations.filter((st) => st.name === 'Caltex Wyong').map((st) => st.address).sort();
+      assert.deepEqual(wyong, ['M1 Northbound, Wyong NSW 2259', 'M1 Southbound, Wyong NSW 2259']);
+      // Rows 173-175: Independent Warren's second site (1 Coonamble Road), its name merged with row 170's.
+      const warren = stations.filter((st) => st.name === 'Independent Warren').map((st) => st.address).sort();
+      assert.deepEqual(warren, ['1 Coonamble Road (Warren Fuels), Warren NSW 2824', "Oxley Hwy (Uncle Clarrie'S Service Station), Warren NSW 2824"]);
+      // One station per address the reference reads.
+      assert.equal(stations.length, expected.stations.size);
+      const northbound = stations.find((st) => st.address.startsWith('M1 Northbound'))?.id ?? '';
+      assert.deepEqual(await currentOf(s, northbound), [{ fuel: 'pdiesel', priceTenths: 1309, available: true, reportedAt: Date.UTC(2020, 3, 17, 9, 4, 25) / 1000 }]);
     });
 
     test('nsw-history: an import stopped after a batch resumes with the merged cells above it, as one uninterrupted run', async () => {

@@ -70,7 +70,7 @@ const NSW_STATIONS: RawStation[] = [
   { code: 'NSW-1001', name: 'Ampol Foodary Surry Hills', brand: 'Ampol', address: '120 Cleveland Street, Surry Hills NSW 2010', suburb: 'Surry Hills', postcode: '2010', state: 'nsw', latitude: -33.8886, longitude: 151.2094 },
   { code: 'NSW-1002', name: '7-Eleven Newtown', brand: '7-Eleven', address: '368 King Street, Newtown NSW 2042', suburb: 'Newtown', postcode: '2042', state: 'nsw', latitude: -33.897, longitude: 151.179 },
   { code: 'NSW-1003', name: 'Shell Reddy Express Rozelle', brand: 'Shell', address: '671 Darling Street, Rozelle NSW 2039', suburb: 'Rozelle', postcode: '2039', state: 'nsw', latitude: -33.862, longitude: 151.17 },
-  // The history file writes this one's address differently: matched by name and postcode.
+  // The history file's BP Kensington is at another address: another site, never joined by name alone.
   { code: 'NSW-1004', name: 'BP Kensington', brand: 'BP', address: '150 Anzac Parade, Kensington NSW 2033', suburb: 'Kensington', postcode: '2033', state: 'nsw', latitude: -33.909, longitude: 151.223 },
   // The file abbreviates "Street": matched by address all the same.
   { code: 'ACT-2001', name: 'Caltex Braddon', brand: 'Caltex', address: '32 Lonsdale Street, Braddon ACT 2612', suburb: 'Braddon', postcode: '2612', state: 'act', latitude: -35.2745, longitude: 149.1335 },
@@ -196,39 +196,47 @@ describe('import: matching NSW rows to known stations', () => {
     assert.equal(postcodeOf('NSW'), '');
   });
 
-  test('by address and postcode first, then by name and postcode; a key two stations share matches neither', () => {
+  test('a row finds the one live station at its site (address and postcode, however written); never by name alone', () => {
     const station = (feedCode: string, name: string, address: string, postcode: string): FeedStation =>
       ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, street: '', suburb: 'Kensington', postcode, state: 'nsw' });
-    // Each case a file of its own (the index also remembers what one file showed).
-    const index = (): NswStationIndex => new NswStationIndex([
+    const index = new NswStationIndex([
       station('NSW-1', 'BP Kensington', '150 Anzac Parade, Kensington NSW 2033', '2033'),
       station('NSW-2', 'Shell Kensington', '1 Todman Avenue, Kensington NSW 2033', '2033'),
-      station('NSW-3', 'Shell Kensington', '9 Doncaster Avenue, Kensington NSW 2033', '2033'),
+      // Two live stations at one site (a shopping centre's chargers): the site is neither's.
+      station('NSW-3', 'Kensington Centre', '9 Doncaster Avenue, Kensington NSW 2033', '2033'),
+      station('NSW-4', 'Kensington Centre', '9 Doncaster Ave, KENSINGTON NSW 2033', '2033'),
     ]);
-    assert.equal(index().match('BP', '150 Anzac Pde', 'Kensington', '2033'), 'NSW-1');
-    assert.equal(index().match('BP Kensington', 'Cnr Anzac Parade & Todman Avenue', 'Kensington', '2033'), 'NSW-1');
-    assert.equal(index().match('BP Kensington', '150 Anzac Parade', 'Kensington', '2034'), undefined);
-    // Two stations share this name: only an address tells them apart.
-    assert.equal(index().match('Shell Kensington', '1 Todman Ave', 'Kensington', '2033'), 'NSW-2');
-    assert.equal(index().match('Shell Kensington', 'Shop 1, Todman Avenue', 'Kensington', '2033'), undefined);
+    assert.equal(index.match('BP', '150 Anzac Pde', 'Kensington', '2033'), 'NSW-1');
+    // A rebrand, capitals and the state written out: the same site.
+    assert.equal(index.match('Ampol Kensington', '150 ANZAC PARADE, KENSINGTON NEW SOUTH WALES 2033', 'KENSINGTON', '2033'), 'NSW-1');
+    assert.equal(index.match('BP Kensington', '150 Anzac Parade', 'Kensington', '2034'), undefined);
+    // The name alone: another site (FuelCheck has several "7-Eleven Blacktown"; a site's rows carry several names).
+    assert.equal(index.match('BP Kensington', 'Cnr Anzac Parade & Todman Avenue', 'Kensington', '2033'), undefined);
+    assert.equal(index.match('Shell Kensington', '1 Todman Ave', 'Kensington', '2033'), 'NSW-2');
+    assert.equal(index.match('Kensington Centre', '9 Doncaster Avenue', 'Kensington', '2033'), undefined);
   });
 
-  test('within one file, a second name at a station\'s address or a second address under its name is another station', () => {
+  test('the site of a history row: a rebrand and "Rd"/"Road" are one site, the two sides of a motorway two', () => {
+    // The issue's case, two real rows: "Caltex Figtree, 99 Bellevue Rd" (2018) and "Metro Figtree, 99 Bellevue Road" (2020).
+    const figtree = nswHistoryCode('Caltex Figtree', '99 Bellevue Rd, Figtree NSW 2525', 'Figtree', '2525');
+    assert.equal(figtree, 'history:99 bellevue rd|2525');
+    assert.equal(nswHistoryCode('Metro Figtree', '99 Bellevue Road, FIGTREE NSW 2525', 'FIGTREE', '2525'), figtree);
+    // "BP Marulan Northbound" and "Southbound" share "Hume Highway" (every 2018 and 2020 workbook): two sites.
+    const south = nswHistoryCode('BP Marulan Southbound T/S', 'Hume Highway, Marulan NSW 2579', 'Marulan', '2579');
+    assert.equal(south, 'history:hume hwy|2579|sb');
+    assert.equal(nswHistoryCode('BP Express Marulan Northbound', 'Hume Highway, Marulan NSW 2579', 'Marulan', '2579'), 'history:hume hwy|2579|nb');
+    // "M1 Northbound, Wyong": the side in the address.
+    assert.equal(nswHistoryCode('Caltex Wyong', 'M1 Northbound, Wyong NSW 2259', 'Wyong', '2259'), 'history:m1 northbound|2259|nb');
+    // Without a street, the name and postcode.
+    assert.equal(nswHistoryCode('Caltex Nowhere', '', '', '2999'), 'history:name:caltex nowhere|2999');
     const station = (feedCode: string, name: string, address: string): FeedStation =>
       ({ id: feedCode.toLowerCase(), feedCode, name, brand: '', address, street: '', suburb: 'Marulan', postcode: '2579', state: 'nsw' });
     const index = new NswStationIndex([station('NSW-7', 'BP Marulan Northbound', 'Hume Highway, Marulan NSW 2579')]);
-    assert.equal(index.match('BP Marulan Northbound', 'Hume Hwy', 'Marulan', '2579'), 'NSW-7');
-    // The same address under another name in the same file: not the northbound station (a rebrand between files still is).
+    assert.equal(index.match('Ampol Marulan Northbound', 'Hume Hwy', 'Marulan', '2579'), 'NSW-7');
     assert.equal(index.match('BP Marulan Southbound', 'Hume Highway', 'Marulan', '2579'), undefined);
-    assert.equal(new NswStationIndex([station('NSW-7', 'BP Marulan Northbound', 'Hume Highway, Marulan NSW 2579')])
-      .match('Ampol Marulan Northbound', 'Hume Highway', 'Marulan', '2579'), 'NSW-7');
-    // The same name at another address in the same file: not the station seen at the first.
-    assert.equal(index.match('BP Marulan Northbound', '1 George St', 'Marulan', '2579'), undefined);
-    // A station created from a row is found again by the row's own code, name and address as written.
-    const code = nswHistoryCode('BP Marulan Southbound', 'Hume Highway, Marulan NSW 2579', 'Marulan', '2579');
-    assert.equal(code, 'history:bp marulan southbound|hume hwy|2579');
-    index.add({ feedCode: code, name: 'BP Marulan Southbound', address: 'Hume Highway, Marulan NSW 2579', suburb: 'Marulan', postcode: '2579' });
-    assert.equal(index.match('BP Marulan Southbound', 'Hume Highway', 'Marulan', '2579'), code);
+    assert.equal(index.has(south), false);
+    index.add({ feedCode: south });
+    assert.equal(index.has(south), true);
   });
 
   test('blank station fields are the station above; then a blank fuel or date is the row above\'s too', () => {
@@ -240,6 +248,19 @@ describe('import: matching NSW rows to known stations', () => {
     // Nothing above: the blanks stay blank (and the reader rejects the row).
     assert.deepEqual(fillDown({ ...continued, FuelCode: '', PriceUpdatedDate: '' }, undefined),
       { ...continued, FuelCode: '', PriceUpdatedDate: '' });
+  });
+
+  test('a blank name beside an address is the name above (a merged name cell over two sites), the address its own', () => {
+    // April 2020, rows 45565-45567 as published.
+    const southbound = { ServiceStationName: 'Caltex Wyong', Address: 'M1 Southbound, Wyong NSW 2259', Suburb: 'Wyong', Postcode: '2259', Brand: 'Caltex Woolworths', FuelCode: 'PDL', PriceUpdatedDate: '17/04/2020 7:04:09 PM', Price: '130.9' };
+    const northbound = { ServiceStationName: '', Address: 'M1 Northbound, Wyong NSW 2259', Suburb: 'Wyong', Postcode: '2259', Brand: 'Caltex Woolworths', FuelCode: 'PDL', PriceUpdatedDate: '17/04/2020 7:04:25 PM', Price: '130.9' };
+    const filled = fillDown(northbound, southbound);
+    assert.deepEqual(filled, { ...northbound, ServiceStationName: 'Caltex Wyong' });
+    const blankPrice = { ServiceStationName: '', Address: '', Suburb: '', Postcode: '', Brand: '', FuelCode: '', PriceUpdatedDate: '', Price: '130.9' };
+    assert.deepEqual(fillDown(blankPrice, filled), { ...filled, Price: '130.9' });
+    // A blank Brand beside it is the row above's too; nothing above: the name stays blank (the reader rejects the row).
+    assert.deepEqual(fillDown({ ...northbound, Brand: '' }, southbound), { ...northbound, ServiceStationName: 'Caltex Wyong' });
+    assert.equal(fillDown(northbound, undefined), northbound);
   });
 
   test('a row that names its station takes nothing from the row above, not even a blank fuel or date', () => {
@@ -434,8 +455,9 @@ for (const backend of testBackends()) {
       const outcome = await run(s, nswHistory, NSW_FILE);
       assert.equal(outcome.status, 'imported', outcome.error);
       assert.equal(outcome.rows, 30);
-      // Metro Petroleum Marrickville is not a live station: created from its rows, without a position.
-      assert.equal(outcome.stationsAdded, 1);
+      // Metro Petroleum Marrickville is not a live station: created from its rows, without a position; BP Kensington's
+      // rows at "Cnr Anzac Parade & Todman Avenue" are another site than the live BP Kensington's 150 Anzac Parade.
+      assert.equal(outcome.stationsAdded, 2);
       assert.equal(outcome.pricesAccepted, 27);
       assert.equal(outcome.pricesIgnored, 0);
       assert.deepEqual(byReason(outcome.rejected), {
@@ -470,8 +492,9 @@ for (const backend of testBackends()) {
         { fuel: 'lpg', priceTenths: 1099, available: true, reportedAt: utc(2026, 2, 1, 23, 15) },
         { fuel: 'ulp91', priceTenths: 1889, available: true, reportedAt: utc(2026, 2, 10, 19, 0) },
       ]);
-      // Matched by name: 07/02 06:10 = 6 Feb 19:10 UTC; 12/02 11:11 = 12 Feb 00:11 UTC.
-      assert.deepEqual(await current(s, 'bp-kensington'), [
+      // Its own site, not the live station of its name: 07/02 06:10 = 6 Feb 19:10 UTC; 12/02 11:11 = 12 Feb 00:11 UTC.
+      assert.deepEqual(await current(s, 'bp-kensington'), []);
+      assert.deepEqual(await current(s, 'bp-kensington-2'), [
         { fuel: 'diesel', priceTenths: 1879, available: true, reportedAt: utc(2026, 2, 12, 0, 11) },
         { fuel: 'ulp91', priceTenths: 1979, available: true, reportedAt: utc(2026, 2, 6, 19, 10) },
       ]);

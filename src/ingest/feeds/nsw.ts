@@ -31,6 +31,8 @@ import { FeedError, isObject, parseJsonBody } from '../feed-error.ts';
 import type { FeedResponse } from '../feed-fetch.ts';
 import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
 import { type FuelMap, type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
+import { isNswHistoryCode, nswAdoptions } from '../nsw-identity.ts';
+import type { FeedStation } from '../../storage/store.ts';
 
 export const NSW_KEY_VAR = 'NSW_FUELCHECK_API_KEY';
 export const NSW_SECRET_VAR = 'NSW_FUELCHECK_API_SECRET';
@@ -136,20 +138,59 @@ export function parseLastUpdated(text: unknown): number | undefined {
 
 const STATE_ABBREVS = /^(NSW|ACT|TAS|VIC|QLD|SA|WA|NT)$/i;
 
-/** Street, suburb, the state written in it and postcode of a FuelCheck address: "<street>, <SUBURB> NSW <postcode>". */
+/**
+ * The state a run of words ends with, removed from them: "NSW", "ACT", ... or "NEW SOUTH WALES",
+ * with an "AUSTRALIA" after it and a state written twice ("Bermagui NSW NSW") dropped too. ''
+ * (and the words as they were) when they end with none.
+ */
+export function popNswState(words: string[]): string {
+  if (/^australia$/i.test(words[words.length - 1] ?? '')) words.pop();
+  let state = '';
+  for (;;) {
+    const last = words[words.length - 1] ?? '';
+    if (STATE_ABBREVS.test(last)) {
+      state ||= last.toUpperCase();
+      words.pop();
+    } else if (words.length >= 3 && words.slice(-3).join(' ').toUpperCase() === 'NEW SOUTH WALES') {
+      state ||= 'NSW';
+      words.splice(-3);
+    } else {
+      return state;
+    }
+  }
+}
+
+/**
+ * Street, suburb, the state written in it and postcode of a FuelCheck address. Every form the
+ * real answers and workbooks show (scripts/nsw-address-scan.ts lists them): "<street>, <SUBURB>
+ * NSW <postcode>" (nearly all), "... JACKADGERY NSW AUSTRALIA 2460", "..., Metford NEW SOUTH
+ * WALES 2323", "..., Bermagui NSW NSW 2456", "PRAIRIEWOOD NSW 20176", no comma at all ("827 Anzac Parade Maroubra NSW
+ * 2035"), and a comma before the street instead ("Shop 3, 1190 Miami Street Glenwood NSW 2768").
+ */
 export function splitNswAddress(address: string): { street: string; suburb: string; state: string; postcode: string } {
   const parts = address.split(',').map((p) => p.replace(/\s+/g, ' ').trim()).filter((p) => p !== '');
   if (parts.length > 0 && /^australia$/i.test(parts[parts.length - 1] ?? '')) parts.pop();
   const words = (parts.pop() ?? '').split(' ').filter((w) => w !== '');
   const postcode = /^\d{4}$/.test(words[words.length - 1] ?? '') ? words.pop() ?? '' : '';
-  const state = STATE_ABBREVS.test(words[words.length - 1] ?? '') ? (words.pop() ?? '').toUpperCase() : '';
+  // A postcode mistyped with five digits ("PRAIRIEWOOD NSW 20176", 293 rows of 2018) is no postcode, but still ends the suburb.
+  if (postcode === '' && /^\d{5}$/.test(words[words.length - 1] ?? '') && STATE_ABBREVS.test(words[words.length - 2] ?? '')) words.pop();
+  const state = popNswState(words);
   let suburb = words.join(' ');
-  if (parts.length === 0 && suburb !== '') {
+  // No comma before the suburb, or one before the street only: the suburb is told from the street by its words.
+  if ((parts.length === 0 && suburb !== '') || /\d/.test(suburb)) {
     const split = splitWithoutComma(words);
-    return { street: split.street, suburb: titleCase(split.suburb), state, postcode };
+    return { street: [...parts, split.street].filter((p) => p !== '').join(', '), suburb: titleCase(split.suburb), state, postcode };
   }
   if (suburb === '') suburb = parts.pop() ?? '';
   return { street: parts.join(', '), suburb: titleCase(suburb), state, postcode };
+}
+
+/** A history file's Suburb cell as a suburb: "BARGO NSW" and "Bermagui NSW" (as April 2020 writes them) lose the state. */
+export function nswSuburbCell(text: string): string {
+  const words = text.replace(/\s+/g, ' ').trim().split(' ').filter((w) => w !== '');
+  if (/^\d{4}$/.test(words[words.length - 1] ?? '')) words.pop();
+  popNswState(words);
+  return words.join(' ');
 }
 
 /** Street types that end a street's name ("Anzac Parade", "DAVID ST"), in full and abbreviated. */
@@ -246,12 +287,22 @@ export function readNswPrice(record: unknown): RawPrice | { rejected: string } {
   return { code: key, fuelCode: record['fueltype'].trim(), at, priceTenths: tenths, available: tenths > 0 };
 }
 
-/** Adds one answer's records to a batch; each bad record is rejected alone. */
-export function addNswAnswer(normaliser: Normaliser, answer: NswAnswer): void {
+/**
+ * Adds one answer's records to a batch; each bad record is rejected alone. Given the stations
+ * stored, a new station takes over the history station history files made of its site
+ * (nswAdoptions, StationInput.adopts): history imported before the live feed joins it.
+ */
+export function addNswAnswer(normaliser: Normaliser, answer: NswAnswer, stored: readonly FeedStation[] = []): void {
+  const stations: RawStation[] = [];
   for (const record of answer.stations) {
     const station = readNswStation(record);
     if ('rejected' in station) normaliser.rejectStation(station.rejected, record);
-    else normaliser.station(station);
+    else stations.push(station);
+  }
+  const adoptions = stored.some((s) => isNswHistoryCode(s.feedCode)) ? nswAdoptions(stations, stored) : new Map<string, string>();
+  for (const station of stations) {
+    const adopts = adoptions.get(station.code);
+    normaliser.station(adopts === undefined ? station : { ...station, adopts });
   }
   for (const record of answer.prices) {
     const price = readNswPrice(record);
@@ -428,7 +479,7 @@ export const nswAdapter: FeedAdapter = {
     lastFetches.set(session, ctx.now);
     const answer = parseNswAnswer(response.text, kind);
     const normaliser = ctx.normaliser();
-    addNswAnswer(normaliser, answer);
+    addNswAnswer(normaliser, answer, ctx.storedStations ? await ctx.storedStations() : []);
     const next: NswCursor = { snapshotAt: kind === 'snapshot' || cursor === undefined ? ctx.now : cursor.snapshotAt, lastAt: ctx.now };
     ctx.log.info({
       feed: 'nsw', api: `FuelCheck ${NSW_API_VERSION}`, url, kind, token, stations: answer.stations.length, prices: answer.prices.length,

@@ -7,18 +7,18 @@
  * workbooks), as text `1/04/2020 12:13:08 AM`, or ISO `2023-01-01T00:09:40`; all are Sydney
  * wall-clock times. Some workbooks leave cells blank below the first of a run of equal values
  * (merged cells): see fillDown for what a blank means.
- * local time. The files carry no station code and no position. Each row's station is found
- * (NswStationIndex) among the 'nsw' stations stored, live and history-made alike, by address and
- * postcode, else by name and postcode (a key two stations share matches neither); a station
- * found nowhere is created from the row, without a position, under a code made of its own name,
- * address and postcode (nswHistoryCode), so the next file finds it again.
+ * The files carry no station code and no position. Each row's station is the live FuelCheck
+ * station at its site (NswStationIndex, nswSiteKey: address and postcode, case, street words and
+ * state written any way), else the history station of its site, created from the row without a
+ * position under `history:<site key>` (nswHistoryCode) by the first file that shows the site.
+ * Which files came before does not change a row's station (docs/DATA.md).
  */
-import { createHash } from 'node:crypto';
 import { stateFromPostcode } from '../../domain/postcodes.ts';
 import { isStateId } from '../../domain/states.ts';
 import { localTimeToUnix } from '../../domain/time.ts';
 import type { FeedStation, IngestStore } from '../../storage/store.ts';
-import { splitNswAddress } from '../feeds/nsw.ts';
+import { nswSuburbCell, splitNswAddress } from '../feeds/nsw.ts';
+import { NswLiveSites, isNswHistoryCode, nswHistoryCode, postcodeOf } from '../nsw-identity.ts';
 import type { FuelMap } from '../normalise.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
@@ -30,6 +30,8 @@ export const NSW_BLANK_FUEL = 'blank FuelCode on a row that names its station';
 /** A row of the station above with a blank FuelCode, where the row above has no fuel either (or there is no row above). */
 export const NSW_BLANK_FUEL_NONE_ABOVE = 'blank FuelCode with no fuel above it for the same station';
 export const NSW_BLANK_STATION_NONE_ABOVE = 'blank station fields with no station above them';
+/** A row that gives its address but leaves ServiceStationName blank, with no named row above it to take the name from. */
+export const NSW_BLANK_NAME_NONE_ABOVE = 'station without a name, and no name above it';
 export const NSW_BLANK_DATE = 'blank PriceUpdatedDate on a row that names its station';
 export const NSW_BLANK_DATE_NONE_ABOVE = 'blank PriceUpdatedDate with no date above it for the same station';
 
@@ -65,156 +67,57 @@ const STATION_FIELDS = ['ServiceStationName', 'Address', 'Suburb', 'Postcode'] a
 /** Taken from the row above with the station, never on its own (a blank Brand alone is just a blank brand). */
 const STATION_CARRIED = [...STATION_FIELDS, 'Brand'] as const;
 
-/** Street words written out and abbreviated both occur; keys use the short form. */
-const STREET_WORDS: Readonly<Record<string, string>> = {
-  road: 'rd', street: 'st', avenue: 'ave', av: 'ave', highway: 'hwy', hway: 'hwy', drive: 'dr', parade: 'pde',
-  place: 'pl', lane: 'ln', crescent: 'cres', boulevard: 'blvd', boulevarde: 'blvd', bvd: 'blvd', terrace: 'tce',
-  court: 'ct', corner: 'cnr', mount: 'mt', close: 'cl', circuit: 'cct', square: 'sq', esplanade: 'esp',
-  north: 'nth', south: 'sth',
-};
-const STATE_WORDS: ReadonlySet<string> = new Set(['nsw', 'act', 'tas', 'qld', 'vic', 'sa', 'wa', 'nt']);
-
-/** A form of text for matching addresses and names: lower case, `&` as `and`, punctuation gone, spaces collapsed. */
-function plainWords(text: string): string[] {
-  return text.toLowerCase().replace(/&/g, ' and ').replace(/[^a-z0-9]+/g, ' ').trim().split(' ').filter((w) => w !== '');
-}
-
-/** A postcode as four digits ("2099", "2099.0" from a spreadsheet, "800" -> "0800"), or ''. */
-export function postcodeOf(text: string): string {
-  const digits = text.trim().replace(/\.0+$/, '');
-  return /^\d{3,4}$/.test(digits) ? digits.padStart(4, '0') : '';
-}
+export { NSW_HISTORY_CODE_PREFIX, nswAddressKey, nswHistoryCode, nswNameKey, nswSiteKey, postcodeOf } from '../nsw-identity.ts';
 
 /**
- * The street part of an address as a matching key with its postcode. FuelCheck writes
- * "940 Pittwater Road & Hawkesbury Avenue, Dee Why NSW 2099": the postcode, state and suburb
- * at the end are dropped (they may or may not be there), street words are abbreviated, case
- * and punctuation ignored. '' when nothing is left.
- */
-export function nswAddressKey(address: string, suburb: string, postcode: string): string {
-  const code = postcodeOf(postcode);
-  let words = plainWords(address);
-  if (code !== '' && words[words.length - 1] === code) words.pop();
-  if (STATE_WORDS.has(words[words.length - 1] ?? '')) words.pop();
-  const place = plainWords(suburb);
-  const tail = words.slice(words.length - place.length);
-  if (place.length > 0 && place.length < words.length && place.every((w, i) => tail[i] === w)) words = words.slice(0, -place.length);
-  if (words.length === 0 || code === '') return '';
-  return `${words.map((w) => STREET_WORDS[w] ?? w).join(' ')}|${code}`;
-}
-
-/** A station's name as a matching key with its postcode; '' when either is missing. */
-export function nswNameKey(name: string, postcode: string): string {
-  const code = postcodeOf(postcode);
-  const words = plainWords(name);
-  return words.length === 0 || code === '' ? '' : `${words.join(' ')}|${code}`;
-}
-
-/** Prefix of the codes of stations created from history files: the live feed's codes ("NSW-972") never start so. */
-export const NSW_HISTORY_CODE_PREFIX = 'history:';
-const MAX_CODE = 100;
-
-/**
- * The code of a station created from a history row: its name, address (street part) and postcode
- * as matching keys, so the same station in another month's file gets the same code. Codes over
- * 100 characters keep their start and a hash of the whole. '' when the row has no name or postcode.
- */
-export function nswHistoryCode(name: string, address: string, suburb: string, postcode: string): string {
-  const nameKey = nswNameKey(name, postcode);
-  if (nameKey === '') return '';
-  const street = nswAddressKey(address, suburb, postcode).split('|')[0] ?? '';
-  const code = `${NSW_HISTORY_CODE_PREFIX}${nameKey.replace(/\|\d{4}$/, '')}|${street}|${postcodeOf(postcode)}`;
-  if (code.length <= MAX_CODE) return code;
-  return `${code.slice(0, MAX_CODE - 13)}#${createHash('sha1').update(code).digest('hex').slice(0, 12)}`;
-}
-
-/**
- * The feed codes of the 'nsw' stations stored (the live feed's and those history files created),
- * by address key, by name key and by code; a key two stations share matches neither. It also
- * remembers, for the file being read, under which names and addresses each station appeared:
- * one station shows one name and one address in a month's file, so a second name at an address
- * or a second address under a name is a second station (FuelCheck has many "7-Eleven Blacktown"
- * and "BP Marulan Northbound"/"Southbound" on one Hume Highway address).
+ * The live FuelCheck stations stored (NswLiveSites) and the codes of the stations history files
+ * made. A row's station depends on the row and the live stations alone, never on which history
+ * files came before it: the one live station at the row's site, else the history station of its
+ * site (`history:<site key>`). A live station stored later takes over the history station of
+ * its site (nswAdoptions), so the order of files and answers does not matter (docs/DATA.md).
  */
 export class NswStationIndex {
-  private readonly byAddress = new Map<string, string | null>();
-  private readonly byName = new Map<string, string | null>();
+  private readonly live: NswLiveSites;
   private readonly codes = new Set<string>();
-  private readonly inFile = new Map<string, { names: Set<string>; addresses: Set<string> }>();
-  /**
-   * A row's matching keys by its station fields: rows come in time order, so each station's
-   * fields recur all through a file, and working the keys out is most of match()'s time. The
-   * keys are pure functions of the fields; what match() decides from them is not cached.
-   * As many entries as the file shows stations (under their spellings), whatever its rows.
-   */
-  private readonly keyCache = new Map<string, RowKeys>();
+  /** A row's result by its station fields, worked out once: each station's fields recur all through a file. */
+  private readonly cache = new Map<string, RowKeys>();
 
   constructor(stations: ReadonlyArray<Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>>) {
-    for (const s of stations) this.add(s);
+    this.live = new NswLiveSites(stations.filter((s) => !isNswHistoryCode(s.feedCode)));
+    for (const s of stations) if (isNswHistoryCode(s.feedCode)) this.codes.add(s.feedCode);
   }
 
-  /** A station to match later rows to (one this import creates). */
-  add(s: Pick<FeedStation, 'feedCode' | 'name' | 'address' | 'suburb' | 'postcode'>): void {
-    add(this.byAddress, nswAddressKey(s.address, s.suburb, s.postcode), s.feedCode);
-    add(this.byName, nswNameKey(s.name, s.postcode), s.feedCode);
+  /** A history station this import made. */
+  add(s: Pick<FeedStation, 'feedCode'>): void {
     this.codes.add(s.feedCode);
   }
 
-  /**
-   * The feed code of the station a history row names, in this order: the station a history file
-   * created under the row's own code (nswHistoryCode); the one station at the row's address and
-   * postcode (a rebrand or a new name keeps the station) unless this file showed it under another
-   * name; the one station of the row's name and postcode (an address written anew keeps it) unless
-   * this file showed it at another address. Undefined when none fits: the row's station is new.
-   */
+  /** The feed code of the live station of the row (NswLiveSites.match); undefined when it has none. */
   match(name: string, address: string, suburb: string, postcode: string): string | undefined {
-    const { addressKey, nameKey, own } = this.keys(name, address, suburb, postcode);
-    if (own !== '' && this.codes.has(own)) return this.seen(own, nameKey, addressKey);
-    const byAddress = addressKey === '' ? undefined : this.byAddress.get(addressKey);
-    if (byAddress && this.fits(byAddress, 'names', nameKey)) return this.seen(byAddress, nameKey, addressKey);
-    const byName = nameKey === '' ? undefined : this.byName.get(nameKey);
-    if (byName && this.fits(byName, 'addresses', addressKey)) return this.seen(byName, nameKey, addressKey);
-    return undefined;
+    return this.keys(name, address, suburb, postcode).live;
   }
 
-  /** nswAddressKey, nswNameKey and nswHistoryCode of these fields, each worked out once. */
+  /** Whether a history station of this code is stored or made by this import already. */
+  has(code: string): boolean {
+    return this.codes.has(code);
+  }
+
+  /** The live station and nswHistoryCode of these fields, each worked out once. */
   keys(name: string, address: string, suburb: string, postcode: string): RowKeys {
     const fields = `${name}\u0000${address}\u0000${suburb}\u0000${postcode}`;
-    let keys = this.keyCache.get(fields);
+    let keys = this.cache.get(fields);
     if (!keys) {
-      keys = { addressKey: nswAddressKey(address, suburb, postcode), nameKey: nswNameKey(name, postcode), own: nswHistoryCode(name, address, suburb, postcode) };
-      this.keyCache.set(fields, keys);
+      keys = { live: this.live.match(name, address, suburb, postcode)?.feedCode, own: nswHistoryCode(name, address, suburb, postcode) };
+      this.cache.set(fields, keys);
     }
     return keys;
-  }
-
-  /** Records that the file showed the station under this name and address (match() does, and the reader for a station it creates). */
-  seen(code: string, nameKey: string, addressKey: string): string {
-    let shown = this.inFile.get(code);
-    if (!shown) this.inFile.set(code, (shown = { names: new Set(), addresses: new Set() }));
-    if (nameKey !== '') shown.names.add(nameKey);
-    if (addressKey !== '') shown.addresses.add(addressKey);
-    return code;
-  }
-
-  /** False when the file already showed the station under other names (or addresses) but not this one. */
-  private fits(code: string, what: 'names' | 'addresses', key: string): boolean {
-    const shown = this.inFile.get(code)?.[what];
-    return shown === undefined || shown.size === 0 || key === '' || shown.has(key);
   }
 }
 
 interface RowKeys {
-  addressKey: string;
-  nameKey: string;
-  /** The code a station created from these fields gets (nswHistoryCode). */
+  live: string | undefined;
+  /** The code of the history station of these fields (nswHistoryCode). */
   own: string;
-}
-
-function add(index: Map<string, string | null>, key: string, code: string): void {
-  if (key === '') return;
-  const found = index.get(key);
-  index.set(key, found === undefined || found === code ? code : null);
 }
 
 /**
@@ -236,11 +139,22 @@ function add(index: Map<string, string | null>, key: string, code: string): void
  *   each the first of a page, none in a merged range) is rejected (NSW_BLANK_FUEL), as are a
  *   blank date and a blank with nothing above it.
  *
+ * - A row that gives its address but leaves ServiceStationName blank takes the name (and a blank
+ *   Brand) of the row above: a merged name cell over two sites of one name (154 rows of April
+ *   2020: "Caltex Wyong" on "M1 Southbound" then its "M1 Northbound" rows, "7-Eleven Kirrawee" at
+ *   529-531 then 542 Princes Highway). The address is the row's own, so the station is the one
+ *   of that name at that address; nothing else is taken from above.
+ *
  * Returns the row as it reads with the blanks filled; what stays blank is ''.
  */
 export function fillDown(row: Row, previous: Row | undefined): Row {
   const stationBlank = STATION_FIELDS.every((f) => (row[f] ?? '') === '');
-  if (!stationBlank) return row;
+  if (!stationBlank) {
+    if ((row['ServiceStationName'] ?? '') !== '' || (previous?.['ServiceStationName'] ?? '') === '') return row;
+    const named: Record<string, string> = { ...row, ServiceStationName: previous?.['ServiceStationName'] ?? '' };
+    if ((row['Brand'] ?? '') === '') named['Brand'] = previous?.['Brand'] ?? '';
+    return named;
+  }
   const out: Record<string, string> = { ...row };
   for (const f of STATION_CARRIED) out[f] = previous?.[f] ?? '';
   for (const f of ['FuelCode', 'PriceUpdatedDate']) if ((out[f] ?? '') === '') out[f] = previous?.[f] ?? '';
@@ -286,24 +200,24 @@ class NswHistoryReader implements RowReader {
     const [name, address, suburb, postcode] = [field('ServiceStationName'), field('Address'), field('Suburb'), postcodeOf(field('Postcode')) || parts.postcode];
     const found = this.index.match(name, address, suburb, postcode);
     if (found !== undefined) return found;
-    const { own: code, nameKey, addressKey } = this.index.keys(name, address, suburb, postcode);
+    const { own: code } = this.index.keys(name, address, suburb, postcode);
     if (code === '') {
-      normaliser.reject(name.trim() === '' ? 'station without a name, at an address no known station has'
-        : 'station without a postcode, of a name no known station has', { line, ...row });
+      normaliser.reject('station without a postcode, of a name no known station has', { line, ...row });
       return undefined;
     }
+    if (this.index.has(code)) return code;
     const state = nswHistoryState(parts.state, postcode);
     if (state === '') {
       normaliser.reject('station without a state or postcode', { line, ...row });
       return undefined;
     }
     const added = normaliser.station({
-      code, name, brand: field('Brand'), address, street: parts.street, suburb: suburb.trim() || parts.suburb, postcode, state,
+      code, name, brand: field('Brand'), address, street: parts.street, suburb: nswSuburbCell(suburb) || parts.suburb, postcode, state,
       latitude: null, longitude: null,
     });
     if (!added) return undefined;
-    this.index.add({ feedCode: code, name, address, suburb, postcode });
-    return this.index.seen(code, nameKey, addressKey);
+    this.index.add({ feedCode: code });
+    return code;
   }
 
   skip(row: Row): void {
@@ -326,6 +240,10 @@ class NswHistoryReader implements RowReader {
     }
     if (field('PriceUpdatedDate') === '') {
       normaliser.reject(continued ? NSW_BLANK_DATE_NONE_ABOVE : NSW_BLANK_DATE, { line, ...input });
+      return;
+    }
+    if (field('ServiceStationName') === '') {
+      normaliser.reject(NSW_BLANK_NAME_NONE_ABOVE, { line, ...input });
       return;
     }
     const code = this.station(row, normaliser, line);

@@ -42,6 +42,8 @@ export const INGEST_STATEMENTS = {
     max(interval_sec) AS interval_sec FROM feed_runs GROUP BY feed ORDER BY feed`,
   updateStation: `UPDATE stations SET name = $1, brand = $2, address = $3, street = $4, suburb = $5, postcode = $6, state = $7,
     phone = $8, website = $9, latitude = $10, longitude = $11, city_id = $12 WHERE key = $13`,
+  /** A station takes over the stored station of another code of its feed (StationInput.adopts). */
+  adoptStation: 'UPDATE stations SET feed_code = $1 WHERE key = $2',
   /** A station that moved to another city or state takes its current prices along (triggers move the totals). */
   moveCurrentPrices: 'UPDATE current_prices SET city_id = $1, state = $2 WHERE station_key = $3',
   insertStation: `INSERT INTO stations (name, brand, address, street, suburb, postcode, state, phone, website,

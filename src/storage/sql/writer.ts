@@ -42,7 +42,8 @@ export class SqlWriter implements BatchWriter {
   async applyBatch(tx: Connection, batch: Batch, options: { deferCityDays?: boolean } = {}): Promise<BatchResult> {
     const sealedBefore = await sealedBeforeByState(tx);
     const tally = new BatchTally(sealedBefore);
-    const known = new Map((await tx.forKeys(STATIONS_BY_FEED, namedKeys([...batch.stations, ...batch.prices])))
+    const adopted = batch.stations.flatMap((s) => (s.adopts === undefined ? [] : [{ feed: s.feed, feedCode: s.adopts }]));
+    const known = new Map((await tx.forKeys(STATIONS_BY_FEED, namedKeys([...batch.stations, ...adopted, ...batch.prices])))
       .map((r) => [feedKey(String(r.feed), String(r.feed_code)), toKnown(r)]));
     const cities = new Map<StateId, CityPoint[]>();
     for (const input of batch.stations) tally.station(await upsertStation(tx, input, known, cities));
@@ -203,8 +204,16 @@ function toKnown(r: Row): KnownStation {
 async function upsertStation(tx: Connection, input: StationInput, known: Map<string, KnownStation>, cities: Map<StateId, CityPoint[]>): Promise<'added' | 'updated' | 'same'> {
   const key = feedKey(input.feed, input.feedCode);
   const wanted = { ...input, ...storedCoordinates(input) };
-  const existing = known.get(key);
-  if (existing && sameStation(existing, wanted)) return 'same';
+  let existing = known.get(key);
+  const adopted = existing === undefined && input.adopts !== undefined ? feedKey(input.feed, input.adopts) : undefined;
+  if (adopted !== undefined && known.has(adopted)) {
+    // The station stored under the adopted code becomes this one: same key, id and history, this code (docs/DATA.md).
+    existing = known.get(adopted);
+    known.delete(adopted);
+    await tx.run(SQL.adoptStation, [input.feedCode, existing?.key]);
+    if (existing) known.set(key, existing);
+  }
+  if (existing && adopted === undefined && sameStation(existing, wanted)) return 'same';
   let inState = cities.get(input.state);
   // The cities of a state, read once per batch: a batch does not change them.
   if (!inState) cities.set(input.state, (inState = (await tx.rows(SQL.citiesInState, [input.state])).map((r) => ({ id: String(r.id), latitude: Number(r.latitude), longitude: Number(r.longitude) }))));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { FeedError } from '../../../src/ingest/feed-error.ts';
 import {
   addNswAnswer, formatRequestTimestamp, forgetNswSessions, keptNswToken, nswAdapter, nswApi, nswPollKind, nswStationKey, nswStationState, nswTokenOwner,
-  parseLastUpdated, parseNswAnswer, parseNswCursor, parseNswToken, readNswPrice, readNswStation, splitNswAddress,
+  parseLastUpdated, parseNswAnswer, parseNswCursor, parseNswToken, readNswPrice, readNswStation, splitNswAddress, nswSuburbCell,
 } from '../../../src/ingest/feeds/nsw.ts';
 import { Normaliser } from '../../../src/ingest/normalise.ts';
 import type { PriceEvent, StationInput } from '../../../src/storage/store.ts';
@@ -370,6 +370,23 @@ describe('FuelCheck records', () => {
     assert.deepEqual(splitNswAddress('Wagga Wagga NSW 2650'), { street: '', suburb: 'Wagga Wagga', state: 'NSW', postcode: '2650' });
     assert.deepEqual(splitNswAddress('827 Anzac Parade Maroubra NSW 2035'), { street: '827 Anzac Parade', suburb: 'Maroubra', state: 'NSW', postcode: '2035' });
     assert.deepEqual(splitNswAddress('842-844 DAVID ST North Albury NSW 2640'), { street: '842-844 DAVID ST', suburb: 'North Albury', state: 'NSW', postcode: '2640' });
+  });
+
+  test('every other address tail of the real answer and workbooks (scripts/nsw-address-scan.ts): the suburb alone, the state read', () => {
+    // data.json (30 June 2024) and the April 2020 workbook: "NSW AUSTRALIA", "NEW SOUTH WALES", a state written twice.
+    assert.deepEqual(splitNswAddress('4467 Gywdir Highway, JACKADGERY NSW AUSTRALIA 2460'), { street: '4467 Gywdir Highway', suburb: 'Jackadgery', state: 'NSW', postcode: '2460' });
+    assert.deepEqual(splitNswAddress('456, Metford Road, Metford NEW SOUTH WALES 2323'), { street: '456, Metford Road', suburb: 'Metford', state: 'NSW', postcode: '2323' });
+    assert.deepEqual(splitNswAddress('126 Lamont Street, Bermagui NSW NSW 2456'), { street: '126 Lamont Street', suburb: 'Bermagui', state: 'NSW', postcode: '2456' });
+    // A comma before the street, none before the suburb (data.json).
+    assert.deepEqual(splitNswAddress('Shop 3, 1190 Miami Street Glenwood NSW 2768'), { street: 'Shop 3, 1190 Miami Street', suburb: 'Glenwood', state: 'NSW', postcode: '2768' });
+    // Five digits for a postcode (the 2018 workbooks, 293 rows): no postcode, the suburb still read.
+    assert.deepEqual(splitNswAddress('485-487 Smithfield Road, PRAIRIEWOOD NSW 20176'), { street: '485-487 Smithfield Road', suburb: 'Prairiewood', state: 'NSW', postcode: '' });
+    assert.deepEqual(splitNswAddress('3030 Remembrance Driveway, BARGO NSW AUSTRALIA 2574'), { street: '3030 Remembrance Driveway', suburb: 'Bargo', state: 'NSW', postcode: '2574' });
+    // The workbooks' Suburb cells with the state in them (April 2020).
+    assert.equal(nswSuburbCell('JACKADGERY NSW'), 'JACKADGERY');
+    assert.equal(nswSuburbCell('Bermagui NSW'), 'Bermagui');
+    assert.equal(nswSuburbCell('Metford NEW SOUTH WALES 2323'), 'Metford');
+    assert.equal(nswSuburbCell('South Wales'), 'South Wales');
   });
 
   test('addresses split into street, suburb (capitals made readable), state and postcode', () => {

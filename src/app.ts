@@ -11,7 +11,6 @@ import { fastPath } from './http/cache/fast-path.ts';
 import type pino from 'pino';
 import { type AccessLog, accessLog } from './http/server/request-log.ts';
 import { parseQueryString } from './http/request/query-string.ts';
-import { HistoryBlocks } from './http/cache/history-blocks.ts';
 import { StationTexts } from './http/cache/station-texts.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, type RateLimiter, countsInProcess } from './http/auth/rate-limits.ts';
 import { type LoadGauge, shedInFront } from './http/server/load-shedding.ts';
@@ -139,8 +138,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Costly answers (a city's cycle) are worked out on a worker thread and kept per data version (src/derived/).
   const derived = options.derived ?? new DerivedAnswers(store, clock);
   app.addHook('onClose', async () => derived.close());
-  await app.register(cityRoutes, { ...deps, historyBlocks: new HistoryBlocks(), derived });
-  await app.register(stationRoutes, { ...deps, stationTexts: new StationTexts() });
+  await app.register(cityRoutes, { ...deps, derived });
+  await app.register(stationRoutes, { ...deps, stationTexts: new StationTexts(), derived });
   await app.register(priceRoutes, deps);
   await app.register(alongRoutes, deps);
   await app.register(changeRoutes, { ...deps, watcher });

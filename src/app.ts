@@ -13,7 +13,6 @@ import type { IncomingMessage } from 'node:http';
 import { type AccessLog, accessLog, frontAnswerLog } from './http/server/request-log.ts';
 import { unavailableReason } from './http/errors/unavailable.ts';
 import { parseQueryString } from './http/request/query-string.ts';
-import { HistoryBlocks } from './http/cache/history-blocks.ts';
 import { StationTexts } from './http/cache/station-texts.ts';
 import { DEFAULT_RATE_LIMIT, MemoryRateLimiter, type RateLimiter, countsInProcess } from './http/auth/rate-limits.ts';
 import { type LoadGauge, shedInFront } from './http/server/load-shedding.ts';
@@ -146,8 +145,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Costly answers (a city's cycle) are worked out on a worker thread and kept per data version (src/derived/).
   const derived = options.derived ?? new DerivedAnswers(store, clock);
   app.addHook('onClose', async () => derived.close());
-  await app.register(cityRoutes, { ...deps, historyBlocks: new HistoryBlocks(), derived });
-  await app.register(stationRoutes, { ...deps, stationTexts: new StationTexts() });
+  await app.register(cityRoutes, { ...deps, derived });
+  await app.register(stationRoutes, { ...deps, stationTexts: new StationTexts(), derived });
   await app.register(priceRoutes, deps);
   await app.register(alongRoutes, deps);
   await app.register(changeRoutes, { ...deps, watcher });

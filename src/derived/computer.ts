@@ -15,7 +15,7 @@
  *   every city: all of them are computed again.
  */
 import type { ReadStore } from '../storage/store.ts';
-import { DERIVED, type DerivedJob, jobKey } from './kinds.ts';
+import { type DerivedJob, jobKey, sizeOf, specOf } from './kinds.ts';
 
 export interface Computed {
   value: unknown;
@@ -36,10 +36,13 @@ export function clockSlice(nowSec: number): number {
 const TRIES = 3;
 /** Results kept here after their computation, by the same key as in flight: a request that comes as a result computed ahead is on its way to the serving thread reads it. */
 const RECENT_RESULTS = 256;
+/** And at most this many bytes of them (a ten-year city history is some 3 MB). */
+const RECENT_BYTES = 32 * 1024 * 1024;
 
 export class DerivedComputer {
   private readonly inflight = new Map<string, Promise<Computed>>();
   private readonly recent = new Map<string, Computed>();
+  private recentBytes = 0;
   /** The last change number looked at by ahead() (or read at the first computation): writes after it are news. */
   private cursor: number | undefined;
   /** Bumped by every ahead(): a pass overtaken by a newer write stops. */
@@ -56,7 +59,12 @@ export class DerivedComputer {
     if (!flight) {
       flight = this.compute(job, nowSec).then((computed) => {
         this.recent.set(key, computed);
-        if (this.recent.size > RECENT_RESULTS) this.recent.delete(this.recent.keys().next().value as string);
+        this.recentBytes += sizeOf(computed.value);
+        while (this.recent.size > RECENT_RESULTS || this.recentBytes > RECENT_BYTES) {
+          const oldest = this.recent.keys().next().value as string;
+          this.recentBytes -= sizeOf(this.recent.get(oldest)?.value);
+          this.recent.delete(oldest);
+        }
         return computed;
       }).finally(() => this.inflight.delete(key));
       this.inflight.set(key, flight);
@@ -65,7 +73,7 @@ export class DerivedComputer {
   }
 
   private async compute(job: DerivedJob, nowSec: number): Promise<Computed> {
-    const spec = DERIVED[job.kind];
+    const spec = specOf(job.kind);
     this.cursor ??= await this.store.lastChange();
     for (let tries = 1; ; tries++) {
       const before = (await this.store.versions()).data;
@@ -98,8 +106,12 @@ export class DerivedComputer {
       return known;
     };
     for (const job of jobs) {
+      // A turn of the worker's event loop between jobs: a request's job (a run message) waiting meanwhile is taken
+      // before the next job computed ahead, instead of after the whole pass (on SQLite every read resolves at once).
+      await new Promise<void>((resolve) => setImmediate(resolve));
       if (generation !== this.generation) return;
-      if (!(await touches((DERIVED[job.kind]).city(job.args)))) continue;
+      const city = specOf(job.kind).city(job.args);
+      if (city === undefined || !(await touches(city))) continue;
       kept(job, await this.run(job, nowSec, version));
     }
   }

@@ -18,10 +18,12 @@
 import type { Clock } from '../config.ts';
 import type { ReadStore } from '../storage/store.ts';
 import { type Computed, clockSlice } from './computer.ts';
-import { type DerivedArgs, type DerivedJob, type DerivedKind, type DerivedValue, jobKey } from './kinds.ts';
+import { type DerivedArgs, type DerivedJob, type DerivedKind, type DerivedValue, jobKey, sizeOf } from './kinds.ts';
 import { type DerivedEvents, type DerivedRunner, InlineRunner, WorkerRunner } from './runner.ts';
 
 export const MAX_KEPT = 4096;
+/** And at most this many bytes of them (history answers are bytes: a ten-year city history some 3 MB). */
+export const MAX_KEPT_BYTES = 64 * 1024 * 1024;
 export const AHEAD_JOBS = 64;
 export const AHEAD_CHECK_MS = 250;
 
@@ -32,6 +34,7 @@ interface Kept {
 
 export class DerivedAnswers {
   private readonly kept = new Map<string, Kept>();
+  private keptBytes = 0;
   private readonly flights = new Map<string, { version: number; promise: Promise<Computed> }>();
   /** The jobs asked for lately, least recent first. */
   private readonly recent = new Map<string, DerivedJob>();
@@ -92,9 +95,17 @@ export class DerivedAnswers {
   }
 
   private keep(key: string, computed: Computed): void {
-    this.kept.delete(key);
+    this.forget(key);
     this.kept.set(key, { version: computed.version, value: computed.value });
-    if (this.kept.size > MAX_KEPT) this.kept.delete(this.kept.keys().next().value as string);
+    this.keptBytes += sizeOf(computed.value);
+    while (this.kept.size > MAX_KEPT || this.keptBytes > MAX_KEPT_BYTES) this.forget(this.kept.keys().next().value as string);
+  }
+
+  private forget(key: string): void {
+    const kept = this.kept.get(key);
+    if (!kept) return;
+    this.kept.delete(key);
+    this.keptBytes -= sizeOf(kept.value);
   }
 
   /** The data version moved since the last look: the answers asked for lately are computed again, as far as the write touched them. */

@@ -29,6 +29,11 @@ const ready = storeReady.then((store) => new DerivedComputer(store, (key) => pos
 
 /** What is said of a failure: its message, cut short (the serving thread logs it; no user sees it). */
 const why = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 300);
+/** The failure's code, when it has one (a storage failure's: SQLITE_BUSY, ECONNREFUSED, 57P01...). */
+const codeOf = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code.slice(0, 40) : undefined;
+};
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'close') {
@@ -39,11 +44,11 @@ port.on('message', (message: ToWorker) => {
     if (message.type === 'run') {
       return c.run(message.job, message.now, message.version).then(
         (done) => post({ type: 'done', id: message.id, ...done }),
-        (error: unknown) => post({ type: 'failed', id: message.id, message: why(error) }),
+        (error: unknown) => post({ type: 'failed', id: message.id, message: why(error), code: codeOf(error) }),
       );
     }
     return c.ahead(message.jobs, message.now, message.version, (job, done) => post({ type: 'kept', job, now: message.now, ...done }));
   }).catch((error: unknown) => {
-    if (message.type === 'run') post({ type: 'failed', id: message.id, message: why(error) });
+    if (message.type === 'run') post({ type: 'failed', id: message.id, message: why(error), code: codeOf(error) });
   });
 });

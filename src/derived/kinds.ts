@@ -8,10 +8,15 @@
 import type { FuelId } from '../domain/fuels.ts';
 import type { City, ReadStore } from '../storage/store.ts';
 import { type CycleData, cycleAnswer } from './cycle-answer.ts';
+import { type AnswerBytes, type HistoryArgs, cityHistoryAnswer, stationHistoryAnswer } from './history-answer.ts';
 
 export interface DerivedKinds {
   /** GET /v1/cities/{id}/cycle's data: the cycle and its advice of one city and fuel. */
   cycle: { args: { city: City; fuel: FuelId }; value: CycleData };
+  /** GET /v1/cities/{id}/history's answer, JSON or CSV, as bytes. */
+  cityHistory: { args: HistoryArgs; value: AnswerBytes };
+  /** GET /v1/stations/{id}/history's answer, JSON or CSV, as bytes. */
+  stationHistory: { args: HistoryArgs; value: AnswerBytes };
 }
 
 export type DerivedKind = keyof DerivedKinds;
@@ -21,8 +26,8 @@ export type DerivedValue<K extends DerivedKind> = DerivedKinds[K]['value'];
 export interface DerivedSpec<K extends DerivedKind> {
   /** The arguments as a key (with the kind, the clock's bucket and the data version, an answer's identity). */
   key(args: DerivedArgs<K>): string;
-  /** The city whose new reports make this answer worth computing again before anyone asks. */
-  city(args: DerivedArgs<K>): string;
+  /** The city whose new reports make this answer worth computing again before anyone asks; undefined: computed when asked only. */
+  city(args: DerivedArgs<K>): string | undefined;
   compute(store: ReadStore, args: DerivedArgs<K>, nowSec: number): Promise<DerivedValue<K>>;
 }
 
@@ -32,7 +37,24 @@ export const DERIVED: { [K in DerivedKind]: DerivedSpec<K> } = {
     city: ({ city }) => city.id,
     compute: (store, { city, fuel }, nowSec) => cycleAnswer(store, city, fuel, nowSec),
   },
+  cityHistory: {
+    key: ({ of, timeframe, format }) => `${of.id}|${timeframe}|${format}`,
+    city: ({ of }) => of.id,
+    compute: cityHistoryAnswer,
+  },
+  stationHistory: {
+    key: ({ of, timeframe, format }) => `${of.id}|${timeframe}|${format}`,
+    // A station's city is not at hand: computed when asked, not ahead.
+    city: () => undefined,
+    compute: stationHistoryAnswer,
+  },
 };
+
+/** About how many bytes a kept value holds: what bounds what is kept (an answer's bytes, or some 2 KB of plain data). */
+export function sizeOf(value: unknown): number {
+  const bytes = (value as Partial<AnswerBytes> | undefined)?.bytes;
+  return bytes instanceof Uint8Array ? bytes.byteLength + 100 : 2048;
+}
 
 /** One answer to compute: its kind and arguments. */
 export interface DerivedJob<K extends DerivedKind = DerivedKind> {
@@ -40,6 +62,11 @@ export interface DerivedJob<K extends DerivedKind = DerivedKind> {
   args: DerivedArgs<K>;
 }
 
+/** A kind's spec, for a job of any kind (its arguments are of its kind: the job says which). */
+export function specOf(kind: DerivedKind): DerivedSpec<DerivedKind> {
+  return DERIVED[kind];
+}
+
 export function jobKey(job: DerivedJob): string {
-  return `${job.kind}|${(DERIVED[job.kind]).key(job.args)}`;
+  return `${job.kind}|${specOf(job.kind).key(job.args)}`;
 }

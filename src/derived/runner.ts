@@ -15,7 +15,7 @@ export type ToWorker =
 
 export type FromWorker =
   | ({ type: 'done'; id: number } & Computed)
-  | { type: 'failed'; id: number; message: string }
+  | { type: 'failed'; id: number; message: string; code?: string }
   | ({ type: 'kept'; job: DerivedJob; now: number } & Computed)
   | { type: 'computed'; key: string };
 
@@ -89,7 +89,11 @@ export class WorkerRunner implements DerivedRunner {
       const waiter = this.waiting.get(message.id);
       this.waiting.delete(message.id);
       if (message.type === 'done') waiter?.resolve({ value: message.value, version: message.version });
-      else waiter?.reject(new Error(`derived answer failed: ${message.message}`));
+      else {
+        // With the failure's code, so that the storage being out of reach on the worker is a 503 as on this thread (storage/errors.ts).
+        const error = new Error(`derived answer failed: ${message.message}`);
+        waiter?.reject(message.code === undefined ? error : Object.assign(error, { code: message.code }));
+      }
     }
   }
 

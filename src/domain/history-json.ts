@@ -6,7 +6,7 @@ import { type LocalDay, dayStart, formatLocalDay } from './time.ts';
 
 /**
  * A long city history as JSON put together from pieces, for the sealed part of a history is the
- * same from one request to the next: kept formatted per block of days (http/cache/history-blocks.ts),
+ * same from one request to the next: kept formatted per block of days (derived/history-blocks.ts),
  * its bytes go into the answer as they are rather than read, built and serialised again. The
  * answer is byte for byte what the route's schema serialiser makes of historyEntries
  * (test/http/history-blocks.test.ts). Station history is written by historyPieces too, with no

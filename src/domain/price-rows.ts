@@ -67,7 +67,7 @@ export interface CityHistoryParts {
   /**
    * Asked with the blocks the caller holds (block -> mark): the mark of every complete sealed
    * block of the range (all its days in the range and sealed), and those of them whose rows were
-   * left out of `sealed` because the caller holds them at that mark (http/cache/history-blocks.ts).
+   * left out of `sealed` because the caller holds them at that mark (derived/history-blocks.ts).
    */
   blocks?: { marks: Map<number, number>; skipped: Set<number> };
 }

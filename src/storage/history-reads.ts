@@ -7,7 +7,7 @@ import type { DayRange } from './store.ts';
 
 /**
  * Which sealed days of [from, sealedEnd] to read when the caller holds some blocks already
- * (http/history-blocks.ts). Without `known`, all of them. With it: every complete block (all its
+ * (derived/history-blocks.ts). Without `known`, all of them. With it: every complete block (all its
  * days within the range; a block with rows always has a mark, see migration 7) with its mark, and
  * those the caller holds at that very mark skipped; the day ranges around them are read.
  */

@@ -1,6 +1,6 @@
 import type { TObject } from '@sinclair/typebox';
-import type { HistoryRecordOut } from '../../domain/api-entries.ts';
 import type { PageWindow } from './pagination.ts';
+import { HISTORY_COLUMNS, csvField, csvText, historyRows } from '../../domain/csv-text.ts';
 import { BrandSchema, CheapestItemSchema, CitySchema, FuelTypeSchema, StationSchema } from '../../schemas/api.ts';
 
 /**
@@ -13,13 +13,15 @@ import { BrandSchema, CheapestItemSchema, CitySchema, FuelTypeSchema, StationSch
 /** The columns of a list: the JSON item's fields, so that a field added to the schema shows in both. */
 const columnsOf = (schema: TObject): readonly string[] => Object.keys(schema.properties);
 
+// The text-making functions are in domain/csv-text.ts (the derived answers' worker writes history CSV too).
+export { HISTORY_COLUMNS, csvField, csvText, historyRows };
+
 export const CITY_COLUMNS = columnsOf(CitySchema);
 export const STATION_COLUMNS = columnsOf(StationSchema);
 export const BRAND_COLUMNS = columnsOf(BrandSchema);
 export const FUEL_TYPE_COLUMNS = columnsOf(FuelTypeSchema);
 /** distance_km is optional in the schema: a column only for a list near a point, where every item has it. */
 export const CHEAPEST_COLUMNS = columnsOf(CheapestItemSchema).filter((column) => column !== 'distance_km' && column !== 'net_cost');
-export const HISTORY_COLUMNS = ['date', 'fuel', 'average'] as const;
 
 /** The columns of a list whose items carry distance_km when it is near a point. */
 export function withDistance(columns: readonly string[], near: boolean): readonly string[] {
@@ -29,45 +31,6 @@ export function withDistance(columns: readonly string[], near: boolean): readonl
 /** The columns of a list whose items carry net_cost when a fill (litres and consumption) was given: the last column. */
 export function withNetCost(columns: readonly string[], fill: boolean): readonly string[] {
   return fill ? [...columns, 'net_cost'] : columns;
-}
-
-/** What an entry's field holds: text, a number, false for no value, a list of ids. */
-type CellValue = string | number | boolean | readonly string[] | undefined;
-
-/** A plain decimal number (latitudes, prices): never taken for a formula, left as it is. */
-const PLAIN_NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
-/** What makes a spreadsheet read a cell as a formula (OWASP's list). */
-const FORMULA_START = /^[=+\-@\t\r]/;
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/**
- * One field: text that a spreadsheet would run as a formula (`=HYPERLINK(...)`, `+1`, `@SUM`, a
- * leading tab) gets a leading apostrophe, so it is shown, not run; then quoted as RFC 4180 asks.
- */
-export function csvField(value: CellValue): string {
-  if (value === false || value === undefined) return '';
-  let text = typeof value === 'object' ? value.join(' ') : String(value);
-  if (FORMULA_START.test(text) && !PLAIN_NUMBER.test(text)) text = `'${text}`;
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-/** The whole table: the header row, then each row's fields under their columns. */
-export function csvText(columns: readonly string[], rows: readonly object[]): string {
-  const lines = [columns.map(csvField).join(',')];
-  for (const row of rows) {
-    const fields = row as Record<string, CellValue>;
-    lines.push(columns.map((column) => csvField(fields[column])).join(','));
-  }
-  return `${lines.join('\r\n')}\r\n`;
-}
-
-/** A history's records, one row per record: fuel by fuel in the JSON's order, each newest first; a fuel without records has no row. */
-export function historyRows(history: ReadonlyArray<{ fuel: string; records: readonly HistoryRecordOut[] | false }>): Array<{ date: string; fuel: string; average: string }> {
-  const rows: Array<{ date: string; fuel: string; average: string }> = [];
-  for (const { fuel, records } of history) {
-    if (records) for (const record of records) rows.push({ date: record.date, fuel, average: record.average });
-  }
-  return rows;
 }
 
 /**

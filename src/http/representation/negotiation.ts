@@ -101,8 +101,8 @@ export function sendJsonText(reply: FastifyReply, body: string | Buffer | Pieced
 }
 
 /** Sends a CSV answer as a file: its text, its file name, and the page headers of a list. */
-export function sendCsv(reply: FastifyReply, text: string, filename: string, headers: Readonly<Record<string, string>> = {}): FastifyReply {
-  return reply.headers(headers).header('content-disposition', attachment(filename)).type(CSV_TYPE).send(Buffer.from(text));
+export function sendCsv(reply: FastifyReply, text: string | Buffer, filename: string, headers: Readonly<Record<string, string>> = {}): FastifyReply {
+  return reply.headers(headers).header('content-disposition', attachment(filename)).type(CSV_TYPE).send(typeof text === 'string' ? Buffer.from(text) : text);
 }
 
 /**

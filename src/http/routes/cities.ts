@@ -1,23 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FuelId } from '../../domain/fuels.ts';
-import { cityHistory } from '../../domain/history.ts';
 import { cityAverages, citySpread, cityUnavailable } from '../../domain/today.ts';
-import { historyPieces } from '../../domain/history-json.ts';
 import { tomorrowTotals } from '../../domain/tomorrow.ts';
-import { jsonBody } from '../representation/pieced-body.ts';
-import { averageEntries, historyEntries, spreadEntries, unavailableEntries } from '../../domain/api-entries.ts';
-import { formatDollars } from '../../domain/rounding.ts';
+import { averageEntries, spreadEntries, unavailableEntries } from '../../domain/api-entries.ts';
 import type { StateId } from '../../domain/states.ts';
-import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
+import { DEFAULT_TIMEFRAME, type Timeframe } from '../../domain/time.ts';
 import {
   AverageResponse, CityListResponse, CityResponse, HistoryResponse, IdParams, ListQuerySchema, SpreadResponse,
   TimeframeQuerySchema, UnavailableResponse,
 } from '../../schemas/api.ts';
 import { CycleQuerySchema, CycleResponse, DEFAULT_CYCLE_FUEL } from '../../schemas/cycle.ts';
 import { notFound } from '../errors/catalogue.ts';
-import type { HistoryBlocks } from '../cache/history-blocks.ts';
+import { quotedEtag } from '../cache/etag.ts';
+import { answerBuffer } from '../../derived/history-answer.ts';
 import type { DerivedAnswers } from '../../derived/derived-answers.ts';
-import { CITY_COLUMNS, HISTORY_COLUMNS, csvText, historyRows } from '../representation/csv.ts';
+import { CITY_COLUMNS } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer, sendCsv, sendJsonText, wantsCsv } from '../representation/negotiation.ts';
 import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
@@ -27,7 +24,7 @@ const security = [{ bearerAuth: [] }];
 const CITIES_CSV = 'id,name,state,latitude,longitude\r\nburnie,Burnie,tas,-41.0558,145.9038\r\n';
 const CITY_HISTORY_CSV = 'date,fuel,average\r\n23-11-2026,e10,1.81\r\n22-11-2026,e10,1.81\r\n23-11-2026,ulp91,1.83\r\n';
 
-export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: HistoryBlocks; derived: DerivedAnswers }> = async (app, { store, clock, historyBlocks, derived }) => {
+export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: DerivedAnswers }> = async (app, { store, clock, derived }) => {
   const findCity = async (id: string) => (await store.city(id)) ?? notFound('city', id);
 
   app.get('/v1/cities', {
@@ -57,23 +54,15 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { historyBlocks: 
     preValidation: negotiateRepresentation,
   }, async (request, reply) => {
     const city = await findCity(request.params.id);
-    const now = clock.now();
     const timeframe = (request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME;
-    const range = timeframeWindow(timeframe, localDayOf(city.state, now));
-    if (wantsCsv(request)) {
-      // The whole series read at once, as the cycle reads it: the held blocks are JSON text.
-      const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
-      const rows = historyRows(historyEntries(series, city.state, formatDollars));
-      return sendCsv(reply, csvText(HISTORY_COLUMNS, rows), `${city.id}-history-${timeframe}.csv`);
-    }
-    // Sealed blocks held formatted go into the answer as they are, not read again (http/cache/history-blocks.ts);
-    // the bytes are what the serialiser makes of the same answer (test/http/history-blocks.test.ts).
-    const held = historyBlocks.held(city.id);
-    const parts = await store.cityHistoryParts(city.id, range, now, new Map([...held].map(([block, h]) => [block, h.mark])));
-    const live = cityHistory(city.state, { ...parts, sealed: [] }, range, now);
-    const sealed = historyBlocks.sealedPieces(city.id, city.state, held, parts, formatDollars);
-    // Already JSON bytes (HistoryResponse's shape, byte for byte), one Buffer or a large answer's pieces.
-    return sendJsonText(reply, jsonBody(historyPieces(city.id, city.name, live, sealed, city.state, formatDollars)));
+    // A derived answer (docs/DERIVED.md): read, pooled and written on the worker, sealed blocks held formatted there
+    // (derived/history-blocks.ts); here only its bytes, byte for byte what the schema's serialiser makes (test/http/history-blocks.test.ts).
+    const of = { id: city.id, name: city.name, state: city.state };
+    const csv = wantsCsv(request);
+    const answer = await derived.get('cityHistory', { of, timeframe, format: csv ? 'csv' : 'json' }, clock.now());
+    reply.header('etag', quotedEtag(answer.digest));
+    if (csv) return sendCsv(reply, answerBuffer(answer), `${city.id}-history-${timeframe}.csv`);
+    return sendJsonText(reply, answerBuffer(answer));
   });
 
   app.get('/v1/cities/:id/cycle', {

@@ -2,25 +2,25 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { FuelId } from '../../domain/fuels.ts';
-import { stationHistory } from '../../domain/history.ts';
-import { historyPieces } from '../../domain/history-json.ts';
 import { batchPricesPieces, batchPricesRest, stationPricesAnswer, stationPricesText } from '../../domain/prices-json.ts';
-import { historyEntries, stationPriceEntries } from '../../domain/api-entries.ts';
+import { stationPriceEntries } from '../../domain/api-entries.ts';
 import { jsonBody } from '../representation/pieced-body.ts';
 import { formatKm } from '../../domain/nearby.ts';
 import { freshSince, nearQuery } from './query.ts';
 import { bodyAsQuery } from './post-body.ts';
 import { MAX_POST_BODY_BYTES } from '../request/rules.ts';
-import { formatCents } from '../../domain/rounding.ts';
 import { stationTomorrow } from '../../domain/tomorrow.ts';
 import { reportedSince } from '../../domain/fresh.ts';
 import type { StateId } from '../../domain/states.ts';
-import { DEFAULT_TIMEFRAME, type Timeframe, localDayOf, timeframeWindow } from '../../domain/time.ts';
+import { DEFAULT_TIMEFRAME, type Timeframe } from '../../domain/time.ts';
 import { BatchPricesBodySchema, BatchPricesQuerySchema, BatchPricesResponse, HistoryResponse, IdParams, MAX_BATCH_IDS, StationListQuerySchema, StationListResponse, StationPricesQuerySchema, StationPricesResponse, StationResponse, TimeframeQuerySchema } from '../../schemas/api.ts';
 import { apiError, notFound } from '../errors/catalogue.ts';
 import type { ListedStation, Station } from '../../storage/store.ts';
 import { type StationText, type StationTexts, batchEtag } from '../cache/station-texts.ts';
-import { HISTORY_COLUMNS, STATION_COLUMNS, csvText, historyRows, withDistance } from '../representation/csv.ts';
+import { quotedEtag } from '../cache/etag.ts';
+import type { DerivedAnswers } from '../../derived/derived-answers.ts';
+import { answerBuffer } from '../../derived/history-answer.ts';
+import { STATION_COLUMNS, withDistance } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer, sendCsv, sendJsonText, wantsCsv } from '../representation/negotiation.ts';
 import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
@@ -40,7 +40,7 @@ function listedStationOut(s: ListedStation): Station & { distance_km?: string } 
   };
 }
 
-export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts: StationTexts }> = async (app, { store, clock, stationTexts }) => {
+export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts: StationTexts; derived: DerivedAnswers }> = async (app, { store, clock, stationTexts, derived }) => {
   const findStation = async (id: string) => (await store.station(id)) ?? notFound('station', id);
   /** Stations' current prices as /v1/stations/{id}/prices answers each in `data`, with max_age's `since`, as JSON text by id (ids no station has absent). */
   const pricesOf = async (ids: readonly string[], since: number | undefined): Promise<Map<string, Buffer>> => {
@@ -106,17 +106,15 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     preValidation: negotiateRepresentation,
   }, async (request, reply) => {
     const station = await findStation(request.params.id);
-    const now = clock.now();
     const timeframe = (request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME;
-    const range = timeframeWindow(timeframe, localDayOf(station.state, now));
-    const [rows, current] = await Promise.all([store.stationDays(station.id, range), store.currentForStation(station.id)]);
-    const series = stationHistory(station.state, rows, current, range, now);
-    if (wantsCsv(request)) {
-      const text = csvText(HISTORY_COLUMNS, historyRows(historyEntries(series, station.state, formatCents)));
-      return sendCsv(reply, text, `${station.id}-history-${timeframe}.csv`);
-    }
-    // As JSON bytes, as the city history is sent (HistoryResponse's shape, byte for byte: test/http/history-blocks.test.ts).
-    return sendJsonText(reply, jsonBody(historyPieces(station.id, station.name, series, [], station.state, formatCents)));
+    // A derived answer (docs/DERIVED.md): read, pooled and written on the worker; here only its bytes (HistoryResponse's
+    // shape, byte for byte: test/http/history-blocks.test.ts).
+    const of = { id: station.id, name: station.name, state: station.state };
+    const csv = wantsCsv(request);
+    const answer = await derived.get('stationHistory', { of, timeframe, format: csv ? 'csv' : 'json' }, clock.now());
+    reply.header('etag', quotedEtag(answer.digest));
+    if (csv) return sendCsv(reply, answerBuffer(answer), `${station.id}-history-${timeframe}.csv`);
+    return sendJsonText(reply, answerBuffer(answer));
   });
 
   app.get('/v1/stations/:id/prices', {

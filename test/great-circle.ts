@@ -63,6 +63,11 @@ export interface Reference {
   km: number;
   /** Along to the nearest point of the first pass, km. */
   alongKm: number;
+  /**
+   * Along to every point of the first pass as near as the nearest to a millimetre, km: where a pass runs over the same
+   * ground twice (a hairpin of metre-long segments), the code and this part by floating-point noise on which is nearer.
+   */
+  alongTies: number[];
   /** Whether a decision (within the corridor or not) was within 1 cm of its edge, where the code and this may round apart. */
   marginal: boolean;
 }
@@ -77,6 +82,7 @@ export function reference(path: readonly Point[], p: Point, corridorKm: number):
   };
   let best = Infinity;
   let first: { km: number; alongKm: number } | undefined;
+  const candidates: Array<{ km: number; alongKm: number }> = [];
   let lastInFirst = -1;
   let passed = false;
   let start = 0;
@@ -86,14 +92,18 @@ export function reference(path: readonly Point[], p: Point, corridorKm: number):
     if (within(at.km)) {
       best = Math.min(best, at.km);
       const along = start + at.alongKm;
-      if (first === undefined) { first = { km: at.km, alongKm: along }; lastInFirst = s; }
+      if (first === undefined) { first = { km: at.km, alongKm: along }; lastInFirst = s; candidates.push({ km: at.km, alongKm: along }); }
       else if (!passed && lastInFirst === s - 1 && within(greatCircle(a, p))) {
         // Equally near (to a micrometre: the code and this round apart by less) keeps the earlier.
         if (at.km < first.km - 1e-9) first = { km: at.km, alongKm: along };
+        candidates.push({ km: at.km, alongKm: along });
         lastInFirst = s;
       } else passed = true;
     }
     start += greatCircle(a, b);
   }
-  return first === undefined ? (marginal ? { km: best, alongKm: 0, marginal } : undefined) : { km: best, alongKm: first.alongKm, marginal };
+  if (first === undefined) return marginal ? { km: best, alongKm: 0, alongTies: [0], marginal } : undefined;
+  const nearest = first.km;
+  const alongTies = candidates.filter((c) => c.km <= nearest + 1e-6).map((c) => c.alongKm);
+  return { km: best, alongKm: first.alongKm, alongTies, marginal };
 }

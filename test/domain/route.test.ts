@@ -39,7 +39,10 @@ function agrees(path: readonly Point[], corridorKm: number, stations: readonly P
     inside++;
     assert.ok(got[i], `missing: ${at}`);
     assert.ok(Math.abs((got[i]?.metres ?? 0) - want.km * 1000) <= 0.5 + 1e-3, `${got[i]?.metres} m against ${want.km * 1000}: ${at}`);
-    assert.ok(Math.abs((got[i]?.alongKm ?? 0) - want.alongKm) < 1e-6, `along ${got[i]?.alongKm} against ${want.alongKm}: ${at}`);
+    // Along to the metre, as the distance (two independent sphere formulas part by a few millimetres on segments a metre
+    // long: seed -1120475174), at the nearest point of the first pass or one as near to a millimetre (a hairpin).
+    const along = got[i]?.alongKm ?? 0;
+    assert.ok(want.alongTies.some((km) => Math.abs(along - km) < 1e-3), `along ${along} against ${want.alongTies.join(' or ')}: ${at}`);
   });
   return inside;
 }

@@ -11,13 +11,11 @@ import {
 } from '../../schemas/api.ts';
 import { CycleQuerySchema, CycleResponse, DEFAULT_CYCLE_FUEL } from '../../schemas/cycle.ts';
 import { notFound } from '../errors/catalogue.ts';
-import { quotedEtag } from '../cache/etag.ts';
-import { answerBuffer } from '../../derived/history-answer.ts';
 import type { DerivedAnswers } from '../../derived/derived-answers.ts';
 import { CITY_COLUMNS } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
-import { negotiateRepresentation, pageAnswer, sendCsv, sendJsonText, wantsCsv } from '../representation/negotiation.ts';
-import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
+import { negotiateRepresentation, pageAnswer } from '../representation/negotiation.ts';
+import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed, sendHistory } from './responses.ts';
 
 const tags = ['Cities'];
 const security = [{ bearerAuth: [] }];
@@ -55,14 +53,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: Derive
   }, async (request, reply) => {
     const city = await findCity(request.params.id);
     const timeframe = (request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME;
-    // A derived answer (docs/DERIVED.md): read, pooled and written on the worker, sealed blocks held formatted there
-    // (derived/history-blocks.ts); here only its bytes, byte for byte what the schema's serialiser makes (test/http/history-blocks.test.ts).
-    const of = { id: city.id, name: city.name, state: city.state };
-    const csv = wantsCsv(request);
-    const answer = await derived.get('cityHistory', { of, timeframe, format: csv ? 'csv' : 'json' }, clock.now());
-    reply.header('etag', quotedEtag(answer.digest));
-    if (csv) return sendCsv(reply, answerBuffer(answer), `${city.id}-history-${timeframe}.csv`);
-    return sendJsonText(reply, answerBuffer(answer));
+    return sendHistory(request, reply, derived, 'cityHistory', { id: city.id, name: city.name, state: city.state }, timeframe, clock.now());
   });
 
   app.get('/v1/cities/:id/cycle', {

@@ -1,7 +1,12 @@
-import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { Clock } from '../../config.ts';
+import type { DerivedAnswers } from '../../derived/derived-answers.ts';
+import { type HistoryOf, answerBuffer } from '../../derived/history-answer.ts';
+import type { Timeframe } from '../../domain/time.ts';
 import type { ReadStore } from '../../storage/store.ts';
+import { quotedEtag } from '../cache/etag.ts';
+import { sendCsv, sendJsonText, wantsCsv } from '../representation/negotiation.ts';
 import { ApiError, ErrorBody, type ErrorStatus } from '../errors/catalogue.ts';
 
 export interface RouteDeps {
@@ -78,3 +83,16 @@ export function errorResponses(...extra: Array<404 | 406>): DocumentedResponses 
 
 export const ErrorSchema = ErrorBody;
 export type { RouteShorthandOptions };
+
+/**
+ * A city's or a station's history: a derived answer (docs/DERIVED.md), read, pooled and written on the worker, sealed
+ * blocks held formatted there (derived/history-blocks.ts); here only its bytes, byte for byte what the schema's
+ * serialiser makes (test/http/history-blocks.test.ts), with the ETag of their digest, as JSON or CSV.
+ */
+export async function sendHistory(request: FastifyRequest, reply: FastifyReply, derived: DerivedAnswers, kind: 'cityHistory' | 'stationHistory',
+  of: HistoryOf, timeframe: Timeframe, nowSec: number): Promise<FastifyReply> {
+  const csv = wantsCsv(request);
+  const answer = await derived.get(kind, { of, timeframe, format: csv ? 'csv' : 'json' }, nowSec);
+  reply.header('etag', quotedEtag(answer.digest));
+  return csv ? sendCsv(reply, answerBuffer(answer), `${of.id}-history-${timeframe}.csv`) : sendJsonText(reply, answerBuffer(answer));
+}

@@ -17,13 +17,11 @@ import { BatchPricesBodySchema, BatchPricesQuerySchema, BatchPricesResponse, His
 import { apiError, notFound } from '../errors/catalogue.ts';
 import type { ListedStation, Station } from '../../storage/store.ts';
 import { type StationText, type StationTexts, batchEtag } from '../cache/station-texts.ts';
-import { quotedEtag } from '../cache/etag.ts';
 import type { DerivedAnswers } from '../../derived/derived-answers.ts';
-import { answerBuffer } from '../../derived/history-answer.ts';
 import { STATION_COLUMNS, withDistance } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
-import { negotiateRepresentation, pageAnswer, sendCsv, sendJsonText, wantsCsv } from '../representation/negotiation.ts';
-import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';
+import { negotiateRepresentation, pageAnswer, sendJsonText } from '../representation/negotiation.ts';
+import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed, sendHistory } from './responses.ts';
 
 const tags = ['Stations'];
 const security = [{ bearerAuth: [] }];
@@ -107,14 +105,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
   }, async (request, reply) => {
     const station = await findStation(request.params.id);
     const timeframe = (request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME;
-    // A derived answer (docs/DERIVED.md): read, pooled and written on the worker; here only its bytes (HistoryResponse's
-    // shape, byte for byte: test/http/history-blocks.test.ts).
-    const of = { id: station.id, name: station.name, state: station.state };
-    const csv = wantsCsv(request);
-    const answer = await derived.get('stationHistory', { of, timeframe, format: csv ? 'csv' : 'json' }, clock.now());
-    reply.header('etag', quotedEtag(answer.digest));
-    if (csv) return sendCsv(reply, answerBuffer(answer), `${station.id}-history-${timeframe}.csv`);
-    return sendJsonText(reply, answerBuffer(answer));
+    return sendHistory(request, reply, derived, 'stationHistory', { id: station.id, name: station.name, state: station.state }, timeframe, clock.now());
   });
 
   app.get('/v1/stations/:id/prices', {

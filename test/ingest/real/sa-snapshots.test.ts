@@ -23,7 +23,7 @@ const SNAPSHOTS: ReadonlyArray<[string, string]> = [
   ['2024-03-22_0f2469fa', '2024-03-22T12:53:36Z'],
   ['2024-04-23_cfd6df70', '2024-04-23T08:33:52Z'],
 ];
-/** GetCountryFuelTypes ids of these rows onto ours (the QLD list of the same API: realdata's fuel_types.json). */
+/** GetCountryFuelTypes ids of these rows onto ours (the QLD list of the same API: realdata's fuel_types.json, copied beside the snapshots). */
 const FUELS: Readonly<Record<string, string>> = { 2: 'ulp91', 3: 'diesel', 4: 'lpg', 5: 'ulp95', 8: 'ulp98', 12: 'e10', 14: 'pdiesel', 19: 'e85' };
 
 type Attr = Record<string, { S?: string; N?: string; M?: Record<string, unknown>; L?: unknown[] }>;
@@ -67,7 +67,7 @@ for (const backend of e2eBackends()) {
       if (request.query.get('countryId') !== '21') return message(400, 'The request is invalid.');
       switch (request.path) {
         case '/Subscriber/GetCountryBrands': return { body: JSON.stringify({ Brands: [] }) };
-        case '/Subscriber/GetCountryFuelTypes': return { body: readFileSync(join(DIR, '..', '..', '..', '..', '..', 'shared', 'realdata', 'qld_fpd_api_getsitesprices_flattened', 'fuel_types.json'), 'utf8') };
+        case '/Subscriber/GetCountryFuelTypes': return { body: readFileSync(join(DIR, 'fuel_types.json'), 'utf8') };
         case '/Subscriber/GetCountryGeographicRegions': return { body: JSON.stringify({ GeographicRegions: [] }) };
         case '/Subscriber/GetFullSiteDetails': return { body: JSON.stringify({ S: SITES }) };
         case '/Price/GetSitesPrices': return {

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { FUELS } from '../domain/fuels.ts';
 import { DEFAULT_CORRIDOR_KM, MAX_CORRIDOR_KM, MAX_PATH_POINTS, MAX_PATH_SWEEP_DEGREES, MIN_CORRIDOR_KM } from '../domain/route.ts';
-import { CheapestItemSchema, ListQuerySchema, maxAgeParameter } from './api.ts';
+import { CheapestItemSchema } from './api.ts';
+import { ListQuerySchema, maxAgeParameter } from './queries.ts';
 import { NetCostSchema, fillParameters } from './fill.ts';
 import { bodySchemaOf } from './body.ts';
 

@@ -2,7 +2,8 @@ import { type Static, Type } from '@sinclair/typebox';
 import { FUELS } from '../domain/fuels.ts';
 import { STATES } from '../domain/states.ts';
 import { DEFAULT_RADIUS_KM, MAX_RADIUS_KM, MIN_RADIUS_KM, NEAR_PATTERN, RADIUS_PATTERN } from '../domain/nearby.ts';
-import { FuelIdSchema, NEAR_MESSAGES, orFalse, queryInteger, slugParameter } from './api.ts';
+import { FuelIdSchema, orFalse } from './api.ts';
+import { NEAR_MESSAGES, queryInteger, slugParameter } from './queries.ts';
 
 /** GET /v1/prices/changes: its query and its answer (the feed: storage/sql/changes.ts; the route: http/routes/changes.ts). */
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { StateId } from '../../domain/states.ts';
-import { BrandListResponse, ListQuerySchema } from '../../schemas/api.ts';
+import { BrandListResponse } from '../../schemas/api.ts';
+import { ListQuerySchema } from '../../schemas/queries.ts';
 import { BRAND_COLUMNS } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer } from '../representation/negotiation.ts';

@@ -5,10 +5,8 @@ import { tomorrowTotals } from '../../domain/tomorrow.ts';
 import { averageEntries, spreadEntries, unavailableEntries } from '../../domain/api-entries.ts';
 import type { StateId } from '../../domain/states.ts';
 import { DEFAULT_TIMEFRAME, type Timeframe } from '../../domain/time.ts';
-import {
-  AverageResponse, CityListResponse, CityResponse, HistoryResponse, IdParams, ListQuerySchema, SpreadResponse,
-  TimeframeQuerySchema, UnavailableResponse,
-} from '../../schemas/api.ts';
+import { AverageResponse, CityListResponse, CityResponse, HistoryResponse, SpreadResponse, UnavailableResponse } from '../../schemas/api.ts';
+import { IdParams, ListQuerySchema, TimeframeQuerySchema } from '../../schemas/queries.ts';
 import { CycleQuerySchema, CycleResponse, DEFAULT_CYCLE_FUEL } from '../../schemas/cycle.ts';
 import { notFound } from '../errors/catalogue.ts';
 import type { DerivedAnswers } from '../../derived/derived-answers.ts';

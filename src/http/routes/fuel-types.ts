@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { fuelTypes } from '../../domain/fuels.ts';
-import { FormatQuerySchema, FuelTypesResponse } from '../../schemas/api.ts';
+import { FuelTypesResponse } from '../../schemas/api.ts';
+import { FormatQuerySchema } from '../../schemas/queries.ts';
 import { FUEL_TYPE_COLUMNS, csvText } from '../representation/csv.ts';
 import { negotiateRepresentation, sendCsv, wantsCsv } from '../representation/negotiation.ts';
 import { type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed } from './responses.ts';

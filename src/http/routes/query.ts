@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { apiError } from '../errors/catalogue.ts';
 import { badlyEncoded } from '../request/query-string.ts';
 import { type Near, parseNear, parseRadius } from '../../domain/nearby.ts';
-import { NEAR_MESSAGES } from '../../schemas/api.ts';
+import { NEAR_MESSAGES } from '../../schemas/queries.ts';
 import { CONSUMPTION_RANGE, type Fill, LITRES_RANGE } from '../../domain/along.ts';
 import { CONSUMPTION_ACCEPTS, LITRES_ACCEPTS } from '../../schemas/fill.ts';
 

@@ -21,7 +21,8 @@ import { QLD_FPD, normaliseFpdSnapshot, qldAdapter, readFpdList, readNames, read
 import { addNswAnswer, nswAdapter, parseNswAnswer, parseNswToken } from '../../src/ingest/feeds/nsw.ts';
 import { addNtOutlets, extractServerJson, ntAdapter, parseNtResults } from '../../src/ingest/feeds/nt.ts';
 import { addVicDetails, parseVicBrands, parseVicPrices, vicAdapter } from '../../src/ingest/feeds/vic.ts';
-import { addWaItems, parseFuelWatchRss, waAdapter } from '../../src/ingest/feeds/wa.ts';
+import { addWaItems, waAdapter } from '../../src/ingest/feeds/wa.ts';
+import { parseFuelWatchRss } from '../../src/ingest/feeds/wa-rss.ts';
 import { DEFAULT_HTTP_OPTIONS, FeedHttp } from '../../src/ingest/feed-fetch.ts';
 import { MAX_FUTURE_SEC, Normaliser, PRICE_BOUNDS } from '../../src/ingest/normalise.ts';
 import { runFeed } from '../../src/ingest/runner.ts';

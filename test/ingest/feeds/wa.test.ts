@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FeedError } from '../../../src/ingest/feed-error.ts';
-import {
-  addWaItems, parseFuelWatchRss, readWaItem, waAdapter, waEffectiveAt, waStationKey,
-} from '../../../src/ingest/feeds/wa.ts';
+import { addWaItems, readWaItem, waAdapter, waEffectiveAt, waStationKey } from '../../../src/ingest/feeds/wa.ts';
+import { parseFuelWatchRss } from '../../../src/ingest/feeds/wa-rss.ts';
 import type { PriceEvent, StationInput } from '../../../src/storage/store.ts';
 import { allRejections, testPullContext } from '../../fakes/context.ts';
 import { instantRetries } from '../../fakes/server.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CLOCK_BUCKET_SEC, ResponseCache, TEXT_MAX_BYTES, clockBucket } from '../../src/http/cache/response-cache.ts';
+import { CLOCK_BUCKET_SEC, ResponseCache, TEXT_MAX_BYTES, UNCLOCKED, clockSlice } from '../../src/http/cache/response-cache.ts';
 import { SingleFlight } from '../../src/http/cache/single-flight.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { NOW, loadFixture } from '../fixture.ts';
@@ -12,7 +12,7 @@ describe('ResponseCache (pure)', () => {
     cache.set('/a', 3, 0, { body: 'x', etag: '"e"' });
     assert.deepEqual(cache.get('/a', 3, 0), { body: Buffer.from('x'), etag: '"e"', length: '1', version: 3, bucket: 0, text: 'x' });
     assert.equal(cache.get('/a', 4, 0), undefined);
-    assert.equal(cache.get('/a', 3, 1), undefined);
+    assert.equal(cache.get('/a', 3, CLOCK_BUCKET_SEC), undefined);
     assert.equal(cache.get('/b', 3, 0), undefined);
     assert.deepEqual([cache.hits, cache.misses], [1, 3]);
   });
@@ -74,17 +74,17 @@ describe('ResponseCache (pure)', () => {
     assert.deepEqual(['/a', '/c', '/d', '/e'].map((key) => cache.get(key, 1, 0)?.etag), ['/a', undefined, 'd', 'e']);
   });
 
-  test('only histories depend on the clock', () => {
-    assert.equal(clockBucket('/v1/cities/sydney/history?timeframe=last-week', 1000), Math.floor(1000 / CLOCK_BUCKET_SEC));
-    assert.equal(clockBucket('/v1/stations/x/history', 1000), Math.floor(1000 / CLOCK_BUCKET_SEC));
-    assert.equal(clockBucket('/v1/cities/sydney/spread', 1000), 0);
-    assert.equal(clockBucket('/v1/stations?offset=10', 1000), 0);
-    // The cycle (today, its fresh prices) and any answer with max_age (prices age out without a write) are clocked too.
-    assert.equal(clockBucket('/v1/cities/perth/cycle?fuel=e10', 1000), Math.floor(1000 / CLOCK_BUCKET_SEC));
-    for (const url of ['/v1/prices/cheapest?fuel=e10&city=perth&max_age=24', '/v1/stations?max_age=2', '/v1/stations/prices?ids=a&max%5Fage=1', '/v1/stations/prices?ids=a&max%5fage=1']) {
-      assert.equal(clockBucket(url, 1000), Math.floor(1000 / CLOCK_BUCKET_SEC), url);
-    }
-    assert.equal(clockBucket('/v1/prices/cheapest?fuel=e10&city=perth&xmax_age=24', 1000), 0);
+  test('an answer kept for a clock slice holds in that slice only; one kept UNCLOCKED for its whole data version', () => {
+    const cache = new ResponseCache();
+    const now = 1_000;
+    cache.set('/clocked', 1, clockSlice(now), { body: 'c', etag: 'c' });
+    cache.set('/unclocked', 1, UNCLOCKED, { body: 'u', etag: 'u' });
+    assert.equal(clockSlice(now), Math.floor(now / CLOCK_BUCKET_SEC));
+    const lastOfSlice = (clockSlice(now) + 1) * CLOCK_BUCKET_SEC - 1;
+    assert.deepEqual([now, lastOfSlice, lastOfSlice + 1].map((at) => cache.get('/clocked', 1, at)?.etag), ['c', 'c', undefined]);
+    assert.deepEqual([now, lastOfSlice + 1, now + 86_400].map((at) => cache.get('/unclocked', 1, at)?.etag), ['u', 'u', 'u']);
+    // Another data version: neither.
+    assert.deepEqual(['/clocked', '/unclocked'].map((key) => cache.get(key, 2, now)), [undefined, undefined]);
   });
 });
 

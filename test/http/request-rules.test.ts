@@ -3,7 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';
 import { TokenCache } from '../../src/http/auth/token-cache.ts';
 import { MemoryRateLimiter, type RateDecision, type RateLimiter, rateLimitHeaders } from '../../src/http/auth/rate-limits.ts';
-import { RequestRules, admission, isPublicPath, requestIdOf } from '../../src/http/request/rules.ts';
+import { RequestRules, admission, requestIdOf } from '../../src/http/request/rules.ts';
+import { isClocked, isPublic } from '../../src/http/request/policy.ts';
 import type { TokenRecord } from '../../src/storage/store.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -34,25 +35,47 @@ describe('the request rules', () => {
   });
 
   test('admission: a URL past the limit and a declared body past 1 KiB (or chunked) are 400s, the body one closing the connection', () => {
-    assert.equal(admission({ url: '/v1/cities', headers: {} }, 20), undefined);
-    assert.equal(admission({ url: '/v1/cities', headers: { 'content-length': '1024' } }, 20), undefined);
-    assert.equal(admission({ url: '/v1/cities?x=123456789', headers: {} }, 20)?.code, 'invalid_parameter');
-    assert.deepEqual(admission({ url: '/', headers: { 'content-length': '1025' } }, 20)?.headers, { connection: 'close' });
-    assert.deepEqual(admission({ url: '/', headers: { 'transfer-encoding': 'chunked' } }, 20)?.headers, { connection: 'close' });
+    assert.equal(admission({ url: '/v1/cities', headers: {} }, 20, {}), undefined);
+    assert.equal(admission({ url: '/v1/cities', headers: { 'content-length': '1024' } }, 20, {}), undefined);
+    assert.equal(admission({ url: '/v1/cities?x=123456789', headers: {} }, 20, {})?.code, 'invalid_parameter');
+    assert.deepEqual(admission({ url: '/', headers: { 'content-length': '1025' } }, 20, {})?.headers, { connection: 'close' });
+    assert.deepEqual(admission({ url: '/', headers: { 'transfer-encoding': 'chunked' } }, 20, {})?.headers, { connection: 'close' });
   });
 
-  test('admission: /v1/prices/along (a route in its URL) may be 8,192 characters; any other path, the limit', () => {
+  test('admission: a route declaring maxUrl (along: a route in its URL) may be that long; any other, the limit', () => {
     const along = (n: number) => `/v1/prices/along?path=${'A'.repeat(n - 22)}`;
     assert.equal(along(8_192).length, 8_192);
-    assert.equal(admission({ url: along(8_192), headers: {} }, 2_048), undefined);
-    assert.equal(admission({ url: along(8_193), headers: {} }, 2_048)?.message, 'The URL is too long (8192 characters at most).');
-    // Only that path: another whose name begins the same, or another route, keeps the limit.
-    assert.equal(admission({ url: `/v1/prices/alongside?${'A'.repeat(3_000)}`, headers: {} }, 2_048)?.message, 'The URL is too long (2048 characters at most).');
-    assert.equal(admission({ url: `/v1/prices/cheapest?${'A'.repeat(3_000)}`, headers: {} }, 2_048)?.message, 'The URL is too long (2048 characters at most).');
+    assert.equal(admission({ url: along(8_192), headers: {} }, 2_048, { maxUrl: 8_192 }), undefined);
+    assert.equal(admission({ url: along(8_193), headers: {} }, 2_048, { maxUrl: 8_192 })?.message, 'The URL is too long (8192 characters at most).');
+    // The route decides, not the URL's text: the same URL on a route that declares nothing keeps the limit.
+    assert.equal(admission({ url: along(3_000), headers: {} }, 2_048, {})?.message, 'The URL is too long (2048 characters at most).');
+    // A declared maxUrl below the server's limit does not lower it.
+    assert.equal(admission({ url: along(2_048), headers: {} }, 2_048, { maxUrl: 100 }), undefined);
   });
 
-  test('public paths: probes, the docs and the API description; every other /v1 path needs a token', () => {
-    assert.deepEqual(['/health', '/docs', '/v1/openapi.json', '/v1/cities', '/v1/openapi.json/x'].map(isPublicPath), [true, true, true, false, false]);
+  test("admission: a POST to a route declaring maxBody may state a body up to it; chunked or past it is a 400 closing the connection; any other request, 1 KiB", () => {
+    const post = (headers: Record<string, string>, method = 'POST') => admission({ method, url: '/v1/stations/prices', headers }, 2_048, { maxBody: 32_768 });
+    assert.equal(post({ 'content-length': '32768' }), undefined);
+    assert.deepEqual(post({ 'content-length': '32769' })?.headers, { connection: 'close' });
+    assert.equal(post({ 'content-length': '32769' })?.message, 'The body must state its length (Content-Length) and be at most 32768 bytes.');
+    assert.deepEqual(post({ 'transfer-encoding': 'chunked' })?.headers, { connection: 'close' });
+    // A GET of the same route, or a POST to a route without maxBody: no body past 1 KiB.
+    assert.equal(post({ 'content-length': '1025' }, 'GET')?.message, 'This API takes no request body.');
+    assert.equal(admission({ method: 'POST', url: '/v1/cities', headers: { 'content-length': '1025' } }, 2_048, {})?.message, 'This API takes no request body.');
+  });
+
+  test('public: every route outside /v1/ (probes, the docs, the dashboard); under /v1/ only a route declaring it', () => {
+    assert.deepEqual(['/health', '/docs', '/', '/v1/cities', '/v1/openapi.json'].map((url) => isPublic({}, url)), [true, true, true, false, false]);
+    assert.equal(isPublic({ public: true }, '/v1/openapi.json'), true);
+    assert.equal(isPublic({ public: false }, '/health'), false);
+  });
+
+  test('clocked: a route declaring cache clock, or any answer asked with max_age (the validated query)', () => {
+    assert.equal(isClocked({ cache: 'clock' }, {}), true);
+    assert.equal(isClocked({}, { fuel: 'e10', city: 'perth' }), false);
+    assert.equal(isClocked({ cache: 'data' }, { max_age: 24 }), true);
+    assert.equal(isClocked({}, { xmax_age: '24' }), false);
+    assert.equal(isClocked({}, undefined), false);
   });
 
   test("the versions are read once a request: the fast path's reading goes with a request it hands on", async () => {

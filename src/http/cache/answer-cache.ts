@@ -4,7 +4,8 @@ import type { CacheCounts } from '../server/metrics.ts';
 import { JSON_TYPE, answerKey } from '../representation/negotiation.ts';
 import type { RequestRules } from '../request/rules.ts';
 import { etagOf, matchesEtag } from './etag.ts';
-import { type ResponseCache, clockBucket, stableHeaders } from './response-cache.ts';
+import { type ResponseCache, UNCLOCKED, clockSlice, stableHeaders } from './response-cache.ts';
+import { isClocked, isPublic, policyOf } from '../request/policy.ts';
 import { SingleFlight } from './single-flight.ts';
 
 export interface AnswerCacheOptions {
@@ -19,17 +20,12 @@ export interface AnswerCacheOptions {
 }
 
 /**
- * Routes whose answers are never kept nor given an ETag (Cache-Control: no-store): the changes
- * feed answers what changed since a cursor, and a long poll answers when something does, not
- * what the data version alone decides.
- */
-export const UNCACHED_ROUTES: ReadonlySet<string> = new Set(['/v1/prices/changes']);
-
-/**
  * The full path's side of the cache, as hooks on the root app: a cached answer is sent before
  * the handler (preHandler, after auth, limits and validation), and every /v1 answer gets its
- * ETag, Cache-Control and 304 and is kept (onSend). The data version is the one the auth hook
- * read for the request (request.dataVersion), so that it is not read twice.
+ * ETag, Cache-Control and 304 and is kept (onSend), as its route's policy declares
+ * (request/policy.ts: `cache: 'none'` is never kept and sent no-store; `clock` is kept one clock
+ * slice; public routes are not kept). The data version is the one the auth hook read for the
+ * request (request.dataVersion), so that it is not read twice.
  */
 export function addAnswerCache(app: FastifyInstance, { rules, cache, maxAgeSec, counts }: AnswerCacheOptions): void {
   const { clock } = rules;
@@ -39,18 +35,19 @@ export function addAnswerCache(app: FastifyInstance, { rules, cache, maxAgeSec, 
   const misses = new SingleFlight();
   if (cache) {
     app.addHook('preHandler', async (request, reply) => {
-      if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.url.startsWith('/v1/') || request.url.startsWith('/v1/openapi.json')) return;
-      if (UNCACHED_ROUTES.has(request.routeOptions.url ?? '')) return;
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.url.startsWith('/v1/')) return;
+      const policy = policyOf(request);
+      if (policy.cache === 'none' || isPublic(policy, request.routeOptions.url ?? '/v1/')) return;
       const version = request.dataVersion ?? (request.dataVersion = (await rules.versions(request.raw)).data);
       const now = clock.now();
       // The URL, or for CSV asked for by Accept a key of its own (representation/negotiation.ts): JSON and CSV never share an entry.
       const key = answerKey(request);
-      let hit = cache.lookup(key, request.url, version, now);
+      let hit = cache.get(key, version, now);
       if (!hit) {
-        const bucket = clockBucket(request.url, now);
+        const bucket = isClocked(policy, request.query) ? clockSlice(now) : UNCLOCKED;
         const flight = `${version}\u0000${bucket}\u0000${key}`;
         // Waits only for a GET's answer: an error's is not kept, and the waiter then works out its own.
-        if (await misses.wait(flight)) hit = cache.lookup(key, request.url, version, now);
+        if (await misses.wait(flight)) hit = cache.get(key, version, now);
         if (!hit) {
           if (request.method === 'GET') misses.lead(flight, request);
           // Counted as a miss in onSend, once an answer has been worked out (docs/METRICS.md): not
@@ -77,7 +74,7 @@ export function addAnswerCache(app: FastifyInstance, { rules, cache, maxAgeSec, 
     // A string from the serialiser, a Buffer from a route or the cache (preHandler above), or a large answer's pieces (pieced-body.ts).
     const pieced = payload instanceof PiecedBody;
     // A POST form's answer (routes/post-body.ts) is worked out afresh each time: not kept, no-store.
-    const uncached = UNCACHED_ROUTES.has(request.routeOptions.url ?? '') || request.method === 'POST';
+    const uncached = policyOf(request).cache === 'none' || request.method === 'POST';
     if (reply.statusCode !== 200 || !request.url.startsWith('/v1/') || (typeof payload !== 'string' && !Buffer.isBuffer(payload) && !pieced) || uncached) {
       if (reply.statusCode >= 400 || uncached) reply.header('cache-control', 'no-store');
       if (pieced) reply.header('content-length', String(payload.length));

@@ -50,7 +50,7 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     if (!versions) return false;
     const now = clock.now();
     // Keyed by the URL alone: a CSV answer asked for by Accept has a key no URL is (answerKey), and scanHeaders sent such a request on.
-    const hit = cache.lookup(url, url, versions.data, now);
+    const hit = cache.get(url, versions.data, now);
     if (!hit?.head) {
       rules.handOn(req, versions);
       return false;

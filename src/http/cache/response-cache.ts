@@ -3,8 +3,8 @@
  * (fast-path.ts) serves. Answers kept as the bytes that were sent, with their ETag, until the data changes: a hit is
  * served without touching the domain code, the serialiser or the hash. An entry is valid for
  * one data version (every write that changes an answer bumps it, whichever process wrote), and,
- * for the answers that depend on the clock (histories: today's point is a time-weighted mean up
- * to now), for one CLOCK_BUCKET_SEC slice of the clock. Auth, rate limits and parameter
+ * for the answers that depend on the clock (their route declares `cache: 'clock'`, or they were
+ * asked with max_age: request/policy.ts), for one CLOCK_BUCKET_SEC slice of the clock. Auth, rate limits and parameter
  * validation still run on every request; only the work after them is skipped.
  */
 import type { AnswerPart } from '../server/request-log.ts';
@@ -79,9 +79,13 @@ export class ResponseCache {
   /** `keepText`: keep CachedAnswer.text, which only the fast path sends (app.ts: no fast path with a shared Redis limiter). */
   constructor(private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS, private readonly keepText = true) {}
 
-  get(key: string, version: number, bucket: number): CachedAnswer | undefined {
+  /**
+   * The answer kept under `key` (the URL, or answerKey's) for this data version, and, when it was
+   * kept for a clock slice, for the slice of `nowSec`: both paths look answers up here.
+   */
+  get(key: string, version: number, nowSec: number): CachedAnswer | undefined {
     const entry = this.entries.get(key);
-    if (!entry || entry.version !== version || entry.bucket !== bucket) {
+    if (!entry || entry.version !== version || (entry.bucket !== UNCLOCKED && entry.bucket !== clockSlice(nowSec))) {
       this.misses++;
       return undefined;
     }
@@ -96,11 +100,7 @@ export class ResponseCache {
     return entry;
   }
 
-  /** The answer kept under `key` (the URL, or answerKey's) for this data version and the clock slice of `url` at `nowSec`: both paths look answers up here. */
-  lookup(key: string, url: string, version: number, nowSec: number): CachedAnswer | undefined {
-    return this.get(key, version, clockBucket(url, nowSec));
-  }
-
+  /** `bucket`: the clock slice (clockSlice) it holds for, or UNCLOCKED for as long as the data version. */
   set(key: string, version: number, bucket: number, answer: AnswerToKeep): void {
     const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
     const size = body.length;
@@ -138,20 +138,13 @@ function heldBytes(entry: CachedAnswer): number {
   return entry.body.length + (entry.text?.length ?? 0);
 }
 
-/**
- * The clock slice an answer belongs to: its own for clock-dependent answers, one for all others.
- * Clock-dependent: histories (today's point), the cycle (today, its days since, its fresh prices)
- * and any answer with max_age (a price ages out of it without a write).
- */
-export function clockBucket(url: string, nowSec: number): number {
-  const query = url.indexOf('?');
-  const pathEnd = query === -1 ? url.length : query;
-  const clocked = url.endsWith('/history', pathEnd) || url.endsWith('/cycle', pathEnd) || (query !== -1 && MAX_AGE.test(url.slice(query)));
-  return clocked ? Math.floor(nowSec / CLOCK_BUCKET_SEC) : 0;
+/** The clock slice of an instant: an answer that reads the clock is kept for one (request/policy.ts isClocked). */
+export function clockSlice(nowSec: number): number {
+  return Math.floor(nowSec / CLOCK_BUCKET_SEC);
 }
 
-/** `max_age=` in a query, its underscore written plainly or percent-encoded (Fastify decodes names). */
-const MAX_AGE = /[?&]max(?:_|%5[fF])age=/;
+/** The bucket of an answer that does not read the clock: valid for its whole data version. */
+export const UNCLOCKED = -1;
 
 /** Headers of a full-path answer that are the same on every request for its URL (what the fast path sends again). */
 export function stableHeaders(headers: Record<string, number | string | string[] | undefined>): Record<string, string> {

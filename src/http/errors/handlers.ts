@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isStorageUnavailable } from '../../storage/errors.ts';
 import { JSON_TYPE } from '../representation/negotiation.ts';
 import { MAX_POST_BODY_BYTES, isBodyPost, requestPath } from '../request/rules.ts';
+import { policyOf } from '../request/policy.ts';
 import { ApiError, errorPayload } from './catalogue.ts';
 import { markUnavailable } from './unavailable.ts';
 
@@ -23,7 +24,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (isStorageUnavailable(error)) return new ApiError('unavailable', 'The service is temporarily unavailable; try again shortly.', { 'retry-after': '5' }, 'storage');
   const status = fastifyError.statusCode ?? 500;
   const body = bodyError(fastifyError.code);
-  if (body !== undefined && isBodyPost(request)) return new ApiError('invalid_parameter', body);
+  if (body !== undefined && isBodyPost(request.method, policyOf(request))) return new ApiError('invalid_parameter', body);
   if (status === 413 || status === 414 || status === 431) return new ApiError('invalid_parameter', 'The request is too large.');
   if (status === 415) return new ApiError('invalid_parameter', 'This API takes no request body.');
   if (status >= 400 && status < 500) return new ApiError('invalid_parameter', 'The request could not be read.');

@@ -6,7 +6,8 @@ import type { TokenRecord, TokenStore } from '../../storage/store.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { sendError, toApiError } from '../errors/handlers.ts';
 import { SECURITY_HEADERS } from './headers.ts';
-import { type RequestRules, admission, isPublicPath, requestPath } from './rules.ts';
+import { type RequestRules, admission, requestPath } from './rules.ts';
+import { isPublic, policyOf } from './policy.ts';
 import { decorateRequests } from './state.ts';
 
 export interface RequestHooksOptions {
@@ -20,21 +21,23 @@ export interface RequestHooksOptions {
  * The full path's side of the request rules (rules.ts), in one onRequest hook after the headers:
  * admission, then the versions (read once, kept on the request), the bearer check and the rate
  * limit. A request is counted against its token's limit, or its address's when it has no valid
- * token, before its 401 is sent, so that guessing tokens is rate limited too. Public paths
- * (isPublicPath) are counted by address.
+ * token, before its 401 is sent, so that guessing tokens is rate limited too. Public routes
+ * (policy.ts isPublic) are counted by address.
  */
 export const requestHooks = fp<RequestHooksOptions>(async (app, { rules, store, maxUrlLength }) => {
   decorateRequests(app);
   const { clock, tokens } = rules;
   app.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS') return;
-    const refused = admission(request, maxUrlLength);
+    // The route the router chose declares its limits and whether it is public, so that `/v1/openapi.json#x`
+    // or `/v1/%6Fpenapi.json` is as public as `/v1/openapi.json`.
+    const policy = policyOf(request);
+    const refused = admission(request, maxUrlLength, policy);
     if (refused) throw refused;
-    // The route the router chose, so that `/v1/openapi.json#x` or `/v1/%6Fpenapi.json` is as public as `/v1/openapi.json`.
     const path = request.routeOptions.url ?? requestPath(request.url);
     let token: TokenRecord | undefined;
     let authError: ApiError | undefined;
-    if (!isPublicPath(path)) {
+    if (!isPublic(policy, path)) {
       try {
         // One read a request gives the tokens version (for the token cache) and the data version (for the answer cache):
         // the fast path's if it read them, else read here; on SQLite, and on PostgreSQL while the last reading may be reused, without waiting.

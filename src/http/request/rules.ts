@@ -1,10 +1,10 @@
 /**
- * The rules every request is held to, written once: what may enter (URL length, body), its id,
- * which paths need a token, the versions it is answered at (read once a request), its token
+ * The rules every request is held to, written once: what may enter (URL length, body: within
+ * what its route declares, request/policy.ts), its id, the versions it is answered at (read once a request), its token
  * and its rate limit. Both paths call these and nothing else for those rules: the fast path in
  * front of Fastify (cache/fast-path.ts), which answers only what the full path has already
  * answered, and Fastify's hooks (request/hooks.ts and cache/answer-cache.ts). The answer cache's
- * key and validity are ResponseCache.lookup's (cache/response-cache.ts), also called by both. test/http/fast-path.test.ts holds the two paths' answers byte for byte.
+ * key and validity are ResponseCache.get's (cache/response-cache.ts), also called by both. test/http/fast-path.test.ts holds the two paths' answers byte for byte.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
@@ -13,6 +13,7 @@ import type { StoreBase, TokenRecord, TokenStore } from '../../storage/store.ts'
 import type { TokenCache } from '../auth/token-cache.ts';
 import type { RateDecision, RateLimiter } from '../auth/rate-limits.ts';
 import { ApiError } from '../errors/catalogue.ts';
+import type { RoutePolicy } from './policy.ts';
 
 /** The path of a request target as the router reads it: up to its query (`?`) or a fragment (`#`) a raw client sent. */
 export function requestPath(url: string): string {
@@ -43,50 +44,41 @@ export function lengthOverLimit(contentLength: string): boolean {
 
 /**
  * /v1/prices/along carries a route (an encoded polyline) in its URL: it may be as long as the
- * request line fits in the header limit (8 KiB), whatever the limit for other URLs.
+ * request line fits in the header limit (8 KiB), whatever the limit for other URLs (its route
+ * declares it: `maxUrl`, request/policy.ts).
  */
 export const ALONG_MAX_URL_LENGTH = 8_192;
-const ALONG_PATH = '/v1/prices/along';
-
-/** The longest URL taken for this one. */
-function maxUrlLengthOf(url: string, maxUrlLength: number): number {
-  return url.startsWith(ALONG_PATH) && (url.length === ALONG_PATH.length || url.charCodeAt(ALONG_PATH.length) === 0x3f /* ? */)
-    ? Math.max(maxUrlLength, ALONG_MAX_URL_LENGTH) : maxUrlLength;
-}
 
 /**
- * The routes that also answer a POST with their parameters in a JSON body (routes/post-body.ts),
- * for many ids or a long route that a URL cannot carry; such a body may be up to
- * MAX_POST_BODY_BYTES and must state its length (Content-Length).
+ * The body of a POST form (routes/post-body.ts: many ids or a long route that a URL cannot carry)
+ * may be up to this many bytes and must state its length (Content-Length); its route declares it
+ * (`maxBody`). 32 KiB: 100 ids of 200 characters (20.3 KB), or a path of 7,000 characters every
+ * one escaped (14 KB), with room to spare.
  */
-export const POST_PATHS: ReadonlySet<string> = new Set(['/v1/stations/prices', '/v1/prices/along']);
-/** 32 KiB: 100 ids of 200 characters (20.3 KB), or a path of 7,000 characters every one escaped (14 KB), with room to spare. */
 export const MAX_POST_BODY_BYTES = 32_768;
 
-/** Whether a request is a POST to one of POST_PATHS (the path exactly, with or without a query). */
-export function isBodyPost(request: { method?: string | undefined; url: string }): boolean {
-  return request.method === 'POST' && POST_PATHS.has(requestPath(request.url));
+/** Whether a request is a POST to a route that takes a JSON body (its policy declares `maxBody`). */
+export function isBodyPost(method: string | undefined, policy: RoutePolicy): boolean {
+  return method === 'POST' && policy.maxBody !== undefined;
 }
 
 /** What is asked of every request before auth: too long a URL or too large a body is refused. */
-export function admission(request: { method?: string | undefined; url: string; headers: IncomingHttpHeaders }, maxUrlLength: number): ApiError | undefined {
-  const max = maxUrlLengthOf(request.url, maxUrlLength);
+export function admission(
+  request: { method?: string | undefined; url: string; headers: IncomingHttpHeaders }, maxUrlLength: number, policy: RoutePolicy,
+): ApiError | undefined {
+  const max = Math.max(maxUrlLength, policy.maxUrl ?? 0);
   if (request.url.length > max) return new ApiError('invalid_parameter', `The URL is too long (${max} characters at most).`);
   // Closing the connection is what bounds the body: Node would otherwise read and drop all of it after the answer.
-  if (isBodyPost(request)) {
+  if (isBodyPost(request.method, policy)) {
     const length = request.headers['content-length'];
-    if (request.headers['transfer-encoding'] !== undefined || (length !== undefined && !(Number(length) <= MAX_POST_BODY_BYTES))) {
-      return new ApiError('invalid_parameter', `The body must state its length (Content-Length) and be at most ${MAX_POST_BODY_BYTES} bytes.`, { connection: 'close' });
+    const most = policy.maxBody ?? 0;
+    if (request.headers['transfer-encoding'] !== undefined || (length !== undefined && !(Number(length) <= most))) {
+      return new ApiError('invalid_parameter', `The body must state its length (Content-Length) and be at most ${most} bytes.`, { connection: 'close' });
     }
     return undefined;
   }
   if (declaresLargeBody(request.headers)) return new ApiError('invalid_parameter', 'This API takes no request body.', { connection: 'close' });
   return undefined;
-}
-
-/** Paths that answer without a token: probes, the API description and its docs page. */
-export function isPublicPath(path: string): boolean {
-  return !path.startsWith('/v1/') || path === '/v1/openapi.json';
 }
 
 /** The data version and the tokens version, read together once a request. */

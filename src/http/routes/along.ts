@@ -5,7 +5,7 @@ import { alongEntries } from '../../domain/api-entries.ts';
 import type { FuelId } from '../../domain/fuels.ts';
 import { DEFAULT_CORRIDOR_KM, MAX_CORRIDOR_KM, MIN_CORRIDOR_KM, Path, decodePolyline, sweepError } from '../../domain/route.ts';
 import { ALONG_NUMERIC, AlongBodySchema, AlongQuerySchema, AlongResponse, CORRIDOR_ACCEPTS } from '../../schemas/along.ts';
-import { MAX_POST_BODY_BYTES } from '../request/rules.ts';
+import { ALONG_MAX_URL_LENGTH, MAX_POST_BODY_BYTES } from '../request/rules.ts';
 import { bodyAsQuery } from './post-body.ts';
 import { apiError } from '../errors/catalogue.ts';
 import { envelope, pageWindow } from '../representation/pagination.ts';
@@ -37,6 +37,7 @@ export const alongRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     return envelope(alongEntries(page.items, page.stations), page.total, window);
   };
   app.get('/v1/prices/along', {
+    config: { maxUrl: ALONG_MAX_URL_LENGTH }, // the route's polyline rides in the URL
     schema: {
       summary: 'Stations selling a fuel along a route', description,
       tags: ['Prices'], security: [{ bearerAuth: [] }], querystring: AlongQuerySchema, response: { 200: AlongResponse, ...errorResponses() },
@@ -45,6 +46,7 @@ export const alongRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
   // The same with the parameters in a JSON body (a route too long for a URL): the GET's answer, byte for byte (post-body.ts).
   app.post('/v1/prices/along', {
     bodyLimit: MAX_POST_BODY_BYTES,
+    config: { maxBody: MAX_POST_BODY_BYTES },
     schema: {
       summary: 'Stations selling a fuel along a route (parameters in the body)',
       description: `${description} As GET /v1/prices/along, with its parameters as a JSON object in the body (for a route whose polyline a URL cannot carry; `

@@ -68,6 +68,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<RouteDeps & { watcher: Chan
   };
 
   app.get('/v1/prices/changes', {
+    config: { cache: 'none' }, // what changed since a cursor, or when something does (a long poll or a stream)
     schema: {
       summary: 'Price changes, as they happen',
       description: 'The changes of current prices after a cursor, oldest first: each station and fuel whose price or availability a stored report changed, as it is now '

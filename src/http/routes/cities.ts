@@ -41,6 +41,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: Derive
   }, async (request) => ({ data: await findCity(request.params.id) }));
 
   app.get('/v1/cities/:id/history', {
+    config: { cache: 'clock' }, // today's point is a time-weighted mean up to now
     schema: {
       summary: 'City price history',
       description: 'One record per local day, newest first: the mean of the daily values of the city\'s stations, in dollars (d.dd). As CSV too.',
@@ -55,6 +56,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: Derive
   });
 
   app.get('/v1/cities/:id/cycle', {
+    config: { cache: 'clock' }, // today, its days since, its fresh prices
     schema: {
       summary: 'City price cycle',
       description: 'The price cycle of one fuel (default ulp91), read from the city\'s daily means over the last 365 local days '

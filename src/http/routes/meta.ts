@@ -78,8 +78,10 @@ export const metaRoutes: FastifyPluginAsyncTypebox<RouteDeps & { store: Pick<Ing
   }
 
   app.get('/v1/openapi.json', {
+    config: { public: true },
     schema: { summary: 'This API as an OpenAPI 3.1 document', tags, response: { 200: Type.Object({}, { additionalProperties: true, description: 'This document.' }), 304: notModified, ...commonResponses() } },
   }, async (_request, reply) => sendJsonText(reply, JSON.stringify(app.swagger())));
 
-  for (const url of ['/health', '/ready', '/v1/openapi.json']) methodNotAllowed(app, url);
+  for (const url of ['/health', '/ready']) methodNotAllowed(app, url);
+  methodNotAllowed(app, '/v1/openapi.json', [], { public: true });
 };

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
-import { isPublicPath } from '../request/rules.ts';
+import { isPublic } from '../request/policy.ts';
 import { DOCS_THEME, documentDocsPage } from './docs.ts';
 
 /** The project's licence (package.json, README "Licence"), as an SPDX identifier. */
@@ -51,7 +51,7 @@ export function operationIdOf(method: string, url: string): string {
 /**
  * @fastify/swagger's `transform`, for every route shown: the docs page as GET /docs, and what
  * each operation may leave out filled in from one place: its operationId, and its security as
- * the auth hook applies it (none on the public paths, the bearer token on the others). A POST
+ * the auth hook applies it (none on the public routes, request/policy.ts; the bearer token on the others). A POST
  * form is shown with its body only (its GET's query schema is how the body is checked).
  */
 function documentRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }): { schema: FastifySchema; url: string } {
@@ -65,7 +65,7 @@ function documentRoute({ schema, url, route }: { schema: FastifySchema; url: str
     schema: {
       ...(method === 'POST' ? rest : { ...rest, ...(querystring === undefined ? {} : { querystring }) }),
       operationId: shown.schema.operationId ?? operationIdOf(method, shown.url),
-      security: shown.schema.security ?? (isPublicPath(shown.url) ? [] : [{ bearerAuth: [] }]),
+      security: shown.schema.security ?? (isPublic(route.config ?? {}, shown.url) ? [] : [{ bearerAuth: [] }]),
     },
   };
 }

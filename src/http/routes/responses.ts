@@ -8,18 +8,23 @@ import type { ReadStore } from '../../storage/store.ts';
 import { quotedEtag } from '../cache/etag.ts';
 import { sendCsv, sendJsonText, wantsCsv } from '../representation/negotiation.ts';
 import { ApiError, ErrorBody, type ErrorStatus } from '../errors/catalogue.ts';
+import type { RoutePolicy } from '../request/policy.ts';
 
 export interface RouteDeps {
   store: ReadStore;
   clock: Clock;
 }
 
-/** Answers every other method on a GET route with 405 and Allow, hidden from the API document; `also` the methods it answers besides GET and HEAD (a POST form: post-body.ts). */
-export function methodNotAllowed(app: FastifyInstance, url: string, also: ReadonlyArray<'POST'> = []): void {
+/**
+ * Answers every other method on a GET route with 405 and Allow, hidden from the API document; `also` the methods it answers besides GET and HEAD (a POST form: post-body.ts).
+ * `policy`: the GET route's `public` (request/policy.ts), so that a 405 needs a token exactly where the GET does.
+ */
+export function methodNotAllowed(app: FastifyInstance, url: string, also: ReadonlyArray<'POST'> = [], policy: Pick<RoutePolicy, 'public'> = {}): void {
   const allow = ['GET', 'HEAD', ...also, 'OPTIONS'].join(', ');
   app.route({
     method: ['POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => !(also as readonly string[]).includes(method)),
     url,
+    config: policy,
     schema: { hide: true },
     handler: async (request) => {
       throw new ApiError('method_not_allowed', `${request.method} is not allowed here; this API is read-only (${allow.replace(', OPTIONS', '')}).`, { allow });

@@ -96,6 +96,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
   }, async (request) => ({ data: await findStation(request.params.id) }));
 
   app.get('/v1/stations/:id/history', {
+    config: { cache: 'clock' }, // today's point is a time-weighted mean up to now
     schema: {
       summary: 'Station price history',
       description: 'One record per local day, newest first: the time-weighted mean price while available, in cents (ddd.d). As CSV too.',
@@ -149,6 +150,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
   // The same with the ids in a JSON body (100 real ids do not always fit a URL): the GET's answer, byte for byte (post-body.ts).
   app.post('/v1/stations/prices', {
     bodyLimit: MAX_POST_BODY_BYTES,
+    config: { maxBody: MAX_POST_BODY_BYTES },
     schema: {
       summary: 'Many stations\' current prices (ids in the body)',
       description: `${batchDescription} As GET /v1/stations/prices, with ids as a JSON array in the body (body at most ${MAX_POST_BODY_BYTES} bytes): `

@@ -65,14 +65,17 @@ for (const city of ['perth', 'mandurah', 'bunbury', 'geraldton', 'albany', 'kalg
 
 console.log(`${'city ulp91, period (tomorrow known)'.padEnd(36)} ${'advice'.padStart(22)}   ${'variant "pace"'.padStart(22)}`);
 let sum = 0;
+let worse = 0;
+let better = 0;
 for (const [city, db, now, periods] of runs) {
   const s = await series(db, city, now);
   for (const [label, from, to] of periods) {
     const options = { from, to: to ?? s.today - 1 - 3, every: 7, delay: 3, learnWeeks: 8, publishesTomorrow: true, adviceSeries: s.read };
     const a = backtest(s.paid, advice, options);
     const v = backtest(s.paid, pace, options);
-    if (db === 'qld.db') sum += (v.rules.find((x) => x.rule === 'advice')?.savingTenths ?? 0) - (a.rules.find((x) => x.rule === 'advice')?.savingTenths ?? 0);
+    const gain = (v.rules.find((x) => x.rule === 'advice')?.savingTenths ?? 0) - (a.rules.find((x) => x.rule === 'advice')?.savingTenths ?? 0);
+    if (db === 'qld.db') { sum += gain; if (gain < -1e-9) worse++; if (gain > 1e-9) better++; }
     console.log(`${`${city}, ${label}`.padEnd(36)} ${share(a).padStart(22)}   ${share(v).padStart(22)}`);
   }
 }
-console.log(`QLD rows: the variant's saving less the advice's, summed: ${(sum / 10).toFixed(2)} c/L a fill`);
+console.log(`QLD rows: the variant worse in ${worse}, better in ${better}; its saving less the advice's, summed: ${(sum / 10).toFixed(2)} c/L a fill`);

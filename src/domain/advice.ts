@@ -17,13 +17,17 @@
  * 3. Neither yesterday nor the day before had news (no report, or the means repeated to the last
  *    digit): `unknown`, confidence low. The cycle cannot be read on days nobody reported, so
  *    no decision is taken from carried-forward means.
- * 4. A restoration is under way (the phase is rising): `wait`, prices fall after it.
+ * 4. Restorations that run over days (Brisbane, the Gold Coast; longRunAdvice): `fill-up` while one
+ *    still climbs fast, `wait` once it slows; then `wait` for half a period after it began unless
+ *    it has already been given back (half its rise, the cycle's own sawtooth test); then `wait`
+ *    while prices fall and `fill-up` once they stop.
+ *    Elsewhere, a restoration under way (the phase is rising): `wait`, prices fall after it.
  * 5. A weekly cycle with a cheapest weekday: `fill-up` on that weekday, `wait` on the others.
  * 6. Otherwise by phase: `fill-up` in the trough (a rise is due), `wait` while falling.
  * Confidence for 4 to 6: medium with at least 5 restorations in the year, low with fewer.
  */
 import {
-  HISTORY_NEEDED, type PriceCycle, RISING_DAY, type Restoration, WEEKDAY_WEEKS, YEAR_DAYS, median, newsDays, priceCycle, weekday, weekdayPattern,
+  HISTORY_NEEDED, type PriceCycle, RISING_DAY, type Restoration, WEEKDAY_WEEKS, YEAR_DAYS, givenBack, median, newsDays, priceCycle, weekday, weekdayPattern,
 } from './cycle.ts';
 import type { DailyMean } from './history.ts';
 import { type LocalDay, formatLocalDay } from './time.ts';
@@ -49,7 +53,10 @@ export const LONG_RUN = 3;
 export const CYCLE_FALL = 1;
 /** A restoration still climbs while its latest day rises at least this share of its steepest day's rise (tuned: 0.4). */
 export const RESTORATION_ENDING = 0.4;
-/** Share of the period after a restoration began during which prices are taken to be falling, whatever a day says. */
+/**
+ * Share of the period after a restoration began during which prices are taken to be falling, whatever a day says,
+ * unless the restoration has been given back already (a small one is given back sooner: Brisbane, May 2022).
+ */
 export const EARLY_FRACTION = 0.5;
 
 /** Tenths: a weekday pattern this deep (dearest weekday's deviation less the cheapest's) decides before a cycle stands. */
@@ -114,10 +121,15 @@ function latestChange(news: ReadonlyMap<LocalDay, number>, today: LocalDay): num
  * Where restorations run over days (LONG_RUN), where the city is, from the days with news before today:
  * - rising: the restoration still runs (its latest day rose at least RISING_DAY, and RESTORATION_ENDING of its steepest day's rise);
  * - ending: it runs, but slower than that;
- * - early: under EARLY_FRACTION of the period since it began (prices fall for weeks after a restoration);
- * - falling: later, and the latest change fell at least CYCLE_FALL; stopped: it did not.
+ * - early: under EARLY_FRACTION of the period since it began (prices fall for weeks after a restoration), and not yet
+ *   given back (cycle.ts givenBack: half its rise);
+ * - falling: later, or given back, and the latest change fell at least CYCLE_FALL;
+ * - given-back: under EARLY_FRACTION of the period, but given back, and the latest change did not fall that much;
+ * - stopped: later, and it did not.
  */
-export function longRunAdvice(news: ReadonlyMap<LocalDay, number>, today: LocalDay, last: Restoration, period: number, move: number | null): 'rising' | 'ending' | 'early' | 'falling' | 'stopped' {
+export function longRunAdvice(
+  news: ReadonlyMap<LocalDay, number>, today: LocalDay, last: Restoration, period: number, move: number | null,
+): 'rising' | 'ending' | 'early' | 'falling' | 'given-back' | 'stopped' {
   const rises: number[] = [];
   for (let day = last.day; day < today; day++) {
     const m = news.get(day);
@@ -128,8 +140,10 @@ export function longRunAdvice(news: ReadonlyMap<LocalDay, number>, today: LocalD
   if (rises.length > 0 && last.day + rises.length === today) {
     return (rises[rises.length - 1] ?? 0) >= RESTORATION_ENDING * Math.max(...rises) ? 'rising' : 'ending';
   }
-  if (today - last.day < EARLY_FRACTION * period) return 'early';
-  return move !== null && move <= -CYCLE_FALL ? 'falling' : 'stopped';
+  const soon = today - last.day < EARLY_FRACTION * period;
+  if (soon && !givenBack(news, last, today)) return 'early';
+  if (move !== null && move <= -CYCLE_FALL) return 'falling';
+  return soon ? 'given-back' : 'stopped';
 }
 
 export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
@@ -194,6 +208,7 @@ export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
       case 'ending': return answer('wait', 'restoration', `The restoration that began ${formatLocalDay(last.day)} is slowing: prices fall from here. ${cycleWords}`, sure, toRise, null);
       case 'early': return answer('wait', 'phase', `Prices fall for weeks after a restoration, and it is ${since}: wait up to ${toRise} days, the next rise is expected ${nextRise === null ? 'later' : formatLocalDay(nextRise)}. ${cycleWords}`, sure, toRise, null);
       case 'falling': return answer('wait', 'phase', `Prices are still falling (${cents(move ?? 0)} on the latest day reported), ${since}: wait up to ${toRise} days. ${cycleWords}`, sure, toRise, null);
+      case 'given-back': return answer('fill-up', 'phase', `Prices have given back half the last restoration's rise and stopped falling, ${since}: the fall after it is over sooner than usual. ${cycleWords}`, sure, 0, typicalRise);
       case 'stopped': return answer('fill-up', 'phase', `Prices have stopped falling, ${since}: the next rise is expected ${nextRise === null ? 'soon' : formatLocalDay(nextRise)}. ${cycleWords}`, sure, 0, typicalRise);
     }
   }

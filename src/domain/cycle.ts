@@ -118,17 +118,21 @@ function restorationsIn(news: ReadonlyMap<LocalDay, number>, today: LocalDay): R
   return found;
 }
 
+/** A restoration was given back before `before`: some day after its run, the mean was SAWTOOTH_GIVEBACK of its rise or more below its last day's. */
+export function givenBack(means: ReadonlyMap<LocalDay, number>, r: Restoration, before: LocalDay): boolean {
+  const peak = means.get(r.lastDay);
+  let low = Infinity;
+  for (let day = r.lastDay + 1; day < before; day++) low = Math.min(low, means.get(day) ?? Infinity);
+  return peak !== undefined && peak - low >= SAWTOOTH_GIVEBACK * r.riseTenths;
+}
+
 /** At least SAWTOOTH_SHARE of the restorations but the last fell back by SAWTOOTH_GIVEBACK of their rise before the next began. */
 function sawtooth(means: ReadonlyMap<LocalDay, number>, found: readonly Restoration[]): boolean {
   let given = 0;
   for (let i = 0; i + 1 < found.length; i++) {
     const r = found[i];
     const next = found[i + 1];
-    if (!r || !next) continue;
-    const peak = means.get(r.lastDay);
-    let low = Infinity;
-    for (let day = r.lastDay + 1; day < next.day; day++) low = Math.min(low, means.get(day) ?? Infinity);
-    if (peak !== undefined && peak - low >= SAWTOOTH_GIVEBACK * r.riseTenths) given++;
+    if (r && next && givenBack(means, r, next.day)) given++;
   }
   return given >= SAWTOOTH_SHARE * (found.length - 1);
 }

@@ -105,6 +105,33 @@ describe('the fill-up advice', () => {
     assert.deepEqual(restorations(follow, TODAY).map((r) => [r.day - wednesday, r.lastDay - wednesday, r.riseTenths]), [[0, 2, 95]]);
   });
 
+  test('restorations over days: half a period of waiting after one, unless it has been given back already (then stopped falling decides)', () => {
+    // A 28-day cycle whose restorations run 4 days (+4.0 c/L a day, 16.0 in all: Brisbane's kind), then fall back to 180.0
+    // over 24 days. The last restoration, R = today − 10, is a small one: +4.0 twice (8.0 c/L, to 188.0).
+    const R = TODAY - 10;
+    const saw = (day: LocalDay): number => {
+      const k = mod(day - R, 28);
+      return k <= 3 ? 1800 + 40 * (k + 1) : 1960 - Math.round((160 * (k - 3)) / 24);
+    };
+    const withTail = (tail: readonly number[]): DailyMean[] => days((day) => (day < R ? saw(day) : tail[day - R] ?? NaN));
+    // Given back: down 0.8 c/L a day for five days to 184.0 (4.0 c/L, half of 8.0), then up 0.1 a day (stopped falling).
+    const back = fillUpAdvice({ days: withTail([1840, 1880, 1872, 1864, 1856, 1848, 1840, 1841, 1842, 1843]), today: TODAY });
+    // 10 days after it began, under half the 28-day period: without the give-back it would wait.
+    assert.deepEqual([back.advice, back.signal, back.confidence, back.horizon.waitDays, back.expectedSavingTenths, back.reason], [
+      'fill-up', 'phase', 'medium', 0, 160,
+      "Prices have given back half the last restoration's rise and stopped falling, 10 days after the last restoration began: the fall after it is over sooner than usual. The city's cycle runs every 28 days.",
+    ]);
+    // Given back only 2.4 c/L (under half of 8.0), then up 0.1 a day: still early, wait; the next rise is due R + 28 = today + 18.
+    const early = fillUpAdvice({ days: withTail([1840, 1880, 1872, 1864, 1856, 1857, 1858, 1859, 1860, 1861]), today: TODAY });
+    assert.deepEqual([early.advice, early.signal, early.horizon.waitDays, early.reason], [
+      'wait', 'phase', 17,
+      `Prices fall for weeks after a restoration, and it is 10 days after the last restoration began: wait up to 17 days, the next rise is expected ${formatLocalDay(TODAY + 18)}. The city's cycle runs every 28 days.`,
+    ]);
+    // Given back, but still falling on the latest day (−0.8 c/L): wait.
+    const falling = fillUpAdvice({ days: withTail([1840, 1880, 1872, 1864, 1856, 1848, 1840, 1832, 1824, 1816]), today: TODAY });
+    assert.deepEqual([falling.advice, falling.signal, falling.horizon.waitDays], ['wait', 'phase', 17]);
+  });
+
   test('a short history without a cycle: insufficient-history, advice unknown, low confidence', () => {
     const a = fillUpAdvice({ days: days((day) => 1800 + mod(day, 2)).slice(-30), today: TODAY });
     assert.deepEqual([a.state, a.history, a.confidence], ['insufficient-history', { days: 30, needed: 180 }, 'low']);

@@ -397,3 +397,12 @@ export function resultsMarkdown(page: ResultsPage): string {
     ...(page.notes.length > 0 ? ['## Notes', '', ...page.notes.map((n) => `- ${n}`), ''] : []),
   ].join('\n');
 }
+
+/** The line in bench/RESULTS.md below which everything is written by hand. */
+export const RESULTS_HAND_WRITTEN = '<!-- Everything below is written by hand; `--write-results` keeps it (bench/run.ts). -->';
+
+/** A run's generated page, followed by the previous page's hand-written part (from its marker on) when it has one. */
+export function withHandWritten(page: string, previous: string): string {
+  const at = previous.indexOf(RESULTS_HAND_WRITTEN);
+  return at < 0 ? page : `${page.trimEnd()}\n\n${previous.slice(at)}`;
+}

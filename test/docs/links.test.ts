@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -125,5 +125,20 @@ describe('Markdown links', () => {
     }
     assert.ok(checked > 50, `links checked: ${checked}`);
     assert.deepEqual(broken, []);
+  });
+});
+
+describe('docs/README.md, the index by reader', () => {
+  test('lists every page of docs/ exactly once, one line each, under one of its three readers', () => {
+    const index = readFileSync(join(ROOT, 'docs', 'README.md'), 'utf8');
+    const sections = index.split(/^## /m).slice(1);
+    assert.deepEqual(sections.map((s) => s.split('\n')[0]), ['Using the API', 'Running a server', 'Where the numbers come from']);
+    const listed = sections.flatMap((s) => [...s.matchAll(/^- \[([^\]]+)\]\(([^)]+)\): \S.*$/gm)].map((m) => {
+      assert.equal(m[1], m[2], `the line names its page: ${m[0]}`);
+      return m[2] ?? '';
+    }));
+    const pages = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md') && f !== 'README.md').sort();
+    assert.ok(pages.length >= 20, pages.join(' '));
+    assert.deepEqual([...listed].sort(), pages);
   });
 });

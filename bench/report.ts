@@ -179,7 +179,7 @@ export function whyNotMet(rows: readonly Row[], ingest?: IngestSplit): string[] 
     lines.push(`**cached**: ${of(cached, 'cached')} short of it: ${listed(cached)}. `
       + `Per answer (medians over the group's rows), the server spent ${us(server)} of CPU and the ceiling ${us(ceiling)}: `
       + `${us(server - ceiling)} more. What the server does beyond the ceiling is the fast path in front of Fastify (token, rate limit, versions, request id, headers), `
-      + 'in a process that also holds the app, the data and the cache (its profile: docs/PERFORMANCE.md). '
+      + 'in a process that also holds the app, the data and the cache (its profile: bench/RESULTS.md). '
       + 'The load generator shares the two cores, so the ceiling\'s rate is largely the load generator\'s own limit, and whatever the server spends is taken from it.');
   }
 

@@ -57,7 +57,7 @@ const settings: LoadSettings = {
  * The shipped group starts its three processes (serve at info, serve at warn, the ceiling) this
  * many times, `rounds` rounds each start, and takes its medians over every round of every start:
  * one process of the same build measured 0.75 of the ceiling and another, started beside it,
- * 0.86 (2026-11-29, docs/PERFORMANCE.md), so one start says as much about the process as about
+ * 0.86 (2026-11-29, bench/RESULTS.md), so one start says as much about the process as about
  * the code. Five by default: in one run of five starts the spread at info went from 0.79 to 0.99
  * a start, and a run of three had one start at 0.71 with both of its sides slow (53 and 40 µs of
  * CPU an answer, against about 30 and 25 in the others): bench/RESULTS.md, "The shipped bar on

@@ -3,7 +3,7 @@
  * without HTTP or storage: `npx tsx bench/along-geometry.ts [DB]`, DB a benchmark dataset
  * (bench/datasets.ts; default /work/bench-data/au-10y.db, opened read-only). Bounded: 20 warm-up
  * and 200 measured searches a case. Figures are CPU µs a search (user + system), so a machine
- * shared with other work shows them noisy: say so beside any you quote (docs/PERFORMANCE.md).
+ * shared with other work shows them noisy: say so beside any you quote (bench/RESULTS.md).
  */
 import Database from 'better-sqlite3';
 import type { Point } from '../src/domain/nearby.ts';

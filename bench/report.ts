@@ -179,7 +179,7 @@ export function whyNotMet(rows: readonly Row[], ingest?: IngestSplit): string[] 
     lines.push(`**cached**: ${of(cached, 'cached')} short of it: ${listed(cached)}. `
       + `Per answer (medians over the group's rows), the server spent ${us(server)} of CPU and the ceiling ${us(ceiling)}: `
       + `${us(server - ceiling)} more. What the server does beyond the ceiling is the fast path in front of Fastify (token, rate limit, versions, request id, headers), `
-      + 'in a process that also holds the app, the data and the cache (its profile: docs/PERFORMANCE.md). '
+      + 'in a process that also holds the app, the data and the cache (its profile: bench/RESULTS.md). '
       + 'The load generator shares the two cores, so the ceiling\'s rate is largely the load generator\'s own limit, and whatever the server spends is taken from it.');
   }
 
@@ -396,4 +396,13 @@ export function resultsMarkdown(page: ResultsPage): string {
     ...(page.chartFile ? ['## Latency against history length', '', `![latency against history length](${page.chartFile})`, '', page.chartNote, ''] : []),
     ...(page.notes.length > 0 ? ['## Notes', '', ...page.notes.map((n) => `- ${n}`), ''] : []),
   ].join('\n');
+}
+
+/** The line in bench/RESULTS.md below which everything is written by hand. */
+export const RESULTS_HAND_WRITTEN = '<!-- Everything below is written by hand; `--write-results` keeps it (bench/run.ts). -->';
+
+/** A run's generated page, followed by the previous page's hand-written part (from its marker on) when it has one. */
+export function withHandWritten(page: string, previous: string): string {
+  const at = previous.indexOf(RESULTS_HAND_WRITTEN);
+  return at < 0 ? page : `${page.trimEnd()}\n\n${previous.slice(at)}`;
 }

@@ -15,7 +15,7 @@
  * copies uncached and drops the database at the end.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPostgresDatabase } from '../test/helpers.ts';
@@ -31,7 +31,7 @@ import {
   BENCH_DIR, ROOT_DIR, type Started, peakRssBytes, startBenchServer, startCeiling, startFuelpriceServe, startShippedServe, stopProcess,
 } from './processes.ts';
 import {
-  BARE_FASTIFY, type ChartPoint, DEFAULT_GROUPS, GROUPS, type Group, type Row, SHIPPED_LEVELS, accessLineRowName, describeMachine, latencySvg, machine, resultsMarkdown,
+  BARE_FASTIFY, type ChartPoint, DEFAULT_GROUPS, GROUPS, type Group, type Row, SHIPPED_LEVELS, accessLineRowName, describeMachine, latencySvg, machine, resultsMarkdown, withHandWritten,
   shippedRowName, textTable, whyNotMet,
 } from './report.ts';
 
@@ -57,7 +57,7 @@ const settings: LoadSettings = {
  * The shipped group starts its three processes (serve at info, serve at warn, the ceiling) this
  * many times, `rounds` rounds each start, and takes its medians over every round of every start:
  * one process of the same build measured 0.75 of the ceiling and another, started beside it,
- * 0.86 (2026-11-29, docs/PERFORMANCE.md), so one start says as much about the process as about
+ * 0.86 (2026-11-29, bench/RESULTS.md), so one start says as much about the process as about
  * the code. Five by default: in one run of five starts the spread at info went from 0.79 to 0.99
  * a start, and a run of three had one start at 0.71 with both of its sides slow (53 and 40 µs of
  * CPU an answer, against about 30 and 25 in the others): bench/RESULTS.md, "The shipped bar on
@@ -525,7 +525,10 @@ if (values['write-results']) {
     date, command, machine: host, settings: settingsText, durationSec, datasets: datasetLines, rows,
     chartFile: chart.length > 0 ? 'latency-vs-history.svg' : undefined, chartNote, notes, reasons,
   });
-  writeFileSync(join(BENCH_DIR, 'RESULTS.md'), page);
+  // The run's page replaces the generated part only: what is written by hand below the marker stays.
+  const resultsPath = join(BENCH_DIR, 'RESULTS.md');
+  const previous = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '';
+  writeFileSync(resultsPath, withHandWritten(page, previous));
   console.log(`written ${join(BENCH_DIR, 'RESULTS.md')}`);
 }
 console.log(`bench took ${durationSec.toFixed(0)} s`);

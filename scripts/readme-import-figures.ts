@@ -1,5 +1,5 @@
 /**
- * The import figures the README quotes ("Stations from history"), from runs on the real files
+ * The import figures docs/IMPORT.md quotes ("Stations from history"), from runs on the real files
  * rather than written by hand: NSW April 2020's workbook after the real FuelCheck answer of 2024
  * (stored as `ingest nsw` stores it), and FuelWatch's April–May 2026 site-API days, each into a
  * fresh SQLite database: rows read, stored, already known, corrected, held and rejected (by

@@ -7,7 +7,7 @@
  *   away at bearing θ13, the arc heads θ12: the cross-track angle is asin(sin δ13 sin(θ13 − θ12))
  *   and the along-track angle atan2(sin δ13 cos(θ13 − θ12), cos δ13). Where that falls within the
  *   arc, the distance is the cross-track one; elsewhere the nearer end.
- * - Passes (README 14a): a station's passes are the runs of segments within the corridor joined at
+ * - Passes (docs/ENDPOINTS.md, 14a): a station's passes are the runs of segments within the corridor joined at
  *   points within it; along is that of the nearest point of the first pass, distance the least of all.
  */
 import type { Point } from '../src/domain/nearby.ts';

@@ -30,7 +30,7 @@ export interface TestBackend {
   create(): Promise<{ store: PriceStore; drop: () => Promise<void> }>;
 }
 
-/** SQLite always; PostgreSQL when FUELPRICE_TEST_POSTGRES (or a postgres:// DATABASE_URL) names a server (see README, Testing). */
+/** SQLite always; PostgreSQL when FUELPRICE_TEST_POSTGRES (or a postgres:// DATABASE_URL) names a server (see CONTRIBUTING.md, Test). */
 export function testBackends(): TestBackend[] {
   const backends: TestBackend[] = [{
     name: 'sqlite',
@@ -125,7 +125,7 @@ function redacted(url: string): string {
   }
 }
 
-/** The Redis server the tests were asked to use (FUELPRICE_TEST_REDIS, else REDIS_URL), if any (see README, Testing). */
+/** The Redis server the tests were asked to use (FUELPRICE_TEST_REDIS, else REDIS_URL), if any (see CONTRIBUTING.md, Test). */
 export function redisServerUrl(): string | undefined {
   return process.env.FUELPRICE_TEST_REDIS || process.env.REDIS_URL || undefined;
 }

@@ -132,7 +132,7 @@ const PASSED = -2;
  * visits, so no segment within the corridor is missed. A search writes into the grid's working
  * space (PositionGrid.scratch), so nothing of the grid's size is allocated or cleared per request.
  *
- * Where a station stands, exactly (README 14a):
+ * Where a station stands, exactly (docs/ENDPOINTS.md, 14a):
  * - `metres`: its least distance to the path (any segment), in whole metres; it is within the
  *   corridor when that is at most the corridor in metres.
  * - A pass: a stretch of the path all within the corridor of the station (the set of the path's

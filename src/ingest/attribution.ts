@@ -1,7 +1,7 @@
 /**
  * What each source asks its users to show. `serve` puts the lines of the feeds that have run
- * on this database into the docs page; apps built on the API should show them too (README,
- * "Real data").
+ * on this database into the docs page; apps built on the API should show them too (docs/FEEDS-SETUP.md,
+ * "Sources, licences and polling").
  */
 export const ATTRIBUTION: Readonly<Record<string, string>> = {
   nsw: 'NSW, ACT and TAS prices: NSW FuelCheck, © State of New South Wales (Department of Customer Service).',

@@ -57,7 +57,7 @@ const NextPriceSchema = Type.Object({
   from: Type.Integer({ description: 'Unix second from which it is in force (WA: 06:00 WA time).', examples: [1774908000] }),
 });
 
-/** From the demo dataset, as in the README (abridged). */
+/** From the demo dataset, as in docs/ENDPOINTS.md (abridged). */
 const EXAMPLE_STATION_PRICES = { data: { id: 'metro-fuel-black-gardens', name: 'Metro Fuel Black Gardens', prices: [
   { fuel: 'e10', price: '179.9', available: false, updated_at: 1795513286, source: 'demo', tomorrow: false },
   { fuel: 'ulp91', price: '179.9', available: true, updated_at: 1795551689, source: 'demo', tomorrow: false },

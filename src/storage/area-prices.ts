@@ -6,7 +6,7 @@
  * filtered and ranked for that request.
  *
  * Why: read per request, Sydney's 1,750 rows of ulp91 took 1.6 ms of SQLite and their ranking
- * 0.34 ms more (docs/PERFORMANCE.md, "Cheapest in a city or a state, ranked once a data
+ * 0.34 ms more (bench/RESULTS.md, "Cheapest in a city or a state, ranked once a data
  * version"). Near searches keep their own per data version (storage/nearest.ts), over
  * positioned stations only; these rows include the stations without a position, which a
  * city's or a state's list shows.

@@ -7,7 +7,7 @@
  * Why: WA publishes its next day's prices at about 14:30 and they are held until 06:00, so for
  * some 15 hours a day about 4,500 rows wait (900 stations, 5 fuels). Joined to the stations on
  * every request, Perth's came to 1.7 ms on SQLite and Sydney's, which holds none of them,
- * still had to probe them; PostgreSQL hash-joined all of them each time (docs/PERFORMANCE.md,
+ * still had to probe them; PostgreSQL hash-joined all of them each time (bench/RESULTS.md,
  * "Held prices, read once a data version").
  * A held price changes only with the data version (holding, correcting and releasing one bumps
  * it: test/storage/held-prices.test.ts), so one read a version serves every request of it.

@@ -23,7 +23,7 @@ export function newDataVersion(): number {
  *
  * Why 10 ms and not 1: under load on SQLite a reading cost some 25 µs (its read lock's system
  * calls), so once a millisecond was 1.8 µs of every cached answer at 14,000 a second, a tenth
- * of what `serve` spends beyond a bare node:http server (docs/PERFORMANCE.md); a hundredth of a
+ * of what `serve` spends beyond a bare node:http server (bench/RESULTS.md); a hundredth of a
  * second more before another process's write shows is below anything a client can tell.
  */
 export const VERSION_REUSE_MS = 10;

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
-  BARE_FASTIFY, type Row, TABLE_HEADERS, accessLineRowName, groupsOf, markdownTable, shippedRowName, tableCells, whyNotMet,
+  BARE_FASTIFY, RESULTS_HAND_WRITTEN, type Row, TABLE_HEADERS, accessLineRowName, groupsOf, markdownTable, shippedRowName, tableCells, whyNotMet, withHandWritten,
 } from '../../bench/report.ts';
 
 /** A request-rate row of the bench, met unless said otherwise. */
@@ -117,5 +119,21 @@ describe('bench report: the table', () => {
     const [head, rule] = markdownTable([]).split('\n');
     assert.equal(head, '| endpoint | A | B | ratio | p99 A ms | p99 B ms | p99 ratio | CPU µs A | CPU µs B | target | met? |');
     assert.equal(rule, '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
+  });
+});
+
+describe('--write-results keeps what is written by hand', () => {
+  test('the generated part is replaced; from the marker on, the previous page stays as it was', () => {
+    const previous = `# Benchmark results\n\nold table\n\n${RESULTS_HAND_WRITTEN}\n\n## A step\n\nby hand\n`;
+    assert.equal(withHandWritten('# Benchmark results\n\nnew table\n', previous),
+      `# Benchmark results\n\nnew table\n\n${RESULTS_HAND_WRITTEN}\n\n## A step\n\nby hand\n`);
+  });
+  test('a page without the marker (or none at all) is replaced whole', () => {
+    assert.equal(withHandWritten('new\n', 'old\n'), 'new\n');
+    assert.equal(withHandWritten('new\n', ''), 'new\n');
+  });
+  test('bench/RESULTS.md carries the marker once', () => {
+    const page = readFileSync(join(import.meta.dirname, '..', '..', 'bench', 'RESULTS.md'), 'utf8');
+    assert.equal(page.split(RESULTS_HAND_WRITTEN).length, 2);
   });
 });

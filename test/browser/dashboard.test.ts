@@ -136,8 +136,14 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
   type History = { data: { history: Array<{ fuel: string; records: Array<{ date: string; timestamp: number; average: string }> | false }> } };
   type Cycle = { data: { cycles: boolean; phase: string; advice: string; reason: string; confidence: string; cheapest_weekday: string | false; period_days: number | false; days_since_restoration: number | false; last_restoration: { date: string; rise: string } | false; restorations: Array<{ date: string }> } };
 
-  /** Every panel equals the API's answer for the same city, point and fuel. */
-  async function assertShowsApi(page: Page, city: string, near: string, fuel: string, timeframe: string): Promise<void> {
+  /**
+   * Every panel equals the API's answer for the same city, point and fuel. `expect` says which
+   * case of the cycle panel this call is chosen for (a cycle, a weekly cycle's cheapest day, or
+   * neither), and is asserted of the API's answer first: each branch below is taken by some call,
+   * and a change to the demo data that loses the case fails here instead of skipping the check.
+   */
+  async function assertShowsApi(page: Page, city: string, near: string, fuel: string, timeframe: string,
+    expect: { cycles: boolean; cheapestWeekday: boolean }): Promise<void> {
     const cheapest = await api<{ data: Cheapest[] }>(`/v1/prices/cheapest?fuel=${fuel}&near=${near}&radius=10&limit=100`);
     assert.ok(cheapest.data.length > 10, `${cheapest.data.length} stations near ${near}`);
     const names = referenceNames(cheapest.data);
@@ -159,21 +165,29 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
     assert.equal(await page.locator('#chart canvas').count(), 1);
 
     const cycle = await api<Cycle>(`/v1/cities/${city}/cycle?fuel=${fuel}`);
+    assert.equal(cycle.data.cycles, expect.cycles, `${city}'s ${fuel} cycles: ${String(expect.cycles)} in the demo data`);
+    assert.equal(cycle.data.cheapest_weekday !== false, expect.cheapestWeekday, `${city}'s ${fuel} has a cheapest weekday: ${String(expect.cheapestWeekday)}`);
     assert.equal(await page.getAttribute('#cycle', 'data-phase'), cycle.data.phase);
     assert.equal(await page.getAttribute('#headline', 'data-advice'), cycle.data.advice);
     // The advice's reason in the API's own words, its confidence, and a weekly cycle's cheapest day.
     assert.equal(await page.textContent('#advice-reason'), cycle.data.reason);
     assert.equal(await page.getAttribute('#headline', 'data-confidence'), cycle.data.confidence);
-    if (cycle.data.cheapest_weekday !== false) assert.match(await page.textContent('#cycle') ?? '', new RegExp(`Cheapest day${cycle.data.cheapest_weekday}s`, 'i'));
+    const cycleText = await page.textContent('#cycle') ?? '';
+    if (cycle.data.cheapest_weekday !== false) assert.match(cycleText, new RegExp(`Cheapest day${cycle.data.cheapest_weekday}s`, 'i'));
+    else assert.doesNotMatch(cycleText, /Cheapest day/);
     // Every restoration of a cycle on a day the chart shows where the line rises (on the day before it) is marked; none without a cycle.
     const sorted = [...records].sort((a, b) => a.timestamp - b.timestamp);
     const rising = new Set(sorted.filter((r, i) => i > 0 && Number(r.average) > Number(sorted[i - 1]?.average)).map((r) => r.date));
-    assert.equal(await page.getAttribute('#chart', 'data-restorations'), String(cycle.data.cycles ? cycle.data.restorations.filter((r) => rising.has(r.date)).length : 0),
-      'every restoration on a day the chart shows is marked');
-    if (cycle.data.cycles && cycle.data.last_restoration) assert.match(await page.textContent('#cycle') ?? '', new RegExp(`${cycle.data.last_restoration.date} \\(\\+${cycle.data.last_restoration.rise} c/L\\)`));
-    // With a cycle, the next restoration is named, and marked on the chart when it falls in (or within a period after) the days shown.
-    if (cycle.data.period_days !== false && cycle.data.last_restoration && cycle.data.days_since_restoration !== false) {
-      assert.match(await page.textContent('#cycle') ?? '', /Next restorationdue \d{2}-\d{2}-\d{4} \((in \d+ days|tomorrow|today|\d+ days? overdue)\)/);
+    const marked = cycle.data.cycles ? cycle.data.restorations.filter((r) => rising.has(r.date)).length : 0;
+    if (cycle.data.cycles) assert.ok(marked > 0, `a restoration of ${city}'s cycle on a day the chart shows`);
+    assert.equal(await page.getAttribute('#chart', 'data-restorations'), String(marked), 'every restoration on a day the chart shows is marked');
+    if (cycle.data.cycles) {
+      // With a cycle: the last restoration, and the next named (and marked on the chart when it falls in, or within a period after, the days shown).
+      assert.ok(cycle.data.last_restoration && cycle.data.period_days !== false && cycle.data.days_since_restoration !== false, 'a cycle has its last restoration and period');
+      assert.match(cycleText, new RegExp(`${cycle.data.last_restoration.date} \\(\\+${cycle.data.last_restoration.rise} c/L\\)`));
+      assert.match(cycleText, /Next restorationdue \d{2}-\d{2}-\d{4} \((in \d+ days|tomorrow|today|\d+ days? overdue)\)/);
+    } else {
+      assert.doesNotMatch(cycleText, /Last restoration|Next restoration/);
     }
 
     // Ties at the lowest price are all marked the cheapest, in one colour; no other row is.
@@ -263,7 +277,7 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
     await show(page, { city: 'perth', fuel: 'ulp91', timeframe: 'last-month' });
     assert.equal(await page.getAttribute('#results', 'data-state'), 'ready');
     const perth = (await api<{ data: { latitude: string; longitude: string } }>('/v1/cities/perth')).data;
-    await assertShowsApi(page, 'perth', `${perth.latitude},${perth.longitude}`, 'ulp91', 'last-month');
+    await assertShowsApi(page, 'perth', `${perth.latitude},${perth.longitude}`, 'ulp91', 'last-month', { cycles: true, cheapestWeekday: true });
     // The three stations with tomorrow's prices: the column is there, each at its price now plus 5.0.
     const shownTomorrow = await page.$$eval('#cheapest tbody td.tomorrow', (tds) => tds.map((td) => td.textContent).filter((t) => t !== '–'));
     const listed = (await api<{ data: Cheapest[] }>(`/v1/prices/cheapest?fuel=ulp91&near=${perth.latitude},${perth.longitude}&radius=10&limit=10`)).data;
@@ -300,7 +314,7 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
     await connect(page, server.token);
     await show(page, { city: 'sydney', location: '-33.8688, 151.2093', fuel: 'e10', timeframe: 'last-week' });
     assert.equal(await page.inputValue('#city'), 'sydney');
-    await assertShowsApi(page, 'sydney', '-33.8688,151.2093', 'e10', 'last-week');
+    await assertShowsApi(page, 'sydney', '-33.8688,151.2093', 'e10', 'last-week', { cycles: false, cheapestWeekday: false });
 
     await page.fill('#location', '-33.8688; 151.2093');
     await page.click('#query-form button[type=submit]');
@@ -346,7 +360,7 @@ describe('the dashboard in Chromium', { skip: SKIP }, () => {
     await page.waitForSelector('#results[data-state="ready"]');
     assert.equal(await page.inputValue('#location'), '-34.9285, 138.6007');
     assert.equal(await page.inputValue('#city'), 'adelaide', 'the city panels follow the nearest city');
-    await assertShowsApi(page, 'adelaide', '-34.9285,138.6007', 'diesel', 'last-month');
+    await assertShowsApi(page, 'adelaide', '-34.9285,138.6007', 'diesel', 'last-month', { cycles: false, cheapestWeekday: false });
     assert.deepEqual(problems, []);
   });
 

@@ -41,7 +41,7 @@ export async function usage(client: FuelPriceClient): Promise<void> {
   void city.data.population;
 }
 
-/** The README's example ("TypeScript client"), as written there. */
+/** docs/API.md's example ("TypeScript client"), as written there. */
 export async function readmeExample(): Promise<void> {
   const client = new FuelPriceClient({ baseUrl: 'http://127.0.0.1:8080', token: 'fp_...' });
   const { data } = await client.getCitySpread('sydney');          // data.spread[0].min: "164.9"

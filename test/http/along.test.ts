@@ -212,7 +212,7 @@ for (const backend of testBackends()) {
       // With a fill but ranked by price: the same items as order=price, each with its net_cost.
       const byPrice = await ok(`/v1/prices/along?fuel=ulp91&path=${encodeURIComponent(MAIN_PATH)}&litres=10&consumption=50&limit=100`);
       assert.deepEqual(byPrice.data, reference(MAIN, 2, 'price', { litres: 10, consumption: 50 }).map(item));
-      // README's worked example: 40 L at 185.9 c/L with a 4 km detour at 8 L/100 km is 40.32 L x $1.859 = $74.95488, $74.95.
+      // docs/ENDPOINTS.md's worked example: 40 L at 185.9 c/L with a 4 km detour at 8 L/100 km is 40.32 L x $1.859 = $74.95488, $74.95.
       assert.equal(netCents(1859, 40, 8, 2000), 7495);
     });
 

@@ -116,9 +116,9 @@ describe('docs/HOME-ASSISTANT.md', () => {
     assert.equal(new URL(CONFIGURATION.rest[0]?.resource ?? '').searchParams.get('ids'), PAGE_IDS.join(','));
   });
 
-  test('the page says how the server is made reachable: HOST, whose default is 127.0.0.1 (README, Configuration)', () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-    assert.match(readme, /^\| `HOST` \| `127\.0\.0\.1` \|/m);
+  test('the page says how the server is made reachable: HOST, whose default is 127.0.0.1 (docs/CONFIGURATION.md)', () => {
+    const configuration = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'CONFIGURATION.md'), 'utf8');
+    assert.match(configuration, /^\| `HOST` \| `127\.0\.0\.1` \|/m);
     assert.match(PAGE, /listens on `127\.0\.0\.1` unless told otherwise/);
     assert.match(PAGE, /HOST=0\.0\.0\.0 PORT=8080 fuelprice serve/);
   });

@@ -154,7 +154,7 @@ describe('the TRUST_PROXY setting', () => {
 });
 
 const redisUrl = redisServerUrl();
-const skip = redisUrl ? false : 'no Redis server given: set FUELPRICE_TEST_REDIS=redis://127.0.0.1:6379 to run these (see README, Testing)';
+const skip = redisUrl ? false : 'no Redis server given: set FUELPRICE_TEST_REDIS=redis://127.0.0.1:6379 to run these (see CONTRIBUTING.md, Test)';
 
 describe('rate limits under concurrent load, shared through Redis', { skip }, () => {
   let admin: Redis;

@@ -11,7 +11,7 @@ import {
 } from '../helpers.ts';
 
 const redisUrl = redisServerUrl();
-const skip = redisUrl ? false : 'no Redis server given: set FUELPRICE_TEST_REDIS=redis://127.0.0.1:6379 to run these (see README, Testing)';
+const skip = redisUrl ? false : 'no Redis server given: set FUELPRICE_TEST_REDIS=redis://127.0.0.1:6379 to run these (see CONTRIBUTING.md, Test)';
 
 interface CapturedLogs extends LimiterLogger {
   warnings: string[];

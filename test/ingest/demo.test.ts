@@ -200,15 +200,20 @@ describe('demo prices', () => {
 
   test('prices are within plausible bounds; no combined fuel is reported', () => {
     const combined = Object.keys(COMBINED_FUELS);
+    let ev = 0;
     for (const e of g.prices) {
       assert.ok(!combined.includes(e.fuel), e.fuel);
       assert.ok(Number.isInteger(e.priceTenths) && Number.isInteger(e.at));
-      if (e.fuel === 'ev') assert.ok(e.priceTenths >= 200 && e.priceTenths <= 900, `ev ${e.priceTenths}`);
-      else assert.ok(e.priceTenths >= 800 && e.priceTenths <= 3500, `${e.fuel} ${e.priceTenths}`);
+      if (e.fuel === 'ev') {
+        ev++;
+        assert.ok(e.priceTenths >= 200 && e.priceTenths <= 900, `ev ${e.priceTenths}`);
+      } else assert.ok(e.priceTenths >= 800 && e.priceTenths <= 3500, `${e.fuel} ${e.priceTenths}`);
     }
+    assert.ok(ev > 0 && ev < g.prices.length, 'both bounds were checked');
   });
 
   test('every station-fuel starts at the start of history, available; reports only on a change', () => {
+    let outOfStock = 0;
     for (const [key, { events }] of series(g)) {
       const [first] = events;
       assert.ok(first && first.available && first.at >= startSec && first.at <= startSec + 900, key);
@@ -217,9 +222,13 @@ describe('demo prices', () => {
         const b = events[i];
         assert.ok(a && b && b.at > a.at, `${key}: strictly increasing`);
         assert.ok(a.priceTenths !== b.priceTenths || a.available !== b.available, `${key}: repeated report at ${b.at}`);
-        if (!b.available) assert.equal(b.priceTenths, a.priceTenths, `${key}: out of stock keeps the last price`);
+        if (!b.available) {
+          outOfStock++;
+          assert.equal(b.priceTenths, a.priceTenths, `${key}: out of stock keeps the last price`);
+        }
       }
     }
+    assert.ok(outOfStock > 0, 'the demo runs out of some fuel somewhere');
   });
 
   test('grades keep their order at the start: e10 < ulp91 < ulp95 < ulp98; LPG 90-135 c', () => {
@@ -230,14 +239,16 @@ describe('demo prices', () => {
       if (!m) first.set(e.feedCode, (m = new Map<FuelId, number>()));
       m.set(e.fuel, e.priceTenths);
     }
+    const checked = { e10: 0, ulp95: 0, ulp98: 0, lpg: 0 };
     for (const [code, m] of first) {
       const [e10, u91, u95, u98] = [m.get('e10'), m.get('ulp91'), m.get('ulp95'), m.get('ulp98')];
-      if (e10 !== undefined && u91 !== undefined) assert.ok(e10 < u91 && u91 - e10 <= 50, code);
-      if (u91 !== undefined && u95 !== undefined) assert.ok(u95 - u91 >= 100 && u95 - u91 <= 190, code);
-      if (u95 !== undefined && u98 !== undefined) assert.ok(u98 > u95, code);
+      if (e10 !== undefined && u91 !== undefined) { checked.e10++; assert.ok(e10 < u91 && u91 - e10 <= 50, code); }
+      if (u91 !== undefined && u95 !== undefined) { checked.ulp95++; assert.ok(u95 - u91 >= 100 && u95 - u91 <= 190, code); }
+      if (u95 !== undefined && u98 !== undefined) { checked.ulp98++; assert.ok(u98 > u95, code); }
       const lpg = m.get('lpg');
-      if (lpg !== undefined) assert.ok(lpg >= 900 && lpg <= 1350, `${code} lpg ${lpg}`);
+      if (lpg !== undefined) { checked.lpg++; assert.ok(lpg >= 900 && lpg <= 1350, `${code} lpg ${lpg}`); }
     }
+    for (const [pair, n] of Object.entries(checked)) assert.ok(n > 0, `some station sells ${pair} and the grade below it`);
   });
 
   test('WA changes prices only at 06:00; Victoria raises only at the day\'s first report, early', () => {

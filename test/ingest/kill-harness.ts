@@ -105,7 +105,7 @@ export async function createDb(backend: BackendName): Promise<Db> {
     return { url: `sqlite:${join(dir, 'kill.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const server = postgresServerUrl();
-  if (!server) throw new Error('PostgreSQL was asked for: set FUELPRICE_TEST_POSTGRES (see README, Testing)');
+  if (!server) throw new Error('PostgreSQL was asked for: set FUELPRICE_TEST_POSTGRES (see CONTRIBUTING.md, Test)');
   return createPostgresDatabase(server);
 }
 

@@ -12,7 +12,7 @@ const postgresUrl = postgresServerUrl();
 const redisUrl = redisServerUrl();
 const skip = postgresUrl && redisUrl
   ? false
-  : 'needs both PostgreSQL and Redis: set FUELPRICE_TEST_POSTGRES and FUELPRICE_TEST_REDIS to run these (see README, Testing)';
+  : 'needs both PostgreSQL and Redis: set FUELPRICE_TEST_POSTGRES and FUELPRICE_TEST_REDIS to run these (see CONTRIBUTING.md, Test)';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

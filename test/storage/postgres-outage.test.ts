@@ -8,7 +8,7 @@ import {
 } from '../helpers.ts';
 
 const postgresUrl = postgresServerUrl();
-const skip = postgresUrl ? false : 'no PostgreSQL server given: set FUELPRICE_TEST_POSTGRES to run these (see README, Testing)';
+const skip = postgresUrl ? false : 'no PostgreSQL server given: set FUELPRICE_TEST_POSTGRES to run these (see CONTRIBUTING.md, Test)';
 
 const PATHS = ['/v1/cities/sydney/spread', '/v1/stations', '/v1/cities/sydney/history?timeframe=all-time', '/v1/stations/alpha-sydney'];
 

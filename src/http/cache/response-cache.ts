@@ -27,7 +27,7 @@ export interface CachedAnswer {
    * a latin1 string body to the header block (also latin1) and writes both with one write from
    * its stack, where a Buffer body goes out as a writev of two pieces with the header block
    * first copied to the heap (about a microsecond more an answer on the bench machine:
-   * docs/PERFORMANCE.md). What goes out does not change. Counted in the cache's bytes; kept only
+   * bench/RESULTS.md). What goes out does not change. Counted in the cache's bytes; kept only
    * by a cache the fast path serves from (ResponseCache's `keepText`).
    */
   text?: string;

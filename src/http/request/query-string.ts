@@ -8,7 +8,7 @@
  * 4 KB with a few hundred %XX escapes) took 20 µs to decode that way against 4 µs natively, and
  * came out as a string of a thousand pieces that every later reader (the schema's length and
  * pattern checks, the polyline's decoder) walked slowly; the engine returns one flat string.
- * Short queries cost about the same either way, some 20 ns more (docs/PERFORMANCE.md, "Along's
+ * Short queries cost about the same either way, some 20 ns more (bench/RESULTS.md, "Along's
  * query string").
  *
  * The rules, fast-querystring's (test/http/query-string.test.ts checks the two agree on

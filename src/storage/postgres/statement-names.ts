@@ -6,7 +6,7 @@ import type pg from 'pg';
  * alone) go to PostgreSQL as named statements,
  * prepared once per connection: unnamed, the server parsed and planned each one at every
  * execution (one station's prices 281 µs a round trip against 95 named, on the demo dataset:
- * docs/PERFORMANCE.md, "Statements compiled once"). A name is the hash of the text, so a text
+ * bench/RESULTS.md, "Statements compiled once"). A name is the hash of the text, so a text
  * always has the same name on every connection.
  *
  * What a name can meet, and what is done then (the statement, which did not run, is sent again

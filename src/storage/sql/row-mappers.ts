@@ -88,7 +88,7 @@ export function toDayRun(r: Row): DayRun {
 
 /**
  * A current_prices row as the writers carry it on. Written out, not spread from toReport: in
- * Node 20 an object spread with properties added is far slower than a literal (README, Performance),
+ * Node 20 an object spread with properties added is far slower than a literal (bench/RESULTS.md),
  * and this runs once per open price in every seal.
  */
 export function toOpenState(r: Row): OpenState {

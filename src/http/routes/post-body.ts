@@ -1,6 +1,6 @@
 /**
- * The POST forms of the GET routes whose parameters a URL cannot always carry (request/rules.ts
- * POST_PATHS): 100 real ids, or a route's full polyline once percent-encoded. The body is a JSON
+ * The POST forms of the GET routes whose parameters a URL cannot always carry (their routes
+ * declare `maxBody`, request/policy.ts): 100 real ids, or a route's full polyline once percent-encoded. The body is a JSON
  * object of the very parameters of the GET, and is answered as the GET is, byte for byte:
  *
  * - Each member is a parameter of the GET's query: a string as the query would give it, or a JSON

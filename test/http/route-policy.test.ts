@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { after, before, describe, test } from 'node:test';
-import type { FastifyInstance, RouteOptions } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import type { FastifyInstance } from 'fastify';
 import type { RoutePolicy } from '../../src/http/request/policy.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { NOW } from '../fixture.ts';
 import { fixedClock, testBackends } from '../helpers.ts';
+import { buildAppSeeingRoutes } from './routes-seen.ts';
 
 /**
  * Every route's policy is declared in its registration (request/policy.ts), and these are all the
@@ -44,21 +43,12 @@ describe('route policies, declared once', () => {
   before(async () => {
     assert.ok(sqlite);
     ({ store, drop } = await sqlite.create());
-    const onInstance = (message: unknown): void => {
-      const { fastify } = message as { fastify: FastifyInstance };
-      fastify.addHook('onRoute', (route: RouteOptions) => {
-        const config = (route.config ?? {}) as Record<string, unknown>;
-        const policy = Object.fromEntries(POLICY_KEYS.filter((key) => config[key] !== undefined).map((key) => [key, config[key]])) as RoutePolicy;
-        if (Object.keys(policy).length === 0) return;
-        for (const method of Array.isArray(route.method) ? route.method : [route.method]) declared.push([method, route.url, policy]);
-      });
-    };
-    subscribe('fastify.initialization', onInstance);
-    try {
-      app = await buildApp({ store, clock: fixedClock(NOW) });
-    } finally {
-      unsubscribe('fastify.initialization', onInstance);
-    }
+    app = await buildAppSeeingRoutes(store, fixedClock(NOW), (route) => {
+      const config = (route.config ?? {}) as Record<string, unknown>;
+      const policy = Object.fromEntries(POLICY_KEYS.filter((key) => config[key] !== undefined).map((key) => [key, config[key]])) as RoutePolicy;
+      if (Object.keys(policy).length === 0) return;
+      for (const method of Array.isArray(route.method) ? route.method : [route.method]) declared.push([method, route.url, policy]);
+    });
     await app.ready();
   });
   after(async () => { await app.close(); await drop(); });

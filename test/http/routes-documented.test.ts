@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { after, before, describe, test } from 'node:test';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
-import type { FastifyInstance, RouteOptions } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import type { FastifyInstance } from 'fastify';
 import { DASHBOARD_PAGE_FILES } from '../../src/http/routes/dashboard.ts';
 import { DOCS_PAGE_FILES } from '../../src/http/routes/docs.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
 import { NOW } from '../fixture.ts';
 import { fixedClock, testBackends } from '../helpers.ts';
+import { buildAppSeeingRoutes } from './routes-seen.ts';
 
 /**
  * Nothing undocumented is reachable: the routes the app registers (seen by an onRoute hook
@@ -45,23 +44,14 @@ describe('served routes = OpenAPI paths', () => {
     const created = newToken('routes', NOW);
     await store.createToken(created.record);
     token = created.token;
-    const onInstance = (message: unknown): void => {
-      const { fastify } = message as { fastify: FastifyInstance };
-      fastify.addHook('onRoute', (route: RouteOptions & { routePath?: string; prefix?: string }) => {
-        const methods = Array.isArray(route.method) ? route.method : [route.method];
-        // Copied now: Fastify reuses the options object for the `/prefix/` twin of a plugin's root route, which runs no hook.
-        const urls = route.routePath === '' && route.prefix ? [route.url, `${route.url}/`] : [route.url];
-        const response = (route.schema as { response?: Record<string, unknown> } | undefined)?.response;
-        const hidden = (route.schema)?.hide === true;
-        for (const method of methods) for (const url of urls) served.push({ method, path: url, response, hidden });
-      });
-    };
-    subscribe('fastify.initialization', onInstance);
-    try {
-      app = await buildApp({ store, clock: fixedClock(NOW) });
-    } finally {
-      unsubscribe('fastify.initialization', onInstance);
-    }
+    app = await buildAppSeeingRoutes(store, fixedClock(NOW), (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      // Copied now: Fastify reuses the options object for the `/prefix/` twin of a plugin's root route, which runs no hook.
+      const urls = route.routePath === '' && route.prefix ? [route.url, `${route.url}/`] : [route.url];
+      const response = (route.schema as { response?: Record<string, unknown> } | undefined)?.response;
+      const hidden = (route.schema)?.hide === true;
+      for (const method of methods) for (const url of urls) served.push({ method, path: url, response, hidden });
+    });
     await app.ready();
     doc = JSON.parse((await app.inject({ url: '/v1/openapi.json' })).body) as typeof doc;
     doc.paths = { ...doc.paths, ...DOCS_PAGE_FILES, ...DASHBOARD_PAGE_FILES };

@@ -114,7 +114,7 @@ function newestMtime(dir: string): number {
   return latest;
 }
 
-/** The compiled bench/server.ts on one dataset, response cache on or off, load shedding past `maxEventLoopDelayMs` (0: off). */
+/** The compiled bench/server.ts on one dataset, answer cache on or off, load shedding past `maxEventLoopDelayMs` (0: off). */
 export function startBenchServer(databasePath: string, cache: boolean, maxEventLoopDelayMs = 0): Promise<Started> {
   ensureBuilt();
   return startProcess([BUILT_SERVER, '--db', databasePath, '--cache', cache ? 'on' : 'off',

@@ -502,7 +502,7 @@ if (reasons.length > 0) console.log(`\nnot met, by how much and why (this run's 
 
 const shortYears = DATASETS[shortName].years;
 const chartNote = [
-  `Median p50 (solid) and p99 (dashed) latency under load (${settings.connections} connections), response cache off, of Sydney's city history`,
+  `Median p50 (solid) and p99 (dashed) latency under load (${settings.connections} connections), answer cache off, of Sydney's city history`,
   `over the last week, the last month and all time, and of one Sydney station's last month, against the length of the stored history:`,
   `${shortName} (${shortYears} y) and ${mainName} (${DATASETS[mainName].years} y), measured side by side in the fixed-window comparison.`,
   extraName ? `The hollow points at 2 y are the small demo (fewer stations per city, so not the same workload; not joined), measured on their own in the same run.` : '',

@@ -32,7 +32,7 @@ if (!values.db || !Number.isInteger(nowSec) || (values.cache !== 'on' && values.
 const store = /^postgres(ql)?:\/\//.test(values.db) ? new PostgresStore({ connectionString: values.db }) : new SqliteStore(values.db);
 await store.migrate();
 const app = await buildApp({
-  store, clock: { now: () => nowSec }, logger: false, responseCache: values.cache === 'on', defaultRateLimit: 1e9,
+  store, clock: { now: () => nowSec }, logger: false, answerCache: values.cache === 'on', defaultRateLimit: 1e9,
   ...(maxDelayMs > 0 ? { loadGauge: eventLoopGauge({ maxDelayMs }) } : {}),
 });
 app.get(FIXED_PATH, { schema: { hide: true } }, (_request, reply) => reply.type('application/json; charset=utf-8').send(FIXED_BODY));

@@ -5,11 +5,11 @@
  *   npm run soak -- [--minutes 5] [--connections 50] [--overload-connections 200]
  *                   [--max-event-loop-delay-ms 100] [--p99-bound-ms 250] [--no-overload]
  *
- * The server is bench/server.ts (buildApp, response cache on, load shedding as `serve` sets it
+ * The server is bench/server.ts (buildApp, answer cache on, load shedding as `serve` sets it
  * up) on the small demo dataset (bench/datasets.ts), in its own process, loaded over loopback
  * by autocannon from this one. The mix: nine requests in ten go to the nine endpoints for the
  * eight capitals and a station in each (cached after their first answer), one in ten to the
- * same endpoints with an ignored query parameter (`soak=N`) that the response cache keys on,
+ * same endpoints with an ignored query parameter (`soak=N`) that the answer cache keys on,
  * from a cycle longer than the cache holds: always a miss, so always the full path.
  *
  * 0. The cache is first filled to its bound with such URLs (its steady state under this mix).
@@ -17,7 +17,7 @@
  * 2. The soak: `--minutes` at 80% of that rate (autocannon overallRate), sampling every 10 s
  *    the requests, non-2xx answers and errors, p50 and p99 of that interval, and the server's RSS.
  * 3. Past capacity: `--overload-connections` connections as fast as they go, against a server
- *    with shedding on and one with it off, for the mix and for the mix with the response cache
+ *    with shedding on and one with it off, for the mix and for the mix with the answer cache
  *    off (every request on the full path): share of 503s, p50 and p99 of the 200s.
  *
  * Prints a summary and writes bench/out/soak.json. Verdict: no errors, every interval's p99
@@ -30,7 +30,7 @@ import { inspect, parseArgs } from 'node:util';
 import { scriptArgs } from './cli.ts';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { DEFAULT_CACHE_LIMITS } from '../src/http/cache/response-cache.ts';
+import { DEFAULT_CACHE_LIMITS } from '../src/http/cache/answer-store.ts';
 import { type Dataset, ensureDataset } from './datasets.ts';
 import { median, percentile } from './stats.ts';
 import { BENCH_DIR, type Started, rssBytes, startBenchServer, stopProcess } from './processes.ts';
@@ -81,7 +81,7 @@ function hotPaths(dataset: Dataset): string[] {
 }
 
 /**
- * Never-seen URLs come from a cycle longer than the response cache holds, so every one is a
+ * Never-seen URLs come from a cycle longer than the answer cache holds, so every one is a
  * miss (the least recently used goes first) and the cache stays at its bound rather than
  * growing through the soak.
  */
@@ -214,10 +214,10 @@ try {
   running.push(server);
   console.log(`server pid ${server.pid} at ${server.address}, load shedding past ${shedMs} ms of event-loop delay`);
 
-  // 0. The response cache filled to its bound with never-seen URLs, so that what follows finds it in its steady state.
+  // 0. The answer cache filled to its bound with never-seen URLs, so that what follows finds it in its steady state.
   const cold = { next: 0 };
   const fill = await run(server.address, dataset.token, mix(hot, cold, 1), { seconds: 600, amount: COLD_CYCLE, connections });
-  console.log(`response cache filled: ${fill.requests} never-seen URLs in ${fill.seconds} s, RSS ${round2((rssBytes(server.pid) ?? NaN) / 1048576)} MB`);
+  console.log(`answer cache filled: ${fill.requests} never-seen URLs in ${fill.seconds} s, RSS ${round2((rssBytes(server.pid) ?? NaN) / 1048576)} MB`);
 
   // 1. Maximum throughput.
   const next = mix(hot, cold);

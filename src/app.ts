@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { type Clock, OSM_TILES, type TileConfig, type TrustProxy } from './config.ts';
 import { addAnswerCache } from './http/cache/answer-cache.ts';
-import { DEFAULT_CACHE_LIMITS, ResponseCache } from './http/cache/response-cache.ts';
+import { DEFAULT_CACHE_LIMITS, AnswerStore } from './http/cache/answer-store.ts';
 import { EVERY_ANSWER, SECURITY_HEADERS, answerHeaders } from './http/request/headers.ts';
 import { TokenCache } from './http/auth/token-cache.ts';
 import { ErrorBody } from './http/errors/catalogue.ts';
@@ -45,7 +45,7 @@ export interface AppOptions {
   defaultRateLimit?: number; // requests a minute per token that sets none
   maxAgeSec?: number; // Cache-Control max-age of a /v1 answer
   dataNote?: string; // where the data comes from, on the docs page
-  responseCache?: boolean; // keep /v1 answers until the data changes (http/cache/answer-cache.ts); on by default
+  answerCache?: boolean; // keep /v1 answers until the data changes (http/cache/answer-cache.ts); on by default
   trustProxy?: TrustProxy; // which X-Forwarded-For hops to believe (TRUST_PROXY); none by default
   loadGauge?: LoadGauge; // load shedding (http/server/load-shedding.ts), closed with the app; none when absent
   limits?: Partial<ServerLimits>; // the server's timeouts and caps; DEFAULT_LIMITS for any not given
@@ -63,7 +63,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const defaultLimit = options.defaultRateLimit ?? DEFAULT_RATE_LIMIT;
   // The fast path (below) answers only where the limit is counted in this process; only it sends an answer's text.
   const fast = countsInProcess(limiter);
-  const cache = options.responseCache === false ? undefined : new ResponseCache(DEFAULT_CACHE_LIMITS, fast);
+  const cache = options.answerCache === false ? undefined : new AnswerStore(DEFAULT_CACHE_LIMITS, fast);
   const gauge = options.loadGauge;
   // prom-client is loaded only when metrics are on (METRICS_TOKEN).
   const metricsModule = options.metricsToken ? await import('./http/server/metrics.ts') : undefined;

@@ -7,7 +7,7 @@
  * random number by a trigger on every change to the block's rows: a seal, a late report, a copy,
  * so never the same twice even across a restore from a backup), and storage reads
  * a block's rows again only when its mark has moved (ReadStore.cityHistoryParts, `known`). So a
- * block is never served stale, whichever process wrote, and this is not the response cache: it
+ * block is never served stale, whichever process wrote, and this is not the answer cache: it
  * is on whether or not that is, and bounded in bytes (least recently used blocks go first).
  */
 import type { FuelId } from '../domain/fuels.ts';

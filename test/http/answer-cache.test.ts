@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CLOCK_BUCKET_SEC, ResponseCache, TEXT_MAX_BYTES, UNCLOCKED, clockSlice } from '../../src/http/cache/response-cache.ts';
+import { CLOCK_BUCKET_SEC, AnswerStore, TEXT_MAX_BYTES, UNCLOCKED, clockSlice } from '../../src/http/cache/answer-store.ts';
 import { SingleFlight } from '../../src/http/cache/single-flight.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { type RunningServer, fixedClock, get, startServer, testBackends } from '../helpers.ts';
 
-describe('ResponseCache (pure)', () => {
+describe('AnswerStore (pure)', () => {
   test('an entry serves its own data version and clock slice only', () => {
-    const cache = new ResponseCache();
+    const cache = new AnswerStore();
     cache.set('/a', 3, 0, { body: 'x', etag: '"e"' });
     assert.deepEqual(cache.get('/a', 3, 0), { body: Buffer.from('x'), etag: '"e"', length: '1', version: 3, bucket: 0, text: 'x' });
     assert.equal(cache.get('/a', 4, 0), undefined);
@@ -18,7 +18,7 @@ describe('ResponseCache (pure)', () => {
   });
 
   test('bounded by entries and bytes, least recently used first out', () => {
-    const cache = new ResponseCache({ maxEntries: 2, maxBytes: 100 });
+    const cache = new AnswerStore({ maxEntries: 2, maxBytes: 100 });
     cache.set('/a', 1, 0, { body: 'a', etag: '1' });
     cache.set('/b', 1, 0, { body: 'b', etag: '2' });
     cache.get('/a', 1, 0);
@@ -34,7 +34,7 @@ describe('ResponseCache (pure)', () => {
   });
 
   test('a body of at most TEXT_MAX_BYTES is kept as latin1 text too (the very bytes), and counted twice; a longer one is not', () => {
-    const cache = new ResponseCache({ maxEntries: 10, maxBytes: 4 * (TEXT_MAX_BYTES + 1) });
+    const cache = new AnswerStore({ maxEntries: 10, maxBytes: 4 * (TEXT_MAX_BYTES + 1) });
     const ascii = `{"a":"${'x'.repeat(TEXT_MAX_BYTES - 8)}"}`;
     cache.set('/ascii', 1, 0, { body: ascii, etag: '1' });
     cache.set('/bytes', 1, 0, { body: Buffer.from('{"b":1}'), etag: '2' });
@@ -54,7 +54,7 @@ describe('ResponseCache (pure)', () => {
     assert.deepEqual(['/bytes', '/accented', '/long', '/more'].map((key) => cache.get(key, 1, 0)?.etag), ['2', '3', '4', '5']);
     // Without the fast path (a shared limiter) nothing sends the text: not kept, the body counted once.
     // Four bodies of 16 KiB fit its 65,540 bytes (with their text they would take 131,072).
-    const shared = new ResponseCache({ maxEntries: 10, maxBytes: 4 * (TEXT_MAX_BYTES + 1) }, false);
+    const shared = new AnswerStore({ maxEntries: 10, maxBytes: 4 * (TEXT_MAX_BYTES + 1) }, false);
     const keys = ['/1', '/2', '/3', '/4'];
     for (const key of keys) shared.set(key, 1, 0, { body: ascii.replace('a', key[1] as string), etag: key });
     assert.deepEqual(keys.map((key) => shared.get(key, 1, 0)?.etag), keys);
@@ -63,7 +63,7 @@ describe('ResponseCache (pure)', () => {
   });
 
   test('a hit on the newest entry leaves the order as it is; a hit on any other moves it to the end', () => {
-    const cache = new ResponseCache({ maxEntries: 3, maxBytes: 100 });
+    const cache = new AnswerStore({ maxEntries: 3, maxBytes: 100 });
     for (const key of ['/a', '/b', '/c']) cache.set(key, 1, 0, { body: key, etag: key });
     cache.get('/c', 1, 0);
     cache.get('/a', 1, 0);
@@ -75,7 +75,7 @@ describe('ResponseCache (pure)', () => {
   });
 
   test('an answer kept for a clock slice holds in that slice only; one kept UNCLOCKED for its whole data version', () => {
-    const cache = new ResponseCache();
+    const cache = new AnswerStore();
     const now = 1_000;
     cache.set('/clocked', 1, clockSlice(now), { body: 'c', etag: 'c' });
     cache.set('/unclocked', 1, UNCLOCKED, { body: 'u', etag: 'u' });
@@ -140,7 +140,7 @@ function countingHistoryReads(store: PriceStore, read: keyof PriceStore = 'cityH
 }
 
 for (const backend of testBackends()) {
-  describe(`response cache on ${backend.name}`, () => {
+  describe(`answer cache on ${backend.name}`, () => {
     let store: PriceStore;
     let drop: () => Promise<void>;
     let server: RunningServer;
@@ -150,7 +150,7 @@ for (const backend of testBackends()) {
       ({ store, drop } = await backend.create());
       await loadFixture(store);
       server = await startServer(store, clock);
-      uncached = await startServer(store, clock, { responseCache: false });
+      uncached = await startServer(store, clock, { answerCache: false });
     });
     after(async () => {
       await server.close();
@@ -204,9 +204,9 @@ for (const backend of testBackends()) {
 
     test('twenty requests that miss at once read storage once and get the same answer; uncached, twenty reads', async () => {
       // A route that reads in the serving thread: a city's history is a derived answer, read once on the worker
-      // whatever the response cache does (test/http/derived-answers.test.ts).
+      // whatever the answer cache does (test/http/derived-answers.test.ts).
       const path = '/v1/cities/sydney/spread';
-      for (const [label, options, expectedReads] of [['cache on', {}, 1], ['cache off', { responseCache: false }, 20]] as const) {
+      for (const [label, options, expectedReads] of [['cache on', {}, 1], ['cache off', { answerCache: false }, 20]] as const) {
         const { store: counted, reads } = countingHistoryReads(store, 'cityTotals');
         const own = await startServer(counted, clock, options);
         try {

@@ -84,7 +84,7 @@ for (const backend of testBackends()) {
     test('without the answer cache too, a header that has passed is refused once its token is revoked or expires', async () => {
       // Every request takes the full path here, which accepts a header it has seen pass without hashing it again (TokenCache).
       const clock = fixedClock(NOW);
-      const uncached = await startServer(store, clock, { responseCache: false });
+      const uncached = await startServer(store, clock, { answerCache: false });
       try {
         const revoked = newToken('revoked later', NOW);
         const expiring = newToken('expiring', NOW, { expiresInSec: 60 });

@@ -72,14 +72,14 @@ for (const backend of testBackends()) {
 
 /**
  * Each station's text is kept for the data version (src/http/cache/station-texts.ts), with the
- * response cache on or off. Two servers on one database, as two processes: a price written by one
+ * answer cache on or off. Two servers on one database, as two processes: a price written by one
  * is answered by the other on its next request, by the batch and by the one-station route alike,
  * and the batch's ETag (made from its stations' hashes) is the same from both.
  */
 for (const backend of testBackends()) {
   describe(`station prices kept per data version on ${backend.name}`, () => {
-    for (const responseCache of [false, true]) {
-      test(`another process's new price is answered at once, ETags agree across processes (response cache ${responseCache ? 'on' : 'off'})`, async () => {
+    for (const answerCache of [false, true]) {
+      test(`another process's new price is answered at once, ETags agree across processes (answer cache ${answerCache ? 'on' : 'off'})`, async () => {
         const { reader, writer, drop } = await twoStores(backend.name);
         const servers: RunningServer[] = [];
         try {
@@ -88,7 +88,7 @@ for (const backend of testBackends()) {
           reader.setVersionReuseMs(0);
           writer.setVersionReuseMs(0);
           const clock = fixedClock(NOW);
-          for (const store of [reader, writer]) servers.push(await startServer(store, clock, { responseCache }));
+          for (const store of [reader, writer]) servers.push(await startServer(store, clock, { answerCache }));
           const [one, two] = servers as [RunningServer, RunningServer];
           const path = '/v1/stations/prices?ids=alpha-sydney,nowhere,beta-sydney';
           const before = await get(one, path);

@@ -14,7 +14,7 @@ import { pairedTomorrow } from '../../src/domain/tomorrow.ts';
 import { TRACK_DAYS, trackRecord } from '../../src/domain/track-record.ts';
 import { CLOCK_SLICE_SEC } from '../../src/derived/computer.ts';
 import { DerivedAnswers } from '../../src/derived/derived-answers.ts';
-import { CLOCK_BUCKET_SEC } from '../../src/http/cache/response-cache.ts';
+import { CLOCK_BUCKET_SEC } from '../../src/http/cache/answer-store.ts';
 import { WEEKDAY_NAMES } from '../../src/schemas/cycle.ts';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import type { Batch, PriceStore } from '../../src/storage/store.ts';

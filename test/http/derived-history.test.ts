@@ -66,8 +66,8 @@ for (const backend of testBackends()) {
       await store.applyBatch({ stations: STATIONS, prices: PRICES });
       await store.seal(NOW);
       derived = new DerivedAnswers(store, clock);
-      // No response cache: every request reaches the route, so what is counted is the derived answers' keeping.
-      server = await startServer(store, clock, { derived, responseCache: false });
+      // No answer cache: every request reaches the route, so what is counted is the derived answers' keeping.
+      server = await startServer(store, clock, { derived, answerCache: false });
     });
     after(async () => { await server.close(); await drop(); });
 

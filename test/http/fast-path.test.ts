@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { scanHeaders } from '../../src/http/cache/fast-path.ts';
-import { TEXT_MAX_BYTES } from '../../src/http/cache/response-cache.ts';
+import { TEXT_MAX_BYTES } from '../../src/http/cache/answer-store.ts';
 import { newToken } from '../../src/tokens.ts';
 import { NOW, STATIONS, loadFixture } from '../fixture.ts';
 import { fixedClock, servedStore, testBackends } from '../helpers.ts';
@@ -121,7 +121,7 @@ for (const backend of testBackends()) {
     });
 
     test('on the wire, the very bytes of the full path: a body up to 16 KiB sent as latin1 text, a longer one as bytes', async () => {
-      // Stations whose names are not ASCII, enough of them for a list over 16 KiB (sent from the cached bytes: response-cache.ts).
+      // Stations whose names are not ASCII, enough of them for a list over 16 KiB (sent from the cached bytes: answer-store.ts).
       const base = STATIONS[1] as (typeof STATIONS)[number];
       const cafes = Array.from({ length: 100 }, (_, i) => ({ ...base, feedCode: `cafe-${i}`, slug: `Café Épsilon ${i}`, name: `Café Épsilon ${i}` }));
       await store().applyBatch({ stations: cafes, prices: [] });

@@ -94,7 +94,7 @@ for (const backend of testBackends()) {
       await store.upsertCities(CITIES);
       await store.applyBatch({ stations: STATIONS, prices: history() });
       await store.seal(NOW);
-      server = await startServer(store, clock, { responseCache: false });
+      server = await startServer(store, clock, { answerCache: false });
     });
     after(async () => {
       await server.close();
@@ -146,7 +146,7 @@ for (const backend of testBackends()) {
       assert.deepEqual([head.status, head.text, head.headers.get('content-length'), head.headers.get('etag')], [200, '', String(bytes), etag]);
       const unchanged = await get(server, path, { headers: { 'if-none-match': etag } });
       assert.deepEqual([unchanged.status, unchanged.text, unchanged.headers.get('etag')], [304, '', etag]);
-      // With the response cache on, the pieces are kept joined: the first answer and the cached one are the same bytes.
+      // With the answer cache on, the pieces are kept joined: the first answer and the cached one are the same bytes.
       const cached = await startServer(store, clock);
       try {
         for (const round of ['stored', 'from the cache']) {

@@ -345,7 +345,7 @@ describe('demo written to a store', () => {
   });
 
   test('the average endpoint answers the spread\'s average for every city and fuel (read without the extremes)', async () => {
-    const server = await startServer(store, fixedClock(options.nowSec), { responseCache: false, defaultRateLimit: 10_000 });
+    const server = await startServer(store, fixedClock(options.nowSec), { answerCache: false, defaultRateLimit: 10_000 });
     try {
       const { total } = await store.listCities({ state: undefined, limit: 1, offset: 0 });
       let priced = 0;

@@ -4,7 +4,7 @@ import type { CacheCounts } from '../server/metrics.ts';
 import { JSON_TYPE, answerKey } from '../representation/negotiation.ts';
 import type { RequestRules } from '../request/rules.ts';
 import { etagOf, matchesEtag } from './etag.ts';
-import { type ResponseCache, UNCLOCKED, clockSlice, stableHeaders } from './response-cache.ts';
+import { type AnswerStore, UNCLOCKED, clockSlice, stableHeaders } from './answer-store.ts';
 import { isClocked, isPublic, policyOf } from '../request/policy.ts';
 import { SingleFlight } from './single-flight.ts';
 
@@ -12,7 +12,7 @@ export interface AnswerCacheOptions {
   /** The request rules: the clock, the versions. */
   rules: RequestRules;
   /** Absent: no answers kept (every answer still gets its ETag, Cache-Control and 304). */
-  cache: ResponseCache | undefined;
+  cache: AnswerStore | undefined;
   /** Seconds a client may cache a /v1 answer (Cache-Control max-age). */
   maxAgeSec: number;
   /** Told of each answer sent from the cache and each worked out for want of it (metrics.ts), when metrics are on. */

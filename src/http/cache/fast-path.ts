@@ -16,12 +16,12 @@ import { RATE_WINDOW_SEC, rateLimitHeaders } from '../auth/rate-limits.ts';
 import { acceptsJson } from '../representation/negotiation.ts';
 import { type RequestRules, lengthOverLimit, requestIdOf } from '../request/rules.ts';
 import type { AccessLog } from '../server/request-log.ts';
-import type { ResponseCache } from './response-cache.ts';
+import type { AnswerStore } from './answer-store.ts';
 
 export interface FastPathDeps {
   /** The request rules, over a limiter that counts in this process: the fast path never waits. */
   rules: RequestRules;
-  cache: ResponseCache;
+  cache: AnswerStore;
   /** The client's address as Fastify's request.ip gives it (TRUST_PROXY), for the log line. */
   address: (req: IncomingMessage) => string;
   /** Request logging as Fastify's own (when the logger is on), resolved once the app exists. */
@@ -68,7 +68,7 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     res.writeHead(200, [
       'x-request-id', requestId, ...hit.head, 'ratelimit-policy', limits['ratelimit-policy'], 'ratelimit', limits.ratelimit, 'content-length', hit.length,
     ]);
-    // The text when kept (response-cache.ts: one write with the header block), else the bytes.
+    // The text when kept (answer-store.ts: one write with the header block), else the bytes.
     if (hit.text !== undefined) res.end(hit.text, 'latin1');
     else res.end(hit.body);
     answered?.(hit.route, begun);

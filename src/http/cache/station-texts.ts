@@ -12,7 +12,7 @@
  * version (ids no station has too, as such), up to `maxBytes`; another version starts empty.
  * With max_age nothing is kept: which prices are shown then depends on the hour asked.
  *
- * This is not the response cache: it works whether or not that is on (`--cache off` included),
+ * This is not the answer cache: it works whether or not that is on (`--cache off` included),
  * and it never serves a text made at another data version.
  */
 import { createHash, hash } from 'node:crypto';

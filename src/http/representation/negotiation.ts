@@ -83,7 +83,7 @@ export function wantsCsv(request: FastifyRequest): boolean {
 }
 
 /**
- * The response cache's key for an answer (cache/answer-cache.ts): its URL, which holds `format`; a
+ * The answer cache's key for an answer (cache/answer-cache.ts): its URL, which holds `format`; a
  * CSV answer asked for by Accept alone has a key of its own, which no URL is, so the fast path
  * (keyed by URL) never finds it and a JSON answer is never found for it.
  */

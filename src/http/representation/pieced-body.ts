@@ -11,7 +11,7 @@ export const JOIN_BELOW_BYTES = 64 * 1024;
  * city history is 3.3 MB, mostly blocks held formatted (derived/history-blocks.ts), and joining
  * them copied 3.3 MB per request into a buffer of its own, which under load kept tens of MB of
  * such copies alive until the collector got to them. The onSend hook (cache/answer-cache.ts) hashes the pieces
- * for the ETag, joins them only to keep the answer in the response cache, and otherwise sends
+ * for the ETag, joins them only to keep the answer in the answer cache, and otherwise sends
  * them as a stream with their Content-Length.
  */
 export class PiecedBody extends Readable {

@@ -28,7 +28,7 @@ export interface CachedAnswer {
    * its stack, where a Buffer body goes out as a writev of two pieces with the header block
    * first copied to the heap (about a microsecond more an answer on the bench machine:
    * bench/RESULTS.md). What goes out does not change. Counted in the cache's bytes; kept only
-   * by a cache the fast path serves from (ResponseCache's `keepText`).
+   * by a cache the fast path serves from (AnswerStore's `keepText`).
    */
   text?: string;
   etag: string;
@@ -68,7 +68,7 @@ export interface CacheLimits {
 export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxEntries: 20_000, maxBytes: 64 * 1024 * 1024 };
 
 /** A least-recently-used map from request URL (answerKey) to answer, bounded in entries and bytes. */
-export class ResponseCache {
+export class AnswerStore {
   private readonly entries = new Map<string, Entry>();
   /** The entry last inserted or moved to the end: a hit on it needs no move. */
   private newest: Entry | undefined;

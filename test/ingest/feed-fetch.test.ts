@@ -11,9 +11,11 @@ describe('FeedHttp', () => {
   after(async () => fake.close());
   const host = (): string => fake.url.replace('http://', '');
 
+  // A timeout far past any answer of the fake, even on a loaded machine (a first request there took 1.7 s in a CI run):
+  // only the test of timeouts sets a short one.
   function client(extra: ConstructorParameters<typeof FeedHttp>[0] = {}): { http: FeedHttp; waits: number[] } {
     const waits: number[] = [];
-    return { http: new FeedHttp({ sleep: async (ms) => { waits.push(ms); }, random: () => 0.5, timeoutMs: 1_000, ...extra }), waits };
+    return { http: new FeedHttp({ sleep: async (ms) => { waits.push(ms); }, random: () => 0.5, timeoutMs: 30_000, ...extra }), waits };
   }
 
   test('a 2xx answer comes back with its body, query parameters appended', async () => {
@@ -65,8 +67,8 @@ describe('FeedHttp', () => {
   });
 
   test('a slow answer times out and is retried', async () => {
-    fake.failNext({ delayMs: 400 });
-    const { http, waits } = client({ timeoutMs: 100 });
+    fake.failNext({ delayMs: 4_000 });
+    const { http, waits } = client({ timeoutMs: 1_000 });
     const response = await http.request(`${fake.url}/g`);
     assert.equal(response.status, 200);
     assert.equal(waits.length, 1);

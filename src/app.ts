@@ -142,13 +142,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const deps = { store, clock };
   await app.register(metaRoutes, { ...deps, limiter });
-  // Costly answers (a city's cycle) are worked out on a worker thread and kept per data version (src/derived/).
+  // Costly answers (a city's cycle) are worked out on a worker thread and kept per data version, searches (cheapest,
+  // along) on a second one (src/derived/).
   const derived = options.derived ?? new DerivedAnswers(store, clock);
   app.addHook('onClose', async () => derived.close());
   await app.register(cityRoutes, { ...deps, derived });
   await app.register(stationRoutes, { ...deps, stationTexts: new StationTexts(), derived });
-  await app.register(priceRoutes, deps);
-  await app.register(alongRoutes, deps);
+  await app.register(priceRoutes, { ...deps, derived });
+  await app.register(alongRoutes, { ...deps, derived });
   await app.register(changeRoutes, { ...deps, watcher });
   await app.register(fuelTypeRoutes, deps);
   await app.register(brandRoutes, deps);

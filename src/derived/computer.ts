@@ -15,7 +15,7 @@
  *   every city: all of them are computed again.
  */
 import type { ReadStore } from '../storage/store.ts';
-import { type DerivedJob, jobKey, sizeOf, specOf } from './kinds.ts';
+import { type DerivedJob, countKey, jobKey, laneOf, sizeOf, specOf } from './kinds.ts';
 
 export interface Computed {
   value: unknown;
@@ -58,6 +58,8 @@ export class DerivedComputer {
     let flight = this.inflight.get(key);
     if (!flight) {
       flight = this.compute(job, nowSec).then((computed) => {
+        // A search is asked again at once by no one but a request the serving thread already shares: not kept.
+        if (laneOf(job.kind) === 'search') return computed;
         this.recent.set(key, computed);
         this.recentBytes += sizeOf(computed.value);
         while (this.recent.size > RECENT_RESULTS || this.recentBytes > RECENT_BYTES) {
@@ -78,7 +80,7 @@ export class DerivedComputer {
     for (let tries = 1; ; tries++) {
       const before = (await this.store.versions()).data;
       const value = await spec.compute(this.store, job.args, nowSec);
-      this.computed(jobKey(job));
+      this.computed(countKey(job));
       const after = (await this.store.versions()).data;
       // Under writes faster than the work, the last try is kept: everything it read is at least as new as `before`.
       if (after === before || tries === TRIES) return { value, version: before };

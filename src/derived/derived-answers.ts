@@ -18,7 +18,7 @@
 import type { Clock } from '../config.ts';
 import type { ReadStore } from '../storage/store.ts';
 import { type Computed, clockSlice } from './computer.ts';
-import { type DerivedArgs, type DerivedJob, type DerivedKind, type DerivedValue, jobKey, sizeOf } from './kinds.ts';
+import { type DerivedArgs, type DerivedJob, type DerivedKind, type DerivedLane, type DerivedValue, countKey, jobKey, laneOf, sizeOf } from './kinds.ts';
 import { type DerivedEvents, type DerivedRunner, InlineRunner, WorkerRunner } from './runner.ts';
 
 export const MAX_KEPT = 4096;
@@ -39,18 +39,20 @@ export class DerivedAnswers {
   /** The jobs asked for lately, least recent first. */
   private readonly recent = new Map<string, DerivedJob>();
   private readonly counts = new Map<string, number>();
-  private readonly runner: DerivedRunner;
+  /** The derived worker (answers of seconds, computed ahead) and the search worker (cheapest, along: milliseconds, never behind the other's work). */
+  private readonly runners: Record<DerivedLane, DerivedRunner>;
   private readonly timer: NodeJS.Timeout;
   private seenVersion: number | undefined;
   private checking = false;
 
-  constructor(private readonly store: ReadStore, private readonly clock: Clock, runner?: (events: DerivedEvents) => DerivedRunner) {
+  constructor(private readonly store: ReadStore, private readonly clock: Clock, runner?: (events: DerivedEvents, lane: DerivedLane) => DerivedRunner) {
     const events: DerivedEvents = {
       kept: (job, nowSec, computed) => this.keep(`${jobKey(job)}|${clockSlice(nowSec)}`, computed),
       computed: (key) => this.counts.set(key, (this.counts.get(key) ?? 0) + 1),
     };
     const source = store.readerSource?.();
-    this.runner = runner?.(events) ?? (source ? new WorkerRunner(source, events) : new InlineRunner(store, events));
+    const make = (lane: DerivedLane): DerivedRunner => runner?.(events, lane) ?? (source ? new WorkerRunner(source, events, lane) : new InlineRunner(store, events));
+    this.runners = { derived: make('derived'), search: make('search') };
     this.timer = setInterval(() => { this.check().catch(() => {}); }, AHEAD_CHECK_MS);
     this.timer.unref();
   }
@@ -59,6 +61,8 @@ export class DerivedAnswers {
   async get<K extends DerivedKind>(kind: K, args: DerivedArgs<K>, nowSec: number): Promise<DerivedValue<K>> {
     const job = { kind, args } as DerivedJob;
     const jobId = jobKey(job);
+    const lane = laneOf(kind);
+    if (lane === 'search') return this.search(job, jobId, nowSec) as Promise<DerivedValue<K>>;
     this.recent.delete(jobId);
     this.recent.set(jobId, job);
     if (this.recent.size > AHEAD_JOBS) this.recent.delete(this.recent.keys().next().value as string);
@@ -73,25 +77,37 @@ export class DerivedAnswers {
     }
     let flight = this.flights.get(key);
     if (flight?.version !== version) {
-      const promise = this.runner.run(job, nowSec, version);
-      const started = { version, promise };
-      flight = started;
-      this.flights.set(key, started);
-      promise.then((computed) => this.keep(key, computed), () => {}).finally(() => {
-        if (this.flights.get(key) === started) this.flights.delete(key);
-      });
+      flight = this.fly(key, job, nowSec, version);
+      flight.promise.then((computed) => this.keep(key, computed), () => {});
     }
     return (await flight.promise).value as DerivedValue<K>;
   }
 
+  /** A search (lane 'search'): shared with the same search in flight at this version, else sent to the search worker; not kept. */
+  private async search(job: DerivedJob, jobId: string, nowSec: number): Promise<unknown> {
+    const version = (await this.store.versions()).data;
+    const key = `${jobId}|${clockSlice(nowSec)}`;
+    const flight = this.flights.get(key);
+    return (await (flight?.version === version ? flight : this.fly(key, job, nowSec, version)).promise).value;
+  }
+
+  /** The job sent to its lane's runner, as the flight of `key` until it lands. */
+  private fly(key: string, job: DerivedJob, nowSec: number, version: number): { version: number; promise: Promise<Computed> } {
+    const promise = this.runners[laneOf(job.kind)].run(job, nowSec, version);
+    const started = { version, promise };
+    this.flights.set(key, started);
+    promise.finally(() => { if (this.flights.get(key) === started) this.flights.delete(key); }).catch(() => {});
+    return started;
+  }
+
   /** How many times the answer of `kind` for `args` has been computed (in the worker or here): what the tests count. */
   computations<K extends DerivedKind>(kind: K, args: DerivedArgs<K>): number {
-    return this.counts.get(jobKey({ kind, args })) ?? 0;
+    return this.counts.get(countKey({ kind, args })) ?? 0;
   }
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.runner.close();
+    await Promise.all([this.runners.derived.close(), this.runners.search.close()]);
   }
 
   private keep(key: string, computed: Computed): void {
@@ -123,7 +139,7 @@ export class DerivedAnswers {
         const key = `${id}|${slice}`;
         return this.kept.get(key)?.version !== version && this.flights.get(key)?.version !== version;
       }).map(([, job]) => job);
-      if (jobs.length > 0) this.runner.ahead(jobs, nowSec, version);
+      if (jobs.length > 0) this.runners.derived.ahead(jobs, nowSec, version);
     } finally {
       this.checking = false;
     }

@@ -1,6 +1,7 @@
 /**
- * The derived-answers worker thread (docs/DERIVED.md): opens its own read-only connection to the
- * server's database and computes what the serving thread sends (runner.ts), with a DerivedComputer.
+ * A derived-answers worker thread (docs/DERIVED.md), one per lane (kinds.ts: the derived worker, the
+ * search worker): opens its own read-only connection to the server's database and computes what the
+ * serving thread sends (runner.ts), with a DerivedComputer.
  * Messages in: run (one job, answered by done or failed with the same id), ahead (jobs to compute
  * after a write, each answered by kept), close. Out as well: computed, one per computation made.
  */
@@ -8,18 +9,20 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.ts';
 import type { ReadStore, ReaderSource } from '../storage/store.ts';
 import { DerivedComputer } from './computer.ts';
+import type { DerivedLane } from './kinds.ts';
 import type { ToWorker, FromWorker } from './runner.ts';
 
 if (!parentPort) throw new Error('derived-worker.ts runs as a worker thread');
 const port = parentPort;
-const source = (workerData as { source: ReaderSource }).source;
+const { source, lane } = workerData as { source: ReaderSource; lane: DerivedLane };
 
 async function open(): Promise<ReadStore> {
   if (source.backend === 'sqlite') return new SqliteStore(source.path, { readonly: true });
   const { PostgresStore } = await import('../storage/postgres/postgres-store.ts');
   // Off the event loop, a long read holds no one up: 30 s before PostgreSQL cancels it, not the serving pool's 5 s
-  // (a city's year of fresh prices took longer than 5 s on a loaded machine, and the request then failed).
-  return new PostgresStore({ connectionString: source.url, max: 2, statementTimeoutMs: 30_000, applicationName: 'fuelprice-derived' });
+  // (a city's year of fresh prices took longer than 5 s on a loaded machine, and the request then failed). A search's
+  // reads are those the serving thread made before searches had a worker: its 5 s.
+  return new PostgresStore({ connectionString: source.url, max: 2, statementTimeoutMs: lane === 'search' ? 5_000 : 30_000, applicationName: `fuelprice-${lane}` });
 }
 
 const post = (message: FromWorker): void => port.postMessage(message);

@@ -6,9 +6,10 @@
  * route; nothing else changes.
  */
 import type { FuelId } from '../domain/fuels.ts';
-import type { City, ReadStore } from '../storage/store.ts';
+import type { AlongPage, CheapestPage, City, ReadStore } from '../storage/store.ts';
 import { type CycleData, cycleAnswer } from './cycle-answer.ts';
 import { type AnswerBytes, type HistoryArgs, cityHistoryAnswer, stationHistoryAnswer } from './history-answer.ts';
+import { type AlongArgs, type CheapestArgs, alongAnswer, cheapestAnswer, searchKey } from './search-answers.ts';
 
 export interface DerivedKinds {
   /** GET /v1/cities/{id}/cycle's data: the cycle and its advice of one city and fuel. */
@@ -17,7 +18,18 @@ export interface DerivedKinds {
   cityHistory: { args: HistoryArgs; value: AnswerBytes };
   /** GET /v1/stations/{id}/history's answer, JSON or CSV, as bytes. */
   stationHistory: { args: HistoryArgs; value: AnswerBytes };
+  /** GET /v1/prices/cheapest's page and its stations (a search: lane 'search'). */
+  cheapest: { args: CheapestArgs; value: CheapestPage };
+  /** GET and POST /v1/prices/along's page and its stations (a search: lane 'search'). */
+  along: { args: AlongArgs; value: AlongPage };
 }
+
+/**
+ * Which worker computes a kind: 'derived', answers that take up to seconds, kept and computed ahead; or
+ * 'search', answers of milliseconds asked with ever new arguments (a point, a route), neither kept
+ * nor computed ahead, on a worker of their own so that no seconds-long job delays them.
+ */
+export type DerivedLane = 'derived' | 'search';
 
 export type DerivedKind = keyof DerivedKinds;
 export type DerivedArgs<K extends DerivedKind> = DerivedKinds[K]['args'];
@@ -28,6 +40,8 @@ export interface DerivedSpec<K extends DerivedKind> {
   key(args: DerivedArgs<K>): string;
   /** The city whose new reports make this answer worth computing again before anyone asks; undefined: computed when asked only. */
   city(args: DerivedArgs<K>): string | undefined;
+  /** Absent: 'derived'. */
+  lane?: DerivedLane;
   compute(store: ReadStore, args: DerivedArgs<K>, nowSec: number): Promise<DerivedValue<K>>;
 }
 
@@ -48,7 +62,13 @@ export const DERIVED: { [K in DerivedKind]: DerivedSpec<K> } = {
     city: () => undefined,
     compute: stationHistoryAnswer,
   },
+  cheapest: { key: searchKey, city: () => undefined, lane: 'search', compute: (store, args) => cheapestAnswer(store, args) },
+  along: { key: searchKey, city: () => undefined, lane: 'search', compute: (store, args) => alongAnswer(store, args) },
 };
+
+export function laneOf(kind: DerivedKind): DerivedLane {
+  return DERIVED[kind].lane ?? 'derived';
+}
 
 /** About how many bytes a kept value holds: what bounds what is kept (an answer's bytes, or some 2 KB of plain data). */
 export function sizeOf(value: unknown): number {
@@ -69,4 +89,9 @@ export function specOf(kind: DerivedKind): DerivedSpec<DerivedKind> {
 
 export function jobKey(job: DerivedJob): string {
   return `${job.kind}|${specOf(job.kind).key(job.args)}`;
+}
+
+/** What computations are counted under (DerivedAnswers.computations): a job's key, or for a search only its kind (a count per point asked would grow without end). */
+export function countKey(job: DerivedJob): string {
+  return laneOf(job.kind) === 'search' ? job.kind : jobKey(job);
 }

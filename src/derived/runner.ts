@@ -6,7 +6,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { ReadStore, ReaderSource } from '../storage/store.ts';
 import { type Computed, DerivedComputer } from './computer.ts';
-import type { DerivedJob } from './kinds.ts';
+import type { DerivedJob, DerivedLane } from './kinds.ts';
 
 export type ToWorker =
   | { type: 'run'; id: number; job: DerivedJob; now: number; version: number }
@@ -51,7 +51,7 @@ export class InlineRunner implements DerivedRunner {
   async close(): Promise<void> {}
 }
 
-/** The worker thread, started at the first job and again after it stopped; jobs waiting when it stops fail (a 500 each). */
+/** A worker thread of one lane (kinds.ts), started at its first job and again after it stopped; jobs waiting when it stops fail (a 500 each). */
 export class WorkerRunner implements DerivedRunner {
   private worker: Worker | undefined;
   private starting: Promise<Worker> | undefined;
@@ -59,7 +59,7 @@ export class WorkerRunner implements DerivedRunner {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly source: ReaderSource, private readonly events: DerivedEvents) {}
+  constructor(private readonly source: ReaderSource, private readonly events: DerivedEvents, private readonly lane: DerivedLane = 'derived') {}
 
   private start(): Promise<Worker> {
     if (this.worker) return Promise.resolve(this.worker);
@@ -69,7 +69,8 @@ export class WorkerRunner implements DerivedRunner {
       // (as for the xlsx reader: ingest/import/xlsx.ts).
       const fromSource = import.meta.url.endsWith('.ts');
       const worker = new Worker(new URL(fromSource ? './derived-worker.ts' : './derived-worker.js', import.meta.url), {
-        workerData: { source: this.source },
+        workerData: { source: this.source, lane: this.lane },
+        name: `fuelprice-${this.lane}`,
         ...(fromSource ? { execArgv: ['--import', import.meta.resolve('tsx/esm')] } : {}),
       });
       worker.on('message', (message: FromWorker) => this.receive(message));

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { DerivedAnswers } from '../../derived/derived-answers.ts';
 import type { Static } from '@sinclair/typebox';
 import type { AlongOrder } from '../../domain/along.ts';
 import { alongEntries } from '../../domain/api-entries.ts';
 import type { FuelId } from '../../domain/fuels.ts';
-import { DEFAULT_CORRIDOR_KM, MAX_CORRIDOR_KM, MIN_CORRIDOR_KM, Path, decodePolyline, sweepError } from '../../domain/route.ts';
+import { DEFAULT_CORRIDOR_KM, MAX_CORRIDOR_KM, MIN_CORRIDOR_KM, decodePolyline, sweepError } from '../../domain/route.ts';
 import { ALONG_NUMERIC, AlongBodySchema, AlongQuerySchema, AlongResponse, CORRIDOR_ACCEPTS } from '../../schemas/along.ts';
 import { ALONG_MAX_URL_LENGTH, MAX_POST_BODY_BYTES } from '../request/rules.ts';
 import { bodyAsQuery } from './post-body.ts';
@@ -20,7 +21,7 @@ function corridorQuery(text: string | undefined): number {
 }
 
 /** GET /v1/prices/along: the stations selling a fuel within a corridor of a route (domain/route.ts, domain/along.ts, storage/along.ts). */
-export const alongRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
+export const alongRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: DerivedAnswers }> = async (app, { clock, derived }) => {
   const description = 'The stations with an available price of the fuel within the corridor of the path (an encoded polyline, as routing engines return it), '
     + 'each with its distance to the path, how far along the path it is first passed and the detour there and back; cheapest first (order=along: from the start; '
     + 'order=net_cost: by the net cost of a fill, litres and consumption given); paginated. One item per station: for a combined id, its lowest member price.';
@@ -32,8 +33,12 @@ export const alongRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     const corridorKm = corridorQuery(query.corridor);
     const fill = fillQuery(query);
     const window = pageWindow(query);
-    const since = freshSince(clock.now(), query.max_age);
-    const page = await store.along(query.fuel as FuelId, new Path(points, corridorKm), (query.order ?? 'price') as AlongOrder, window.limit, window.offset, fill, since);
+    const now = clock.now();
+    const since = freshSince(now, query.max_age);
+    // A search, on the search worker (src/derived/search-answers.ts, docs/DERIVED.md): the corridor is measured there.
+    const page = await derived.get('along', {
+      fuel: query.fuel as FuelId, points, corridorKm, order: (query.order ?? 'price') as AlongOrder, limit: window.limit, offset: window.offset, fill, since,
+    }, now);
     return envelope(alongEntries(page.items, page.stations), page.total, window);
   };
   app.get('/v1/prices/along', {

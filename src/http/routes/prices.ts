@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { DerivedAnswers } from '../../derived/derived-answers.ts';
 import type { CheapestOrder } from '../../domain/cheapest.ts';
 import { cheapestEntries, summaryEntries } from '../../domain/api-entries.ts';
 import type { FuelId } from '../../domain/fuels.ts';
@@ -19,7 +20,7 @@ const security = [{ bearerAuth: [] }];
 const CHEAPEST_CSV = 'station_id,name,brand,address,latitude,longitude,price,updated_at\r\n'
   + 'united-petroleum-caversham,United Petroleum Caversham,United Petroleum,"12 Great Northern Highway, Caversham WA 6055",-31.8872,115.9731,164.9,1763857800\r\n';
 
-export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
+export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: DerivedAnswers }> = async (app, { store, clock, derived }) => {
   const knownCity = async (id: string) => (await store.city(id)) ?? notFound('city', id);
 
   app.get('/v1/prices', {
@@ -74,8 +75,11 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     else area = { state: query.state as StateId };
     const order = (query.order ?? 'asc') as CheapestOrder;
     const day = (query.day ?? 'today') as PriceDay;
-    const since = day === 'today' ? freshSince(clock.now(), query.max_age) : undefined;
-    const page = await store.cheapest(query.fuel as FuelId, area, order, window.limit, window.offset, day, fill, since);
+    const now = clock.now();
+    const since = day === 'today' ? freshSince(now, query.max_age) : undefined;
+    // A search, on the search worker (src/derived/search-answers.ts, docs/DERIVED.md): after a write its
+    // kept indexes are read again there, not here.
+    const page = await derived.get('cheapest', { fuel: query.fuel as FuelId, area, order, limit: window.limit, offset: window.offset, day, fill, since }, now);
     const columns = withNetCost(withDistance(CHEAPEST_COLUMNS, near !== undefined), fill !== undefined);
     return pageAnswer(request, reply, { items: cheapestEntries(page.items, page.stations, fill), total: page.total, window }, { columns, name: `cheapest-${query.fuel}` });
   });

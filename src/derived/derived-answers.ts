@@ -1,9 +1,11 @@
 /**
  * Derived answers (docs/DERIVED.md): what is costly to work out from stored rows (a city's cycle
- * and advice: a year of fresh daily means) is computed away from the event loop, on one worker
- * thread per process with its own read-only connection (runner.ts), kept per data version, and
- * computed again ahead of requests when a write touches it. A route asks `get(kind, args, now)`
- * and serialises what it gets; the serving thread never runs the computation.
+ * and advice: a year of fresh daily means) is computed away from the event loop, on a worker
+ * thread with its own read-only connection (runner.ts), kept per data version, and computed again
+ * ahead of requests when a write touches it. Searches (kinds.ts lane 'search': cheapest, along) go
+ * to a second worker, never behind the first's seconds-long jobs, and are only shared while in
+ * flight. A route asks `get(kind, args, now)` and serialises what it gets; the serving thread
+ * never runs the computation.
  *
  * - Kept per data version and clock slice (computer.ts): an answer of an older data version is
  *   never given as current. A request that finds none for the current version waits for it

@@ -13,6 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { DerivedAnswers } from '../../src/derived/derived-answers.ts';
 import { encodePolyline } from '../../src/domain/route.ts';
 import type { PriceStore, StationInput } from '../../src/storage/store.ts';
 import { CITIES, NOW } from '../fixture.ts';
@@ -46,6 +47,7 @@ for (const backend of testBackends()) {
     let writer: PriceStore;
     let drop: () => Promise<void>;
     let server: RunningServer;
+    let derived: DerivedAnswers;
     const prices = new Map(IDS.map((id, i) => [id, FIRST[i] ?? 0]));
     let at = NOW - 3600;
     /** A new report for one station, through `store`. */
@@ -57,7 +59,9 @@ for (const backend of testBackends()) {
       await reader.migrate();
       await reader.upsertCities(CITIES);
       await reader.applyBatch({ stations: STATIONS, prices: IDS.map((id) => ({ feed: 'test', feedCode: id, fuel: 'ulp91', at, priceTenths: prices.get(id) ?? 0, available: true })) });
-      server = await startServer(reader, fixedClock(NOW));
+      const clock = fixedClock(NOW);
+      derived = new DerivedAnswers(reader, clock);
+      server = await startServer(reader, clock, { derived });
     });
     after(async () => { await server.close(); await drop(); });
 
@@ -82,6 +86,9 @@ for (const backend of testBackends()) {
           assert.deepEqual(shown(answers[i]?.body), ranking(prices), `${name}, round ${round}`);
         }
       }
+      // Worked out by the search lane (counted per kind), once per URL and data version: the answer cache keeps each.
+      assert.equal(derived.computations('cheapest', {} as never), 2 * 9);
+      assert.equal(derived.computations('along', {} as never), 9);
     });
 
     test('a search sent while a write is under way answers as of before it or after it', async () => {

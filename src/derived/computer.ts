@@ -25,7 +25,7 @@ export interface Computed {
 
 /**
  * Answers that depend on the clock are kept for one slice of it, as long as the answer cache keeps
- * them (its CLOCK_BUCKET_SEC, http/cache/answer-store.ts; test/derived/derived.test.ts holds them equal).
+ * them (its CLOCK_BUCKET_SEC, http/cache/answer-store.ts; test/derived/derived-answers.test.ts holds them equal).
  */
 export const CLOCK_SLICE_SEC = 10;
 

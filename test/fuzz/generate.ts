@@ -106,7 +106,7 @@ function invalidValue(schema: JsonSchema): fc.Arbitrary<string> {
 /**
  * The changes feed's `wait` holds a request by design (up to 30 s): valid values stay at 0 or 1 s
  * here, so that the client's timeout still catches only true hangs (long polls are tested in
- * test/http/changes.test.ts). Its invalid values are drawn from the documented range as any other's.
+ * test/http/routes/changes.test.ts). Its invalid values are drawn from the documented range as any other's.
  */
 const HELD_SECONDS = new Set(['wait']);
 

@@ -7,7 +7,7 @@
  *
  * The city's sealed blocks are held formatted in the thread that computes (one HistoryBlocks per
  * thread: the worker's, or the serving thread's for sqlite::memory:), read again only when their
- * change mark moved, as the route did before (test/http/history-blocks.test.ts).
+ * change mark moved, as the route did before (test/http/cache/history-blocks.test.ts).
  */
 import { hash } from 'node:crypto';
 import { historyEntries } from '../domain/api-entries.ts';

@@ -9,7 +9,7 @@ import { type LocalDay, dayStart, formatLocalDay } from './time.ts';
  * same from one request to the next: kept formatted per block of days (derived/history-blocks.ts),
  * its bytes go into the answer as they are rather than read, built and serialised again. The
  * answer is byte for byte what the route's schema serialiser makes of historyEntries
- * (test/http/history-blocks.test.ts). Station history is written by historyPieces too, with no
+ * (test/http/cache/history-blocks.test.ts). Station history is written by historyPieces too, with no
  * held pieces: one string per record instead of an object per record for the serialiser.
  */
 

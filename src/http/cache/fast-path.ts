@@ -9,7 +9,7 @@
  *
  * What it sends is what the full path sent for the same URL: the headers captured from that
  * answer (content type, ETag, Cache-Control, CORS, ...), plus this request's own X-Request-Id
- * and RateLimit fields. test/http/fast-path.test.ts compares the two byte for byte.
+ * and RateLimit fields. test/http/cache/fast-path.test.ts compares the two byte for byte.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RATE_WINDOW_SEC, rateLimitHeaders } from '../auth/rate-limits.ts';

@@ -11,7 +11,7 @@
  * Short queries cost about the same either way, some 20 ns more (bench/RESULTS.md, "Along's
  * query string").
  *
- * The rules, fast-querystring's (test/http/query-string.test.ts checks the two agree on
+ * The rules, fast-querystring's (test/http/request/query-string.test.ts checks the two agree on
  * arbitrary strings): pairs split at `&`, a pair's key ends at its first `=`; a pair with neither
  * a key nor an `=` is skipped; a key without `=` has the value ''; `+` is a space, then `%XX`
  * escapes are decoded, and a part whose escapes are not valid UTF-8 is kept as it came; a key

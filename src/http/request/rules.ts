@@ -4,7 +4,7 @@
  * and its rate limit. Both paths call these and nothing else for those rules: the fast path in
  * front of Fastify (cache/fast-path.ts), which answers only what the full path has already
  * answered, and Fastify's hooks (request/hooks.ts and cache/answer-cache.ts). The answer cache's
- * key and validity are AnswerStore.get's (cache/answer-store.ts), also called by both. test/http/fast-path.test.ts holds the two paths' answers byte for byte.
+ * key and validity are AnswerStore.get's (cache/answer-store.ts), also called by both. test/http/cache/fast-path.test.ts holds the two paths' answers byte for byte.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';

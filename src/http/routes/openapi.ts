@@ -76,7 +76,7 @@ const SWAGGER_UI_STYLE_HASH = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99
 /**
  * The OpenAPI document (/v1/openapi.json, built from the routes' schemas) and the docs page
  * (/docs). Registered before the routes, so that every route is in the document. The document
- * lints clean with Redocly's recommended rules (test/http/openapi-lint.test.ts, docs/OPENAPI.md).
+ * lints clean with Redocly's recommended rules (test/http/routes/openapi-lint.test.ts, docs/OPENAPI.md).
  */
 export async function addOpenApi(app: FastifyInstance, dataNote: string): Promise<void> {
   await app.register(swagger, {

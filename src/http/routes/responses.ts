@@ -92,7 +92,7 @@ export type { RouteShorthandOptions };
 /**
  * A city's or a station's history: a derived answer (docs/DERIVED.md), read, pooled and written on the worker, sealed
  * blocks held formatted there (derived/history-blocks.ts); here only its bytes, byte for byte what the schema's
- * serialiser makes (test/http/history-blocks.test.ts), with the ETag of their digest, as JSON or CSV.
+ * serialiser makes (test/http/cache/history-blocks.test.ts), with the ETag of their digest, as JSON or CSV.
  */
 export async function sendHistory(request: FastifyRequest, reply: FastifyReply, derived: DerivedAnswers, kind: 'cityHistory' | 'stationHistory',
   of: HistoryOf, timeframe: Timeframe, nowSec: number): Promise<FastifyReply> {

@@ -3,7 +3,7 @@
  * with no string made for it: the parts an answer or the process fix are kept as bytes, and
  * what changes per request (the time, the request id, the duration, the token id and the
  * address) is written byte by byte. The text is the same as request-log.ts's string line,
- * character for character (test/http/access-bytes.test.ts compares the two); a line with a request id,
+ * character for character (test/http/server/access-bytes.test.ts compares the two); a line with a request id,
  * token id or address that is not plain text (PLAIN), or a duration too large to be written
  * here, is not encoded (encode returns false) and goes the string way.
  *

@@ -67,7 +67,7 @@ export interface ShedState {
 export const NOT_SHEDDING: ShedState = { share: 0, over: 0, overMs: 0 };
 
 /**
- * The rule, as a pure function of the readings (test/http/overload.test.ts feeds it sequences):
+ * The rule, as a pure function of the readings (test/http/server/overload.test.ts feeds it sequences):
  * while not shedding, a reading whose delay is over the limit adds itself to a run of such
  * readings and one at or under it ends the run; shedding starts on the reading that makes the
  * run SUSTAINED_READINGS long and SUSTAINED_MS long, with the share nextShedShare gives from none.

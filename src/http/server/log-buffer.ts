@@ -29,7 +29,7 @@ const BUFFER_BYTES = 64 * 1024;
 /**
  * Written buffers kept to be filled again. In the steady state one is enough (a write is done
  * long before the next buffer fills); a few more keep a burst that outruns the writes from
- * making new ones (test/http/log-buffer.test.ts): 512 KiB at the defaults.
+ * making new ones (test/http/server/log-buffer.test.ts): 512 KiB at the defaults.
  */
 const SPARES = 4;
 

@@ -39,7 +39,16 @@ function listedStationOut(s: ListedStation): Station & { distance_km?: string } 
 }
 
 export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts: StationTexts; derived: DerivedAnswers }> = async (app, { store, clock, stationTexts, derived }) => {
-  const findStation = async (id: string) => (await store.station(id)) ?? notFound('station', id);
+  /**
+   * An old id (a history station the live feed took over: docs/DATA.md "Ids") answers with a
+   * permanent redirect to the station's id now, the rest of the URL kept; any other unknown id is a 404.
+   */
+  const movedOrNotFound = async (request: FastifyRequest, reply: FastifyReply, id: string, rest: string): Promise<FastifyReply> => {
+    const now = await store.stationAlias(id);
+    if (now === undefined) notFound('station', id);
+    const at = request.url.indexOf('?');
+    return reply.redirect(`/v1/stations/${encodeURIComponent(now)}${rest}${at < 0 ? '' : request.url.slice(at)}`, 301);
+  };
   /** Stations' current prices as /v1/stations/{id}/prices answers each in `data`, with max_age's `since`, as JSON text by id (ids no station has absent). */
   const pricesOf = async (ids: readonly string[], since: number | undefined): Promise<Map<string, Buffer>> => {
     const texts = new Map<string, Buffer>();
@@ -92,7 +101,10 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
 
   app.get('/v1/stations/:id', {
     schema: { summary: 'Get a station', tags, security, params: IdParams, response: { 200: StationResponse, ...errorResponses(404) } },
-  }, async (request) => ({ data: await findStation(request.params.id) }));
+  }, async (request, reply) => {
+    const station = await store.station(request.params.id);
+    return station ? { data: station } : movedOrNotFound(request, reply, request.params.id, '');
+  });
 
   app.get('/v1/stations/:id/history', {
     schema: {
@@ -103,7 +115,8 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     },
     preValidation: negotiateRepresentation,
   }, async (request, reply) => {
-    const station = await findStation(request.params.id);
+    const station = await store.station(request.params.id);
+    if (!station) return movedOrNotFound(request, reply, request.params.id, '/history');
     const timeframe = (request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME;
     return sendHistory(request, reply, derived, 'stationHistory', { id: station.id, name: station.name, state: station.state }, timeframe, clock.now());
   });
@@ -117,7 +130,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     },
   }, async (request, reply) => {
     const [station] = await stationsOf(request, [request.params.id], request.query.max_age);
-    if (!station) notFound('station', request.params.id);
+    if (!station) return movedOrNotFound(request, reply, request.params.id, '/prices');
     // As JSON bytes (StationPricesResponse's shape, byte for byte: domain/prices-json.ts), as the batch route sends its stations.
     return sendJsonText(reply, stationPricesAnswer(station.text));
   });

@@ -191,6 +191,13 @@ for (const backend of testBackends()) {
                 assert.deepEqual([followed.status, followed.text], [200, direct.text], rest);
               }
               assert.equal((await get(server, '/v1/stations/caltex-star-mart-dee-why-9999')).status, 404);
+              // In a batch, the old id is answered where it was asked, by the station now; asked with the id now too, once.
+              const old = 'caltex-star-mart-dee-why-793-797-pittwater-rd-2099';
+              const batch = await get(server, `/v1/stations/prices?ids=nowhere,${old}`);
+              const one = await get(server, '/v1/stations/ampol-foodary-dee-why/prices');
+              assert.deepEqual([batch.status, batch.body], [200, { data: [(one.body as { data: unknown }).data], unknown: ['nowhere'] }]);
+              const both = await get(server, `/v1/stations/prices?ids=ampol-foodary-dee-why,${old}`);
+              assert.deepEqual(both.body, { data: [(one.body as { data: unknown }).data], unknown: [] });
             } finally {
               await server.close();
             }

@@ -135,8 +135,34 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     return sendJsonText(reply, stationPricesAnswer(station.text));
   });
 
+  /**
+   * An old id in a batch (docs/DATA.md "Ids") is answered, where it was asked, by its station now,
+   * whose entry carries the id now; a station asked by its id too, or by two old ids, is answered once.
+   * Returns the old ids followed (none of them is unknown).
+   */
+  const followAliases = async (request: FastifyRequest, ids: readonly string[], stations: Array<StationText | null>, maxAge: number | undefined): Promise<Set<string>> => {
+    const followed = new Set<string>();
+    const missing = ids.flatMap((id, i) => (stations[i] === null ? [{ i, id }] : []));
+    if (missing.length === 0) return followed;
+    const now = await Promise.all(missing.map(({ id }) => store.stationAlias(id)));
+    const answered = new Set(ids.filter((_, i) => stations[i] !== null));
+    for (const [k, { id }] of missing.entries()) if (now[k] !== undefined) followed.add(id);
+    const wanted = [...new Set(now.filter((id): id is string => id !== undefined && !answered.has(id)))];
+    if (wanted.length === 0) return followed;
+    const texts = new Map(wanted.map((id, i) => [id, i]));
+    const found = await stationsOf(request, wanted, maxAge);
+    for (const [k, { i }] of missing.entries()) {
+      const id = now[k];
+      const at = id === undefined ? undefined : texts.get(id);
+      if (at === undefined || answered.has(id ?? '')) continue;
+      stations[i] = found[at] ?? null;
+      answered.add(id ?? '');
+    }
+    return followed;
+  };
+
   const batchDescription = `Up to ${MAX_BATCH_IDS} stations' current prices in one request (one against the rate limit): each as /v1/stations/{id}/prices answers it, `
-    + 'in the order asked; an id asked twice is answered once, where it was first asked; ids no station has are listed in unknown.';
+    + 'in the order asked; an id asked twice is answered once, where it was first asked; an id a station had before is answered by that station (its entry shows its id now); ids no station has are listed in unknown.';
   const batch = async (request: FastifyRequest, reply: FastifyReply, query: Static<typeof BatchPricesQuerySchema>) => {
     const asked = query.ids.split(',');
     if (asked.length > MAX_BATCH_IDS || asked.some((id) => id === '' || id.length > 200)) {
@@ -144,8 +170,9 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     }
     const ids = [...new Set(asked)];
     const stations = await stationsOf(request, ids, query.max_age);
+    const followed = await followAliases(request, ids, stations, query.max_age);
     const found = stations.filter((station) => station !== null);
-    const rest = batchPricesRest(ids.filter((_, i) => stations[i] === null));
+    const rest = batchPricesRest(ids.filter((id, i) => stations[i] === null && !followed.has(id)));
     // Kept stations' hashes make the ETag, and the 200 KB of 100 stations is not hashed again; with
     // max_age (texts made for the request) the answer's bytes are hashed as any answer's are.
     const etag = request.method === 'GET' || request.method === 'HEAD' ? batchEtag(found, rest) : undefined;

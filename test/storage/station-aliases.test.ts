@@ -62,6 +62,15 @@ for (const backend of testBackends()) {
       }
     });
 
+    test('a history station of a database made before these rules (no row date, an id of its name) takes the id of the rule at its next row, the old id its alias', async () => {
+      const store = await fresh();
+      await store.applyBatch({ stations: [{ ...CALTEX, slug: 'Caltex Figtree', namedAt: undefined }], prices: [] });
+      assert.deepEqual(await shown(store, CALTEX.feedCode), ['caltex-figtree', 'Caltex Figtree', 'Caltex']);
+      await store.applyBatch({ stations: [CALTEX], prices: [] });
+      assert.deepEqual(await shown(store, CALTEX.feedCode), ['caltex-figtree-99-bellevue-rd-2525', 'Caltex Figtree', 'Caltex']);
+      assert.equal(await store.stationAlias('caltex-figtree'), 'caltex-figtree-99-bellevue-rd-2525');
+    });
+
     test('a live station taking a history station over takes its live id; every old id answers; no new station takes an alias', async () => {
       const store = await fresh();
       await store.applyBatch({ stations: [CALTEX], prices: [] });

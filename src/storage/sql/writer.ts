@@ -229,10 +229,12 @@ async function upsertStation(tx: Connection, input: StationInput, known: Map<str
   if (existing && adopted === undefined) {
     if (storedNamedLater(existing, input)) return 'same';
     if (sameStation(existing, wanted)) {
-      // The same fields from a later row: the date moves, so that an earlier row's other fields never win over them.
+      // The same fields from a later row: the date moves, so that an earlier row's other fields never win over them
+      // (and a station of a database made before these rules takes the id of its fields: docs/DATA.md "Ids").
       if (input.namedAt !== undefined && existing.namedAt !== input.namedAt) {
+        const id = await takeId(tx, existing, input.slug);
         await tx.run(SQL.stationNamedAt, [input.namedAt, existing.key]);
-        known.set(key, { ...existing, namedAt: input.namedAt });
+        known.set(key, { ...existing, id, namedAt: input.namedAt });
       }
       return 'same';
     }

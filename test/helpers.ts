@@ -538,7 +538,7 @@ export async function assertLiveDayMatchesRows(store: PriceStore, cityIds: reado
 }
 
 /** Every row of a table through the copy export, in key order. */
-async function allRows(store: PriceStore, table: CopyTable): Promise<CopyRow[]> {
+export async function allRows(store: PriceStore, table: CopyTable): Promise<CopyRow[]> {
   const all: CopyRow[] = [];
   for (let after: CopyKey | undefined, chunk: TableChunk; ; after = chunk.last) {
     chunk = await store.exportTable(table, after, 10_000);

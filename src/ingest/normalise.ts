@@ -50,6 +50,10 @@ export interface RawStation {
   longitude: number | null;
   /** The feed code of a station of the same feed this one takes over, when it is stored and this one is not (storage: StationInput.adopts). */
   adopts?: string;
+  /** What its id is made of, when not its name alone (a NSW history station's: its name, street and postcode, docs/DATA.md "Ids"). */
+  slugOf?: string;
+  /** The date of the row the fields are from (StationInput.namedAt). */
+  namedAt?: number;
 }
 
 export interface RawPrice {
@@ -120,12 +124,13 @@ export class Normaliser {
     if (!positionless && (!inRange(raw.latitude, LATITUDE) || !inRange(raw.longitude, LONGITUDE))) return this.rejectStation('station position outside Australia', raw);
     const street = clean(raw.street ?? '');
     this.stations.set(code, {
-      feed: this.feed, feedCode: code, slug: slugify(name),
+      feed: this.feed, feedCode: code, slug: slugify(clean(raw.slugOf ?? '') || name),
       name: bounded(name), brand: bounded(clean(raw.brand)), address: bounded(clean(raw.address)), street: bounded(street),
       suburb: bounded(clean(raw.suburb)), postcode: bounded(clean(raw.postcode)), state,
       phone: bounded(clean(raw.phone ?? '')), website: bounded(clean(raw.website ?? '')),
       latitude: raw.latitude, longitude: raw.longitude,
       ...(raw.adopts !== undefined && raw.adopts !== code ? { adopts: raw.adopts } : {}),
+      ...(raw.namedAt !== undefined ? { namedAt: raw.namedAt } : {}),
     });
     return true;
   }

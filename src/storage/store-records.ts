@@ -101,6 +101,12 @@ export interface StationInput extends Omit<Station, 'id' | 'latitude' | 'longitu
    * and its history. Ignored otherwise.
    */
   adopts?: string;
+  /**
+   * The date of the row these fields are from (a NSW history station's): stored fields from a
+   * later row (or the same date, fields sorting after) are kept, and the station takes the id of
+   * these fields' slug when it changes, the old id its alias (docs/DATA.md "Ids").
+   */
+  namedAt?: number;
 }
 
 export interface PriceEvent {

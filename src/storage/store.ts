@@ -81,6 +81,8 @@ export interface ReadStore extends StoreBase {
   /** Brands of the stations (of one state when given), ordered by id, paginated. */
   listBrands(query: ListQuery): Promise<ListResult<Brand>>;
   station(id: string): Promise<Station | undefined>;
+  /** The id now of the station that answered to `id` before it took another (docs/DATA.md "Ids"); undefined when `id` is no alias. */
+  stationAlias(id: string): Promise<string | undefined>;
   stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]>;
   currentForStation(stationId: string): Promise<CurrentPrice[]>;
   /**

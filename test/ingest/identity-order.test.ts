@@ -4,7 +4,8 @@
  * (test/fixtures/import/identity, sources in its README), with generated rows at the same
  * real stations written the other ways the files write them (capitals, "Road"/"Rd", "NSW
  * AUSTRALIA", a blank suburb), imported in any order, with the live answer anywhere among them,
- * give the same stations (by feed code) and the same history per station. On every backend.
+ * give the same stations (by feed code, with the same id and every field), the same history per
+ * station, and every id ever answered still answering its station. On every backend.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +21,7 @@ import { importFile } from '../../src/ingest/import/run.ts';
 import { Normaliser } from '../../src/ingest/normalise.ts';
 import { applyNormalised } from '../../src/ingest/runner.ts';
 import type { CopyTable, PriceStore } from '../../src/storage/store.ts';
-import { testBackends } from '../helpers.ts';
+import { fixedClock, get, startServer, testBackends } from '../helpers.ts';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'import', 'identity');
 const FILES = ['nsw-2018-07-extract.csv', 'nsw-2018-12-extract.csv', 'nsw-2020-04-extract.csv'];
@@ -83,9 +84,11 @@ async function ingestLive(store: PriceStore): Promise<void> {
 }
 
 /** Per station feed code: its reports and daily values; and the feed codes. */
-async function shown(store: PriceStore): Promise<{ codes: string[]; history: Record<string, string> }> {
+async function shown(store: PriceStore): Promise<{ codes: string[]; stations: Record<string, string>; history: Record<string, string> }> {
   const stations = (await store.exportTable('stations', undefined, 100_000)).rows;
   const codeOf = new Map(stations.map((r) => [Number(r['key']), String(r['feed_code'])]));
+  // Each station's id and every field shown, by feed code (the key is the order of arrival).
+  const fieldsOf = Object.fromEntries(stations.map((r): [string, string] => [String(r['feed_code']), JSON.stringify(Object.entries(r).filter(([column]) => column !== 'key'))]));
   const history: Record<string, string[]> = {};
   for (const table of ['price_events', 'station_daily', 'current_prices'] as CopyTable[]) {
     for (const row of (await store.exportTable(table, undefined, 100_000)).rows) {
@@ -96,6 +99,7 @@ async function shown(store: PriceStore): Promise<{ codes: string[]; history: Rec
   }
   return {
     codes: [...codeOf.values()].sort(),
+    stations: fieldsOf,
     history: Object.fromEntries(Object.entries(history).map(([k, v]): [string, string] => [k, v.sort().join('\n')]).sort()),
   };
 }
@@ -106,19 +110,28 @@ for (const backend of testBackends()) {
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     /** A fresh store through the steps in this order: 'live' or a file's path. */
-    async function run(steps: readonly string[]): Promise<{ codes: string[]; history: Record<string, string>; store: PriceStore; drop: () => Promise<void> }> {
+    async function run(steps: readonly string[]): Promise<{ codes: string[]; stations: Record<string, string>; history: Record<string, string>; store: PriceStore; drop: () => Promise<void> }> {
       const { store, drop } = await backend.create();
       await store.upsertCities(demoCities());
+      /** Every id a station answered after any step, and that station's key. */
+      const answered = new Map<string, number>();
       for (const step of steps) {
         if (step === 'live') {
           await ingestLive(store);
-          continue;
+        } else {
+          const outcome = await importFile({ store, format: nswHistory, path: step, now: NOW });
+          assert.equal(outcome.status, 'imported', outcome.error);
+          // Every row accounted for; the one rejection is April 2020's row 215 as published (a named row with no FuelCode).
+          assert.ok(accountedFor(outcome));
+          assert.deepEqual(outcome.rejected.map((r) => r.reason).filter((r) => r !== NSW_BLANK_FUEL), [], step);
         }
-        const outcome = await importFile({ store, format: nswHistory, path: step, now: NOW });
-        assert.equal(outcome.status, 'imported', outcome.error);
-        // Every row accounted for; the one rejection is April 2020's row 215 as published (a named row with no FuelCode).
-        assert.ok(accountedFor(outcome));
-        assert.deepEqual(outcome.rejected.map((r) => r.reason).filter((r) => r !== NSW_BLANK_FUEL), [], step);
+        for (const r of (await store.exportTable('stations', undefined, 100_000)).rows) answered.set(String(r['id']), Number(r['key']));
+      }
+      // Every id ever answered still answers its station: as its id, or as an alias of its id now.
+      const idOf = new Map((await store.exportTable('stations', undefined, 100_000)).rows.map((r) => [Number(r['key']), String(r['id'])]));
+      for (const [id, key] of answered) {
+        const now = idOf.get(key);
+        assert.equal(now === id ? id : await store.stationAlias(id), now, `${id} after ${steps.join(' ')}`);
       }
       return { ...(await shown(store)), store, drop };
     }
@@ -134,6 +147,7 @@ for (const backend of testBackends()) {
         const other = await run(order.map((i) => steps[i] ?? ''));
         await other.drop();
         assert.deepEqual(other.codes, first.codes);
+        assert.deepEqual(other.stations, first.stations);
         assert.deepEqual(other.history, first.history);
       }), { numRuns: backend.name === 'sqlite' ? 5 : 2 });
     });
@@ -156,12 +170,38 @@ for (const backend of testBackends()) {
           assert.ok(['2018-12', '2020-04'].every((m) => months.has(m)), [...months].join(' '));
           // A rename joined, in both orders: "Caltex Dee Why" (July 2018) and "Caltex Star Mart Dee Why" (December 2018, 2020) at 793-797
           // Pittwater Rd are the live "Ampol Foodary Dee Why" (NSW-17781), with every file's rows. Imported before the
-          // live answer, the station keeps the id the history gave it: that id is the station, and answers as the live one.
+          // live answer, the station takes the live station's id, and the id the history gave it keeps answering (an alias).
           const deeWhy = stations.find((s) => s.feedCode === 'NSW-17781');
           const historyFirst = steps[0] !== 'live';
-          assert.equal(deeWhy?.id, historyFirst ? 'caltex-star-mart-dee-why' : 'ampol-foodary-dee-why');
+          assert.equal(deeWhy?.id, 'ampol-foodary-dee-why');
+          assert.equal(await store.stationAlias('caltex-star-mart-dee-why-793-797-pittwater-rd-2099'), historyFirst ? 'ampol-foodary-dee-why' : undefined);
+          assert.equal(await store.stationAlias('ampol-foodary-dee-why'), undefined);
           const answered = await store.station(deeWhy?.id ?? '');
           assert.deepEqual([answered?.name, answered?.latitude !== false], ['Ampol Foodary Dee Why', true]);
+          if (historyFirst) {
+            // The old id answers, with a redirect (the query kept) to the id now, on a real port.
+            const server = await startServer(store, fixedClock(NOW));
+            try {
+              for (const rest of ['', '/history?timeframe=all-time', '/prices']) {
+                const moved = await fetch(`${server.baseUrl}/v1/stations/caltex-star-mart-dee-why-793-797-pittwater-rd-2099${rest}`, {
+                  headers: { authorization: `Bearer ${server.token}` }, redirect: 'manual',
+                });
+                assert.deepEqual([moved.status, moved.headers.get('location')], [301, `/v1/stations/ampol-foodary-dee-why${rest}`], rest);
+                const [followed, direct] = [await get(server, `/v1/stations/caltex-star-mart-dee-why-793-797-pittwater-rd-2099${rest}`), await get(server, `/v1/stations/ampol-foodary-dee-why${rest}`)];
+                assert.deepEqual([followed.status, followed.text], [200, direct.text], rest);
+              }
+              assert.equal((await get(server, '/v1/stations/caltex-star-mart-dee-why-9999')).status, 404);
+              // In a batch, the old id is answered where it was asked, by the station now; asked with the id now too, once.
+              const old = 'caltex-star-mart-dee-why-793-797-pittwater-rd-2099';
+              const batch = await get(server, `/v1/stations/prices?ids=nowhere,${old}`);
+              const one = await get(server, '/v1/stations/ampol-foodary-dee-why/prices');
+              assert.deepEqual([batch.status, batch.body], [200, { data: [(one.body as { data: unknown }).data], unknown: ['nowhere'] }]);
+              const both = await get(server, `/v1/stations/prices?ids=ampol-foodary-dee-why,${old}`);
+              assert.deepEqual(both.body, { data: [(one.body as { data: unknown }).data], unknown: [] });
+            } finally {
+              await server.close();
+            }
+          }
           const deeWhyDays = await store.stationDays(deeWhy?.id ?? '', { from: 17_713, to: 18_383 });
           const deeWhyMonths = new Set(deeWhyDays.map((d) => new Date(d.day * 86_400_000).toISOString().slice(0, 7)));
           assert.ok(['2018-07', '2018-12', '2020-04'].every((m) => deeWhyMonths.has(m)), [...deeWhyMonths].join(' '));

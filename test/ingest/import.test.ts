@@ -455,21 +455,22 @@ for (const backend of testBackends()) {
       const outcome = await run(s, nswHistory, NSW_FILE);
       assert.equal(outcome.status, 'imported', outcome.error);
       assert.equal(outcome.rows, 30);
-      // Metro Petroleum Marrickville is not a live station: created from its rows, without a position; BP Kensington's
-      // rows at "Cnr Anzac Parade & Todman Avenue" are another site than the live BP Kensington's 150 Anzac Parade.
+      // Metro Petroleum Marrickville is not a live station: created from its rows, without a position, its id of its name, street
+      // and postcode (docs/DATA.md "Ids"); BP Kensington's rows at "Cnr Anzac Parade & Todman Avenue" are another site than the
+      // live BP Kensington's 150 Anzac Parade.
       assert.equal(outcome.stationsAdded, 2);
       assert.equal(outcome.pricesAccepted, 27);
       assert.equal(outcome.pricesIgnored, 0);
       assert.deepEqual(byReason(outcome.rejected), {
         'unknown fuel code': 1, [WRONG_FIELD_COUNT]: 1, 'price outside 50-500 c/L for e10': 1,
       });
-      assert.deepEqual(await s.station('metro-petroleum-marrickville'), {
-        id: 'metro-petroleum-marrickville', name: 'Metro Petroleum Marrickville', brand: 'Metro Fuel',
+      assert.deepEqual(await s.station('metro-petroleum-marrickville-310-illawarra-road-2204'), {
+        id: 'metro-petroleum-marrickville-310-illawarra-road-2204', name: 'Metro Petroleum Marrickville', brand: 'Metro Fuel',
         address: '310 Illawarra Road, Marrickville NSW 2204', street: '310 Illawarra Road', suburb: 'Marrickville', postcode: '2204',
         state: 'nsw', phone: '', website: '', latitude: false, longitude: false,
       });
       // 03/02 09:00 AEDT = 2 Feb 22:00 UTC.
-      assert.deepEqual(await current(s, 'metro-petroleum-marrickville'), [
+      assert.deepEqual(await current(s, 'metro-petroleum-marrickville-310-illawarra-road-2204'), [
         { fuel: 'e10', priceTenths: 1779, available: true, reportedAt: utc(2026, 2, 2, 22, 0) },
         { fuel: 'ulp91', priceTenths: 1799, available: true, reportedAt: utc(2026, 2, 2, 22, 0) },
       ]);
@@ -494,7 +495,7 @@ for (const backend of testBackends()) {
       ]);
       // Its own site, not the live station of its name: 07/02 06:10 = 6 Feb 19:10 UTC; 12/02 11:11 = 12 Feb 00:11 UTC.
       assert.deepEqual(await current(s, 'bp-kensington'), []);
-      assert.deepEqual(await current(s, 'bp-kensington-2'), [
+      assert.deepEqual(await current(s, 'bp-kensington-cnr-anzac-parade-and-todman-avenue-2033'), [
         { fuel: 'diesel', priceTenths: 1879, available: true, reportedAt: utc(2026, 2, 12, 0, 11) },
         { fuel: 'ulp91', priceTenths: 1979, available: true, reportedAt: utc(2026, 2, 6, 19, 10) },
       ]);

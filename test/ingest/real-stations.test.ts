@@ -69,13 +69,13 @@ async function eventsByStation(store: PriceStore): Promise<Map<string, number>> 
 const NSW_IDS: Readonly<Record<string, string>> = {
   // The live answer (2024) lists this address as EG Ampol Morisset: a rebrand, the same station.
   'Caltex Woolworths Morisset|125 Dora Street, Morisset NSW 2264': 'eg-ampol-morisset',
-  // Three 7-Elevens of one name in one postcode: three stations, numbered in the order the file shows them.
-  '7-Eleven Blacktown|354 Corner Flushcombe Road & Myrtle Street, Blacktown NSW 2148': '7-eleven-blacktown',
-  '7-Eleven Blacktown|62 Walters Road, Blacktown NSW 2148': '7-eleven-blacktown-2',
-  '7-Eleven Blacktown|175 Richmond Road, Blacktown NSW 2148': '7-eleven-blacktown-3',
+  // Three 7-Elevens of one name in one postcode: three stations, each id of its name, street and postcode (docs/DATA.md "Ids").
+  '7-Eleven Blacktown|354 Corner Flushcombe Road & Myrtle Street, Blacktown NSW 2148': '7-eleven-blacktown-354-corner-flushcombe-road-and-myrtle-street-2148',
+  '7-Eleven Blacktown|62 Walters Road, Blacktown NSW 2148': '7-eleven-blacktown-62-walters-road-2148',
+  '7-Eleven Blacktown|175 Richmond Road, Blacktown NSW 2148': '7-eleven-blacktown-175-richmond-road-2148',
   // One Hume Highway address, two sides of the road: two stations.
-  'BP Marulan Northbound T/S|Hume Highway, Marulan North NSW 2579': 'bp-marulan-northbound-t-s',
-  'BP Marulan Southbound T/S|Hume Highway, Marulan South NSW 2579': 'bp-marulan-southbound-t-s',
+  'BP Marulan Northbound T/S|Hume Highway, Marulan North NSW 2579': 'bp-marulan-northbound-t-s-hume-highway-2579',
+  'BP Marulan Southbound T/S|Hume Highway, Marulan South NSW 2579': 'bp-marulan-southbound-t-s-hume-highway-2579',
 };
 
 /** WA: the site API's objects as rows of a FuelWatchRetail-layout CSV with its STATION_ID, LATITUDE and LONGITUDE. */
@@ -142,8 +142,8 @@ for (const backend of testBackends()) {
         id: 'eg-ampol-morisset', name: 'EG Ampol Morisset', brand: 'EG Ampol', address: '125 Dora Street, Morisset NSW 2264',
         street: '125 Dora Street', suburb: 'Morisset', postcode: '2264', state: 'nsw', phone: '', website: '', latitude: '-33.1116', longitude: '151.4816',
       });
-      assert.deepEqual(await store.station('bp-marulan-southbound-t-s'), {
-        id: 'bp-marulan-southbound-t-s', name: 'BP Marulan Southbound T/S', brand: 'BP', address: 'Hume Highway, Marulan South NSW 2579',
+      assert.deepEqual(await store.station('bp-marulan-southbound-t-s-hume-highway-2579'), {
+        id: 'bp-marulan-southbound-t-s-hume-highway-2579', name: 'BP Marulan Southbound T/S', brand: 'BP', address: 'Hume Highway, Marulan South NSW 2579',
         street: 'Hume Highway', suburb: 'Marulan South', postcode: '2579', state: 'nsw', phone: '', website: '', latitude: false, longitude: false,
       });
 

@@ -83,3 +83,11 @@ export const SQLITE_UNDO_15 = `
 export const POSTGRES_UNDO_15 = `
   DROP TABLE city_days_stale;
 `;
+
+/** The exact inverse of migration 16 (station aliases; the date of a history station's fields). */
+export const SQLITE_UNDO_16 = `
+  ALTER TABLE stations DROP COLUMN named_at;
+  DROP TABLE station_aliases;
+`;
+
+export const POSTGRES_UNDO_16 = SQLITE_UNDO_16;

@@ -40,7 +40,16 @@ function listedStationOut(s: ListedStation): Station & { distance_km?: string } 
 }
 
 export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts: StationTexts; derived: DerivedAnswers }> = async (app, { store, clock, stationTexts, derived }) => {
-  const findStation = async (id: string) => (await store.station(id)) ?? notFound('station', id);
+  /**
+   * An old id (a history station the live feed took over: docs/DATA.md "Ids") answers with a
+   * permanent redirect to the station's id now, the rest of the URL kept; any other unknown id is a 404.
+   */
+  const movedOrNotFound = async (request: FastifyRequest, reply: FastifyReply, id: string, rest: string): Promise<FastifyReply> => {
+    const now = await store.stationAlias(id);
+    if (now === undefined) notFound('station', id);
+    const at = request.url.indexOf('?');
+    return reply.redirect(`/v1/stations/${encodeURIComponent(now)}${rest}${at < 0 ? '' : request.url.slice(at)}`, 301);
+  };
   /** Stations' current prices as /v1/stations/{id}/prices answers each in `data`, with max_age's `since`, as JSON text by id (ids no station has absent). */
   const pricesOf = async (ids: readonly string[], since: number | undefined): Promise<Map<string, Buffer>> => {
     const texts = new Map<string, Buffer>();
@@ -93,7 +102,10 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
 
   app.get('/v1/stations/:id', {
     schema: { summary: 'Get a station', tags, security, params: IdParams, response: { 200: StationResponse, ...errorResponses(404) } },
-  }, async (request) => ({ data: await findStation(request.params.id) }));
+  }, async (request, reply) => {
+    const station = await store.station(request.params.id);
+    return station ? { data: station } : movedOrNotFound(request, reply, request.params.id, '');
+  });
 
   app.get('/v1/stations/:id/history', {
     config: { cache: 'clock' }, // today's point is a time-weighted mean up to now
@@ -105,7 +117,8 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     },
     preValidation: negotiateRepresentation,
   }, async (request, reply) => {
-    const station = await findStation(request.params.id);
+    const station = await store.station(request.params.id);
+    if (!station) return movedOrNotFound(request, reply, request.params.id, '/history');
     const timeframe = (request.query.timeframe as Timeframe | undefined) ?? DEFAULT_TIMEFRAME;
     return sendHistory(request, reply, derived, 'stationHistory', { id: station.id, name: station.name, state: station.state }, timeframe, clock.now());
   });
@@ -119,13 +132,39 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     },
   }, async (request, reply) => {
     const [station] = await stationsOf(request, [request.params.id], request.query.max_age);
-    if (!station) notFound('station', request.params.id);
+    if (!station) return movedOrNotFound(request, reply, request.params.id, '/prices');
     // As JSON bytes (StationPricesResponse's shape, byte for byte: domain/prices-json.ts), as the batch route sends its stations.
     return sendJsonText(reply, stationPricesAnswer(station.text));
   });
 
+  /**
+   * An old id in a batch (docs/DATA.md "Ids") is answered, where it was asked, by its station now,
+   * whose entry carries the id now; a station asked by its id too, or by two old ids, is answered once.
+   * Returns the old ids followed (none of them is unknown).
+   */
+  const followAliases = async (request: FastifyRequest, ids: readonly string[], stations: Array<StationText | null>, maxAge: number | undefined): Promise<Set<string>> => {
+    const followed = new Set<string>();
+    const missing = ids.flatMap((id, i) => (stations[i] === null ? [{ i, id }] : []));
+    if (missing.length === 0) return followed;
+    const now = await Promise.all(missing.map(({ id }) => store.stationAlias(id)));
+    const answered = new Set(ids.filter((_, i) => stations[i] !== null));
+    for (const [k, { id }] of missing.entries()) if (now[k] !== undefined) followed.add(id);
+    const wanted = [...new Set(now.filter((id): id is string => id !== undefined && !answered.has(id)))];
+    if (wanted.length === 0) return followed;
+    const texts = new Map(wanted.map((id, i) => [id, i]));
+    const found = await stationsOf(request, wanted, maxAge);
+    for (const [k, { i }] of missing.entries()) {
+      const id = now[k];
+      const at = id === undefined ? undefined : texts.get(id);
+      if (at === undefined || answered.has(id ?? '')) continue;
+      stations[i] = found[at] ?? null;
+      answered.add(id ?? '');
+    }
+    return followed;
+  };
+
   const batchDescription = `Up to ${MAX_BATCH_IDS} stations' current prices in one request (one against the rate limit): each as /v1/stations/{id}/prices answers it, `
-    + 'in the order asked; an id asked twice is answered once, where it was first asked; ids no station has are listed in unknown.';
+    + 'in the order asked; an id asked twice is answered once, where it was first asked; an id a station had before is answered by that station (its entry shows its id now); ids no station has are listed in unknown.';
   const batch = async (request: FastifyRequest, reply: FastifyReply, query: Static<typeof BatchPricesQuerySchema>) => {
     const asked = query.ids.split(',');
     if (asked.length > MAX_BATCH_IDS || asked.some((id) => id === '' || id.length > 200)) {
@@ -133,8 +172,9 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     }
     const ids = [...new Set(asked)];
     const stations = await stationsOf(request, ids, query.max_age);
+    const followed = await followAliases(request, ids, stations, query.max_age);
     const found = stations.filter((station) => station !== null);
-    const rest = batchPricesRest(ids.filter((_, i) => stations[i] === null));
+    const rest = batchPricesRest(ids.filter((id, i) => stations[i] === null && !followed.has(id)));
     // Kept stations' hashes make the ETag, and the 200 KB of 100 stations is not hashed again; with
     // max_age (texts made for the request) the answer's bytes are hashed as any answer's are.
     const etag = request.method === 'GET' || request.method === 'HEAD' ? batchEtag(found, rest) : undefined;

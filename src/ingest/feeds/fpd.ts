@@ -144,6 +144,16 @@ export function displayName(name: string): string {
 }
 
 /**
+ * An address written out in full: "590 Gympie Rd, KEDRON QLD 4031", or with the country after it,
+ * "9 Railway Terrace, Karoonda SA 5307, Australia" (three SA sites of 2024). Its street and
+ * suburb, or undefined for a street alone ("180 Wickham St").
+ */
+export function writtenOut(address: string, stateAbbrev: string): { street: string; suburb: string } | undefined {
+  const match = new RegExp(`^(.+?),\\s*([^,]+?)\\s+${stateAbbrev}\\s+\\d{4}(?:,\\s*Australia)?$`, 'i').exec(address);
+  return match?.[1] && match[2] ? { street: match[1], suburb: displayName(match[2]) } : undefined;
+}
+
+/**
  * Sites carry no suburb field: G1 is the id of their suburb (geographic region level 1), named by
  * GetCountryGeographicRegions. Failing that, an address written out in full ("12 Main St,
  * Kedron QLD 4031") gives it; otherwise the suburb stays empty rather than guessed.
@@ -151,8 +161,7 @@ export function displayName(name: string): string {
 export function suburbOf(site: Record<string, unknown>, regions: ReadonlyMap<string, string>, stateAbbrev: string): string {
   const region = isId(site['G1']) ? regions.get(`${SUBURB_LEVEL}:${site['G1']}`) : undefined;
   if (region) return displayName(region);
-  const match = new RegExp(`,\\s*([^,]+?)\\s+${stateAbbrev}\\s+\\d{4}$`, 'i').exec(text(site['A']));
-  return match?.[1] ? displayName(match[1]) : '';
+  return writtenOut(text(site['A']), stateAbbrev)?.suburb ?? '';
 }
 
 /** The site id as our station key ("61401001"); empty when the site has none. */
@@ -166,13 +175,15 @@ export function mapFpdSite(record: unknown, lookups: FpdLookups, feed: FpdFeed):
   const latitude = record['Lat'];
   const longitude = record['Lng'];
   if (typeof latitude !== 'number' || typeof longitude !== 'number') return 'site without a position';
-  const street = text(record['A']);
+  const given = text(record['A']);
   const postcode = text(record['P']);
   // The scheme lists sites over its border too (Banora Point NSW 2486 in QLD's): the postcode says where.
   const state = stationState(postcode, feed.state);
   const abbrev = STATE_ABBREVIATIONS[state];
   const suburb = suburbOf(record, lookups.regions, abbrev);
-  // "180 Wickham St, Fortitude Valley QLD 4006", unless the street already ends with a postcode.
+  // A street written out with its suburb, state, postcode (and country) is the street part of it.
+  const street = writtenOut(given, abbrev)?.street ?? given;
+  // "180 Wickham St, Fortitude Valley QLD 4006", unless the street ends with a postcode another way.
   const locality = [suburb, abbrev, postcode].filter(Boolean).join(' ');
   const address = /\b\d{4}$/.test(street) ? street : [street, locality].filter(Boolean).join(', ');
   return {

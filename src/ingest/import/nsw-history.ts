@@ -19,7 +19,7 @@ import { localTimeToUnix } from '../../domain/time.ts';
 import type { FeedStation, IngestStore } from '../../storage/store.ts';
 import { nswSuburbCell, splitNswAddress } from '../feeds/nsw.ts';
 import { NswLiveSites, isNswHistoryCode, nswHistoryCode, postcodeOf } from '../nsw-identity.ts';
-import type { FuelMap } from '../normalise.ts';
+import type { FuelMap, RawStation } from '../normalise.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';
 import { parseDayFirstDateTime, parseExcelSerial, parseIsoDateTime } from './dates.ts';
@@ -178,6 +178,8 @@ class NswHistoryReader implements RowReader {
   private last: { identity: string; code: string } | undefined;
   /** splitNswAddress by address: each station's address recurs all through a file. */
   private readonly addressParts = new Map<string, ReturnType<typeof splitNswAddress>>();
+  /** The latest row's date and fields of each history station, in this import (name()). */
+  private readonly named = new Map<string, { at: number; key: string }>();
 
   constructor(private readonly index: NswStationIndex) {}
 
@@ -211,13 +213,37 @@ class NswHistoryReader implements RowReader {
       normaliser.reject('station without a state or postcode', { line, ...row });
       return undefined;
     }
-    const added = normaliser.station({
-      code, name, brand: field('Brand'), address, street: parts.street, suburb: nswSuburbCell(suburb) || parts.suburb, postcode, state,
-      latitude: null, longitude: null,
-    });
+    const added = normaliser.station(this.shown(code, row, state));
     if (!added) return undefined;
     this.index.add({ feedCode: code });
     return code;
+  }
+
+  /** A history station as a row shows it: its id made of its name, street and postcode, one site's alone (docs/DATA.md "Ids"). */
+  private shown(code: string, row: Row, state: string, namedAt?: number): RawStation {
+    const field = (name: string): string => row[name] ?? '';
+    const parts = this.addressParts.get(field('Address')) ?? splitNswAddress(field('Address'));
+    const [name, address, suburb, postcode] = [field('ServiceStationName'), field('Address'), field('Suburb'), postcodeOf(field('Postcode')) || parts.postcode];
+    return {
+      code, name, brand: field('Brand'), address, street: parts.street, suburb: nswSuburbCell(suburb) || parts.suburb, postcode, state,
+      latitude: null, longitude: null, slugOf: `${name} ${parts.street || address} ${postcode}`, ...(namedAt === undefined ? {} : { namedAt }),
+    };
+  }
+
+  /**
+   * A history station shows the fields of its site's latest row, whichever file came first: each
+   * row later than the latest this import has seen of its station (or of the same date, its fields
+   * sorting after) hands the station on with its date, and the writer keeps the stored fields when
+   * a later row gave them (StationInput.namedAt).
+   */
+  private name(code: string, row: Row, at: number, normaliser: Normaliser): void {
+    const station = this.shown(code, row, '', at);
+    const shownKey = JSON.stringify([station.name, station.brand, station.address, station.street, station.suburb, station.postcode]);
+    const best = this.named.get(code);
+    if (best && (best.at > at || (best.at === at && best.key >= shownKey))) return;
+    this.named.set(code, { at, key: shownKey });
+    const state = nswHistoryState(splitNswAddress(station.address).state, station.postcode);
+    normaliser.station({ ...station, state });
   }
 
   skip(row: Row): void {
@@ -258,6 +284,7 @@ class NswHistoryReader implements RowReader {
       normaliser.reject('price that is not a number', { line, ...row });
       return;
     }
+    if (isNswHistoryCode(code)) this.name(code, row, at, normaliser);
     normaliser.price({ code, fuelCode: field('FuelCode'), at, priceTenths, available: true });
   }
 }

@@ -161,4 +161,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     to_day integer NOT NULL
   );
   `,
+  `
+  -- Station ids answered before (see the SQLite migration of the same number).
+  CREATE TABLE station_aliases (
+    id text COLLATE "C" PRIMARY KEY,
+    station_key integer NOT NULL
+  );
+  ALTER TABLE stations ADD COLUMN named_at bigint;
+  `,
 ];

@@ -199,4 +199,16 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
   END;
   `,
+  `
+  -- Station ids answered before (issue 48, docs/DATA.md "Ids"): a history station the live feed
+  -- takes over takes the live station's id, and the id it had keeps answering, as a redirect to
+  -- the station's id now. No station is ever given an id that is an alias.
+  CREATE TABLE station_aliases (
+    id TEXT PRIMARY KEY,
+    station_key INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  -- The date of the history row a NSW history station's name, brand and address are from: the
+  -- latest row of its site wins, whichever file came first (NULL: not from history rows).
+  ALTER TABLE stations ADD COLUMN named_at INTEGER;
+  `,
 ];

@@ -10,9 +10,11 @@ export const COPY_TABLES = {
   cities: { columns: ['id', 'name', 'state', 'latitude', 'longitude'], key: ['id'] },
   stations: {
     columns: ['key', 'id', 'feed', 'feed_code', 'name', 'brand', 'address', 'street', 'suburb', 'postcode', 'state',
-      'phone', 'website', 'latitude', 'longitude', 'city_id'],
+      'phone', 'website', 'latitude', 'longitude', 'city_id', 'named_at'],
     key: ['key'],
   },
+  /** Ids a station answered before (docs/DATA.md "Ids"). */
+  station_aliases: { columns: ['id', 'station_key'], key: ['id'] },
   price_events: { columns: ['station_key', 'fuel', 'at', 'price_tenths', 'available'], key: ['station_key', 'fuel', 'at'] },
   current_prices: {
     columns: ['station_key', 'fuel', 'price_tenths', 'available', 'reported_at', 'open_from', 'city_id', 'state', 'change_seq'], key: ['station_key', 'fuel'],
@@ -73,6 +75,7 @@ const COLUMN_TYPES: Readonly<Record<string, string>> = {
   website: 'text', city_id: 'text', station_key: 'integer', fuel: 'smallint', at: 'bigint', price_tenths: 'integer', available: 'boolean',
   reported_at: 'bigint', open_from: 'bigint', change_seq: 'bigint', day: 'integer', from_day: 'integer', to_day: 'integer', weighted_tenths: 'bigint', seconds: 'integer', mean_tenths: 'double precision',
   sealed_before: 'integer', hash: 'bytea', created_at: 'bigint', updated_at: 'bigint', expires_at: 'bigint', revoked_at: 'bigint', rate_limit: 'integer',
+  named_at: 'bigint',
 };
 
 /** Up to $n rows of the table in key order, after the key given as the first parameters when `after`. */

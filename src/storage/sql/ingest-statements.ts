@@ -41,13 +41,18 @@ export const INGEST_STATEMENTS = {
   feedHealth: `SELECT feed, max(finished_at) AS last_run, max(CASE WHEN error IS NULL THEN finished_at END) AS last_success,
     max(interval_sec) AS interval_sec FROM feed_runs GROUP BY feed ORDER BY feed`,
   updateStation: `UPDATE stations SET name = $1, brand = $2, address = $3, street = $4, suburb = $5, postcode = $6, state = $7,
-    phone = $8, website = $9, latitude = $10, longitude = $11, city_id = $12 WHERE key = $13`,
+    phone = $8, website = $9, latitude = $10, longitude = $11, city_id = $12, named_at = $13 WHERE key = $14`,
   /** A station takes over the stored station of another code of its feed (StationInput.adopts). */
   adoptStation: 'UPDATE stations SET feed_code = $1 WHERE key = $2',
+  stationNamedAt: 'UPDATE stations SET named_at = $1 WHERE key = $2',
+  /** A station's id changes ($1 the new id): the old one ($3) becomes its alias; an alias of its own it takes back is one no more. */
+  renameStation: 'UPDATE stations SET id = $1 WHERE key = $2',
+  keepAlias: 'INSERT INTO station_aliases (id, station_key) VALUES ($1, $2)',
+  dropAlias: 'DELETE FROM station_aliases WHERE id = $1 AND station_key = $2',
   /** A station that moved to another city or state takes its current prices along (triggers move the totals). */
   moveCurrentPrices: 'UPDATE current_prices SET city_id = $1, state = $2 WHERE station_key = $3',
   insertStation: `INSERT INTO stations (name, brand, address, street, suburb, postcode, state, phone, website,
-    latitude, longitude, city_id, id, feed, feed_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING key`,
+    latitude, longitude, city_id, named_at, id, feed, feed_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING key`,
   /** A group's stored reports at the instants a batch brings (new, already known, or corrected: late-reports.ts). */
   storedReportsBetween: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at BETWEEN $3 AND $4',
   correctReport: 'UPDATE price_events SET price_tenths = $1, available = $2 WHERE station_key = $3 AND fuel = $4 AND at = $5',

@@ -197,6 +197,12 @@ export abstract class SqlReads implements ReadStore {
     return row ? toStation(row) : undefined;
   }
 
+  async stationAlias(id: string): Promise<string | undefined> {
+    if (!storable(id)) return undefined;
+    const row = await this.db.row(this.read.stationAlias, [id]);
+    return row ? String(row.id) : undefined;
+  }
+
   async stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]> {
     if (!storable(stationId)) return [];
     const from = range.from ?? NO_DAY_LOWER_BOUND;

@@ -137,6 +137,8 @@ export function readStatements(d: Dialect) {
     brandCounts: 'SELECT brand, count(*) AS n FROM stations GROUP BY brand',
     brandCountsInState: 'SELECT brand, count(*) AS n FROM stations WHERE state = $1 GROUP BY brand',
     station: `SELECT ${STATION_COLUMNS} FROM stations WHERE id = $1`,
+    /** The id now of the station an old id was (docs/DATA.md "Ids"). */
+    stationAlias: 'SELECT s.id FROM station_aliases a JOIN stations s ON s.key = a.station_key WHERE a.id = $1',
     /** A page of stations by id, in no order (`IN` with n placeholders: one shape per page size). */
     stationsByIds: (n: number) => `SELECT ${STATION_COLUMNS} FROM stations WHERE id IN (${placeholders(n)})`,
     stationKey: 'SELECT key, state FROM stations WHERE id = $1',

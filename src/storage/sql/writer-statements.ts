@@ -5,7 +5,7 @@ import type { ForKeys } from './dialect.ts';
  * key, on PostgreSQL one for them all through unnest(). Each pair selects the same rows.
  */
 
-const STATION_FIELDS = 'key, id, state, city_id, name, brand, address, street, suburb, postcode, phone, website, latitude, longitude, feed, feed_code';
+const STATION_FIELDS = 'key, id, state, city_id, name, brand, address, street, suburb, postcode, phone, website, latitude, longitude, feed, feed_code, named_at';
 
 /** Stations by (feed, feed code). */
 export const STATIONS_BY_FEED: ForKeys = {
@@ -56,4 +56,6 @@ export const LENGTHEN_RUNS: ForKeys = {
  * and '.' follows '-' in byte order, so the range is exactly the ids that start `<slug>-`; an
  * index range on either backend, where LIKE would scan SQLite's table).
  */
-export const TAKEN_IDS = 'SELECT id FROM stations WHERE id = $1 OR (id > $2 AND id < $3)';
+/** The ids of this slug and its numbered forms that stations have, or had (an alias keeps answering its station), with the station's key. */
+export const TAKEN_IDS = `SELECT id, key AS station_key FROM stations WHERE id = $1 OR (id > $2 AND id < $3)
+  UNION SELECT id, station_key FROM station_aliases WHERE id = $1 OR (id > $2 AND id < $3)`;

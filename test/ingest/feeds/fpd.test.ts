@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { FeedError } from '../../../src/ingest/feed-error.ts';
 import {
   FPD_FUELS, QLD_FPD, type FpdLookups, displayName, mapFpdPrice, mapFpdSite, normaliseFpdSnapshot, parseFpdTime, qldAdapter,
-  readFpdList, readNames, readRegions, saAdapter, suburbOf,
+  readFpdList, readNames, readRegions, saAdapter, SA_FPD, suburbOf,
 } from '../../../src/ingest/feeds/fpd.ts';
 import { Normaliser } from '../../../src/ingest/normalise.ts';
 import type { Batch, PriceEvent, StationInput } from '../../../src/storage/store.ts';
@@ -178,6 +178,8 @@ describe('FPD API parsing', () => {
     assert.equal(suburbOf({ G1: 77 }, regions, 'QLD'), 'Mount Gravatt East');
     assert.equal(suburbOf({ G1: 9, A: '590 Gympie Rd, KEDRON QLD 4031' }, regions, 'QLD'), 'Kedron');
     assert.equal(suburbOf({ A: '590 Gympie Rd' }, regions, 'QLD'), '');
+    // Three real SA sites of 2024 write the country after the postcode.
+    assert.equal(suburbOf({ A: '9 Railway Terrace, Karoonda SA 5307, Australia' }, regions, 'SA'), 'Karoonda');
     assert.equal(displayName("O'CONNOR"), "O'Connor");
     assert.equal(displayName('Mt Gravatt'), 'Mt Gravatt');
   });
@@ -192,6 +194,20 @@ describe('FPD API parsing', () => {
     const { Lat: _dropped, ...withoutLat } = site;
     assert.equal(mapFpdSite(withoutLat, QLD_LOOKUPS, QLD_FPD), 'site without a position');
     assert.equal(mapFpdSite('61401001', QLD_LOOKUPS, QLD_FPD), 'site record of the wrong shape');
+  });
+
+  test('an address written out in full, the country after it or not, gives its street and suburb once (real SA sites of 2024)', () => {
+    const site = (S: number, A: string, P: string) => ({ S, N: `Site ${S}`, A, P, B: 0, Lat: -34.5, Lng: 138.7 });
+    const shown = (record: Record<string, unknown>) => {
+      const station = mapFpdSite(record, { brands: new Map(), fuels: new Map(), regions: new Map() }, SA_FPD);
+      return typeof station === 'string' ? station : [station.street, station.suburb, station.address];
+    };
+    assert.deepEqual(shown(site(61501681, '9 Railway Terrace, Karoonda SA 5307, Australia', '5307')), ['9 Railway Terrace', 'Karoonda', '9 Railway Terrace, Karoonda SA 5307']);
+    assert.deepEqual(shown(site(61501348, 'Stop 72 Old Port Wakefield Rd - South West side, Virginia SA 5120, Australia', '5120')),
+      ['Stop 72 Old Port Wakefield Rd - South West side', 'Virginia', 'Stop 72 Old Port Wakefield Rd - South West side, Virginia SA 5120']);
+    assert.deepEqual(shown(site(61501999, 'Shop 8, 88 Elizabeth Way, ELIZABETH SA 5112', '5112')), ['Shop 8, 88 Elizabeth Way', 'Elizabeth', 'Shop 8, 88 Elizabeth Way, Elizabeth SA 5112']);
+    // A street alone keeps its spaces tidied, and gets the state and postcode.
+    assert.deepEqual(shown(site(61501103, 'Lot\u00a0182  Main North Rd', '5118')), ['Lot 182 Main North Rd', '', 'Lot 182 Main North Rd, SA 5118']);
   });
 
   test('an answer is a JSON list under its key, with or without a byte-order mark', () => {

@@ -14,7 +14,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { nswSuburbCell, splitNswAddress } from '../src/ingest/feeds/nsw.ts';
+import { nswSuburbCell, splitNswAddress } from '../src/ingest/feeds/nsw-address.ts';
 import { resolveHeader, rowOf } from '../src/ingest/import/csv.ts';
 import { fillDown, nswHistory } from '../src/ingest/import/nsw-history.ts';
 import { readXlsx } from '../src/ingest/import/xlsx.ts';

@@ -6,7 +6,7 @@
  * the same files and answers give the same stations in any order.
  */
 import { createHash } from 'node:crypto';
-import { nswSuburbCell, popNswState, splitNswAddress } from './feeds/nsw.ts';
+import { nswSuburbCell, popNswState, splitNswAddress } from './feeds/nsw-address.ts';
 import type { FeedStation } from '../storage/store.ts';
 import type { RawStation } from './normalise.ts';
 

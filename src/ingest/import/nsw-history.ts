@@ -17,7 +17,7 @@ import { stateFromPostcode } from '../../domain/postcodes.ts';
 import { isStateId } from '../../domain/states.ts';
 import { localTimeToUnix } from '../../domain/time.ts';
 import type { FeedStation, IngestStore } from '../../storage/store.ts';
-import { nswSuburbCell, splitNswAddress } from '../feeds/nsw.ts';
+import { nswSuburbCell, splitNswAddress } from '../feeds/nsw-address.ts';
 import { NswLiveSites, isNswHistoryCode, nswHistoryCode, postcodeOf } from '../nsw-identity.ts';
 import type { FuelMap, RawStation } from '../normalise.ts';
 import { type Normaliser, centsToTenths } from '../normalise.ts';

@@ -2,9 +2,10 @@ import { beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FeedError } from '../../../src/ingest/feed-error.ts';
 import {
-  addNswAnswer, formatRequestTimestamp, forgetNswSessions, keptNswToken, nswAdapter, nswApi, nswPollKind, nswStationKey, nswStationState, nswTokenOwner,
-  parseLastUpdated, parseNswAnswer, parseNswCursor, parseNswToken, readNswPrice, readNswStation, splitNswAddress, nswSuburbCell,
+  addNswAnswer, formatRequestTimestamp, forgetNswSessions, keptNswToken, nswAdapter, nswApi, nswPollKind, nswStationKey, nswTokenOwner,
+  parseLastUpdated, parseNswAnswer, parseNswCursor, parseNswToken, readNswPrice, readNswStation,
 } from '../../../src/ingest/feeds/nsw.ts';
+import { nswStationState, nswSuburbCell, splitNswAddress } from '../../../src/ingest/feeds/nsw-address.ts';
 import { Normaliser } from '../../../src/ingest/normalise.ts';
 import type { PriceEvent, StationInput } from '../../../src/storage/store.ts';
 import { allRejections, MemoryKept, testPullContext } from '../../fakes/context.ts';

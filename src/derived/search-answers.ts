@@ -45,9 +45,10 @@ export interface AlongArgs {
 export const searchKey = (args: CheapestArgs | AlongArgs): string => JSON.stringify(args);
 
 export function cheapestAnswer(store: ReadStore, a: CheapestArgs): Promise<CheapestPage> {
-  return store.cheapest(a.fuel, a.area, a.order, a.limit, a.offset, a.day, a.fill, a.since);
+  return store.cheapest(a);
 }
 
 export function alongAnswer(store: ReadStore, a: AlongArgs): Promise<AlongPage> {
-  return store.along(a.fuel, new Path(a.points, a.corridorKm), a.order, a.limit, a.offset, a.fill, a.since);
+  const { points, corridorKm, ...rest } = a;
+  return store.along({ ...rest, path: new Path(points, corridorKm) });
 }

@@ -57,6 +57,32 @@ export interface StoreBase {
 }
 
 
+/** ReadStore.cheapest's question: a fuel's stations of an area, in an order, a page of them. */
+export interface CheapestQuery {
+  fuel: FuelId;
+  area: PriceArea;
+  order: CheapestOrder;
+  limit: number;
+  offset: number;
+  /** today (default): the prices in force; tomorrow: the next held prices. */
+  day?: PriceDay | undefined;
+  /** Litres and consumption, for order net_cost and each item's net cost. */
+  fill?: Fill | undefined;
+  /** max_age's earliest report time (Unix seconds): prices reported before it are left out. */
+  since?: number | undefined;
+}
+
+/** ReadStore.along's question: a fuel's stations within a path's corridor, in an order, a page of them. */
+export interface AlongQuery {
+  fuel: FuelId;
+  path: Path;
+  order: AlongOrder;
+  limit: number;
+  offset: number;
+  fill?: Fill | undefined;
+  since?: number | undefined;
+}
+
 /** What the API reads (http/routes). */
 export interface ReadStore extends StoreBase {
   listCities(query: ListQuery): Promise<ListResult<City>>;
@@ -67,12 +93,12 @@ export interface ReadStore extends StoreBase {
    * With day `tomorrow`, ranked by their next held prices in stock instead (domain/tomorrow.ts). Order net_cost needs the fill (and the area near a point).
    * Given `since` (max_age, Unix seconds; today's prices only), prices reported before it are left out.
    */
-  cheapest(fuel: FuelId, area: PriceArea, order: CheapestOrder, limit: number, offset: number, day?: PriceDay, fill?: Fill, since?: number): Promise<CheapestPage>;
+  cheapest(query: CheapestQuery): Promise<CheapestPage>;
   /**
    * A page of the stations with an available price of an output fuel within the path's corridor, ranked (domain/along.ts), and the page's stations.
    * Given `since`, prices reported before it are left out.
    */
-  along(fuel: FuelId, path: Path, order: AlongOrder, limit: number, offset: number, fill?: Fill, since?: number): Promise<AlongPage>;
+  along(query: AlongQuery): Promise<AlongPage>;
   /**
    * Count, sum, min and max of available current prices per reported fuel, from the totals kept
    * on write: of one state, or (undefined) of the nation.

@@ -44,9 +44,9 @@ for (const backend of testBackends()) {
           [['ulp91', SIX, 1599, true], ['ulp91', SIX + 86_400, 1629, true], ['diesel', SIX, 1899, false]]);
         const city = await store.heldForCity('perth');
         assert.equal(city.length, 3);
-        const cheapest = await store.cheapest('ulp91', { state: 'wa' }, 'asc', 10, 0, 'tomorrow');
+        const cheapest = await store.cheapest({ fuel: 'ulp91', area: { state: 'wa' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' });
         assert.deepEqual(cheapest.items.map((i) => [i.stationId, i.priceTenths, i.reportedAt]), [['gamma-perth', 1599, SIX]]);
-        assert.deepEqual((await store.cheapest('diesel', { city: 'perth' }, 'asc', 10, 0, 'tomorrow')).total, 0);
+        assert.deepEqual((await store.cheapest({ fuel: 'diesel', area: { city: 'perth' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).total, 0);
 
         // Published anew with another price (and another availability): corrected, the later row wins; the same again is known.
         const corrected = await store.applyFeedBatch({ stations: [], prices: [later('ulp91', SIX, 1589), later('diesel', SIX, 1899, true)] }, { now: NOW });
@@ -78,17 +78,17 @@ for (const backend of testBackends()) {
         reader.setVersionReuseMs(0);
         const perth = async (): Promise<Array<[string, number, number]>> => (await reader.heldForCity('perth')).map((h) => [h.fuel, h.at, h.priceTenths]);
         assert.deepEqual(await perth(), []);
-        assert.equal((await reader.cheapest('ulp91', { city: 'perth' }, 'asc', 10, 0, 'tomorrow')).total, 0);
+        assert.equal((await reader.cheapest({ fuel: 'ulp91', area: { city: 'perth' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).total, 0);
 
         await writer.applyFeedBatch({ stations: [], prices: [{ feed: gamma.feed, feedCode: gamma.feedCode, fuel: 'ulp91', at: SIX, priceTenths: 1599, available: true }] }, { now: NOW });
         assert.deepEqual(await perth(), [['ulp91', SIX, 1599]]);
         assert.deepEqual((await heldAt(reader, 'gamma-perth')).map((h) => h.priceTenths), [1599]);
-        assert.deepEqual((await reader.cheapest('ulp91', { state: 'wa' }, 'asc', 10, 0, 'tomorrow')).items.map((i) => [i.stationId, i.priceTenths]), [['gamma-perth', 1599]]);
+        assert.deepEqual((await reader.cheapest({ fuel: 'ulp91', area: { state: 'wa' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).items.map((i) => [i.stationId, i.priceTenths]), [['gamma-perth', 1599]]);
         assert.deepEqual([...(await reader.stationsPrices(['gamma-perth'])).values()].map((s) => s.held.map((h) => h.priceTenths)), [[1599]]);
 
         await writer.applyFeedBatch({ stations: [], prices: [] }, { now: SIX });
         assert.deepEqual(await perth(), []);
-        assert.equal((await reader.cheapest('ulp91', { city: 'perth' }, 'asc', 10, 0, 'tomorrow')).total, 0);
+        assert.equal((await reader.cheapest({ fuel: 'ulp91', area: { city: 'perth' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).total, 0);
       } finally {
         await drop();
       }

@@ -61,7 +61,7 @@ for (const backend of testBackends()) {
         const sydney = ['1', '2', '4'];
         const nsw = ['1', '2', '4', '5'];
         const ranked = async (store: PriceStore, area: { city: string } | { state: 'nsw' }, order: 'asc' | 'desc', since?: number): Promise<Array<[string, number]>> =>
-          (await store.cheapest('ulp91', area, order, 10, 0, 'today', undefined, since)).items.map((i) => [i.stationId, i.priceTenths]);
+          (await store.cheapest({ fuel: 'ulp91', area, order, limit: 10, offset: 0, day: 'today', since })).items.map((i) => [i.stationId, i.priceTenths]);
         const want = (events: readonly PriceEvent[], codes: readonly string[], order: 'asc' | 'desc', since?: number): Array<[string, number]> =>
           expectedRanking(events, codes, order, since).map(([code, price]) => [idOf.get(code) ?? code, price]);
 
@@ -69,7 +69,7 @@ for (const backend of testBackends()) {
         const near = { near: { centre: { latitude: -33.8688, longitude: 151.2093 }, radiusKm: 5 } };
         const since = NOW - 3600;
         const nearSince = async (): Promise<Array<[string, number]>> =>
-          (await reader.cheapest('ulp91', near, 'asc', 10, 0, 'today', undefined, since)).items.map((i) => [i.stationId, i.priceTenths]);
+          (await reader.cheapest({ fuel: 'ulp91', area: near, order: 'asc', limit: 10, offset: 0, day: 'today', since })).items.map((i) => [i.stationId, i.priceTenths]);
         assert.deepEqual(await nearSince(), want(PRICES, sydney, 'asc', since));
         const before = await ranked(reader, { city: 'sydney' }, 'asc');
         assert.deepEqual(before, want(PRICES, sydney, 'asc'));

@@ -35,7 +35,7 @@ for (const backend of testBackends()) {
       const parts = await store.cityHistoryParts(NUL, { from: null, to: 30_000 });
       assert.deepEqual([parts.sealed, parts.stationDays, parts.current], [[], [], []]);
       for (const day of ['today', 'tomorrow'] as const) {
-        const page = await store.cheapest('ulp91', { city: NUL }, 'asc', 10, 0, day);
+        const page = await store.cheapest({ fuel: 'ulp91', area: { city: NUL }, order: 'asc', limit: 10, offset: 0, day });
         assert.deepEqual([page.items, page.total, page.stations], [[], 0, []]);
       }
     });

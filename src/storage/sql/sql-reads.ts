@@ -1,6 +1,5 @@
-import { type AlongOrder, type Fill, rankAlong, rankByNetCost } from '../../domain/along.ts';
-import { type CheapestOrder, rankedPage } from '../../domain/cheapest.ts';
-import type { Path } from '../../domain/route.ts';
+import { rankAlong, rankByNetCost } from '../../domain/along.ts';
+import { rankedPage } from '../../domain/cheapest.ts';
 import { pricedAlong } from '../along.ts';
 import { type FuelId, fuelIndex } from '../../domain/fuels.ts';
 import type { FreshParts } from '../../domain/fresh.ts';
@@ -13,8 +12,8 @@ import { HeldIndex } from '../held-index.ts';
 import { FuelPrices, NearbyCache, type Positions, indexedNearestPage, nearestPage, nearestResult, onlyNear } from '../nearest.ts';
 import { type RunRow, withRunDays } from '../run-days.ts';
 import type {
-  AlongPage, Brand, ChangesPage, ChangesQuery, CheapestPage, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
-  Migration, OutOfStock, PriceArea, PriceDay, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
+  AlongPage, AlongQuery, Brand, ChangesPage, ChangesQuery, CheapestPage, CheapestQuery, City, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, HeldPrice, ListQuery, ListResult, ListedStation,
+  Migration, OutOfStock, RankedPrice, ReadStore, Station, StationDayRow, StationListQuery, StationPrices,
 } from '../store.ts';
 import type { StationReport } from '../../domain/price-rows.ts';
 import { PerVersion, type Versions, VersionReuse } from '../versions.ts';
@@ -129,7 +128,7 @@ export abstract class SqlReads implements ReadStore {
     return this.nearby.keptPositions(version) ?? this.nearby.keepPositions(version, (await db.rows(this.read.positions)).map(toPositionRow));
   }
 
-  async cheapest(fuel: FuelId, area: PriceArea, asked: CheapestOrder, limit: number, offset: number, day: PriceDay = 'today', fill?: Fill, since?: number): Promise<CheapestPage> {
+  async cheapest({ fuel, area, order: asked, limit, offset, day = 'today', fill, since }: CheapestQuery): Promise<CheapestPage> {
     const output = fuelIndex(fuel);
     const read = this.read;
     // By net cost: every station ranked by price, then ranked again by net cost and paged.
@@ -174,7 +173,7 @@ export abstract class SqlReads implements ReadStore {
       ?? this.nearby.keepPrices(version, output, positions, (await db.rows(this.read.fuelPricesByKey, [output])).map(toFuelPriceRow), since);
   }
 
-  async along(fuel: FuelId, path: Path, order: AlongOrder, limit: number, offset: number, fill?: Fill, since?: number): Promise<AlongPage> {
+  async along({ fuel, path, order, limit, offset, fill, since }: AlongQuery): Promise<AlongPage> {
     // From what is kept per data version, without a snapshot (as near searches).
     const version = (await this.versions()).data;
     const prices = await this.fuelPrices(this.db, version, fuelIndex(fuel), since);

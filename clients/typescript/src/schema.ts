@@ -298,13 +298,13 @@ export interface paths {
         };
         /**
          * Many stations' current prices
-         * @description Up to 100 stations' current prices in one request (one against the rate limit): each as /v1/stations/{id}/prices answers it, in the order asked; an id asked twice is answered once, where it was first asked; ids no station has are listed in unknown.
+         * @description Up to 100 stations' current prices in one request (one against the rate limit): each as /v1/stations/{id}/prices answers it, in the order asked; an id asked twice is answered once, where it was first asked; an id a station had before is answered by that station (its entry shows its id now); ids no station has are listed in unknown.
          */
         get: operations["getStationsPrices"];
         put?: never;
         /**
          * Many stations' current prices (ids in the body)
-         * @description Up to 100 stations' current prices in one request (one against the rate limit): each as /v1/stations/{id}/prices answers it, in the order asked; an id asked twice is answered once, where it was first asked; ids no station has are listed in unknown. As GET /v1/stations/prices, with ids as a JSON array in the body (body at most 32768 bytes): the same answer, byte for byte, the same 400s, one request against the rate limit; not cached.
+         * @description Up to 100 stations' current prices in one request (one against the rate limit): each as /v1/stations/{id}/prices answers it, in the order asked; an id asked twice is answered once, where it was first asked; an id a station had before is answered by that station (its entry shows its id now); ids no station has are listed in unknown. As GET /v1/stations/prices, with ids as a JSON array in the body (body at most 32768 bytes): the same answer, byte for byte, the same 400s, one request against the rate limit; not cached.
          */
         post: operations["postStationsPrices"];
         delete?: never;

@@ -2092,6 +2092,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Moved permanently: an id the station had before (a history station the live feed took over). Location gives the same URL with its id now, the query kept; no body. */
+            301: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not modified: If-None-Match named the current ETag; no body. */
             304: {
                 headers: {
@@ -2209,6 +2216,13 @@ export interface operations {
                     };
                     "text/csv": string;
                 };
+            };
+            /** @description Moved permanently: an id the station had before (a history station the live feed took over). Location gives the same URL with its id now, the query kept; no body. */
+            301: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Not modified: If-None-Match named the current ETag; no body. */
             304: {
@@ -2384,6 +2398,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Moved permanently: an id the station had before (a history station the live feed took over). Location gives the same URL with its id now, the query kept; no body. */
+            301: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Not modified: If-None-Match named the current ETag; no body. */
             304: {

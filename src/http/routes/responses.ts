@@ -56,6 +56,10 @@ export function commonResponses(options: { unavailable: boolean } = { unavailabl
 
 /** Not modified: If-None-Match named the current ETag. No body. */
 export const notModified = Type.Null({ description: 'Not modified: If-None-Match named the current ETag; no body.' });
+/** A station's old id (docs/DATA.md, "Ids"): a permanent redirect to its id now. */
+export const movedStation = Type.Null({
+  description: 'Moved permanently: an id the station had before (a history station the live feed took over). Location gives the same URL with its id now, the query kept; no body.',
+});
 
 /** The rows of a history as CSV (both histories). */
 export const HISTORY_ROWS = 'one row per record (date,fuel,average): fuel by fuel in the order of the JSON, each newest first; a fuel without records has none';

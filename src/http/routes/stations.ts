@@ -22,7 +22,7 @@ import type { DerivedAnswers } from '../../derived/derived-answers.ts';
 import { STATION_COLUMNS, withDistance } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer, sendJsonText } from '../representation/negotiation.ts';
-import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed, sendHistory } from './responses.ts';
+import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed, movedStation, sendHistory } from './responses.ts';
 
 const tags = ['Stations'];
 const security = [{ bearerAuth: [] }];
@@ -101,7 +101,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
   });
 
   app.get('/v1/stations/:id', {
-    schema: { summary: 'Get a station', tags, security, params: IdParams, response: { 200: StationResponse, ...errorResponses(404) } },
+    schema: { summary: 'Get a station', tags, security, params: IdParams, response: { 200: StationResponse, 301: movedStation, ...errorResponses(404) } },
   }, async (request, reply) => {
     const station = await store.station(request.params.id);
     return station ? { data: station } : movedOrNotFound(request, reply, request.params.id, '');
@@ -113,7 +113,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
       summary: 'Station price history',
       description: 'One record per local day, newest first: the time-weighted mean price while available, in cents (ddd.d). As CSV too.',
       tags, security, params: IdParams, querystring: TimeframeQuerySchema,
-      response: { 200: jsonOrCsv(HistoryResponse, { rows: HISTORY_ROWS, example: STATION_HISTORY_CSV }), ...errorResponses(404, 406) },
+      response: { 200: jsonOrCsv(HistoryResponse, { rows: HISTORY_ROWS, example: STATION_HISTORY_CSV }), 301: movedStation, ...errorResponses(404, 406) },
     },
     preValidation: negotiateRepresentation,
   }, async (request, reply) => {
@@ -128,7 +128,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
       summary: 'Station current prices',
       description: 'The station\'s last report per fuel, one entry per fuel id: in stock or not, when and by which feed, and the last price in cents (ddd.d) reported in stock (kept while out of stock; false when never in stock); false throughout when it has no report. A combined id has a price only when a feed reports that id itself. '
         + 'tomorrow: the next price already published and not yet in force ({price, from}; WA publishes the next day\'s at about 14:30 WA time, in force from 06:00), else false.',
-      tags, security, params: IdParams, querystring: StationPricesQuerySchema, response: { 200: StationPricesResponse, ...errorResponses(404) },
+      tags, security, params: IdParams, querystring: StationPricesQuerySchema, response: { 200: StationPricesResponse, 301: movedStation, ...errorResponses(404) },
     },
   }, async (request, reply) => {
     const [station] = await stationsOf(request, [request.params.id], request.query.max_age);

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { BulkRows, Connection, TransactionKind } from '../sql/connection.ts';
 import type { BulkInsert, ForKeys, Params, Row } from '../sql/dialect.ts';
+import { binaryArray } from './binary-arrays.ts';
 import { StatementNames, namedQuery } from './statement-names.ts';
 
 /**
@@ -65,13 +66,15 @@ export class StoreClosedError extends Error {
 
 /**
  * Many rows in one statement: one array per column (in the spec's column order), expanded by
- * unnest(): any number of rows, far below the parameter limit. `returning` is added after the
- * spec's tail. Returns the rows the statement returned, or none.
+ * unnest(): any number of rows, far below the parameter limit; numeric columns as binary arrays
+ * (binary-arrays.ts). `returning` is added after the spec's tail. Returns the rows the statement
+ * returned, or none.
  */
 export async function bulkInsert(db: Queryable, spec: BulkInsert, columns: ReadonlyArray<readonly unknown[]>, returning = ''): Promise<{ rows: Row[]; count: number }> {
   if ((columns[0]?.length ?? 0) === 0) return { rows: [], count: 0 };
   const arrays = spec.types.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
-  const result = await db.query<Row>(`INSERT INTO ${spec.into} SELECT * FROM unnest(${arrays}) ${spec.tail} ${returning}`, columns.map((c) => [...c]));
+  const params = columns.map((c, i) => binaryArray(spec.types[i] ?? '', c) ?? [...c]);
+  const result = await db.query<Row>(`INSERT INTO ${spec.into} SELECT * FROM unnest(${arrays}) ${spec.tail} ${returning}`, params);
   return { rows: result.rows, count: result.rowCount ?? 0 };
 }
 

@@ -118,7 +118,12 @@ export const BULK = {
     types: ['smallint', 'smallint'],
     tail: 'ON CONFLICT DO NOTHING',
   },
-  /** A city's means, new or changed (city-means.ts writes only those). */
+  /** A city's means where it had none (a plain insert: city-means.ts read the stored ones in the same writer transaction), and those that changed. */
+  cityDailyInsert: {
+    into: 'city_daily (city_id, day, fuel, mean_tenths)',
+    types: ['text', 'integer', 'smallint', 'double precision'],
+    tail: '',
+  },
   cityDailyUpsert: {
     into: 'city_daily (city_id, day, fuel, mean_tenths)',
     types: ['text', 'integer', 'smallint', 'double precision'],

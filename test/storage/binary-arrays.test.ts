@@ -66,6 +66,18 @@ describe('binary arrays of bulk writes on PostgreSQL', { skip: SERVER ? false : 
     assert.equal(Object.is(doubles[2], -0), false);
   });
 
+  test('a column of one repeated string (sent once, through array_fill) stores that string on every row', async () => {
+    await pool.query('TRUNCATE sent_binary, sent_literal');
+    const same = ROWS.map((row) => [...row.slice(0, 5), 'sydney']);
+    await bulkInsert(pool, spec('sent_binary'), columnsOf(same));
+    const arrays = TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
+    await pool.query(`INSERT INTO sent_literal (s, i, b, d, f, t) SELECT * FROM unnest(${arrays})`, columnsOf(same));
+    const binary = await stored('sent_binary');
+    assert.equal(binary.length, ROWS.length);
+    assert.deepEqual(binary, await stored('sent_literal'));
+    assert.deepEqual((await pool.query<{ t: string }>('SELECT DISTINCT t FROM sent_binary')).rows, [{ t: 'sydney' }]);
+  });
+
   test('a value that does not fit its column meets the error it met as a literal', async () => {
     const bad = async (row: unknown[]): Promise<unknown> => {
       try {

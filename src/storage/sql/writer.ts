@@ -30,7 +30,8 @@ const FUEL_INDEX: ReadonlyMap<string, number> = new Map(FUELS.map((fuel, index) 
  * decisions are the shared ones of writer/; here the reads and writes, in phases whatever the
  * batch's size: the stations it names, their current prices and stored reports are read with
  * one ForKeys statement each, new reports, current prices and daily sums go in one bulk insert
- * each; only late reports and new stations cost statements of their own.
+ * each, and what late reports read and drop goes in one ForKeys statement a kind for all of the
+ * batch's groups (late-settle.ts); only new and changed stations cost statements of their own.
  */
 export class SqlWriter implements BatchWriter {
   constructor(private readonly dialect: Dialect, private readonly cityMeans: CityMeans) {}

@@ -16,7 +16,11 @@
  *   npm run build && npx tsx bench/import-after-live.ts [--rounds 3] [--month FILE] [--postgres URL]
  *
  * --postgres URL (a server URL; a database is created per side and round, and dropped) measures
- * the same on PostgreSQL. Bounded: at most 9 rounds, each command killed after 600 s.
+ * the same on PostgreSQL, and beside the import process's CPU the server's: the CPU of the
+ * server processes serving the import's database (user + system, read from /proc every 100 ms
+ * while the import runs, so only when the server runs on this machine; a backend's last 100 ms
+ * may be missed). The total (import + server) is what the ratio of the total compares.
+ * Bounded: at most 9 rounds, each command killed after 600 s.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -63,12 +67,45 @@ function newest(dir: string): number {
   return latest;
 }
 
-interface Timed { cpu: number; wall: number; peakMb: number; summary: string }
+interface Timed { cpu: number; wall: number; peakMb: number; summary: string; serverCpu?: number }
+
+/**
+ * The CPU seconds (user + system) of the local server processes serving database `name`, sampled
+ * every 100 ms until stop(): the most each process reached. Undefined when none was seen (a
+ * server on another machine, or /proc not readable).
+ */
+function serverCpu(name: string): { stop: () => number | undefined } {
+  const seen = new Map<number, number>();
+  const tick = Number(process.env.CLK_TCK ?? 100);
+  const sample = (): void => {
+    let pids: string[];
+    try { pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p)); } catch { return; }
+    for (const pid of pids) {
+      try {
+        // A backend's title: "postgres: [cluster: ]user database host(port) state".
+        const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (!title.startsWith('postgres: ') || !title.includes(` ${name} `)) continue;
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        seen.set(Number(pid), (Number(fields[11]) + Number(fields[12])) / tick);
+      } catch { /* the process ended */ }
+    }
+  };
+  const timer = setInterval(sample, 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return seen.size === 0 ? undefined : [...seen.values()].reduce((a, b) => a + b, 0);
+    },
+  };
+}
 
 /** One fuelprice command (run asynchronously: the fake FuelCheck answers from this process); timed by GNU time when `timed`. */
 async function fuelprice(databaseUrl: string, args: string[], env: Record<string, string> = {}, timed = false): Promise<Timed> {
   const command = timed ? ['/usr/bin/time', '-f', '%e %U %S %M', process.execPath, BIN, ...args] : [process.execPath, BIN, ...args];
   let stderr: string;
+  const server = timed && databaseUrl.startsWith('postgres') ? serverCpu(new URL(databaseUrl).pathname.slice(1)) : undefined;
+  let serverSeconds: number | undefined;
   try {
     ({ stderr } = await run(command[0] as string, command.slice(1), {
       env: { ...process.env, ...env, DATABASE_URL: databaseUrl, FUELPRICE_NOW: NOW, LOG_LEVEL: 'warn' },
@@ -78,12 +115,14 @@ async function fuelprice(databaseUrl: string, args: string[], env: Record<string
     const output = (error as { stderr?: unknown }).stderr;
     const said = typeof output === 'string' ? output.slice(-2000) : '';
     throw new Error(`fuelprice ${args.join(' ')} failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)} ${said}`, { cause: error });
+  } finally {
+    serverSeconds = server?.stop();
   }
   const lines = stderr.trim().split('\n');
   const summary = lines.filter((l) => l.includes(' rows read = ')).pop() ?? '';
   if (!timed) return { cpu: 0, wall: 0, peakMb: 0, summary };
   const [wall = 'NaN', user = 'NaN', system = 'NaN', kb = 'NaN'] = (lines.pop() ?? '').split(' ');
-  return { cpu: Number(user) + Number(system), wall: Number(wall), peakMb: Number(kb) / 1024, summary };
+  return { cpu: Number(user) + Number(system), wall: Number(wall), peakMb: Number(kb) / 1024, summary, ...(serverSeconds === undefined ? {} : { serverCpu: serverSeconds }) };
 }
 
 /** The fake FuelCheck: a token for any credentials, and the captured answer for /prices and /prices/new. */
@@ -145,6 +184,11 @@ function postgresBackend(server: string): Backend {
   };
 }
 
+/** The import's CPU and, when measured, its server's. */
+function total(t: Timed): number {
+  return t.cpu + (t.serverCpu ?? 0);
+}
+
 const backend = values.postgres ? postgresBackend(values.postgres) : sqliteBackend();
 const fake = await startFuelCheck();
 const live = await backend.empty();
@@ -161,8 +205,10 @@ try {
       const empty = await fuelprice(a.url, ['import', 'nsw-history', month], {}, true);
       const after = await fuelprice(b.url, ['import', 'nsw-history', month], {}, true);
       rows.push({ empty, live: after, load: before });
-      console.log(`round ${round} (load ${before}): empty ${empty.cpu.toFixed(2)} s CPU (${empty.wall.toFixed(1)} s wall), `
-        + `after live ${after.cpu.toFixed(2)} s CPU (${after.wall.toFixed(1)} s wall): ${(after.cpu / empty.cpu).toFixed(2)}x`);
+      const server = (t: Timed): string => (t.serverCpu === undefined ? '' : ` + server ${t.serverCpu.toFixed(2)} s`);
+      console.log(`round ${round} (load ${before}): empty ${empty.cpu.toFixed(2)} s CPU${server(empty)} (${empty.wall.toFixed(1)} s wall), `
+        + `after live ${after.cpu.toFixed(2)} s CPU${server(after)} (${after.wall.toFixed(1)} s wall): ${(after.cpu / empty.cpu).toFixed(2)}x`
+        + `${empty.serverCpu !== undefined && after.serverCpu !== undefined ? `, total ${(total(after) / total(empty)).toFixed(2)}x` : ''}`);
     } finally {
       await a.drop();
       await b.drop();
@@ -173,6 +219,10 @@ try {
   console.log(`  into an empty database: median ${median(rows.map((r) => r.empty.cpu)).toFixed(2)} s CPU, ${median(rows.map((r) => r.empty.wall)).toFixed(1)} s wall, ${median(rows.map((r) => r.empty.peakMb)).toFixed(0)} MB peak`);
   console.log(`  after the live feed:    median ${median(rows.map((r) => r.live.cpu)).toFixed(2)} s CPU, ${median(rows.map((r) => r.live.wall)).toFixed(1)} s wall, ${median(rows.map((r) => r.live.peakMb)).toFixed(0)} MB peak`);
   console.log(`  ratio (round by round, median): ${median(rows.map((r) => r.live.cpu / r.empty.cpu)).toFixed(2)}x CPU, ${median(rows.map((r) => r.live.wall / r.empty.wall)).toFixed(2)}x wall`);
+  if (rows.every((r) => r.empty.serverCpu !== undefined && r.live.serverCpu !== undefined)) {
+    console.log(`  server CPU (its processes serving the import's database): median ${median(rows.map((r) => r.empty.serverCpu ?? 0)).toFixed(2)} s empty, ${median(rows.map((r) => r.live.serverCpu ?? 0)).toFixed(2)} s after the live feed`);
+    console.log(`  ratio of the total (import + server CPU, round by round, median): ${median(rows.map((r) => total(r.live) / total(r.empty))).toFixed(2)}x`);
+  }
   console.log(`  empty:      ${last?.empty.summary ?? ''}`);
   console.log(`  after live: ${last?.live.summary ?? ''}`);
 } finally {

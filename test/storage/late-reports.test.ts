@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { CITIES, STATIONS } from '../fixture.ts';
 import { cityHistory } from '../../src/domain/history.ts';
 import { localTimeToUnix } from '../../src/domain/time.ts';
-import type { PriceEvent } from '../../src/storage/store.ts';
+import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
 import type { Report } from '../../src/storage/writer/day-totals.ts';
 import { changedSpans, classifyReports, runPiecesOutside } from '../../src/storage/writer/late-reports.ts';
 import { assertDaysMatchReports, itemAt, testBackends } from '../helpers.ts';
@@ -83,6 +83,54 @@ function event(row: Row): PriceEvent {
   return { feed: station.feed, feedCode: station.feedCode, fuel: FUELS[row.fuel] ?? 'lpg', at: BASE + row.hour * HOUR, priceTenths: row.priceTenths, available: row.available };
 }
 
+/**
+ * Applies the rows in their arrival order (a batch ends at a row that starts a new one or seals),
+ * seals, and checks every station day, run and city mean against the reports at once.
+ */
+async function arriveAndCheck(store: PriceStore, arrived: readonly Row[]): Promise<void> {
+  await store.upsertCities(CITIES);
+  await store.applyBatch({ stations: SYDNEY, prices: [] });
+  let batch: PriceEvent[] = [];
+  let sealedAt = 0;
+  for (const row of arrived) {
+    batch.push(event(row));
+    if (!row.newBatch && row.sealHour === null) continue;
+    await store.applyBatch({ stations: [], prices: batch });
+    batch = [];
+    if (row.sealHour !== null) {
+      // A running server's clock only moves forward.
+      sealedAt = Math.max(sealedAt, BASE + row.sealHour * HOUR);
+      await store.seal(sealedAt);
+    }
+  }
+  if (batch.length > 0) await store.applyBatch({ stations: [], prices: batch });
+  await store.seal(FINAL_NOW);
+
+  const want = reference(arrived);
+  const got = new Map<string, { weighted: number; seconds: number }>();
+  for (const id of IDS) {
+    for (const d of await store.stationDays(id, { from: null, to: 1_000_000 })) {
+      if (d.seconds > 0) got.set(`${d.stationId}:${d.fuel}:${d.day}`, { weighted: d.weightedTenths, seconds: d.seconds });
+    }
+  }
+  const sorted = (m: Map<string, unknown>): Array<[string, unknown]> => [...m].sort(([a], [b]) => a.localeCompare(b));
+  assert.deepEqual(sorted(got), sorted(want));
+  await assertDaysMatchReports(store);
+
+  // The city's sealed means: the mean of its stations' daily means, day by day.
+  const range = { from: itemAt(DAY_NUMBERS, 0), to: itemAt(DAY_NUMBERS, 10) };
+  const history = cityHistory('nsw', await store.cityHistoryParts('sydney', range, FINAL_NOW), range, FINAL_NOW);
+  for (const fuel of FUELS) {
+    const expected = DAY_NUMBERS.slice(0, 11).flatMap((day) => {
+      const means = IDS.map((id) => want.get(`${id}:${fuel}:${day}`)).filter((v) => v !== undefined).map((v) => v.weighted / v.seconds);
+      return means.length === 0 ? [] : [{ day, meanTenths: means.reduce((a, b) => a + b, 0) / means.length }];
+    }).reverse();
+    const actual = history.get(fuel) ?? [];
+    assert.deepEqual(actual.map((m) => m.day), expected.map((m) => m.day), fuel);
+    for (const [i, m] of actual.entries()) assert.ok(Math.abs(m.meanTenths - itemAt(expected, i).meanTenths) < 1e-6, `${fuel} ${m.day}: ${m.meanTenths} against ${itemAt(expected, i).meanTenths}`);
+  }
+}
+
 for (const backend of testBackends()) {
   describe(`late reports on ${backend.name}`, () => {
     test('daily sums and city means equal those of all the reports at once, whatever the arrival order, batches and seals in between', async () => {
@@ -90,49 +138,28 @@ for (const backend of testBackends()) {
         const arrived = rows.map((row, i) => ({ row, i })).sort((a, b) => a.row.order - b.row.order || a.i - b.i).map(({ row }) => row);
         const { store, drop } = await backend.create();
         try {
-          await store.upsertCities(CITIES);
-          await store.applyBatch({ stations: SYDNEY, prices: [] });
-          let batch: PriceEvent[] = [];
-          let sealedAt = 0;
-          for (const row of arrived) {
-            batch.push(event(row));
-            if (!row.newBatch && row.sealHour === null) continue;
-            await store.applyBatch({ stations: [], prices: batch });
-            batch = [];
-            if (row.sealHour !== null) {
-              // A running server's clock only moves forward.
-              sealedAt = Math.max(sealedAt, BASE + row.sealHour * HOUR);
-              await store.seal(sealedAt);
-            }
-          }
-          if (batch.length > 0) await store.applyBatch({ stations: [], prices: batch });
-          await store.seal(FINAL_NOW);
-
-          const want = reference(arrived);
-          const got = new Map<string, { weighted: number; seconds: number }>();
-          for (const id of IDS) {
-            for (const d of await store.stationDays(id, { from: null, to: 1_000_000 })) {
-              if (d.seconds > 0) got.set(`${d.stationId}:${d.fuel}:${d.day}`, { weighted: d.weightedTenths, seconds: d.seconds });
-            }
-          }
-          const sorted = (m: Map<string, unknown>): Array<[string, unknown]> => [...m].sort(([a], [b]) => a.localeCompare(b));
-          assert.deepEqual(sorted(got), sorted(want));
-          await assertDaysMatchReports(store);
-
-          // The city's sealed means: the mean of its stations' daily means, day by day.
-          const range = { from: itemAt(DAY_NUMBERS, 0), to: itemAt(DAY_NUMBERS, 10) };
-          const history = cityHistory('nsw', await store.cityHistoryParts('sydney', range, FINAL_NOW), range, FINAL_NOW);
-          for (const fuel of FUELS) {
-            const expected = DAY_NUMBERS.slice(0, 11).flatMap((day) => {
-              const means = IDS.map((id) => want.get(`${id}:${fuel}:${day}`)).filter((v) => v !== undefined).map((v) => v.weighted / v.seconds);
-              return means.length === 0 ? [] : [{ day, meanTenths: means.reduce((a, b) => a + b, 0) / means.length }];
-            }).reverse();
-            const actual = history.get(fuel) ?? [];
-            assert.deepEqual(actual.map((m) => m.day), expected.map((m) => m.day), fuel);
-            for (const [i, m] of actual.entries()) assert.ok(Math.abs(m.meanTenths - itemAt(expected, i).meanTenths) < 1e-6, `${fuel} ${m.day}: ${m.meanTenths} against ${itemAt(expected, i).meanTenths}`);
-          }
+          await arriveAndCheck(store, arrived);
         } finally { await drop(); }
       }), { numRuns: backend.name === 'sqlite' ? 60 : 20 });
+    });
+
+    test('one batch\'s late reports rebuilding two spans of one fuel, a run of whole days across both: its days outside both are kept', async () => {
+      // 1800 from 30 March, again at 3 April's midnight, sealed to 8 April: a run of whole days. Then
+      // one batch brings two excursions, on 1 and 5 April: their spans (1 to 2, the next report's
+      // midnight ending the first; 5 to 8 April) are two spans of one group, the run cut by both.
+      const row = (hour: number, priceTenths: number, end: Partial<Row> = {}): Row =>
+        ({ station: 0, fuel: 0, hour, priceTenths, available: true, order: 0, newBatch: false, sealHour: null, ...end });
+      const { store, drop } = await backend.create();
+      try {
+        await arriveAndCheck(store, [
+          row(2, 1800), row(96, 1800), row(230, 1900, { sealHour: 232 }),
+          row(50, 2000), row(52, 1800), row(150, 2100), row(151, 1800, { newBatch: true }),
+        ]);
+        const days = (await store.stationDays('alpha-sydney', { from: null, to: 1_000_000 })).filter((d) => d.fuel === 'lpg' && d.seconds > 0);
+        // Days off 1800 (30 March counted 0): the two excursions', and 8 and 9 April's (1900 from the afternoon of 8 April).
+        const offDays = days.filter((d) => d.weightedTenths !== 1800 * d.seconds).map((d) => d.day - itemAt(DAY_NUMBERS, 0));
+        assert.deepEqual(offDays, [2, 6, 9, 10]);
+      } finally { await drop(); }
     });
 
     test('a report later than the current one but inside days already closed is late: VIC\'s published-a-day-late sequence', async () => {

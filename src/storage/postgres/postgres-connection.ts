@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { BulkRows, Connection, TransactionKind } from '../sql/connection.ts';
 import type { BulkInsert, ForKeys, Params, Row } from '../sql/dialect.ts';
+import { binaryArray } from './binary-arrays.ts';
 import { StatementNames, namedQuery } from './statement-names.ts';
 
 /**
@@ -65,14 +66,31 @@ export class StoreClosedError extends Error {
 
 /**
  * Many rows in one statement: one array per column (in the spec's column order), expanded by
- * unnest(): any number of rows, far below the parameter limit. `returning` is added after the
- * spec's tail. Returns the rows the statement returned, or none.
+ * unnest(): any number of rows, far below the parameter limit; numeric columns as binary arrays
+ * (binary-arrays.ts), a column of one string repeated as that string once (array_fill). `returning`
+ * is added after the spec's tail. Returns the rows the statement
+ * returned, or none.
  */
 export async function bulkInsert(db: Queryable, spec: BulkInsert, columns: ReadonlyArray<readonly unknown[]>, returning = ''): Promise<{ rows: Row[]; count: number }> {
-  if ((columns[0]?.length ?? 0) === 0) return { rows: [], count: 0 };
-  const arrays = spec.types.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
-  const result = await db.query<Row>(`INSERT INTO ${spec.into} SELECT * FROM unnest(${arrays}) ${spec.tail} ${returning}`, columns.map((c) => [...c]));
+  const length = columns[0]?.length ?? 0;
+  if (length === 0) return { rows: [], count: 0 };
+  const params: unknown[] = [];
+  const arrays = spec.types.map((type, i) => {
+    const column = columns[i] ?? [];
+    const only = sameText(column);
+    params.push(only ?? binaryArray(type, column) ?? [...column]);
+    return only === undefined ? `$${i + 1}::${type}[]` : `array_fill($${i + 1}::${type}, ARRAY[${length}])`;
+  }).join(', ');
+  const result = await db.query<Row>(`INSERT INTO ${spec.into} SELECT * FROM unnest(${arrays}) ${spec.tail} ${returning}`, params);
   return { rows: result.rows, count: result.rowCount ?? 0 };
+}
+
+/** The one string every value of a column is (a city's means name their city on every row), sent once; undefined when they differ. */
+function sameText(column: readonly unknown[]): string | undefined {
+  const first = column[0];
+  if (typeof first !== 'string' || column.length < 2) return undefined;
+  for (const value of column) if (value !== first) return undefined;
+  return first;
 }
 
 /**

@@ -139,6 +139,9 @@ async function writeChanges(tx: Connection, cityId: string, low: LocalDay, high:
   const stored = await tx.arrays<[number, number]>(SQL.cityMeansStored, [low, cityId, high]);
   let next = 0;
   const changed = new Set<number>();
+  // A mean of a day and fuel with no stored row is inserted (no conflict to look for: the stored
+  // rows of the window were read in this writer's transaction); one that differs is upserted.
+  const inserts = tx.bulkRows(BULK.cityDailyInsert);
   const upserts = tx.bulkRows(BULK.cityDailyUpsert);
   const deletes: unknown[] = [];
   const gone = (slot: number): void => {
@@ -149,16 +152,18 @@ async function writeChanges(tx: Connection, cityId: string, low: LocalDay, high:
   sums.drain((slot, mean) => {
     let old = stored[next];
     while (old && Number(old[0]) < slot) { gone(Number(old[0])); old = stored[++next]; }
-    if (old && Number(old[0]) === slot) {
-      next++;
-      if (Number(old[1]) === mean) return;
-    }
     const day = low + Math.floor(slot / SLOTS);
-    upserts.values.push(cityId, day, slot % SLOTS, mean);
-    upserts.added();
+    const rows = old && Number(old[0]) === slot ? upserts : inserts;
+    if (rows === upserts) {
+      next++;
+      if (Number(old?.[1]) === mean) return;
+    }
+    rows.values.push(cityId, day, slot % SLOTS, mean);
+    rows.added();
     changed.add(Math.floor(day / MARK_BLOCK_DAYS));
   });
   for (; next < stored.length; next++) gone(Number(stored[next]?.[0]));
+  await inserts.done();
   await upserts.done();
   await tx.forKeys(DELETE_CITY_DAYS, deletes);
   return [...changed];

@@ -56,15 +56,7 @@ export const INGEST_STATEMENTS = {
   /** A group's stored reports at the instants a batch brings (new, already known, or corrected: late-reports.ts). */
   storedReportsBetween: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at BETWEEN $3 AND $4',
   correctReport: 'UPDATE price_events SET price_tenths = $1, available = $2 WHERE station_key = $3 AND fuel = $4 AND at = $5',
-  /** Late reports (late-reports.ts lateReads): the report in force at the start of the first changed day, the first after the last late one, and those between. */
-  reportInForce: `SELECT at, price_tenths, available FROM price_events
-    WHERE station_key = $1 AND fuel = $2 AND at < $3 ORDER BY at DESC LIMIT 1`,
-  nextReportAfter: 'SELECT at FROM price_events WHERE station_key = $1 AND fuel = $2 AND at > $3 ORDER BY at LIMIT 1',
-  reportsBetween: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at >= $3 AND at < $4 ORDER BY at',
-  /** The days [$3, $4] a late report changes: their sums dropped, the runs that overlap them read and dropped (the parts outside go back). */
-  dropDaysBetween: 'DELETE FROM station_daily WHERE station_key = $1 AND fuel = $2 AND day BETWEEN $3 AND $4',
-  runsOverlapping: 'SELECT from_day, to_day, price_tenths FROM station_runs WHERE station_key = $1 AND fuel = $2 AND to_day >= $3 AND from_day <= $4',
-  dropRunsOverlapping: 'DELETE FROM station_runs WHERE station_key = $1 AND fuel = $2 AND to_day >= $3 AND from_day <= $4',
+  // Late reports' reads and drops: sql/late-settle.ts (one statement a kind, for every group of a batch).
   /** The seal: every price of the state still open before the cutoff, then all of them moved on to it. */
   openBefore: `SELECT c.station_key, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from
     FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE s.state = $1 AND c.open_from < $2`,
@@ -131,7 +123,12 @@ export const BULK = {
     types: ['smallint', 'smallint'],
     tail: 'ON CONFLICT DO NOTHING',
   },
-  /** A city's means, new or changed (city-means.ts writes only those). */
+  /** A city's means where it had none (a plain insert: city-means.ts read the stored ones in the same writer transaction), and those that changed. */
+  cityDailyInsert: {
+    into: 'city_daily (city_id, day, fuel, mean_tenths)',
+    types: ['text', 'integer', 'smallint', 'double precision'],
+    tail: '',
+  },
   cityDailyUpsert: {
     into: 'city_daily (city_id, day, fuel, mean_tenths)',
     types: ['text', 'integer', 'smallint', 'double precision'],

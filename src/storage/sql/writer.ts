@@ -6,12 +6,13 @@ import type { Batch, BatchResult, PriceEvent, StationInput } from '../store.ts';
 import {
   BatchTally, type GroupDays, NO_DAY_LOWER_BOUND, type StoredStation, closeAt, closeSealedPart, feedKey, groupPrices, sameStation, sealDue, storedCoordinates,
 } from '../writer/batch-plan.ts';
-import { DayTotals, type OpenState, type Report } from '../writer/day-totals.ts';
-import { type DaySpan, type ReportPlan, type Settled, classifyReports, lateReads, lateReadsUntil, planReports, runPiecesOutside, settleGroup } from '../writer/late-reports.ts';
+import { DayTotals, type Report } from '../writer/day-totals.ts';
+import { classifyReports, planReports } from '../writer/late-reports.ts';
 import type { Connection } from './connection.ts';
+import { type PlannedGroup, settleGroups } from './late-settle.ts';
 import { noteStaleCityDays, recomputeStaleCityDays } from './stale-city-days.ts';
 import type { Dialect, Row } from './dialect.ts';
-import { toDayRun, toOpenState, toReport } from './row-mappers.ts';
+import { toOpenState, toReport } from './row-mappers.ts';
 import type { BatchWriter } from './sql-store.ts';
 import { BULK, INGEST_STATEMENTS as SQL, bumpDataVersion } from './ingest-statements.ts';
 import { CORRECT_REPORTS, CURRENT_STATES, LENGTHEN_RUNS, STATIONS_BY_FEED, STORED_REPORTS, TAKEN_IDS } from './writer-statements.ts';
@@ -29,7 +30,8 @@ const FUEL_INDEX: ReadonlyMap<string, number> = new Map(FUELS.map((fuel, index) 
  * decisions are the shared ones of writer/; here the reads and writes, in phases whatever the
  * batch's size: the stations it names, their current prices and stored reports are read with
  * one ForKeys statement each, new reports, current prices and daily sums go in one bulk insert
- * each; only late reports and new stations cost statements of their own.
+ * each, and what late reports read and drop goes in one ForKeys statement a kind for all of the
+ * batch's groups (late-settle.ts); only new and changed stations cost statements of their own.
  */
 export class SqlWriter implements BatchWriter {
   constructor(private readonly dialect: Dialect, private readonly cityMeans: CityMeans) {}
@@ -81,18 +83,23 @@ export class SqlWriter implements BatchWriter {
     }
     await fresh.done();
     await tx.forKeys(CORRECT_REPORTS, corrected);
+    // The groups with new or corrected reports, settled together (late-settle.ts: one statement a kind of read or drop, not one a group).
+    const planned: Array<PlannedGroup | undefined> = groups.map(({ station, fuel }, i) => {
+      const rows = classified[i];
+      if (!rows || (rows.fresh.length === 0 && rows.corrected.length === 0)) return undefined;
+      const before = current.get(groupKey(station.key, fuel));
+      return { station, fuel, current: before, plan: planReports(before, rows.fresh, rows.corrected) };
+    });
+    const settledAll = await settleGroups(tx, planned.filter((g) => g !== undefined));
+    let nextSettled = 0;
     const opens = tx.bulkRows(BULK.currentPrices);
     // Each current price whose price or availability changes takes the next change number (storage/sql/changes.ts).
     let lastChange: number | undefined;
     for (const [i, { station, fuel }] of groups.entries()) {
       const rows = classified[i];
-      if (!rows || (rows.fresh.length === 0 && rows.corrected.length === 0)) { if (rows) tally.group(station, fuel, rows, new DayTotals()); continue; }
-      const before = current.get(groupKey(station.key, fuel));
-      const plan = planReports(before, rows.fresh, rows.corrected);
-      // Most groups have no late report: settled at once, with no read to wait for.
-      const reads = lateReads(station.state, plan);
-      const settled = reads ? await settleLate(tx, station, fuel, before, plan, reads) : settleGroup(station.state, before, plan, undefined, []);
-      if (!reads) for (const span of settled.spans) await dropSpan(tx, station.key, fuel, span);
+      const before = planned[i]?.current;
+      const settled = planned[i] ? settledAll[nextSettled++] : undefined;
+      if (!rows || !settled) { if (rows) tally.group(station, fuel, rows, new DayTotals()); continue; }
       closeSealedPart(station.state, settled.totals, settled.open, sealedBefore(station.state));
       const open = settled.open;
       if (open) {
@@ -278,28 +285,6 @@ async function takeId(tx: Connection, station: KnownStation, slug: string): Prom
   await tx.run(SQL.renameStation, [id, station.key]);
   await tx.run(SQL.keepAlias, [station.id, station.key]);
   return id;
-}
-
-/** Works out a group's plan (settleGroup), reading what its late reports need and dropping the spans they rebuild. */
-async function settleLate(
-  tx: Connection, station: StoredStation, fuel: number, current: OpenState | undefined, plan: ReportPlan, reads: NonNullable<ReturnType<typeof lateReads>>,
-): Promise<Settled> {
-  const found = await tx.row(SQL.reportInForce, [station.key, fuel, reads.from]);
-  const next = await tx.row(SQL.nextReportAfter, [station.key, fuel, reads.after]);
-  const until = lateReadsUntil(station.state, next ? Number(next.at) : undefined);
-  const later = (await tx.rows(SQL.reportsBetween, [station.key, fuel, reads.from, until])).map(toReport);
-  const settled = settleGroup(station.state, current, plan, found ? toReport(found) : undefined, later);
-  for (const span of settled.spans) await dropSpan(tx, station.key, fuel, span);
-  return settled;
-}
-
-/** Drops a span's sums and the runs that overlap it, storing again the parts of those runs outside it. */
-async function dropSpan(tx: Connection, stationKey: number, fuel: number, span: DaySpan): Promise<void> {
-  await tx.run(SQL.dropDaysBetween, [stationKey, fuel, span.from, span.to]);
-  const runs = (await tx.rows(SQL.runsOverlapping, [stationKey, fuel, span.from, span.to])).map(toDayRun);
-  if (runs.length === 0) return;
-  await tx.run(SQL.dropRunsOverlapping, [stationKey, fuel, span.from, span.to]);
-  await tx.bulkInsert(BULK.stationRuns, runPiecesOutside(runs, span).flatMap((piece) => [stationKey, piece.to, fuel, piece.from, piece.priceTenths]));
 }
 
 /**

@@ -46,6 +46,22 @@ export function testBackends(): TestBackend[] {
   return backends;
 }
 
+/**
+ * A fresh store of the backend for each call, all of them dropped after the describe block it is
+ * called in (so call it in the block's body, not in a test).
+ */
+export function freshStores(backend: TestBackend): () => Promise<PriceStore> {
+  const drops: Array<() => Promise<void>> = [];
+  after(async () => {
+    for (const drop of drops) await drop();
+  });
+  return async () => {
+    const created = await backend.create();
+    drops.push(created.drop);
+    return created.store;
+  };
+}
+
 /** Two stores on one new database of the backend, as two processes would have them, and how to throw both away. */
 export async function twoStores(backend: string): Promise<{ reader: PriceStore; writer: PriceStore; drop: () => Promise<void> }> {
   if (backend === 'sqlite') {

@@ -5,7 +5,7 @@
  * (NAME.cells.tsv, written without a spreadsheet library), of the QLD CSV's lines and of the
  * WA snapshots' JSON.
  */
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ import { demoCities } from '../../src/ingest/demo.ts';
 import { Normaliser, type RawStation, type Rejection } from '../../src/ingest/normalise.ts';
 import { UNKNOWN_STATION, applyNormalised } from '../../src/ingest/runner.ts';
 import type { CopyTable, PriceStore } from '../../src/storage/store.ts';
-import { testBackends } from '../helpers.ts';
+import { freshStores, testBackends } from '../helpers.ts';
 
 const REAL = join(import.meta.dirname, '..', 'fixtures', 'import', 'real');
 const NOW = Date.UTC(2026, 10, 1) / 1000;
@@ -287,15 +287,7 @@ describe('import: telling a file\'s kind by its content', () => {
 
 for (const backend of testBackends()) {
   describe(`import of real published files on ${backend.name}`, () => {
-    const drops: Array<() => Promise<void>> = [];
-    after(async () => {
-      for (const d of drops) await d();
-    });
-    const fresh = async (): Promise<PriceStore> => {
-      const created = await backend.create();
-      drops.push(created.drop);
-      return created.store;
-    };
+    const fresh = freshStores(backend);
 
     for (const slice of ['nsw-2020-04-slice.xlsx', 'nsw-2018-12-slice.xlsx', 'nsw-2018-07-slice.xlsx']) {
       test(`nsw-history reads ${slice} as published: every row accounted for, times in Sydney`, async () => {

@@ -26,7 +26,7 @@ import type { ImportFormat } from '../../src/ingest/import/format.ts';
 import { Normaliser, type RawStation, type Rejection } from '../../src/ingest/normalise.ts';
 import { applyNormalised } from '../../src/ingest/runner.ts';
 import type { CopyTable, FeedStation, PriceStore } from '../../src/storage/store.ts';
-import { snapshot, testBackends } from '../helpers.ts';
+import { freshStores, snapshot, testBackends } from '../helpers.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'import');
 const NSW_FILE = join(FIXTURES, 'nsw-history-2026-02.csv');
@@ -437,15 +437,7 @@ async function tables(store: PriceStore): Promise<string> {
 
 for (const backend of testBackends()) {
   describe(`import on ${backend.name}`, () => {
-    const fresh = async (): Promise<PriceStore> => {
-      const created = await backend.create();
-      drops.push(created.drop);
-      return created.store;
-    };
-    const drops: Array<() => Promise<void>> = [];
-    after(async () => {
-      for (const d of drops) await d();
-    });
+    const fresh = freshStores(backend);
     const run = (s: PriceStore, format: ImportFormat, path: string, over: Partial<Parameters<typeof importFile>[0]> = {}): Promise<FileOutcome> =>
       importFile({ store: s, format, path, now: NOW, label: 'file.csv', ...over });
 

@@ -11,7 +11,7 @@ import { waHistory } from '../../src/ingest/import/wa-history.ts';
 import { Normaliser } from '../../src/ingest/normalise.ts';
 import { applyNormalised } from '../../src/ingest/runner.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
-import { testBackends } from '../helpers.ts';
+import { freshStores, testBackends } from '../helpers.ts';
 
 /**
  * Stations from history on real rows (test/fixtures/import/real-stations/README.md): a station
@@ -98,13 +98,7 @@ const waObjects = (day: string): Array<Record<string, unknown>> =>
 
 for (const backend of testBackends()) {
   describe(`stations from history, real rows, on ${backend.name}`, () => {
-    const drops: Array<() => Promise<void>> = [];
-    after(async () => { for (const d of drops) await d(); });
-    const fresh = async (): Promise<PriceStore> => {
-      const created = await backend.create();
-      drops.push(created.drop);
-      return created.store;
-    };
+    const fresh = freshStores(backend);
 
     test('NSW April 2020: unknown stations created once without a position, found again by the next file; the rebranded one joins the live station', async () => {
       const store = await fresh();

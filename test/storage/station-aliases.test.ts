@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { PriceStore, StationInput } from '../../src/storage/store.ts';
-import { testBackends } from '../helpers.ts';
+import { freshStores, testBackends } from '../helpers.ts';
 
 /*
  * The writer's identity rules (docs/DATA.md "What a station shows" and "Ids"), on real NSW
@@ -25,13 +25,7 @@ const LIVE: StationInput = {
 
 for (const backend of testBackends()) {
   describe(`station ids and aliases on ${backend.name}`, () => {
-    const drops: Array<() => Promise<void>> = [];
-    after(async () => { for (const d of drops) await d(); });
-    const fresh = async (): Promise<PriceStore> => {
-      const created = await backend.create();
-      drops.push(created.drop);
-      return created.store;
-    };
+    const fresh = freshStores(backend);
     const shown = async (store: PriceStore, code: string): Promise<[string, string, string] | undefined> => {
       const s = (await store.feedStations('nsw')).find((f) => f.feedCode === code);
       return s && [s.id, s.name, s.brand];

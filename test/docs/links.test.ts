@@ -19,21 +19,23 @@ function markdownFiles(): string[] {
   return out.split('\n').filter((f) => f !== '' && existsSync(join(ROOT, f)));
 }
 
-/** The page's lines outside fenced code blocks, inline code blanked. */
-function prose(text: string): string[] {
-  const lines: string[] = [];
+/** The page's lines, each undefined inside a fenced code block (its fences included). */
+function unfenced(text: string): Array<string | undefined> {
   let fence: string | undefined;
-  for (const line of text.split('\n')) {
+  return text.split('\n').map((line) => {
     const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
     if (marker !== undefined) {
       if (fence === undefined) fence = marker[0];
       else if (marker.startsWith(fence)) fence = undefined;
-      lines.push('');
-      continue;
+      return undefined;
     }
-    lines.push(fence === undefined ? line.replace(/`+[^`]*`+/g, '') : '');
-  }
-  return lines;
+    return fence === undefined ? line : undefined;
+  });
+}
+
+/** The page's lines outside fenced code blocks, inline code blanked. */
+function prose(text: string): string[] {
+  return unfenced(text).map((line) => (line === undefined ? '' : line.replace(/`+[^`]*`+/g, '')));
 }
 
 /** GitHub's anchor for a heading's text: lower case, punctuation dropped, spaces to hyphens. */
@@ -51,15 +53,8 @@ export function slug(heading: string): string {
 export function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
-  let fence: string | undefined;
-  for (const line of text.split('\n')) {
-    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
-    if (marker !== undefined) {
-      if (fence === undefined) fence = marker[0];
-      else if (marker.startsWith(fence)) fence = undefined;
-      continue;
-    }
-    if (fence !== undefined) continue;
+  for (const line of unfenced(text)) {
+    if (line === undefined) continue;
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];
     if (heading === undefined) continue;
     const base = slug(heading);

@@ -14,7 +14,8 @@
  *   moving 2% of the stations (as the demo's live feed does) through its own store, as
  *   `fuelprice ingest` would.
  *
- * Open loop: sessions start at the offered rate whatever the answers do. From 1 dashboard session
+ * Open loop: sessions start at the offered rate whatever the answers do. After one unmeasured warm-up
+ * step at half a session a second (a server just started computes every city's first answers), from 1 dashboard session
  * a second the rate is doubled while p99 stays under 100 ms with no 5xx (halved while it does
  * not, down to 0.05), then bisected twice (traffic-report.ts); the capacity found is run again at 50% and 100%. Bounded: each step lasts
  * STEP_SEC plus at most DRAIN_SEC, at most MAX_STEPS steps, at most MAX_RATE sessions a second.
@@ -172,9 +173,10 @@ function listen(base: string, token: string, count: number): { events(): number;
 }
 
 /** A feed writing every FEED_EVERY_SEC: 2% of the stations move by a few tenths, each report a second later than the last write's. */
-function feed(store: PriceStore, stations: readonly Station[], prices: Map<string, PriceEvent>): { stop(): Promise<void>; writes(): number } {
+function feed(store: PriceStore, stations: readonly Station[], prices: Map<string, PriceEvent>): { stop(): Promise<void>; writes(): number; failed(): string[] } {
   let at = NOW_SEC;
   let writes = 0;
+  const failed: string[] = [];
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     at += 1;
@@ -188,9 +190,9 @@ function feed(store: PriceStore, stations: readonly Station[], prices: Map<strin
         batch.push(moved);
       }
     }
-    running = running.then(() => store.applyBatch({ stations: [], prices: batch })).then(() => { writes++; }, () => undefined);
+    running = running.then(() => store.applyBatch({ stations: [], prices: batch })).then(() => { writes++; }, (error: unknown) => { failed.push(String(error)); });
   }, FEED_EVERY_SEC * 1000);
-  return { stop: async () => { clearInterval(timer); await running; }, writes: () => writes };
+  return { stop: async () => { clearInterval(timer); await running; }, writes: () => writes, failed: () => failed };
 }
 
 /** The longest event-loop stall since the last scrape (prom-client's nodejs_eventloop_lag_max_seconds; with workers, their mean). */
@@ -297,6 +299,10 @@ async function main(): Promise<void> {
     const writer = feed(store, stations, prices);
     console.log(`traffic on ${backend === 'postgres' ? 'PostgreSQL + Redis, serve --workers 2' : 'SQLite, serve'}: ${values.db} (${stations.length} stations, ${cities.length} cities), `
       + `${STREAMS} event streams, a feed write every ${FEED_EVERY_SEC} s, steps of ${STEP_SEC} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    // One step unmeasured first, at half the starting rate: what a server that has just started computes once
+    // (every city's first cycle and history, serialisers, the search worker's indexes) is not its capacity.
+    const warm = summarise(await step(SEARCH.start / 2, client, base, server.pid, cities, stations), TARGET_P99_MS);
+    console.log(`  warm-up at ${SEARCH.start / 2} sessions/s (not counted): ${warm.requests} requests, p99 ${warm.p99Ms.toFixed(1)} ms, 5xx ${warm.errors5xx}, 503 ${warm.unavailable503}, stall ${warm.stallMs?.toFixed(0)} ms`);
     const search: StepSummary[] = [];
     for (let rate = nextRate(search, SEARCH); rate !== undefined && search.length < MAX_STEPS; rate = nextRate(search, SEARCH)) {
       const summary = summarise(await step(rate, client, base, server.pid, cities, stations), TARGET_P99_MS);
@@ -314,6 +320,8 @@ async function main(): Promise<void> {
     client.agent.destroy();
     console.log('');
     console.log(reportTable(`${backend === 'postgres' ? 'PostgreSQL + Redis, `serve --workers 2`' : 'SQLite, `serve`'}, ${values.db}`, search, checks));
+    const failedWrites = writer.failed();
+    if (failedWrites.length > 0) console.log(`feed writes that failed: ${failedWrites.length} (first: ${failedWrites[0]})`);
     console.log(`feed writes: ${writer.writes()}; change events received by the ${STREAMS} streams: ${events}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')} (a shared machine: see the note in bench/RESULTS.md)`);
   } finally {
     if (server) await stopProcess(server);

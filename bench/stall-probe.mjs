@@ -5,9 +5,11 @@
 //   waits for a core count too.
 // - cpu: the serving thread's own CPU time since the reset (process.threadCpuUsage: this thread, not the workers).
 //   With requests sent one at a time it bounds from above what any one request held the loop for, waits for a core aside.
+// - gc: the garbage collector's pauses on this thread since the reset (PerformanceObserver 'gc' entries: their sum and the
+//   longest), so that a request's CPU can be told from a collection that fell inside it.
 // Plain JavaScript: the server may run from dist/ or the sources.
 import { createServer } from 'node:http';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 
 const port = Number(process.env.FUELPRICE_STALL_PROBE_PORT);
@@ -17,14 +19,21 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
   histogram.enable();
   const cpuMs = () => { const { user, system } = process.threadCpuUsage(); return (user + system) / 1000; };
   let cpuAtReset = cpuMs();
+  let gcMs = 0;
+  let gcMaxMs = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) { gcMs += entry.duration; gcMaxMs = Math.max(gcMaxMs, entry.duration); }
+  }).observe({ entryTypes: ['gc'] });
   const server = createServer((req, res) => {
     if (req.url === '/reset') {
       histogram.reset();
       cpuAtReset = cpuMs();
+      gcMs = 0;
+      gcMaxMs = 0;
       res.end('ok');
       return;
     }
-    res.end(JSON.stringify({ delayMs: histogram.max / 1e6, cpuMs: cpuMs() - cpuAtReset }));
+    res.end(JSON.stringify({ delayMs: histogram.max / 1e6, cpuMs: cpuMs() - cpuAtReset, gcMs, gcMaxMs }));
   });
   server.on('error', (error) => process.stderr.write(`stall probe: ${error.message}\n`));
   server.listen(port, '127.0.0.1');

@@ -140,6 +140,8 @@ async function probe(path: string): Promise<string> {
 interface Hold {
   family: string; requests: number; maxMs: number; url: string; medianMs: number; failures: number; wallMaxMs: number;
   cpuMaxMs: number; cpuUrl: string; cpuMedianMs: number; cpuP90Ms: number;
+  /** Garbage collection on the serving thread during the request with the most CPU (the probe's 'gc' entries), and the longest pause of the family. */
+  cpuMaxGcMs?: number; gcMaxMs?: number;
 }
 async function family(name: string, paths: readonly string[], headers: Record<string, string> = {}): Promise<Hold> {
   await write();
@@ -147,7 +149,8 @@ async function family(name: string, paths: readonly string[], headers: Record<st
   const holds: number[] = [];
   const cpus: number[] = [];
   let worst = { ms: -1, url: '' };
-  let cpuWorst = { ms: -1, url: '' };
+  let cpuWorst = { ms: -1, url: '', gcMs: 0 };
+  let gcMaxMs = 0;
   let failures = 0;
   let wallMaxMs = 0;
   for (const path of paths) {
@@ -160,21 +163,22 @@ async function family(name: string, paths: readonly string[], headers: Record<st
     wallMaxMs = Math.max(wallMaxMs, performance.now() - started);
     if (answer.status !== 200 && failures++ === 0) console.log(`  ${name}: ${answer.status} for ${path.slice(0, 80)}`);
     await new Promise((r) => setTimeout(r, 5));
-    const read = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number };
+    const read = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number };
     const ms = read.delayMs;
     // Net of what the serving thread spends with no request for as long (the probe's 1 ms timer mostly: idleCpuMsPerSec).
     const cpuMs = Math.max(0, read.cpuMs - (idleCpuMsPerSec * (performance.now() - opened)) / 1000);
     holds.push(ms);
     cpus.push(cpuMs);
     if (ms > worst.ms) worst = { ms, url: path };
-    if (cpuMs > cpuWorst.ms) cpuWorst = { ms: cpuMs, url: path };
+    if (cpuMs > cpuWorst.ms) cpuWorst = { ms: cpuMs, url: path, gcMs: read.gcMs ?? 0 };
+    gcMaxMs = Math.max(gcMaxMs, read.gcMaxMs ?? 0);
   }
   const sorted = [...holds].sort((a, b) => a - b);
   const cpuSorted = [...cpus].sort((a, b) => a - b);
   const hold = { family: name, requests: holds.length, maxMs: worst.ms, url: worst.url, medianMs: sorted[sorted.length >> 1] ?? 0, failures, wallMaxMs, cpuMaxMs: cpuWorst.ms, cpuUrl: cpuWorst.url,
-    cpuMedianMs: cpuSorted[cpuSorted.length >> 1] ?? 0, cpuP90Ms: cpuSorted[Math.floor(cpuSorted.length * 0.9)] ?? 0 };
+    cpuMedianMs: cpuSorted[cpuSorted.length >> 1] ?? 0, cpuP90Ms: cpuSorted[Math.floor(cpuSorted.length * 0.9)] ?? 0, cpuMaxGcMs: cpuWorst.gcMs, gcMaxMs };
   console.log(`  ${name}: longest hold ${hold.maxMs.toFixed(1)} ms (${hold.url.slice(0, 90)}), median ${hold.medianMs.toFixed(1)} ms, `
-    + `serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, p90 ${hold.cpuP90Ms.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms (${hold.cpuUrl.slice(0, 60)}), `
+    + `serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, p90 ${hold.cpuP90Ms.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms (${hold.cpuUrl.slice(0, 60)}; of it in GC pauses ${cpuWorst.gcMs.toFixed(1)} ms), longest GC pause ${gcMaxMs.toFixed(1)} ms, `
     + `${hold.requests} requests, slowest answer ${wallMaxMs.toFixed(0)} ms${failures ? `, ${failures} not 200` : ''}`);
   return hold;
 }
@@ -210,17 +214,22 @@ const families: Array<[string, string[], Record<string, string>?]> = [
 async function idle(windows: number, name = 'idle (1 s, no request)'): Promise<Hold> {
   const delays: number[] = [];
   const cpus: number[] = [];
+  let gcMaxMs = 0;
+  let cpuMaxGcMs = 0;
   for (let i = 0; i < windows && performance.now() < deadline; i++) {
     await probe('/reset');
     await new Promise((r) => setTimeout(r, 1000));
-    const { delayMs, cpuMs } = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number };
+    const { delayMs, cpuMs, gcMs, gcMaxMs: pause } = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number };
+    if (cpus.every((c) => cpuMs > c)) cpuMaxGcMs = gcMs ?? 0;
+    gcMaxMs = Math.max(gcMaxMs, pause ?? 0);
     delays.push(delayMs);
     cpus.push(cpuMs);
   }
   const [d, c] = [[...delays].sort((a, b) => a - b), [...cpus].sort((a, b) => a - b)];
   const hold = { family: name, requests: 0, maxMs: d.at(-1) ?? 0, url: '', medianMs: d[d.length >> 1] ?? 0, failures: 0, wallMaxMs: 0,
-    cpuMaxMs: c.at(-1) ?? 0, cpuUrl: '', cpuMedianMs: c[c.length >> 1] ?? 0, cpuP90Ms: c[Math.floor(c.length * 0.9)] ?? 0 };
-  console.log(`  ${name}: ${delays.length} windows, longest delay ${hold.maxMs.toFixed(1)} ms, serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms`);
+    cpuMaxMs: c.at(-1) ?? 0, cpuUrl: '', cpuMedianMs: c[c.length >> 1] ?? 0, cpuP90Ms: c[Math.floor(c.length * 0.9)] ?? 0, cpuMaxGcMs, gcMaxMs };
+  console.log(`  ${name}: ${delays.length} windows, longest delay ${hold.maxMs.toFixed(1)} ms, serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, `
+    + `most ${hold.cpuMaxMs.toFixed(1)} ms (of it in GC pauses ${cpuMaxGcMs.toFixed(1)} ms), longest GC pause ${gcMaxMs.toFixed(1)} ms`);
   return hold;
 }
 
@@ -253,14 +262,14 @@ if (values.save) writeFileSync(values.save, `${JSON.stringify({ dataset: values.
 const before = values.before ? (JSON.parse(readFileSync(values.before, 'utf8')) as { results: Hold[] }).results : undefined;
 const ms = (value: number | undefined): string => (value === undefined ? '-' : `${value.toFixed(1)} ms`);
 const cut = (url: string): string => (url.length > 60 ? `${url.slice(0, 60)}...` : url);
-console.log(`\n| route family | requests | longest loop delay${before ? ' before | after' : ''} | serving-thread CPU, p90 / most${before ? ' before | after' : ''} | its URL |`);
-console.log(`|---|---:|${before ? '---:|' : ''}---:|${before ? '---:|' : ''}---:|---|`);
+console.log(`\n| route family | requests | longest loop delay${before ? ' before | after' : ''} | serving-thread CPU, p90 / most${before ? ' before | after' : ''} | GC in the most / longest GC pause | its URL |`);
+console.log(`|---|---:|${before ? '---:|' : ''}---:|${before ? '---:|' : ''}---:|---:|---|`);
 for (const r of results) {
   const b = before?.find((x) => x.family === r.family);
   const delay = before ? `${ms(b?.maxMs)} | ${ms(r.maxMs)}` : ms(r.maxMs);
   const both = (h: Hold | undefined): string => (h ? `${h.cpuP90Ms.toFixed(1)} / ${h.cpuMaxMs.toFixed(1)} ms` : '-');
   const cpu = before ? `${both(b)} | ${both(r)}` : both(r);
-  console.log(`| ${r.family} | ${r.requests} | ${delay} | ${cpu} | ${cut(r.cpuUrl)} |`);
+  console.log(`| ${r.family} | ${r.requests} | ${delay} | ${cpu} | ${ms(r.cpuMaxGcMs)} / ${ms(r.gcMaxMs)} | ${cut(r.cpuUrl)} |`);
 }
 const over = results.filter((r) => r.requests > 0 && r.maxMs > 20);
 console.log(over.length === 0 ? '\nevery family within 20 ms' : `\nover 20 ms: ${over.map((r) => r.family).join(', ')}`);

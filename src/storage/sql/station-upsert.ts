@@ -8,11 +8,10 @@
 import type { StateId } from '../../domain/states.ts';
 import { assignCity, slugify, uniqueSlug } from '../../domain/places.ts';
 import type { StationInput } from '../store.ts';
-import { type StoredStation, feedKey, sameStation, storedCoordinates } from '../writer/batch-plan.ts';
+import { type StoredStation, feedKey, sameStation, storedCoordinates } from '../write-plan/batch-plan.ts';
 import type { Connection } from './connection.ts';
 import type { Row } from './dialect.ts';
 import { INGEST_STATEMENTS as SQL } from './ingest-statements.ts';
-import { TAKEN_IDS } from './writer-statements.ts';
 
 /** A stored station as the writer knows it within a batch. */
 export type KnownStation = StoredStation & Parameters<typeof sameStation>[0] & { namedAt: number | null };
@@ -92,7 +91,7 @@ export async function upsertStation(tx: Connection, input: StationInput, known: 
 /** The ids of the slug and its numbered forms that a station has or had, each with that station's key. */
 async function takenIds(tx: Connection, slug: string): Promise<Map<string, number>> {
   const base = slugify(slug);
-  return new Map((await tx.rows(TAKEN_IDS, [base, `${base}-`, `${base}.`])).map((r) => [String(r.id), Number(r.station_key)]));
+  return new Map((await tx.rows(SQL.takenIds, [base, `${base}-`, `${base}.`])).map((r) => [String(r.id), Number(r.station_key)]));
 }
 
 /**

@@ -4,9 +4,9 @@ import type { LocalDay } from '../../domain/time.ts';
 import type { Batch, BatchResult, PriceEvent } from '../store.ts';
 import {
   BatchTally, type GroupDays, NO_DAY_LOWER_BOUND, closeAt, closeSealedPart, feedKey, groupPrices, sealDue,
-} from '../writer/batch-plan.ts';
-import { DayTotals, type Report } from '../writer/day-totals.ts';
-import { classifyReports, planReports } from '../writer/late-reports.ts';
+} from '../write-plan/batch-plan.ts';
+import { DayTotals, type Report } from '../write-plan/day-totals.ts';
+import { classifyReports, planReports } from '../write-plan/late-reports.ts';
 import type { Connection } from './connection.ts';
 import { type PlannedGroup, settleGroups } from './late-settle.ts';
 import { noteStaleCityDays, recomputeStaleCityDays } from './stale-city-days.ts';
@@ -15,7 +15,7 @@ import { toOpenState, toReport } from './row-mappers.ts';
 import type { BatchWriter } from './sql-store.ts';
 import { type CityPoint, toKnown, upsertStation } from './station-upsert.ts';
 import { BULK, INGEST_STATEMENTS as SQL, bumpDataVersion } from './ingest-statements.ts';
-import { CORRECT_REPORTS, CURRENT_STATES, LENGTHEN_RUNS, STATIONS_BY_FEED, STORED_REPORTS } from './writer-statements.ts';
+import { CORRECT_REPORTS, CURRENT_STATES, LENGTHEN_RUNS, STATIONS_BY_FEED, STORED_REPORTS } from './keyed-statements.ts';
 
 /** Recomputes the city means of days [from, to] of one city or of every city of a state (sqlite/ and postgres/ city means). */
 export type CityMeans = (tx: Connection, cities: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay) => Promise<void>;
@@ -24,7 +24,7 @@ const FUEL_INDEX: ReadonlyMap<string, number> = new Map(FUELS.map((fuel, index) 
 
 /**
  * applyBatch and seal, written once, inside the writer transaction the store opens. The
- * decisions are the shared ones of writer/; here the reads and writes, in phases whatever the
+ * decisions are the pure ones of write-plan/; here the reads and writes, in phases whatever the
  * batch's size: the stations it names, their current prices and stored reports are read with
  * one ForKeys statement each, new reports, current prices and daily sums go in one bulk insert
  * each, and what late reports read and drop goes in one ForKeys statement a kind for all of the

@@ -16,7 +16,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { nswSuburbCell, splitNswAddress } from '../src/ingest/feeds/nsw-address.ts';
 import { resolveHeader, rowOf } from '../src/ingest/import/csv.ts';
-import { fillDown, nswHistory } from '../src/ingest/import/nsw-history.ts';
+import { nswHistory } from '../src/ingest/import/nsw-history.ts';
+import { fillDown } from '../src/ingest/import/nsw-merged-cells.ts';
 import { readXlsx } from '../src/ingest/import/xlsx.ts';
 import type { Row } from '../src/ingest/import/csv.ts';
 

@@ -10,7 +10,8 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { NSW_FUELS, addNswAnswer, parseNswAnswer } from '../src/ingest/feeds/nsw.ts';
+import { NSW_FUELS } from '../src/ingest/feeds/nsw.ts';
+import { addNswAnswer, parseNswAnswer } from '../src/ingest/feeds/nsw-records.ts';
 import { demoCities } from '../src/ingest/demo.ts';
 import { nswHistory } from '../src/ingest/import/nsw-history.ts';
 import type { FileOutcome } from '../src/ingest/import/progress.ts';

@@ -123,7 +123,7 @@ export function stationHistory(
 /**
  * Time-weighted sums per local day (price x seconds, and the seconds), in day order, as three
  * flat arrays rather than an object and a map entry per day: the writer adds millions of them
- * (storage/writer/day-totals.ts, DayTotals) and ten years of a station's history are some 20,000. Sums almost
+ * (storage/write-plan/day-totals.ts, DayTotals) and ten years of a station's history are some 20,000. Sums almost
  * always go to the last day or start the next one, which costs a push.
  */
 export class DaySums {

@@ -13,9 +13,10 @@ import { waStationKey } from '../../src/ingest/feeds/wa.ts';
 import { headerKey, resolveHeader, rowOf } from '../../src/ingest/import/csv.ts';
 import { parseDayFirstDate, parseDayFirstDateTime, parseExcelSerial, parseIsoDateTime } from '../../src/ingest/import/dates.ts';
 import {
-  NSW_BLANK_DATE, NSW_BLANK_FUEL, NSW_BLANK_FUEL_NONE_ABOVE, NswStationIndex, fillDown, nswAddressKey, nswHistory, nswHistoryCode,
+  NSW_BLANK_DATE, NSW_BLANK_FUEL, NSW_BLANK_FUEL_NONE_ABOVE, NswStationIndex, nswAddressKey, nswHistory, nswHistoryCode,
   nswPriceTime, postcodeOf,
 } from '../../src/ingest/import/nsw-history.ts';
+import { fillDown } from '../../src/ingest/import/nsw-merged-cells.ts';
 import { type FileOutcome, ImportProgress, PLAIN_INTERVAL_MS, summaryLine } from '../../src/ingest/import/progress.ts';
 import { qldHistory, qldTransactionTime } from '../../src/ingest/import/qld-history.ts';
 import {

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { STATES } from '../../src/domain/states.ts';
 import { eachDayLength, localTimeToUnix, splitByLocalDay } from '../../src/domain/time.ts';
-import { DayTotals, addInterval } from '../../src/storage/writer/day-totals.ts';
+import { DayTotals, addInterval } from '../../src/storage/write-plan/day-totals.ts';
 
 const utc = (iso: string): number => Date.parse(iso) / 1000;
 const report = (priceTenths: number, available = true) => ({ at: 0, priceTenths, available });

@@ -5,8 +5,8 @@ import { CITIES, STATIONS } from '../fixture.ts';
 import { cityHistory } from '../../src/domain/history.ts';
 import { localTimeToUnix } from '../../src/domain/time.ts';
 import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
-import type { Report } from '../../src/storage/writer/day-totals.ts';
-import { changedSpans, classifyReports, runPiecesOutside } from '../../src/storage/writer/late-reports.ts';
+import type { Report } from '../../src/storage/write-plan/day-totals.ts';
+import { changedSpans, classifyReports, runPiecesOutside } from '../../src/storage/write-plan/late-reports.ts';
 import { assertDaysMatchReports, itemAt, testBackends } from '../helpers.ts';
 
 /**

@@ -5,7 +5,7 @@ import { type LocalDay, localDayOf } from '../../domain/time.ts';
 import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
 import { toRunRow, withRunDaysByStation } from '../run-days.ts';
 import type { CityHistoryParts, DayRange } from '../store.ts';
-import { NO_DAY_LOWER_BOUND } from '../writer/batch-plan.ts';
+import { NO_DAY_LOWER_BOUND } from '../write-plan/batch-plan.ts';
 import type { Connection } from './connection.ts';
 import { fuelAt, toCurrent, toLiveDaySums, toStationDay } from './row-mappers.ts';
 import { type readStatements, storable } from './statements.ts';

@@ -2,7 +2,11 @@ import { newDataVersion } from '../versions.ts';
 import type { Connection } from './connection.ts';
 import type { BulkInsert } from './dialect.ts';
 
-/** What ingest runs (the writer, feed runs and cursors, held prices), written once for both backends (see statements.ts). */
+/**
+ * What ingest runs (the writer's single statements and bulk inserts, feed runs and cursors, held
+ * prices), written once for both backends (see statements.ts); the writer's statements of many
+ * keys at once are keyed-statements.ts's.
+ */
 
 /** The columns of feed_runs in insert order (feedRunValues gives a run's values in the same order). */
 export const FEED_RUN_COLUMNS = ['feed', 'started_at', 'finished_at', 'stations_added', 'stations_updated', 'prices_accepted',
@@ -49,6 +53,14 @@ export const INGEST_STATEMENTS = {
   renameStation: 'UPDATE stations SET id = $1 WHERE key = $2',
   keepAlias: 'INSERT INTO station_aliases (id, station_key) VALUES ($1, $2)',
   dropAlias: 'DELETE FROM station_aliases WHERE id = $1 AND station_key = $2',
+  /**
+   * The ids of this slug and its numbered forms that stations have, or had (an alias keeps
+   * answering its station), with the station's key: the slug itself and `<slug>-…` (slugs are
+   * [a-z0-9-], and '.' follows '-' in byte order, so the range is exactly the ids that start
+   * `<slug>-`; an index range on either backend, where LIKE would scan SQLite's table).
+   */
+  takenIds: `SELECT id, key AS station_key FROM stations WHERE id = $1 OR (id > $2 AND id < $3)
+    UNION SELECT id, station_key FROM station_aliases WHERE id = $1 OR (id > $2 AND id < $3)`,
   /** A station that moved to another city or state takes its current prices along (triggers move the totals). */
   moveCurrentPrices: 'UPDATE current_prices SET city_id = $1, state = $2 WHERE station_key = $3',
   insertStation: `INSERT INTO stations (name, brand, address, street, suburb, postcode, state, phone, website,

@@ -1,6 +1,6 @@
 import type { StateId } from '../../domain/states.ts';
-import type { DayRun, OpenState, Report } from '../writer/day-totals.ts';
-import { type DaySpan, type ReportPlan, type Settled, lateReads, lateReadsUntil, runPiecesOutside, settleGroup } from '../writer/late-reports.ts';
+import type { DayRun, OpenState, Report } from '../write-plan/day-totals.ts';
+import { type DaySpan, type ReportPlan, type Settled, lateReads, lateReadsUntil, runPiecesOutside, settleGroup } from '../write-plan/late-reports.ts';
 import type { Connection } from './connection.ts';
 import type { ForKeys, Row } from './dialect.ts';
 import { BULK } from './ingest-statements.ts';

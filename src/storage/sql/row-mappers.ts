@@ -3,7 +3,7 @@ import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
 import type { City, CurrentPrice, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, Station, StationDayRow, TokenRecord } from '../store.ts';
 import type { StationReport } from '../../domain/price-rows.ts';
-import type { DayRun, OpenState, Report } from '../writer/day-totals.ts';
+import type { DayRun, OpenState, Report } from '../write-plan/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
 import type { FuelPriceRow, PositionRow } from '../nearest.ts';
 import type { Row } from './dialect.ts';

@@ -17,7 +17,7 @@ import type {
 } from '../store.ts';
 import type { StationReport } from '../../domain/price-rows.ts';
 import { PerVersion, type Versions, VersionReuse } from '../versions.ts';
-import { NO_DAY_LOWER_BOUND } from '../writer/batch-plan.ts';
+import { NO_DAY_LOWER_BOUND } from '../write-plan/batch-plan.ts';
 import type { Connection } from './connection.ts';
 import type { Dialect } from './dialect.ts';
 import {

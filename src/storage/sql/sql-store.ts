@@ -3,7 +3,7 @@ import type {
   Batch, BatchResult, ChangesPage, ChangesQuery, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun,
   FeedStation, PriceEvent, PriceStore, TableChunk, TokenRecord,
 } from '../store.ts';
-import { UNKNOWN_EXAMPLES, partitionKnown, sortHeld, sortReleased, splitHeld } from '../writer/batch-plan.ts';
+import { UNKNOWN_EXAMPLES, partitionKnown, sortHeld, sortReleased, splitHeld } from '../write-plan/batch-plan.ts';
 import { lastChange, readChanges } from './changes.ts';
 import type { Connection } from './connection.ts';
 import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } from './copy-tables.ts';

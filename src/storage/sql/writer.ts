@@ -1,37 +1,35 @@
 import { FUELS } from '../../domain/fuels.ts';
 import { STATES, type StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
-import { assignCity, slugify, uniqueSlug } from '../../domain/places.ts';
-import type { Batch, BatchResult, PriceEvent, StationInput } from '../store.ts';
+import type { Batch, BatchResult, PriceEvent } from '../store.ts';
 import {
-  BatchTally, type GroupDays, NO_DAY_LOWER_BOUND, type StoredStation, closeAt, closeSealedPart, feedKey, groupPrices, sameStation, sealDue, storedCoordinates,
-} from '../writer/batch-plan.ts';
-import { DayTotals, type Report } from '../writer/day-totals.ts';
-import { classifyReports, planReports } from '../writer/late-reports.ts';
+  BatchTally, type GroupDays, NO_DAY_LOWER_BOUND, closeAt, closeSealedPart, feedKey, groupPrices, sealDue,
+} from '../write-plan/batch-plan.ts';
+import { DayTotals, type Report } from '../write-plan/day-totals.ts';
+import { classifyReports, planReports } from '../write-plan/late-reports.ts';
 import type { Connection } from './connection.ts';
 import { type PlannedGroup, settleGroups } from './late-settle.ts';
 import { noteStaleCityDays, recomputeStaleCityDays } from './stale-city-days.ts';
-import type { Dialect, Row } from './dialect.ts';
+import type { Dialect } from './dialect.ts';
 import { toOpenState, toReport } from './row-mappers.ts';
 import type { BatchWriter } from './sql-store.ts';
+import { type CityPoint, toKnown, upsertStation } from './station-upsert.ts';
 import { BULK, INGEST_STATEMENTS as SQL, bumpDataVersion } from './ingest-statements.ts';
-import { CORRECT_REPORTS, CURRENT_STATES, LENGTHEN_RUNS, STATIONS_BY_FEED, STORED_REPORTS, TAKEN_IDS } from './writer-statements.ts';
+import { CORRECT_REPORTS, CURRENT_STATES, LENGTHEN_RUNS, STATIONS_BY_FEED, STORED_REPORTS } from './keyed-statements.ts';
 
 /** Recomputes the city means of days [from, to] of one city or of every city of a state (sqlite/ and postgres/ city means). */
 export type CityMeans = (tx: Connection, cities: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay) => Promise<void>;
-
-type KnownStation = StoredStation & Parameters<typeof sameStation>[0] & { namedAt: number | null };
-type CityPoint = { id: string; latitude: number; longitude: number };
 
 const FUEL_INDEX: ReadonlyMap<string, number> = new Map(FUELS.map((fuel, index) => [fuel, index]));
 
 /**
  * applyBatch and seal, written once, inside the writer transaction the store opens. The
- * decisions are the shared ones of writer/; here the reads and writes, in phases whatever the
+ * decisions are the pure ones of write-plan/; here the reads and writes, in phases whatever the
  * batch's size: the stations it names, their current prices and stored reports are read with
  * one ForKeys statement each, new reports, current prices and daily sums go in one bulk insert
  * each, and what late reports read and drop goes in one ForKeys statement a kind for all of the
- * batch's groups (late-settle.ts); only new and changed stations cost statements of their own.
+ * batch's groups (late-settle.ts); only new and changed stations cost statements of their own
+ * (station-upsert.ts).
  */
 export class SqlWriter implements BatchWriter {
   constructor(private readonly dialect: Dialect, private readonly cityMeans: CityMeans) {}
@@ -197,94 +195,6 @@ function unstorable(r: Report): boolean {
 
 function bindsAsNull(value: unknown): boolean {
   return value === null || value === undefined || Number.isNaN(value);
-}
-
-function toKnown(r: Row): KnownStation {
-  return {
-    key: Number(r.key), id: String(r.id), state: r.state as StateId, cityId: typeof r.city_id === 'string' ? r.city_id : null,
-    name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street), suburb: String(r.suburb),
-    postcode: String(r.postcode), phone: String(r.phone), website: String(r.website),
-    latitude: r.latitude === null ? null : Number(r.latitude), longitude: r.longitude === null ? null : Number(r.longitude),
-    namedAt: r.named_at === null || r.named_at === undefined ? null : Number(r.named_at),
-  };
-}
-
-/** The fields a NSW history station shows, in the order that breaks a tie of dates. */
-function shownKey(s: Pick<StationInput, 'name' | 'brand' | 'address' | 'street' | 'suburb' | 'postcode' | 'state'>): string {
-  return JSON.stringify([s.name, s.brand, s.address, s.street, s.suburb, s.postcode, s.state]);
-}
-
-/** Whether stored fields from a history row win over these (a later row's, or the same date's sorting after). */
-function storedNamedLater(existing: KnownStation, input: StationInput): boolean {
-  if (input.namedAt === undefined || existing.namedAt === null) return false;
-  return existing.namedAt > input.namedAt || (existing.namedAt === input.namedAt && shownKey(existing) >= shownKey(input));
-}
-
-async function upsertStation(tx: Connection, input: StationInput, known: Map<string, KnownStation>, cities: Map<StateId, CityPoint[]>): Promise<'added' | 'updated' | 'same'> {
-  const key = feedKey(input.feed, input.feedCode);
-  const wanted = { ...input, ...storedCoordinates(input) };
-  let existing = known.get(key);
-  const adopted = existing === undefined && input.adopts !== undefined ? feedKey(input.feed, input.adopts) : undefined;
-  if (adopted !== undefined && known.has(adopted)) {
-    // The station stored under the adopted code becomes this one: same key, id and history, this code (docs/DATA.md).
-    existing = known.get(adopted);
-    known.delete(adopted);
-    await tx.run(SQL.adoptStation, [input.feedCode, existing?.key]);
-    // It takes the id the live station has when stored first; the id it had keeps answering (docs/DATA.md "Ids").
-    if (existing) known.set(key, (existing = { ...existing, id: await takeId(tx, existing, input.slug) }));
-  }
-  if (existing && adopted === undefined) {
-    if (storedNamedLater(existing, input)) return 'same';
-    if (sameStation(existing, wanted)) {
-      // The same fields from a later row: the date moves, so that an earlier row's other fields never win over them
-      // (and a station of a database made before these rules takes the id of its fields: docs/DATA.md "Ids").
-      if (input.namedAt !== undefined && existing.namedAt !== input.namedAt) {
-        const id = await takeId(tx, existing, input.slug);
-        await tx.run(SQL.stationNamedAt, [input.namedAt, existing.key]);
-        known.set(key, { ...existing, id, namedAt: input.namedAt });
-      }
-      return 'same';
-    }
-  }
-  let inState = cities.get(input.state);
-  // The cities of a state, read once per batch: a batch does not change them.
-  if (!inState) cities.set(input.state, (inState = (await tx.rows(SQL.citiesInState, [input.state])).map((r) => ({ id: String(r.id), latitude: Number(r.latitude), longitude: Number(r.longitude) }))));
-  const cityId = assignCity(inState, wanted.latitude, wanted.longitude);
-  const fields = [input.name, input.brand, input.address, input.street, input.suburb, input.postcode, input.state,
-    input.phone, input.website, wanted.latitude, wanted.longitude, cityId, input.namedAt ?? null];
-  if (existing) {
-    // A history station named by a later row takes the id of its name (docs/DATA.md "Ids").
-    if (input.namedAt !== undefined && adopted === undefined) existing = { ...existing, id: await takeId(tx, existing, input.slug) };
-    await tx.run(SQL.updateStation, [...fields, existing.key]);
-    if (existing.cityId !== cityId || existing.state !== input.state) await tx.run(SQL.moveCurrentPrices, [cityId, input.state, existing.key]);
-    known.set(key, { ...wanted, cityId, key: existing.key, id: existing.id, namedAt: input.namedAt ?? null });
-    return 'updated';
-  }
-  const taken = await takenIds(tx, input.slug);
-  const id = uniqueSlug(input.slug, (candidate) => taken.has(candidate));
-  const inserted = await tx.row(SQL.insertStation, [...fields, id, input.feed, input.feedCode]);
-  known.set(key, { ...wanted, key: Number(inserted?.key), id, cityId, namedAt: input.namedAt ?? null });
-  return 'added';
-}
-
-/** The ids of the slug and its numbered forms that a station has or had, each with that station's key. */
-async function takenIds(tx: Connection, slug: string): Promise<Map<string, number>> {
-  const base = slugify(slug);
-  return new Map((await tx.rows(TAKEN_IDS, [base, `${base}-`, `${base}.`])).map((r) => [String(r.id), Number(r.station_key)]));
-}
-
-/**
- * A stored station takes the id of the slug (or its first free numbered form; its own ids count
- * as free): the id it had becomes its alias, and an alias of its own it takes back is one no more.
- */
-async function takeId(tx: Connection, station: KnownStation, slug: string): Promise<string> {
-  const taken = await takenIds(tx, slug);
-  const id = uniqueSlug(slug, (candidate) => taken.has(candidate) && taken.get(candidate) !== station.key);
-  if (id === station.id) return id;
-  await tx.run(SQL.dropAlias, [id, station.key]);
-  await tx.run(SQL.renameStation, [id, station.key]);
-  await tx.run(SQL.keepAlias, [station.id, station.key]);
-  return id;
 }
 
 /**

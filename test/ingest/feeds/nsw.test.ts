@@ -1,10 +1,11 @@
 import { beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FeedError } from '../../../src/ingest/feed-error.ts';
+import { forgetNswSessions, nswAdapter, nswPollKind, parseNswCursor } from '../../../src/ingest/feeds/nsw.ts';
+import { formatRequestTimestamp, keptNswToken, nswApi, nswTokenOwner, parseNswToken } from '../../../src/ingest/feeds/nsw-api.ts';
 import {
-  addNswAnswer, formatRequestTimestamp, forgetNswSessions, keptNswToken, nswAdapter, nswApi, nswPollKind, nswStationKey, nswTokenOwner,
-  parseLastUpdated, parseNswAnswer, parseNswCursor, parseNswToken, readNswPrice, readNswStation,
-} from '../../../src/ingest/feeds/nsw.ts';
+  addNswAnswer, nswStationKey, parseLastUpdated, parseNswAnswer, readNswPrice, readNswStation,
+} from '../../../src/ingest/feeds/nsw-records.ts';
 import { nswStationState, nswSuburbCell, splitNswAddress } from '../../../src/ingest/feeds/nsw-address.ts';
 import { Normaliser } from '../../../src/ingest/normalise.ts';
 import type { PriceEvent, StationInput } from '../../../src/storage/store.ts';

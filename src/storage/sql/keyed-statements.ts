@@ -1,8 +1,9 @@
 import type { ForKeys } from './dialect.ts';
 
 /**
- * The writer's reads and writes of many keys at once (ForKeys): on SQLite one statement per
- * key, on PostgreSQL one for them all through unnest(). Each pair selects the same rows.
+ * The writer's reads and writes of many keys at once (ForKeys), as applyBatch and seal run them
+ * (writer.ts): on SQLite one statement per key, on PostgreSQL one for them all through unnest().
+ * Each pair selects the same rows. Its single statements are ingest-statements.ts's.
  */
 
 const STATION_FIELDS = 'key, id, state, city_id, name, brand, address, street, suburb, postcode, phone, website, latitude, longitude, feed, feed_code, named_at';
@@ -50,12 +51,3 @@ export const LENGTHEN_RUNS: ForKeys = {
     WHERE r.station_key = u.station_key AND r.to_day = u.from_day - 1 AND r.fuel = u.fuel AND r.price_tenths = u.price_tenths
     RETURNING r.station_key, r.fuel, r.to_day`,
 };
-
-/**
- * Ids a new station's slug may clash with: the slug itself and `<slug>-…` (slugs are [a-z0-9-],
- * and '.' follows '-' in byte order, so the range is exactly the ids that start `<slug>-`; an
- * index range on either backend, where LIKE would scan SQLite's table).
- */
-/** The ids of this slug and its numbered forms that stations have, or had (an alias keeps answering its station), with the station's key. */
-export const TAKEN_IDS = `SELECT id, key AS station_key FROM stations WHERE id = $1 OR (id > $2 AND id < $3)
-  UNION SELECT id, station_key FROM station_aliases WHERE id = $1 OR (id > $2 AND id < $3)`;

@@ -7,6 +7,9 @@ import { UsageError, intOption, parseCommand } from './args.ts';
 import { openDatabase } from './database.ts';
 import { COMMANDS } from './spec.ts';
 
+/** How long one of copy's statements may run on PostgreSQL: a count of 35 M rows on a busy server, not a request's read. */
+export const COPY_STATEMENT_TIMEOUT_MS = 30 * 60 * 1000;
+
 /**
  * `fuelprice copy --from URL --to URL`: moves a whole installation between databases (either
  * backend to either), resumable by running it again, verified by counts and checksums.
@@ -22,10 +25,11 @@ export async function copyCommand(_config: Config, args: string[]): Promise<numb
     throw new UsageError(`--from: there is no database file at ${from.slice('sqlite:'.length)}`);
   }
 
-  const source = await openDatabase(values.from, { from: '--from' });
+  // The check at the end counts and reads whole tables: at national scale (35 M rows) a count takes longer than a request's 5 s.
+  const source = await openDatabase(values.from, { from: '--from', statementTimeoutMs: COPY_STATEMENT_TIMEOUT_MS });
   let target: BulkStore | undefined;
   try {
-    target = await openDatabase(values.to, { from: '--to', create: true });
+    target = await openDatabase(values.to, { from: '--to', create: true, statementTimeoutMs: COPY_STATEMENT_TIMEOUT_MS });
     const tty = process.stderr.isTTY === true;
     let lastTable = '';
     let lastShown = -1;

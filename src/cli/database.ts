@@ -19,6 +19,8 @@ export interface OpenOptions {
   migrate?: boolean;
   /** Told what the migration did (the schema version found and the one left). */
   onMigrated?: (migration: Migration) => void;
+  /** PostgreSQL: how long a statement may run before the server cancels it (the pool's 5 s unless told). */
+  statementTimeoutMs?: number;
 }
 
 /** The SQLite file a sqlite: URL names, absolute; undefined for :memory: and postgres://. */
@@ -44,7 +46,11 @@ export async function openDatabase(url: string, options: OpenOptions): Promise<P
     throw sqliteMissing(url, path, existsSync(dirname(path)) ? undefined : dirname(path), options.from, options.createHint ?? '`fuelprice migrate`');
   }
   try {
-    return await openStore(url, { migrate: options.migrate ?? true, ...(options.onMigrated ? { onMigrated: options.onMigrated } : {}) });
+    return await openStore(url, {
+      migrate: options.migrate ?? true,
+      ...(options.onMigrated ? { onMigrated: options.onMigrated } : {}),
+      ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+    });
   } catch (error) {
     const explained = path === undefined
       ? (url.startsWith('sqlite:') ? undefined : postgresConnectError(error, url, options.from))

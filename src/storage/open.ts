@@ -7,7 +7,10 @@ import type { Migration, PriceStore } from './store.ts';
  * The store named by DATABASE_URL, migrated and ready. `migrate: false` skips the migration for
  * a process whose parent has just migrated the same database (the workers of `serve --workers`).
  */
-export async function openStore(databaseUrl: string, options: { migrate?: boolean; onMigrated?: (migration: Migration) => void } = {}): Promise<PriceStore> {
+export async function openStore(
+  databaseUrl: string,
+  options: { migrate?: boolean; onMigrated?: (migration: Migration) => void; statementTimeoutMs?: number } = {},
+): Promise<PriceStore> {
   const migrate = options.migrate ?? true;
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
@@ -23,7 +26,8 @@ export async function openStore(databaseUrl: string, options: { migrate?: boolea
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     // Loaded when asked for: loading pg would slow every start that does not use it.
     const { PostgresStore } = await import('./postgres/postgres-store.ts');
-    const store = new PostgresStore({ connectionString: databaseUrl });
+    // PostgreSQL cancels a statement after statementTimeoutMs (5 s unless told: a request's read); copy's whole-table reads need longer.
+    const store = new PostgresStore({ connectionString: databaseUrl, ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }) });
     try {
       if (migrate) {
         const done = await store.migrate();

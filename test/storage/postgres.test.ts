@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { COPY_STATEMENT_TIMEOUT_MS } from '../../src/cli/copy.ts';
 import { COMBINED_FUELS, FUELS } from '../../src/domain/fuels.ts';
 import { isStorageUnavailable } from '../../src/storage/errors.ts';
 import { openStore } from '../../src/storage/open.ts';
@@ -105,6 +106,20 @@ describe('PostgreSQL storage', { skip: SERVER ? false : 'set FUELPRICE_TEST_POST
           await store.ping();
         } finally { await store.close(); }
       }
+    });
+  });
+
+  test('openStore takes a longer statement timeout when told (copy: COPY_STATEMENT_TIMEOUT_MS), else the 5 s of a request', async () => {
+    await withDatabase({ stores: 0, migrate: false }, async (_, url) => {
+      const timeoutOf = async (store: PriceStore): Promise<unknown> => {
+        // The store's own connection, as its statements see the setting.
+        const connection = (store as unknown as { connection: { rows<R>(sql: string): Promise<R[]> } }).connection;
+        return (await connection.rows<{ t: string }>("SELECT current_setting('statement_timeout') AS t"))[0]?.t;
+      };
+      const patient = await openStore(url, { migrate: false, statementTimeoutMs: COPY_STATEMENT_TIMEOUT_MS });
+      try { assert.equal(await timeoutOf(patient), `${COPY_STATEMENT_TIMEOUT_MS / 60_000}min`); } finally { await patient.close(); }
+      const plain = await openStore(url, { migrate: false });
+      try { assert.equal(await timeoutOf(plain), '5s'); } finally { await plain.close(); }
     });
   });
 

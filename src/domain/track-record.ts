@@ -34,7 +34,7 @@ export interface TrackRecord {
 export function trackRecord(series: readonly DailyMean[], today: LocalDay, publishesTomorrow: boolean): TrackRecord | null {
   const known = series.filter((d) => d.day < today);
   const result: BacktestResult = backtest(known, (input) => fillUpAdvice(input).advice, {
-    from: today - TRACK_DAYS, to: today - 1 - TRACK_DELAY, every: TRACK_EVERY, delay: TRACK_DELAY, learnWeeks: 8, publishesTomorrow,
+    from: today - TRACK_DAYS, to: today - 1 - TRACK_DELAY, startDays: 'first', every: TRACK_EVERY, delay: TRACK_DELAY, learnWeeks: 8, publishesTomorrow,
   });
   if (result.purchases === 0) return null;
   const saving = (rule: string): number => result.rules.find((r) => r.rule === rule)?.savingTenths ?? 0;

@@ -2,12 +2,14 @@
 # The advice measured on real data (issue 47; docs/BACKTEST.md "Real data"): replays QLD's 67 weeks of price changes
 # (Aug 2021 - Nov 2022) and WA's FuelWatch days (Apr - May 2026) into two SQLite databases, then runs
 # `fuelprice backtest` per city and period and prints one line per city and period: the advice beside every baseline.
-# Usage: scripts/advice-backtest.sh [WORKDIR]   (default /tmp/fuelprice-advice; the databases are kept and reused)
+# Usage: scripts/advice-backtest.sh [WORKDIR] [all|first]   (default /tmp/fuelprice-advice; the databases are kept and
+# reused; all|first is `fuelprice backtest --start-day`: all, the default, pools a driver starting on each of the 7 days)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/node24.sh >/dev/null
 REAL=${FUELPRICE_REALDATA:-../shared/realdata}
 WORK=${1:-/tmp/fuelprice-advice}
+START_DAY=${2:-all}
 mkdir -p "$WORK"
 fp() { node bin/fuelprice.js "$@"; }
 
@@ -29,7 +31,7 @@ fi
 # One line per run: city, period, then saved c/L (share of the oracle) for each rule.
 row() { # label db now args...
   local label=$1 db=$2 now=$3; shift 3
-  DATABASE_URL="sqlite:$WORK/$db" FUELPRICE_NOW=$now fp backtest "$@" | awk -v label="$label" '
+  DATABASE_URL="sqlite:$WORK/$db" FUELPRICE_NOW=$now fp backtest --start-day "$START_DAY" "$@" | awk -v label="$label" '
     NR == 1 { n = $0; sub(/.*: /, "", n); sub(/ purchases.*/, "", n) }
     NR > 2 { saved[$1] = $3; share[$1] = $4 }
     END {
@@ -39,6 +41,7 @@ row() { # label db now args...
       printf "\n"
     }'
 }
+echo "start days: $START_DAY (fuelprice backtest --start-day)"
 printf '%-46s %3s' 'city fuel, period' 'n'
 for r in advice cheapest-wkday tomorrow-higher* stopped-falling near-low oracle; do printf ' %13s' "$r"; done
 printf '\n'

@@ -10,19 +10,23 @@
  *
  * The variant lives here only; the advice does not use it (it lost on the QLD check). Prints, per city
  * and period, the advice's saving (c/L a fill against the due day, share of the oracle) and the variant's.
- * Reads the databases scripts/advice-backtest.sh leaves in WORKDIR.
+ * Reads the databases scripts/advice-backtest.sh leaves in WORKDIR. START_DAYS as `fuelprice backtest
+ * --start-day`: `all` (default) pools a driver starting on each of the 7 days; `first` starts on the period's first day only.
  *
- *   npx tsx scripts/advice-tomorrow-check.ts [WORKDIR]   (default /tmp/fuelprice-advice)
+ *   npx tsx scripts/advice-tomorrow-check.ts [WORKDIR] [all|first]   (default /tmp/fuelprice-advice all)
  */
 import { join } from 'node:path';
 import { type AdviceInput, fillUpAdvice } from '../src/domain/advice.ts';
-import { type Advisor, type BacktestResult, backtest } from '../src/domain/backtest.ts';
+import { type Advisor, type BacktestResult, type StartDays, backtest } from '../src/domain/backtest.ts';
 import { FRESH_DAYS, cycleSeries, freshDailyMeans } from '../src/domain/fresh.ts';
 import { type DailyMean, cityHistory } from '../src/domain/history.ts';
 import { type LocalDay, localDayFromYmd, localDayOf } from '../src/domain/time.ts';
 import { openStore } from '../src/storage/open.ts';
 
 const work = process.argv[2] ?? '/tmp/fuelprice-advice';
+const startArg = process.argv[3] ?? 'all';
+if (startArg !== 'all' && startArg !== 'first') throw new Error(`start days: all or first, got ${startArg}`);
+const startDays: StartDays = startArg;
 
 /** The variant: tomorrow dearer, but by less than the week's fall a day: wait. Otherwise the advice. */
 const pace: Advisor = (known: AdviceInput) => {
@@ -63,6 +67,7 @@ for (const city of ['brisbane', 'gold-coast', 'toowoomba', 'townsville', 'cairns
 const waNow = Date.parse('2026-06-01T12:00:00+08:00') / 1000;
 for (const city of ['perth', 'mandurah', 'bunbury', 'geraldton', 'albany', 'kalgoorlie']) runs.push([city, 'wa.db', waNow, [['with tomorrow', localDayFromYmd(2026, 4, 12), null]]]);
 
+console.log(`start days: ${startDays === 'all' ? 'each of the 7 from the period\'s first, pooled' : 'the period\'s first only'}`);
 console.log(`${'city ulp91, period (tomorrow known)'.padEnd(36)} ${'advice'.padStart(22)}   ${'variant "pace"'.padStart(22)}`);
 let sum = 0;
 let worse = 0;
@@ -70,7 +75,7 @@ let better = 0;
 for (const [city, db, now, periods] of runs) {
   const s = await series(db, city, now);
   for (const [label, from, to] of periods) {
-    const options = { from, to: to ?? s.today - 1 - 3, every: 7, delay: 3, learnWeeks: 8, publishesTomorrow: true, adviceSeries: s.read };
+    const options = { from, to: to ?? s.today - 1 - 3, startDays, every: 7, delay: 3, learnWeeks: 8, publishesTomorrow: true, adviceSeries: s.read };
     const a = backtest(s.paid, advice, options);
     const v = backtest(s.paid, pace, options);
     const gain = (v.rules.find((x) => x.rule === 'advice')?.savingTenths ?? 0) - (a.rules.find((x) => x.rule === 'advice')?.savingTenths ?? 0);

@@ -25,13 +25,27 @@ function dayOption(value: string | undefined, name: string): LocalDay | undefine
 const isoDay = (day: LocalDay): string => new Date(day * 86_400_000).toISOString().slice(0, 10);
 const cents = (tenths: number): string => (tenths / 10).toFixed(2);
 
-/** The result as the command prints it: one line of what was replayed, then a row per rule. */
+const percent = (share: number | null): string => (share === null ? '-' : `${Math.round(share * 100)}%`);
+
+/** The advice's spread over the start days replayed: its saving and its share of each start's own oracle, least to most. */
+export function startDaysLine(result: BacktestResult): string {
+  const advice = result.starts.map((s) => s.rules.find((r) => r.rule === 'advice')).filter((r) => r !== undefined);
+  const savings = advice.map((r) => r.savingTenths);
+  const shares = advice.flatMap((r) => (r.shareOfOracle === null ? [] : [r.shareOfOracle]));
+  const first = result.starts[0]?.first ?? 0;
+  const last = result.starts[result.starts.length - 1]?.first ?? 0;
+  const range = (values: number[], show: (v: number) => string): string => (values.length === 0 ? '-' : `${show(Math.min(...values))} to ${show(Math.max(...values))}`);
+  return `by start day (first due ${isoDay(first)} to ${isoDay(last)}): the advice saved ${range(savings, cents)} c/L, `
+    + `${range(shares, (v) => percent(v))} of that start's oracle`;
+}
+
+/** The result as the command prints it: one line of what was replayed, a row per rule, and with several start days their spread. */
 export function backtestTable(head: string, result: BacktestResult): string {
   const lines = [head, `${'rule'.padEnd(18)}${'paid c/L'.padStart(10)}${'saved c/L'.padStart(11)}${'of oracle'.padStart(11)}`];
   for (const r of result.rules) {
-    const share = r.shareOfOracle === null ? '-' : `${Math.round(r.shareOfOracle * 100)}%`;
-    lines.push(`${r.rule.padEnd(18)}${cents(r.meanPaidTenths).padStart(10)}${cents(r.savingTenths).padStart(11)}${share.padStart(11)}`);
+    lines.push(`${r.rule.padEnd(18)}${cents(r.meanPaidTenths).padStart(10)}${cents(r.savingTenths).padStart(11)}${percent(r.shareOfOracle).padStart(11)}`);
   }
+  if (result.starts.length > 1) lines.push(startDaysLine(result));
   return `${lines.join('\n')}\n`;
 }
 
@@ -42,6 +56,8 @@ export async function backtestCommand(config: Config, args: string[]): Promise<n
   if (!isFuelId(fuel)) throw new UsageError(`--fuel must be a fuel id such as ulp91, got '${fuel.slice(0, 20)}'`);
   const every = intOption(values.every, 'every', 1, 60, 7);
   const delay = intOption(values.delay, 'delay', 0, 30, 3);
+  const startDays = values['start-day'] ?? 'all';
+  if (startDays !== 'all' && startDays !== 'first') throw new UsageError(`--start-day must be all or first, got '${startDays.slice(0, 20)}'`);
   const learnWeeks = 8;
   const now = clockFor(config).now();
   const store = await openDatabase(config.databaseUrl, { from: 'DATABASE_URL' });
@@ -60,8 +76,12 @@ export async function backtestCommand(config: Config, args: string[]): Promise<n
     // The advice reads the fresh series, as /v1/cities/{id}/cycle does; purchases are paid at the history's means.
     const parts = await store.cityFreshParts(city.id, fuel, first, today - 1);
     const adviceSeries = cycleSeries(freshDailyMeans(parts, FRESH_DAYS[city.state], first, today - 1), series, parts.sealedBefore);
-    const result = backtest(series, (known) => fillUpAdvice(known).advice, { from, to, every, delay, learnWeeks, publishesTomorrow, adviceSeries });
-    const head = `${city.id} ${fuel}, purchases due every ${every} days from ${isoDay(from)} to ${isoDay(to)}, up to ${delay} days late: `
+    const result = backtest(series, (known) => fillUpAdvice(known).advice, { from, to, startDays, every, delay, learnWeeks, publishesTomorrow, adviceSeries });
+    const starts = result.starts.length;
+    const due = startDays === 'first' || starts === 1
+      ? `purchases due every ${every} days from ${isoDay(from)} to ${isoDay(to)}`
+      : `purchases due every ${every} days, a driver starting on each of the ${starts} days from ${isoDay(from)} (one due on every day from ${isoDay(from)} to ${isoDay(to)})`;
+    const head = `${city.id} ${fuel}, ${due}, up to ${delay} days late: `
       + `${result.purchases} purchases (${result.skipped} windows without data left out); `
       + `the advice ${publishesTomorrow ? 'knows tomorrow\'s published prices' : 'knows the days before only'}; savings against buying on the due day`;
     process.stdout.write(backtestTable(head, result));

@@ -183,7 +183,9 @@ export const COMMANDS = {
       'No look-ahead: each day\'s advice sees only the days before it, and where the state publishes the next',
       'day\'s prices the afternoon before (WA), today\'s and tomorrow\'s. Prints, per rule (fixed, advice,',
       'cheapest-weekday, tomorrow-higher, stopped-falling, near-low, oracle), the mean price paid, the saving',
-      'against buying on the due day, and the share of perfect hindsight\'s saving.',
+      'against buying on the due day, and the share of perfect hindsight\'s saving. By default every start day is',
+      'replayed (a purchase due on each day from --from to --to, each start then every --every days) and pooled,',
+      'with the advice\'s range over the start days; --start-day first replays the one start on --from.',
     ],
     options: {
       city: { type: 'string', arg: 'ID', about: 'the city, as /v1/cities lists it', required: true },
@@ -192,6 +194,7 @@ export const COMMANDS = {
       to: { type: 'string', arg: 'YYYY-MM-DD', about: 'last purchase due', shown: 'the last whole window' },
       every: { type: 'string', arg: 'N', about: 'days between purchases, 1 to 60', shown: '7' },
       delay: { type: 'string', arg: 'N', about: 'days a purchase may be put off, 0 to 30', shown: '3' },
+      'start-day': { type: 'string', arg: 'all|first', about: 'all: a driver starting on each of the --every days from --from, pooled; first: --from only', shown: 'all' },
       'without-tomorrow': { type: 'boolean', about: 'advise as if the state published no next-day prices (the cycle alone)' },
     },
     env: ['DATABASE_URL', 'FUELPRICE_NOW'],

@@ -3,9 +3,14 @@
  * look-ahead, of a driver who must buy every `every` days and may put a purchase off by up to
  * `delay` days, following one rule or another (docs/BACKTEST.md says the same):
  *
- * - Purchases fall due on `from`, `from + every`, ... up to `to`; each may be made on any day of
- *   its window [due, due + delay] that has a mean (the price paid is that day's city mean). A
- *   window with no day with a mean is left out for every rule alike.
+ * - Purchases fall due every `every` days up to `to`; each may be made on any day of its window
+ *   [due, due + delay] that has a mean (the price paid is that day's city mean). A window with no
+ *   day with a mean is left out for every rule alike.
+ * - Start days (`startDays`): a driver who buys once in every `every` days may start on any of them.
+ *   `all` replays each start: due on `from + k`, `from + k + every`, ... for k = 0 .. every − 1, so
+ *   every day from `from` to `to` is a due day exactly once, and pools the purchases of all of
+ *   them; `first` replays the one start on `from` (`from`, `from + every`, ...), whose figure hangs
+ *   on which weekday `from` happens to be. Each start's own figures are kept beside the pool.
  * - `fixed`: on the day it falls due (a fixed weekday when `every` is 7): the baseline.
  * - `advice`: on the first day of the window whose advice, worked out from what was known on it
  *   (Advisor), is `fill-up`, `no-cycle` or `unknown` (the last two: buy when due, so a city
@@ -23,8 +28,9 @@
  * - `near-low`: on the first day whose latest known mean is within NEAR_LOW_MARGIN (1.0 c/L) of the
  *   lowest of the NEAR_LOW_DAYS (14) days known before it; the window's last day otherwise.
  * - `oracle`: on the window's cheapest day (perfect hindsight).
- * - Each rule's saving is the mean over purchases of (fixed's price − its price), in tenths of a
- *   cent a litre; its share is that saving over the oracle's.
+ * - Each rule's saving is the mean over purchases (of every start replayed) of (fixed's price − its
+ *   price), in tenths of a cent a litre; its share is that saving over the oracle's, so the pooled
+ *   share is the ratio of the pooled sums, not a mean of each start's share.
  */
 import type { AdviceInput, AdviceValue } from './advice.ts';
 import { cheapestWeekday, weekday } from './cycle.ts';
@@ -47,9 +53,15 @@ export const NEAR_LOW_MARGIN = 10;
 export const NEAR_LOW_DAYS = 14;
 export type Rule = (typeof RULES)[number];
 
+/** Which start days are replayed: each of the `every` days from `from` (pooled), or `from` alone. */
+export type StartDays = 'all' | 'first';
+
 export interface BacktestOptions {
+  /** The first due day (of the first start day). */
   from: LocalDay;
+  /** The last day a purchase may fall due. */
   to: LocalDay;
+  startDays: StartDays;
   /** Days between purchases falling due. */
   every: number;
   /** Days a purchase may be put off. */
@@ -79,49 +91,78 @@ export interface RuleResult {
 }
 
 export interface BacktestResult {
+  /** Purchases replayed, over every start day replayed. */
   purchases: number;
   /** Windows left out: no day in them had a mean. */
+  skipped: number;
+  /** Each rule over every purchase of every start day replayed (pooled). */
+  rules: RuleResult[];
+  /** Each start day's own replay, first due day ascending (one with `first`): the same figures for its purchases alone. */
+  starts: StartResult[];
+}
+
+export interface StartResult {
+  /** Its first due day; purchases then fall due every `every` days. */
+  first: LocalDay;
+  purchases: number;
   skipped: number;
   rules: RuleResult[];
 }
 
+/** Mean paid, saving against fixed and share of the oracle's saving, per rule, over purchases (each rule's price, by rule). */
+function summarise(purchases: ReadonlyArray<ReadonlyMap<Rule, number>>): RuleResult[] {
+  const avg = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+  const paidBy = (rule: Rule): number[] => purchases.map((p) => p.get(rule) ?? NaN);
+  const savingOf = (rule: Rule): number => avg(purchases.map((p) => (p.get('fixed') ?? NaN) - (p.get(rule) ?? NaN)));
+  const oracle = savingOf('oracle');
+  return RULES.map((rule) => {
+    const saving = savingOf(rule);
+    return { rule, meanPaidTenths: avg(paidBy(rule)), savingTenths: saving, shareOfOracle: oracle > 0 ? saving / oracle : null };
+  });
+}
+
 export function backtest(series: readonly DailyMean[], advisor: Advisor, options: BacktestOptions): BacktestResult {
-  const { from, to, every, delay, learnWeeks, publishesTomorrow } = options;
+  const { from, to, every, delay, learnWeeks, publishesTomorrow, startDays } = options;
   if (!(every >= 1 && delay >= 0 && from <= to)) throw new RangeError('backtest: every >= 1, delay >= 0 and from <= to');
   const sorted = [...series].sort((a, b) => a.day - b.day);
   const mean = new Map(sorted.map((d) => [d.day, d.meanTenths]));
   const known = options.adviceSeries ?? sorted;
   const before = (day: LocalDay): DailyMean[] => known.filter((d) => d.day < day);
-  const paid = new Map<Rule, number[]>(RULES.map((r) => [r, []]));
+  // The advice on a day depends on the day alone (what was known on it), whatever window it is asked in: asked once.
+  const advised = new Map<LocalDay, AdviceValue>();
+  const adviceOn = (day: LocalDay): AdviceValue => {
+    let advice = advised.get(day);
+    if (advice === undefined) {
+      const next = mean.get(day + 1);
+      const now = mean.get(day) ?? NaN;
+      advice = advisor(publishesTomorrow
+        ? { days: before(day), today: day, now, tomorrowChange: next === undefined ? undefined : next - now }
+        : { days: before(day), today: day });
+      advised.set(day, advice);
+    }
+    return advice;
+  };
   /** The means of the days up to `through`, newest first: the latest `count` days that have one, within 2 × count days. */
   const knownMeans = (through: LocalDay, count: number): number[] => {
     const out: number[] = [];
     for (let day = through; day > through - 2 * count && out.length < count; day--) { const m = mean.get(day); if (m !== undefined) out.push(m); }
     return out;
   };
-  let skipped = 0;
-  for (let due = from; due <= to; due += every) {
+  /** The price each rule pays for the purchase due on `due`; null when no day of its window has a mean. */
+  const purchase = (due: LocalDay): Map<Rule, number> | null => {
     const window: LocalDay[] = [];
     for (let day = due; day <= due + delay; day++) if (mean.has(day)) window.push(day);
     const first = window[0];
     const last = window[window.length - 1];
-    if (first === undefined || last === undefined) { skipped++; continue; }
+    if (first === undefined || last === undefined) return null;
     const price = (day: LocalDay): number => mean.get(day) ?? NaN;
     const choose = (rule: Rule): LocalDay => {
       switch (rule) {
         case 'fixed': return first;
         case 'oracle': return window.reduce((a, d) => (price(d) < price(a) ? d : a), first);
         case 'advice': {
-          for (const day of window) {
-            const next = mean.get(day + 1);
-            const known: AdviceInput = publishesTomorrow
-              ? { days: before(day), today: day, now: price(day), tomorrowChange: next === undefined ? undefined : next - price(day) }
-              : { days: before(day), today: day };
-            const advice = advisor(known);
-            if (advice === 'no-cycle' || advice === 'unknown') return day;
-            if (advice === 'fill-up') return day;
-          }
-          return last;
+          // no-cycle and unknown: buy when due; fill-up: buy; wait: the next day, or the window's last.
+          return window.find((day) => adviceOn(day) !== 'wait') ?? last;
         }
         case 'cheapest-weekday': {
           const learnt = cheapestWeekday(sorted.filter((d) => d.day < due && d.day >= due - 7 * learnWeeks));
@@ -145,18 +186,22 @@ export function backtest(series: readonly DailyMean[], advisor: Advisor, options
         }
       }
     };
-    for (const rule of RULES) paid.get(rule)?.push(price(choose(rule)));
+    return new Map(RULES.map((rule) => [rule, price(choose(rule))]));
+  };
+  const starts: Array<{ first: LocalDay; skipped: number; purchases: Array<Map<Rule, number>> }> = [];
+  for (let first = from; first <= to && first < from + (startDays === 'all' ? every : 1); first++) {
+    const replay = { first, skipped: 0, purchases: [] as Array<Map<Rule, number>> };
+    for (let due = first; due <= to; due += every) {
+      const bought = purchase(due);
+      if (bought) replay.purchases.push(bought); else replay.skipped++;
+    }
+    starts.push(replay);
   }
-  const fixed = paid.get('fixed') ?? [];
-  const avg = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
-  const savingOf = (rule: Rule): number => avg((paid.get(rule) ?? []).map((p, i) => (fixed[i] ?? p) - p));
-  const oracle = savingOf('oracle');
+  const all = starts.flatMap((s) => s.purchases);
   return {
-    purchases: fixed.length,
-    skipped,
-    rules: RULES.map((rule) => {
-      const saving = savingOf(rule);
-      return { rule, meanPaidTenths: avg(paid.get(rule) ?? []), savingTenths: saving, shareOfOracle: oracle > 0 ? saving / oracle : null };
-    }),
+    purchases: all.length,
+    skipped: starts.reduce((n, s) => n + s.skipped, 0),
+    rules: summarise(all),
+    starts: starts.map((s) => ({ first: s.first, purchases: s.purchases.length, skipped: s.skipped, rules: summarise(s.purchases) })),
   };
 }

@@ -83,7 +83,11 @@ export const CycleResponse = Type.Object({
     }), Type.Literal(false, { description: 'No estimate: no-cycle, unknown, or a wait whose fall the signal does not size (a cycle\'s falling phase, a weekday ahead).' })]),
     track_record: Type.Union([Type.Object({
       days: Type.Integer({ minimum: 1, description: 'The period replayed: the last 90 days before today.' }),
-      windows: Type.Integer({ minimum: 1, description: 'Fills replayed: one due every 7 days, each may be put off up to 3 days (docs/BACKTEST.md).' }),
+      windows: Type.Integer({
+        minimum: 1,
+        description: 'Fills replayed: a fill due every 7 days, each may be put off up to 3 days, replayed from each of the 7 start days and pooled, '
+          + 'so one due on each day of the period whose window has prices (87 when every day has; docs/BACKTEST.md).',
+      }),
       advice: Type.String({ description: 'What following this advice saved per fill against buying on a fixed weekday (the due day), c/L with a sign, +d.d or -d.d.', examples: ['+2.1'] }),
       best_rule: Type.Object({
         rule: Type.Union([
@@ -108,7 +112,7 @@ export const CycleResponse = Type.Object({
     state: 'cycle', history: { days: 340, needed: 180 }, advice: 'wait', signal: 'phase',
     reason: 'Prices are still falling, 14 days after the last restoration. The city\'s cycle runs every 40 days.',
     horizon: { wait_days: 3, next_rise: '19-12-2026' }, expected_saving: '2.4',
-    track_record: { days: 90, windows: 12, advice: '+4.1', best_rule: { rule: 'stopped-falling', saved: '+3.0' }, oracle: '5.0' },
+    track_record: { days: 90, windows: 87, advice: '+4.1', best_rule: { rule: 'stopped-falling', saved: '+3.0' }, oracle: '5.0' },
     confidence: 'medium',
   } }],
 });

@@ -292,7 +292,7 @@ describe('the dashboard for a driver, in Chromium', { skip: SKIP }, () => {
       'Wait at most 3 days: then buy even if prices have not fallen.',
       'Next rise expected on 19-12-2026.',
       'Expected saving on this fill: 2.4 c/L.',
-      'Track record over the last 90 days (12 fills): following this advice saved +4.1 c/L a fill against a fixed day; buying once prices stop falling, +3.0; perfect hindsight, 5.0.',
+      'Track record over the last 90 days (12 fills replayed): following this advice saved +4.1 c/L a fill against a fixed day; buying once prices stop falling, +3.0; perfect hindsight, 5.0.',
     ]);
 
     answer = { ...newer, cycles: false, period_days: false, advice: 'unknown', state: 'insufficient-history', history: { days: 40, needed: 180 }, horizon: { wait_days: 0, next_rise: false }, expected_saving: false, track_record: false };

@@ -11,25 +11,41 @@ const range = (from: LocalDay, to: LocalDay, price: (day: LocalDay) => number): 
   Array.from({ length: to - from + 1 }, (_, i) => ({ day: from + i, meanTenths: price(from + i) }));
 
 describe('the track record in the cycle answer', () => {
-  test('a weekly cycle (Tuesday trough): the advice buys every Tuesday, as the oracle and the cheapest weekday do', () => {
-    // Perth's week: Wednesday 190.0, then 2.0 c/L down a day to Tuesday's 178.0. Today is chosen so that today − 90 is
-    // a Sunday: every window (Sunday to Wednesday) holds its Tuesday.
+  test('a weekly cycle (Tuesday trough), every start day: the advice buys each window\'s cheapest day; the best simple rule against a reference', () => {
+    // Perth's week: Wednesday 190.0, then 2.0 c/L down a day to Tuesday's 178.0.
     const week = [1800, 1780, 1900, 1880, 1860, 1840, 1820]; // Monday .. Sunday
     const price = (day: LocalDay): number => week[weekday(day)] ?? 0;
-    let today = localDayFromYmd(2026, 11, 24);
-    while (weekday(today - 90) !== 6) today++;
+    const today = localDayFromYmd(2026, 11, 24);
     const series = range(today - 500, today - 1, price);
-    // The reference: fills due every 7 days from today − 90 to today − 4, each window due .. due + 3.
+    // The reference: a fill due on each day from today − 90 to today − 4 (every start day of a weekly fill), each window
+    // due .. due + 3, every day with a mean. The advice (a weekly cycle: fill up on its cheapest weekday, wait on the others)
+    // buys the window's Tuesday, or its last day: each window's cheapest. The simple rules, from the days before only:
+    // cheapest-weekday the window's Tuesday or the due day; stopped-falling the first day whose day before is not below the
+    // one before that, else the last; near-low the first day whose day before is within 1.0 c/L of the 14 days' low, else the last.
+    const saved: Record<'advice' | 'cheapest-weekday' | 'stopped-falling' | 'near-low' | 'oracle', number> = {
+      advice: 0, 'cheapest-weekday': 0, 'stopped-falling': 0, 'near-low': 0, oracle: 0,
+    };
     let windows = 0;
-    let oracle = 0;
-    for (let due = today - 90; due <= today - 4; due += 7) {
+    for (let due = today - 90; due <= today - 4; due++) {
       windows++;
-      oracle += price(due) - Math.min(...[0, 1, 2, 3].map((i) => price(due + i)));
+      const window = [0, 1, 2, 3].map((i) => due + i);
+      const last = due + 3;
+      const tuesday = window.find((d) => weekday(d) === 1);
+      const bought = {
+        advice: tuesday ?? last,
+        'cheapest-weekday': tuesday ?? due,
+        'stopped-falling': window.find((d) => price(d - 1) >= price(d - 2)) ?? last,
+        'near-low': window.find((d) => price(d - 1) <= Math.min(...Array.from({ length: 14 }, (_, i) => price(d - 1 - i))) + 10) ?? last,
+        oracle: window.reduce((a, d) => (price(d) < price(a) ? d : a)),
+      };
+      for (const [rule, day] of Object.entries(bought)) saved[rule as keyof typeof saved] += price(due) - price(day);
     }
-    oracle /= windows;
-    assert.equal(oracle, 40); // Sunday's 182.0 less Tuesday's 178.0
+    assert.equal(windows, 87);
+    assert.equal(saved.advice, saved.oracle);
+    const simple = (['cheapest-weekday', 'stopped-falling', 'near-low'] as const).map((rule) => ({ rule, savedTenths: saved[rule] / windows }));
+    const best = simple.reduce((a, r) => (r.savedTenths > a.savedTenths ? r : a));
     assert.deepEqual(trackRecord(series, today, false), {
-      days: 90, windows, adviceTenths: oracle, bestRule: { rule: 'cheapest-weekday', savedTenths: oracle }, oracleTenths: oracle,
+      days: 90, windows, adviceTenths: saved.advice / windows, bestRule: best, oracleTenths: saved.oracle / windows,
     });
   });
 

@@ -1264,7 +1264,7 @@ export interface operations {
                      *         "expected_saving": "2.4",
                      *         "track_record": {
                      *           "days": 90,
-                     *           "windows": 12,
+                     *           "windows": 87,
                      *           "advice": "+4.1",
                      *           "best_rule": {
                      *             "rule": "stopped-falling",
@@ -1349,7 +1349,7 @@ export interface operations {
                             track_record: {
                                 /** @description The period replayed: the last 90 days before today. */
                                 days: number;
-                                /** @description Fills replayed: one due every 7 days, each may be put off up to 3 days (docs/BACKTEST.md). */
+                                /** @description Fills replayed: a fill due every 7 days, each may be put off up to 3 days, replayed from each of the 7 start days and pooled, so one due on each day of the period whose window has prices (87 when every day has; docs/BACKTEST.md). */
                                 windows: number;
                                 /**
                                  * @description What following this advice saved per fill against buying on a fixed weekday (the due day), c/L with a sign, +d.d or -d.d.

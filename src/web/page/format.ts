@@ -228,7 +228,7 @@ export function adviceDetails(advice: AdviceExtras & { advice: Advice }, unit: s
   if (typeof saving === 'string') lines.push(`Expected saving on this fill: ${saving} ${unit}.`);
   if (record) {
     const rule = RULE_TEXT[record.best_rule.rule] ?? record.best_rule.rule;
-    lines.push(`Track record over the last ${record.days} days (${record.windows} fills): following this advice saved ${record.advice} ${unit} a fill against a fixed day; `
+    lines.push(`Track record over the last ${record.days} days (${record.windows} fills replayed): following this advice saved ${record.advice} ${unit} a fill against a fixed day; `
       + `${rule}, ${record.best_rule.saved}; perfect hindsight, ${record.oracle}.`);
   }
   return { state, lines };

@@ -85,7 +85,14 @@ if (values.postgres) {
   databaseUrl = created.url;
   dropDatabase = created.drop;
   console.log('copying into PostgreSQL (fuelprice copy)...');
-  await run(['copy', '--from', `sqlite:${copy}`, '--to', databaseUrl], {});
+  try {
+    await run(['copy', '--from', `sqlite:${copy}`, '--to', databaseUrl], {});
+  } catch (error) {
+    // A failed copy leaves neither its database (up to tens of GB at au-10y) nor the SQLite copy behind.
+    await created.drop();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 }
 const store: PriceStore = values.postgres
   ? new (await import('../src/storage/postgres/postgres-store.ts')).PostgresStore({ connectionString: databaseUrl, max: 2 })

@@ -10,6 +10,7 @@
 // Plain JavaScript: the server may run from dist/ or the sources.
 import { createServer } from 'node:http';
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
 
 const port = Number(process.env.FUELPRICE_STALL_PROBE_PORT);
@@ -21,8 +22,12 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
   let cpuAtReset = cpuMs();
   let gcMs = 0;
   let gcMaxMs = 0;
+  let gcMaxKind = 0;
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) { gcMs += entry.duration; gcMaxMs = Math.max(gcMaxMs, entry.duration); }
+    for (const entry of list.getEntries()) {
+      gcMs += entry.duration;
+      if (entry.duration > gcMaxMs) { gcMaxMs = entry.duration; gcMaxKind = entry.detail?.kind ?? 0; }
+    }
   }).observe({ entryTypes: ['gc'] });
   const server = createServer((req, res) => {
     if (req.url === '/reset') {
@@ -30,10 +35,14 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
       cpuAtReset = cpuMs();
       gcMs = 0;
       gcMaxMs = 0;
+      gcMaxKind = 0;
       res.end('ok');
       return;
     }
-    res.end(JSON.stringify({ delayMs: histogram.max / 1e6, cpuMs: cpuMs() - cpuAtReset, gcMs, gcMaxMs }));
+    // gcMaxKind: perf_hooks' constants (1 minor, 4 major, 8 incremental, 16 weak callbacks); heap: this thread's, in MB.
+    const heap = getHeapStatistics();
+    res.end(JSON.stringify({ delayMs: histogram.max / 1e6, cpuMs: cpuMs() - cpuAtReset, gcMs, gcMaxMs, gcMaxKind,
+      heapUsedMb: heap.used_heap_size / 2 ** 20, externalMb: heap.external_memory / 2 ** 20 }));
   });
   server.on('error', (error) => process.stderr.write(`stall probe: ${error.message}\n`));
   server.listen(port, '127.0.0.1');

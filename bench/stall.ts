@@ -149,6 +149,8 @@ interface Hold {
   cpuMaxMs: number; cpuUrl: string; cpuMedianMs: number; cpuP90Ms: number;
   /** Garbage collection on the serving thread during the request with the most CPU (the probe's 'gc' entries), and the longest pause of the family. */
   cpuMaxGcMs?: number; gcMaxMs?: number;
+  /** The longest pause's kind (perf_hooks: 1 minor, 4 major, 8 incremental, 16 weak callbacks) and the serving thread's heap after the family (MB). */
+  gcMaxKind?: number; heapUsedMb?: number; externalMb?: number;
 }
 async function family(name: string, paths: readonly string[], headers: Record<string, string> = {}): Promise<Hold> {
   await write();
@@ -158,6 +160,8 @@ async function family(name: string, paths: readonly string[], headers: Record<st
   let worst = { ms: -1, url: '' };
   let cpuWorst = { ms: -1, url: '', gcMs: 0 };
   let gcMaxMs = 0;
+  let gcMaxKind = 0;
+  let heap = { heapUsedMb: 0, externalMb: 0 };
   let failures = 0;
   let wallMaxMs = 0;
   for (const path of paths) {
@@ -170,7 +174,8 @@ async function family(name: string, paths: readonly string[], headers: Record<st
     wallMaxMs = Math.max(wallMaxMs, performance.now() - started);
     if (answer.status !== 200 && failures++ === 0) console.log(`  ${name}: ${answer.status} for ${path.slice(0, 80)}`);
     await new Promise((r) => setTimeout(r, 5));
-    const read = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number };
+    const read = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number; gcMaxKind?: number; heapUsedMb?: number; externalMb?: number };
+    heap = { heapUsedMb: read.heapUsedMb ?? 0, externalMb: read.externalMb ?? 0 };
     const ms = read.delayMs;
     // Net of what the serving thread spends with no request for as long (the probe's 1 ms timer mostly: idleCpuMsPerSec).
     const cpuMs = Math.max(0, read.cpuMs - (idleCpuMsPerSec * (performance.now() - opened)) / 1000);
@@ -178,14 +183,14 @@ async function family(name: string, paths: readonly string[], headers: Record<st
     cpus.push(cpuMs);
     if (ms > worst.ms) worst = { ms, url: path };
     if (cpuMs > cpuWorst.ms) cpuWorst = { ms: cpuMs, url: path, gcMs: read.gcMs ?? 0 };
-    gcMaxMs = Math.max(gcMaxMs, read.gcMaxMs ?? 0);
+    if ((read.gcMaxMs ?? 0) > gcMaxMs) { gcMaxMs = read.gcMaxMs ?? 0; gcMaxKind = read.gcMaxKind ?? 0; }
   }
   const sorted = [...holds].sort((a, b) => a - b);
   const cpuSorted = [...cpus].sort((a, b) => a - b);
   const hold = { family: name, requests: holds.length, maxMs: worst.ms, url: worst.url, medianMs: sorted[sorted.length >> 1] ?? 0, failures, wallMaxMs, cpuMaxMs: cpuWorst.ms, cpuUrl: cpuWorst.url,
-    cpuMedianMs: cpuSorted[cpuSorted.length >> 1] ?? 0, cpuP90Ms: cpuSorted[Math.floor(cpuSorted.length * 0.9)] ?? 0, cpuMaxGcMs: cpuWorst.gcMs, gcMaxMs };
+    cpuMedianMs: cpuSorted[cpuSorted.length >> 1] ?? 0, cpuP90Ms: cpuSorted[Math.floor(cpuSorted.length * 0.9)] ?? 0, cpuMaxGcMs: cpuWorst.gcMs, gcMaxMs, gcMaxKind, ...heap };
   console.log(`  ${name}: longest hold ${hold.maxMs.toFixed(1)} ms (${hold.url.slice(0, 90)}), median ${hold.medianMs.toFixed(1)} ms, `
-    + `serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, p90 ${hold.cpuP90Ms.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms (${hold.cpuUrl.slice(0, 60)}; of it in GC pauses ${cpuWorst.gcMs.toFixed(1)} ms), longest GC pause ${gcMaxMs.toFixed(1)} ms, `
+    + `serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, p90 ${hold.cpuP90Ms.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms (${hold.cpuUrl.slice(0, 60)}; of it in GC pauses ${cpuWorst.gcMs.toFixed(1)} ms), longest GC pause ${gcMaxMs.toFixed(1)} ms (kind ${gcMaxKind}), heap ${heap.heapUsedMb.toFixed(0)} MB + ${heap.externalMb.toFixed(0)} MB external, `
     + `${hold.requests} requests, slowest answer ${wallMaxMs.toFixed(0)} ms${failures ? `, ${failures} not 200` : ''}`);
   return hold;
 }

@@ -81,8 +81,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const shedding = gauge && shedInFront(gauge, EVERY_ANSWER, frontAnswerLog(() => requestLog, address));
   const shed = shedding && metrics ? metrics.countShed(shedding) : shedding;
   // Cached answers to tokens seen before, within a limit counted in this process, are sent in front of Fastify.
+  // The front's access lines go to the app's log (as Fastify's hook writes them), with the address as Fastify's request.ip gives it.
+  const hitLog = { log: () => requestLog, address };
   const front = cache && fast ? fastPath({
-    rules, cache, log: () => requestLog, address,
+    rules, cache, hitLog,
     answered: metrics && ((route, startedMs) => metrics.fastAnswer(route, startedMs)),
   }) : undefined;
 

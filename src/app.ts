@@ -32,7 +32,7 @@ import { ChangeWatcher } from './http/server/change-watcher.ts';
 import { lazySerializers } from './http/representation/serializers.ts';
 import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer } from './http/server/server-limits.ts';
 import { frameworkError, requestHooks } from './http/request/hooks.ts';
-import { RequestRules, requestIdOf } from './http/request/rules.ts';
+import { REQUEST_ID_HEADER, RequestRules, requestIdOf } from './http/request/rules.ts';
 import { CitySchema, HistoryRecordSchema, StationSchema } from './schemas/api.ts';
 import type { PriceStore } from './storage/store.ts';
 import { DerivedAnswers } from './derived/derived-answers.ts';
@@ -101,7 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One trust function for Fastify's request.ip and the fast path (Fastify itself ignores a bare hop count).
     trustProxy: trust,
     requestIdHeader: false,
-    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
+    genReqId: (req) => requestIdOf(req.headers[REQUEST_ID_HEADER]),
     bodyLimit: 1024,
     ajv: { customOptions: { keywords: ['x-accepts'] } },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },

@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acceptsJson } from '../representation/negotiation.ts';
-import { type RequestRules, lengthOverLimit, requestIdOf } from '../request/rules.ts';
+import { REQUEST_ID_HEADER, type RequestRules, lengthOverLimit, requestIdOf } from '../request/rules.ts';
 import type { AnswerStore } from './answer-store.ts';
 import { type HitLog, isSendable, sendHit } from './cache-hit.ts';
 
@@ -93,7 +93,7 @@ export function scanHeaders(raw: readonly string[]): { authorization: string; re
         break;
       }
       case 12:
-        if (name.toLowerCase() === 'x-request-id') requestId = requestIds++ === 0 ? raw[i + 1] : undefined;
+        if (name.toLowerCase() === REQUEST_ID_HEADER) requestId = requestIds++ === 0 ? raw[i + 1] : undefined;
         break;
       case 6:
         // A cached answer under a URL is JSON unless the URL says format=csv: an Accept that asks for

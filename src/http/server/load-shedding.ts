@@ -171,7 +171,7 @@ export function shedInFront(
     const ready = path === '/ready';
     if (path === '/health' || !(ready ? gauge.overloaded : gauge.shouldShed())) return false;
     markUnavailable(res, ready ? 'overloaded' : 'shed');
-    const requestId = requestIdOf(req.headers['x-request-id']);
+    const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     const body = errorText('unavailable', SHED_MESSAGE, requestId);
     const bytes = Buffer.byteLength(body);
     res.writeHead(503, {

@@ -21,7 +21,7 @@ export interface FastPathDeps {
   /** The request rules, over a limiter that counts in this process: the fast path never waits. */
   rules: RequestRules;
   cache: AnswerStore;
-  /** Where a hit's access line goes: the same as the full path's hits (app.ts). */
+  /** Where its access lines go: the app's access log, where Fastify's hook writes the full path's (app.ts). */
   hitLog: HitLog;
   /** Told of each answer sent here, with its route pattern and when the request reached the fast path (metrics.ts), when metrics are on. */
   answered?: ((route: string | undefined, startedMs: number) => void) | undefined;

@@ -46,6 +46,11 @@ export interface LoadRun {
  * `minAnswers` (default: 5 per connection) extends the run past `seconds`, up to hardLimitSec.
  */
 export async function loadRun(url: string, token: string, settings: LoadSettings, minAnswers = settings.connections * MIN_ANSWERS_PER_CONNECTION): Promise<LoadRun> {
+  const { origin, pathname, search } = new URL(url.replaceAll(UNIQUE, UNIQUE_MARK));
+  const target = `${pathname}${search}`.replaceAll(UNIQUE_MARK, UNIQUE);
+  // `{n}` in the URL: each request its own number there, so that no two requests of the bench ask the same URL (an answer never kept).
+  const requests: autocannon.Request[] | undefined = target.includes(UNIQUE)
+    ? [{ setupRequest: (request: autocannon.Request) => ({ ...request, path: uniquePath(target) }) }] : undefined;
   const latencies = new Float64Array(settings.maxRequests + settings.connections);
   let count = 0;
   let non200 = 0;
@@ -54,7 +59,7 @@ export async function loadRun(url: string, token: string, settings: LoadSettings
   const startedAt = performance.now();
   const run = await new Promise<LoadRun>((resolve, reject) => {
     const instance = autocannon({
-      url, connections: settings.connections, amount: settings.maxRequests,
+      url: requests ? origin : url, connections: settings.connections, amount: settings.maxRequests, ...(requests ? { requests } : {}),
       // `amount` turns autocannon's own time limit off: the timer below is the time bound.
       duration: settings.seconds, sampleInt: 100,
       // autocannon's default 10 s would count a slow answer queued behind nine others as an error.
@@ -90,8 +95,17 @@ export async function loadRun(url: string, token: string, settings: LoadSettings
       if (statusCode !== 200) non200++;
     });
   });
-  await settle(url, token);
+  await settle(requests ? `${origin}${uniquePath(target)}` : url, token);
   return run;
+}
+
+/** In a URL given to loadRun, stands for a number no other request of this process has had there. */
+export const UNIQUE = '{n}';
+const UNIQUE_MARK = 'UNIQUE-N';
+let uniqueCount = 0;
+
+function uniquePath(target: string): string {
+  return target.replaceAll(UNIQUE, String(uniqueCount++));
 }
 
 /**

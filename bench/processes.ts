@@ -105,6 +105,12 @@ export function ensureBuilt(): void {
   built = true;
 }
 
+/** Whether another checkout's build is at least as new as its sources, as bin/fuelprice.js asks before it runs dist. */
+function builtFresh(root: string): boolean {
+  const main = join(root, 'dist', 'src', 'main.js');
+  return existsSync(main) && statSync(main).mtimeMs >= newestMtime(join(root, 'src'));
+}
+
 function newestMtime(dir: string): number {
   let latest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -141,14 +147,16 @@ function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined 
  * nothing else of ours, so the default LOG_LEVEL (info: a line a request) and load shedding,
  * with its log (stdout) going to a file as under a service manager. The fixed clock is the one
  * addition, so that its answers are the bytes the ceiling replays; `logLevel` overrides the
- * default for a comparison.
+ * default for a comparison. `root`: another checkout's build (bench/compare.ts --shipped), run
+ * only when its dist/ is at least as new as its src/.
  */
-export function startShippedServe(databasePath: string, logPath: string, logLevel?: string): Promise<Started> {
-  ensureBuilt();
+export function startShippedServe(databasePath: string, logPath: string, logLevel?: string, root = ROOT_DIR): Promise<Started> {
+  if (root === ROOT_DIR) ensureBuilt();
+  else if (!builtFresh(root)) throw new Error(`${root}: its dist/ is older than its src/ (bin/fuelprice.js would run the sources through tsx): run npm run build there first`);
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: `sqlite:${databasePath}`, FUELPRICE_NOW: NOW_ISO };
   if (logLevel !== undefined) env.LOG_LEVEL = logLevel;
   const fd = openSync(logPath, 'w');
-  return startProcess([join(ROOT_DIR, 'bin', 'fuelprice.js'), 'serve', '--port', '0', '--host', '127.0.0.1'], env, /serving on (http:\/\/\S+)/, 120_000, fd)
+  return startProcess([join(root, 'bin', 'fuelprice.js'), 'serve', '--port', '0', '--host', '127.0.0.1'], env, /serving on (http:\/\/\S+)/, 120_000, fd)
     .finally(() => closeSync(fd));
 }
 

@@ -32,7 +32,7 @@ import { ChangeWatcher } from './http/server/change-watcher.ts';
 import { lazySerializers } from './http/representation/serializers.ts';
 import { DEFAULT_LIMITS, type ServerLimits, clientErrorAnswer, drainIdleConnections, limitedServer } from './http/server/server-limits.ts';
 import { frameworkError, requestHooks } from './http/request/hooks.ts';
-import { RequestRules, requestIdOf } from './http/request/rules.ts';
+import { REQUEST_ID_HEADER, RequestRules, requestIdOf } from './http/request/rules.ts';
 import { CitySchema, HistoryRecordSchema, StationSchema } from './schemas/api.ts';
 import type { PriceStore } from './storage/store.ts';
 import { DerivedAnswers } from './derived/derived-answers.ts';
@@ -81,8 +81,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const shedding = gauge && shedInFront(gauge, EVERY_ANSWER, frontAnswerLog(() => requestLog, address));
   const shed = shedding && metrics ? metrics.countShed(shedding) : shedding;
   // Cached answers to tokens seen before, within a limit counted in this process, are sent in front of Fastify.
+  // The front's access lines go to the app's log (as Fastify's hook writes them), with the address as Fastify's request.ip gives it.
+  const hitLog = { log: () => requestLog, address };
   const front = cache && fast ? fastPath({
-    rules, cache, log: () => requestLog, address,
+    rules, cache, hitLog,
     answered: metrics && ((route, startedMs) => metrics.fastAnswer(route, startedMs)),
   }) : undefined;
 
@@ -99,7 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One trust function for Fastify's request.ip and the fast path (Fastify itself ignores a bare hop count).
     trustProxy: trust,
     requestIdHeader: false,
-    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
+    genReqId: (req) => requestIdOf(req.headers[REQUEST_ID_HEADER]),
     bodyLimit: 1024,
     ajv: { customOptions: { keywords: ['x-accepts'] } },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },

@@ -4,7 +4,8 @@ import type { CacheCounts } from '../server/metrics.ts';
 import { JSON_TYPE, answerKey } from '../representation/negotiation.ts';
 import type { RequestRules } from '../request/rules.ts';
 import { etagOf, matchesEtag } from './etag.ts';
-import { type AnswerStore, UNCLOCKED, clockSlice, stableHeaders } from './answer-store.ts';
+import { type AnswerStore, UNCLOCKED, clockSlice } from './answer-store.ts';
+import { hitHead, isSendable, stableHeaders } from './cache-hit.ts';
 import { isClocked, isPublic, policyOf } from '../request/policy.ts';
 import { SingleFlight } from './single-flight.ts';
 
@@ -21,7 +22,8 @@ export interface AnswerCacheOptions {
 
 /**
  * The full path's side of the cache, as hooks on the root app: a cached answer is sent before
- * the handler (preHandler, after auth, limits and validation), and every /v1 answer gets its
+ * the handler (preHandler, after auth, limits and validation) with the head the front sends it
+ * with too (cache-hit.ts hitHead), and every /v1 answer gets its
  * ETag, Cache-Control and 304 and is kept (onSend), as its route's policy declares
  * (request/policy.ts: `cache: 'none'` is never kept and sent no-store; `clock` is kept one clock
  * slice; public routes are not kept). The data version is the one the auth hook read for the
@@ -57,9 +59,11 @@ export function addAnswerCache(app: FastifyInstance, { rules, cache, maxAgeSec, 
         }
       }
       counts?.cacheHit();
-      // The headers it was first sent with: its Content-Type, and a CSV answer's Content-Disposition and page headers.
-      if (hit.head) {
-        for (let i = 0; i < hit.head.length; i += 2) reply.header(hit.head[i] as string, hit.head[i + 1]);
+      // The head the front sends too (cache-hit.ts); onSend then answers it, or a 304, as any answer.
+      const decision = request.rateDecision;
+      if (isSendable(hit) && decision) {
+        const head = hitHead(hit, request.id, decision);
+        for (let i = 0; i < head.length; i += 2) reply.header(head[i] as string, head[i + 1]);
       } else {
         reply.header('etag', hit.etag).type(JSON_TYPE);
       }

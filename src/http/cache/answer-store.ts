@@ -1,6 +1,6 @@
 /**
- * The answer cache's store: what the full path's hooks (answer-cache.ts) keep and the fast path
- * (fast-path.ts) serves. Answers kept as the bytes that were sent, with their ETag, until the data changes: a hit is
+ * The answer cache's store: what the full path's hooks (answer-cache.ts) keep, and both paths
+ * look up and send (cache-hit.ts sendHit). Answers kept as the bytes that were sent, with their ETag, until the data changes: a hit is
  * served without touching the domain code, the serialiser or the hash. An entry is valid for
  * one data version (every write that changes an answer bumps it, whichever process wrote), and,
  * for the answers that depend on the clock (their route declares `cache: 'clock'`, or they were
@@ -23,29 +23,29 @@ export interface CachedAnswer {
   body: Buffer;
   /**
    * The same bytes as a latin1 string (one character a byte, whatever the byte: it reads back as
-   * the very bytes) when there are at most TEXT_MAX_BYTES, for the fast path to send: Node joins
+   * the very bytes) when there are at most TEXT_MAX_BYTES, for sendHit (cache-hit.ts) to send: Node joins
    * a latin1 string body to the header block (also latin1) and writes both with one write from
    * its stack, where a Buffer body goes out as a writev of two pieces with the header block
    * first copied to the heap (about a microsecond more an answer on the bench machine:
    * bench/RESULTS.md). What goes out does not change. Counted in the cache's bytes; kept only
-   * by a cache the fast path serves from (AnswerStore's `keepText`).
+   * by a cache the front serves from (AnswerStore's `keepText`), where hits are the most and cheapest.
    */
   text?: string;
   etag: string;
   /**
    * The headers the full path sent with it that are the same on every request (content type,
-   * ETag, Cache-Control, CORS, ...), as name, value, name, value...: the fast path sends them
-   * as they were, with this request's own fields and `length` (Content-Length) after them.
+   * ETag, Cache-Control, CORS, ...), as name, value, name, value...: sendHit (cache-hit.ts) sends
+   * them as they were, with this request's own fields and `length` (Content-Length) around them.
    */
   head?: readonly string[];
   length: string;
-  /** The route pattern that answered it (metrics.ts labels the fast path's answers with it). */
+  /** The route pattern that answered it (for its access line, and metrics.ts labels the front's answers with it). */
   route?: string;
-  /** Its access line's own part, built by the fast path at its first hit (server/request-log.ts). */
+  /** Its access line's own part, built by sendHit at its first GET hit (server/request-log.ts). */
   accessPart?: AnswerPart;
 }
 
-/** What the full path hands over: the body as sent and, for the fast path, its stable headers. */
+/** What the full path hands over: the body as sent and its stable headers (cache-hit.ts stableHeaders), for sendHit. */
 export interface AnswerToKeep {
   body: string | Buffer;
   etag: string;
@@ -76,7 +76,7 @@ export class AnswerStore {
   hits = 0;
   misses = 0;
 
-  /** `keepText`: keep CachedAnswer.text, which only the fast path sends (app.ts: no fast path with a shared Redis limiter). */
+  /** `keepText`: keep CachedAnswer.text, sent in one write with the head; app.ts keeps it only where the front runs (not with a shared Redis limiter). */
   constructor(private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS, private readonly keepText = true) {}
 
   /**
@@ -145,15 +145,3 @@ export function clockSlice(nowSec: number): number {
 
 /** The bucket of an answer that does not read the clock: valid for its whole data version. */
 export const UNCLOCKED = -1;
-
-/** Headers of a full-path answer that are the same on every request for its URL (what the fast path sends again). */
-export function stableHeaders(headers: Record<string, number | string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (PER_REQUEST.has(name) || value === undefined) continue;
-    out[name] = Array.isArray(value) ? value.join(', ') : String(value);
-  }
-  return out;
-}
-
-const PER_REQUEST: ReadonlySet<string> = new Set(['x-request-id', 'ratelimit', 'ratelimit-policy', 'content-length', 'date', 'connection', 'keep-alive']);

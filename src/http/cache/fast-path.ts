@@ -1,42 +1,38 @@
 /**
- * The fast path for cached answers: in front of Fastify, a GET whose answer is in the response
- * cache for the current data version, carrying the Authorization header a token has already
- * passed the full path with at the current tokens version (auth/token-cache.ts), within
- * its rate limit, is answered straight from the cache. Everything else (a miss, a first sight
- * of a token, a conditional or HEAD request, an error of any kind, a shared Redis limiter)
- * goes to Fastify untouched. Every rule it applies is request/rules.ts's, which the full path's
- * hooks call too: the fast path only repeats a success the full path has already produced.
- *
- * What it sends is what the full path sent for the same URL: the headers captured from that
- * answer (content type, ETag, Cache-Control, CORS, ...), plus this request's own X-Request-Id
- * and RateLimit fields. test/http/cache/fast-path.test.ts compares the two byte for byte.
+ * The front of the cache-hit branch (cache-hit.ts): in front of Fastify, a GET whose answer is
+ * in the answer cache for the current data version, carrying the Authorization header a token
+ * has already passed the full path with at the current tokens version (auth/token-cache.ts),
+ * within its rate limit, is written by sendHit with the head the full path sends a hit with
+ * (hitHead). Everything else (a miss, a first sight of a token, a conditional or HEAD request,
+ * an error of any kind, a shared Redis limiter) goes to Fastify untouched, with the versions
+ * read here (rules.handOn). Every rule it applies is request/rules.ts's, which the full path's
+ * hooks call too: it only repeats a success the full path has already produced, without the
+ * framework's per-request work (about half the CPU of a cached answer: bench/RESULTS.md,
+ * issue 49). test/http/cache/fast-path.test.ts compares its answers with the full path's byte
+ * for byte.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RATE_WINDOW_SEC, rateLimitHeaders } from '../auth/rate-limits.ts';
 import { acceptsJson } from '../representation/negotiation.ts';
-import { type RequestRules, lengthOverLimit, requestIdOf } from '../request/rules.ts';
-import type { AccessLog } from '../server/request-log.ts';
+import { REQUEST_ID_HEADER, type RequestRules, lengthOverLimit, requestIdOf } from '../request/rules.ts';
 import type { AnswerStore } from './answer-store.ts';
+import { type HitLog, isSendable, sendHit } from './cache-hit.ts';
 
 export interface FastPathDeps {
   /** The request rules, over a limiter that counts in this process: the fast path never waits. */
   rules: RequestRules;
   cache: AnswerStore;
-  /** The client's address as Fastify's request.ip gives it (TRUST_PROXY), for the log line. */
-  address: (req: IncomingMessage) => string;
-  /** Request logging as Fastify's own (when the logger is on), resolved once the app exists. */
-  log: () => AccessLog | undefined;
+  /** Where its access lines go: the app's access log, where Fastify's hook writes the full path's (app.ts). */
+  hitLog: HitLog;
   /** Told of each answer sent here, with its route pattern and when the request reached the fast path (metrics.ts), when metrics are on. */
   answered?: ((route: string | undefined, startedMs: number) => void) | undefined;
 }
 
 /** A request listener front: true when it answered, false to hand the request to Fastify. */
 export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { rules, cache, answered } = deps;
+  const { rules, cache, answered, hitLog } = deps;
   const { clock } = rules;
   return (req, res) => {
-    const log = deps.log();
-    const begun = answered || log ? performance.now() : 0;
+    const begun = performance.now();
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith('/v1/')) return false;
     const headers = scanHeaders(req.rawHeaders);
@@ -51,7 +47,7 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
     const now = clock.now();
     // Keyed by the URL alone: a CSV answer asked for by Accept has a key no URL is (answerKey), and scanHeaders sent such a request on.
     const hit = cache.get(url, versions.data, now);
-    if (!hit?.head) {
+    if (!hit || !isSendable(hit)) {
       rules.handOn(req, versions);
       return false;
     }
@@ -62,22 +58,8 @@ export function fastPath(deps: FastPathDeps): (req: IncomingMessage, res: Server
       rules.handOn(req, versions);
       return false;
     }
-    const requestId = requestIdOf(headers.requestId);
-    // A flat list: node writes it as given, with no header object built and merged per request.
-    const limits = rateLimitHeaders(decision, RATE_WINDOW_SEC);
-    res.writeHead(200, [
-      'x-request-id', requestId, ...hit.head, 'ratelimit-policy', limits['ratelimit-policy'], 'ratelimit', limits.ratelimit, 'content-length', hit.length,
-    ]);
-    // The text when kept (answer-store.ts: one write with the header block), else the bytes.
-    if (hit.text !== undefined) res.end(hit.text, 'latin1');
-    else res.end(hit.body);
+    sendHit(req, res, hit, { url, requestId: requestIdOf(headers.requestId), decision, tokenId: token.id, startedMs: begun }, hitLog);
     answered?.(hit.route, begun);
-    // The same access line as the full path's (server/request-log.ts).
-    if (log) {
-      // The answer's part of the line is the same for every request it answers: built once, kept on the entry.
-      const part = hit.accessPart ??= log.answerPart({ method: 'GET', url, route: hit.route, status: 200, bytes: hit.body.length });
-      log.withPart(part, requestId, performance.now() - begun, token.id, deps.address(req));
-    }
     return true;
   };
 }
@@ -111,7 +93,7 @@ export function scanHeaders(raw: readonly string[]): { authorization: string; re
         break;
       }
       case 12:
-        if (name.toLowerCase() === 'x-request-id') requestId = requestIds++ === 0 ? raw[i + 1] : undefined;
+        if (name.toLowerCase() === REQUEST_ID_HEADER) requestId = requestIds++ === 0 ? raw[i + 1] : undefined;
         break;
       case 6:
         // A cached answer under a URL is JSON unless the URL says format=csv: an Accept that asks for

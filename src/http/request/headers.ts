@@ -1,5 +1,6 @@
 import cors from '@fastify/cors';
 import fp from 'fastify-plugin';
+import { REQUEST_ID_HEADER } from './rules.ts';
 
 /**
  * Headers for a JSON API on every answer (the docs page gets its own CSP from swagger-ui).
@@ -31,7 +32,7 @@ export const EVERY_ANSWER: Readonly<Record<string, string>> = {
  */
 export const answerHeaders = fp(async (app) => {
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id).headers(EVERY_ANSWER);
+    reply.header(REQUEST_ID_HEADER, request.id).headers(EVERY_ANSWER);
     done();
   });
 

@@ -6,7 +6,7 @@ import type { TokenRecord, TokenStore } from '../../storage/store.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { sendError, toApiError } from '../errors/handlers.ts';
 import { SECURITY_HEADERS } from './headers.ts';
-import { type RequestRules, admission, requestPath } from './rules.ts';
+import { REQUEST_ID_HEADER, type RequestRules, admission, requestPath } from './rules.ts';
 import { isPublic, policyOf } from './policy.ts';
 import { decorateRequests } from './state.ts';
 
@@ -60,6 +60,7 @@ export const requestHooks = fp<RequestHooksOptions>(async (app, { rules, store, 
     const counted = rules.limitKey(token, request.ip);
     // A limiter that counts in this process is not waited for; a shared one (Redis) is.
     const decision = rules.consumeNow(counted) ?? await rules.consume(counted);
+    request.rateDecision = decision;
     reply.headers(rateLimitHeaders(decision, RATE_WINDOW_SEC));
     if (!decision.allowed) {
       throw new ApiError('rate_limited', `Rate limit of ${decision.limit} requests a minute exceeded; retry in ${decision.resetSec} s.`, {
@@ -73,7 +74,7 @@ export const requestHooks = fp<RequestHooksOptions>(async (app, { rules, store, 
 /** Errors the router raises before any hook runs (Fastify's frameworkErrors): answered in the documented shape too. */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // No hook has run, so onRequest's and onSend's headers are set here.
-  reply.header('x-request-id', request.id).header('cache-control', 'no-store').headers(SECURITY_HEADERS);
+  reply.header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store').headers(SECURITY_HEADERS);
   const apiErr = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
     ? new ApiError('not_found', 'No city or station has an id that long (200 characters at most).')
     : error.code === 'FST_ERR_BAD_URL'

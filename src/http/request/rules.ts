@@ -20,6 +20,9 @@ export function requestPath(url: string): string {
   return url.split(/[?#]/, 1)[0] ?? '';
 }
 
+/** The header that carries a request's id, both ways. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
 /** An X-Request-Id a client may choose (anything else is replaced by a fresh UUID). */
 export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

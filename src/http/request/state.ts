@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { RateDecision } from '../auth/rate-limits.ts';
 
 /** A request's place in the answer cache while its answer is being worked out (cache/answer-cache.ts). */
 export interface AnswerSlot {
@@ -18,6 +19,8 @@ declare module 'fastify' {
     csvBy: 'url' | 'accept' | null;
     /** Its slot in the answer cache, taken when its answer is not kept and is being worked out; null otherwise. */
     answerSlot: AnswerSlot | null;
+    /** Its rate limit as counted by the auth hook (request/hooks.ts), for a cached answer's head (cache/cache-hit.ts hitHead); null before. */
+    rateDecision: RateDecision | null;
   }
 }
 
@@ -27,4 +30,5 @@ export function decorateRequests(app: FastifyInstance): void {
   app.decorateRequest('tokenId', null);
   app.decorateRequest('csvBy', null);
   app.decorateRequest('answerSlot', null);
+  app.decorateRequest('rateDecision', null);
 }

@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { errorText } from '../errors/catalogue.ts';
 import { markUnavailable } from '../errors/unavailable.ts';
 import { JSON_TYPE } from '../representation/negotiation.ts';
-import { declaresLargeBody, requestIdOf } from '../request/rules.ts';
+import { REQUEST_ID_HEADER, declaresLargeBody, requestIdOf } from '../request/rules.ts';
 import type { FrontAnswered } from './request-log.ts';
 
 /**
@@ -171,11 +171,11 @@ export function shedInFront(
     const ready = path === '/ready';
     if (path === '/health' || !(ready ? gauge.overloaded : gauge.shouldShed())) return false;
     markUnavailable(res, ready ? 'overloaded' : 'shed');
-    const requestId = requestIdOf(req.headers['x-request-id']);
+    const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     const body = errorText('unavailable', SHED_MESSAGE, requestId);
     const bytes = Buffer.byteLength(body);
     res.writeHead(503, {
-      ...fixed, 'x-request-id': requestId, 'content-length': String(bytes),
+      ...fixed, [REQUEST_ID_HEADER]: requestId, 'content-length': String(bytes),
       ...(declaresLargeBody(req.headers) ? { connection: 'close' } : {}),
     });
     res.end(body);

@@ -3,7 +3,7 @@
  * timeouts and limits (set here on purpose rather than left to Node's defaults), the answer to
  * requests Node's parser refuses, and the drain on close.
  */
-import { requestIdOf } from '../request/rules.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from '../request/rules.ts';
 import { type RequestListener, STATUS_CODES, type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -171,7 +171,7 @@ function rawError(code: ErrorCode, message: string, fixedHeaders: string, head =
   const requestId = requestIdOf(undefined);
   const body = errorText(code, message, requestId);
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: ${JSON_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
-    + `cache-control: no-store\r\nx-request-id: ${requestId}\r\n${fixedHeaders}connection: close\r\n\r\n${head ? '' : body}`;
+    + `cache-control: no-store\r\n${REQUEST_ID_HEADER}: ${requestId}\r\n${fixedHeaders}connection: close\r\n\r\n${head ? '' : body}`;
 }
 
 /**

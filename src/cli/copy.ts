@@ -9,6 +9,9 @@ import { COMMANDS } from './spec.ts';
 
 /** How long one of copy's statements may run on PostgreSQL: a count of 35 M rows on a busy server, not a request's read. */
 export const COPY_STATEMENT_TIMEOUT_MS = 30 * 60 * 1000;
+/** How long copy waits for a connection: a server still writing out what the copy wrote can take longer than a request's 5 s to answer. */
+export const COPY_CONNECT_TIMEOUT_MS = 2 * 60 * 1000;
+const COPY_TIMEOUTS = { statementTimeoutMs: COPY_STATEMENT_TIMEOUT_MS, connectTimeoutMs: COPY_CONNECT_TIMEOUT_MS };
 
 /**
  * `fuelprice copy --from URL --to URL`: moves a whole installation between databases (either
@@ -26,10 +29,10 @@ export async function copyCommand(_config: Config, args: string[]): Promise<numb
   }
 
   // The check at the end counts and reads whole tables: at national scale (35 M rows) a count takes longer than a request's 5 s.
-  const source = await openDatabase(values.from, { from: '--from', statementTimeoutMs: COPY_STATEMENT_TIMEOUT_MS });
+  const source = await openDatabase(values.from, { from: '--from', ...COPY_TIMEOUTS });
   let target: BulkStore | undefined;
   try {
-    target = await openDatabase(values.to, { from: '--to', create: true, statementTimeoutMs: COPY_STATEMENT_TIMEOUT_MS });
+    target = await openDatabase(values.to, { from: '--to', create: true, ...COPY_TIMEOUTS });
     const tty = process.stderr.isTTY === true;
     let lastTable = '';
     let lastShown = -1;

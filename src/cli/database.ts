@@ -21,6 +21,8 @@ export interface OpenOptions {
   onMigrated?: (migration: Migration) => void;
   /** PostgreSQL: how long a statement may run before the server cancels it (the pool's 5 s unless told). */
   statementTimeoutMs?: number;
+  /** PostgreSQL: how long to wait for a connection (5 s unless told). */
+  connectTimeoutMs?: number;
 }
 
 /** The SQLite file a sqlite: URL names, absolute; undefined for :memory: and postgres://. */
@@ -50,6 +52,7 @@ export async function openDatabase(url: string, options: OpenOptions): Promise<P
       migrate: options.migrate ?? true,
       ...(options.onMigrated ? { onMigrated: options.onMigrated } : {}),
       ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
     });
   } catch (error) {
     const explained = path === undefined

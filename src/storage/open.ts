@@ -9,7 +9,7 @@ import type { Migration, PriceStore } from './store.ts';
  */
 export async function openStore(
   databaseUrl: string,
-  options: { migrate?: boolean; onMigrated?: (migration: Migration) => void; statementTimeoutMs?: number } = {},
+  options: { migrate?: boolean; onMigrated?: (migration: Migration) => void; statementTimeoutMs?: number; connectTimeoutMs?: number } = {},
 ): Promise<PriceStore> {
   const migrate = options.migrate ?? true;
   if (databaseUrl.startsWith('sqlite:')) {
@@ -26,8 +26,13 @@ export async function openStore(
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     // Loaded when asked for: loading pg would slow every start that does not use it.
     const { PostgresStore } = await import('./postgres/postgres-store.ts');
-    // PostgreSQL cancels a statement after statementTimeoutMs (5 s unless told: a request's read); copy's whole-table reads need longer.
-    const store = new PostgresStore({ connectionString: databaseUrl, ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }) });
+    // PostgreSQL cancels a statement after statementTimeoutMs, and a connection not had within connectTimeoutMs fails
+    // (5 s each unless told: a request's); copy's whole-table reads, on a server busy with what it just wrote, need longer.
+    const store = new PostgresStore({
+      connectionString: databaseUrl,
+      ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+    });
     try {
       if (migrate) {
         const done = await store.migrate();

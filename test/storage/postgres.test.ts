@@ -93,6 +93,12 @@ describe('PostgreSQL storage', { skip: SERVER ? false : 'set FUELPRICE_TEST_POST
       try {
         await assert.rejects(impatient.query('SELECT pg_sleep(1)'), (error: unknown) => isStorageUnavailable(error) && /statement timeout/.test(String(error)));
       } finally { await impatient.end(); }
+      // A connection not had within connectTimeoutMs fails (here: the pool's one connection is taken).
+      const single = createPool({ connectionString: url, max: 1, connectTimeoutMs: 50 });
+      const held = await single.connect();
+      try {
+        await assert.rejects(single.query('SELECT 1'), /timeout exceeded when trying to connect/);
+      } finally { held.release(); await single.end(); }
     });
   });
 

@@ -18,6 +18,8 @@ export interface PoolOptions {
   /** Connections per process. */
   max?: number;
   statementTimeoutMs?: number;
+  /** How long to wait for a connection (a new one, or a free one of the pool's): 5 s unless told. */
+  connectTimeoutMs?: number;
   applicationName?: string;
 }
 
@@ -46,7 +48,7 @@ export function createPool(options: PoolOptions): pg.Pool {
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'fuelprice',
     statement_timeout: options.statementTimeoutMs ?? 5_000,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     idleTimeoutMillis: 30_000,
     types,
   });

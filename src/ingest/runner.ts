@@ -76,12 +76,12 @@ export function disabledLine(adapter: FeedAdapter, missing: readonly string[]): 
   return `feed ${adapter.id} (${adapter.name}) disabled: set ${missing.join(' and ')} (how to get them: docs/FEEDS-SETUP.md)`;
 }
 
-/** The feed's kept values in the feed-cursor table; a write stores only the cursor (an empty batch). */
+/** The feed's kept values in the feed-cursor table, each under `<name>:<feed>`, written alone (saveCursor). */
 export function keptValues(store: IngestStore, feed: string, now: number): KeptValues {
   return {
     read: (name) => store.feedCursor(`${name}:${feed}`),
     write: async (name, value) => {
-      await store.applyFeedBatch({ stations: [], prices: [] }, { now, cursor: { key: `${name}:${feed}`, value } });
+      await store.saveCursor({ key: `${name}:${feed}`, value }, now);
     },
   };
 }

@@ -77,7 +77,7 @@ async function housekeep(store: IngestStore, clock: Clock, log: Logger): Promise
 
 /** Applies held prices that are now due and seals finished days; answers how many held prices were applied. */
 export async function releaseAndSeal(store: IngestStore, now: number): Promise<number> {
-  const { pricesReleased } = await store.applyFeedBatch({ stations: [], prices: [] }, { now });
+  const { pricesReleased } = await store.releaseDue(now);
   await store.seal(now);
   return pricesReleased;
 }

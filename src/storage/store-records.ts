@@ -157,16 +157,20 @@ export interface FeedBatchOptions {
   deferCityDays?: boolean;
 }
 
-export interface FeedBatchResult extends BatchResult {
-  /** Dated after `now`: kept aside, applied by a later call once due. */
-  pricesHeld: number;
-  /** Dated after `now` and held already for the same station, fuel and instant, with another price or availability: corrected (the later row wins). */
-  pricesHeldCorrected: number;
+/** What applying the held prices now due did (releaseDue, and each feed batch, which applies them with its own). */
+export interface ReleaseResult extends BatchResult {
   /** Held by an earlier call and applied by this one. */
   pricesReleased: number;
   /** Prices left out because their station is neither in the batch nor stored (the first few). */
   unknownStation: PriceEvent[];
   unknownStationCount: number;
+}
+
+export interface FeedBatchResult extends ReleaseResult {
+  /** Dated after `now`: kept aside, applied by a later call once due. */
+  pricesHeld: number;
+  /** Dated after `now` and held already for the same station, fuel and instant, with another price or availability: corrected (the later row wins). */
+  pricesHeldCorrected: number;
 }
 
 /** What an importer needs to match a file's rows to stations a live feed created. */

@@ -9,8 +9,8 @@ import type { HeldPrice } from '../domain/tomorrow.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
 import type {
-  AlongPage, Batch, BatchResult, Brand, ChangesPage, ChangesQuery, CheapestPage, City, CityInput, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun, FeedStation,
-  ListQuery, ListResult, ListedStation, Migration, PoolStats, PriceArea, Station, StationListQuery, TokenRecord,
+  AlongPage, Batch, BatchResult, Brand, ChangesPage, ChangesQuery, CheapestPage, City, CityInput, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedCursor, FeedHealth, FeedRun,
+  FeedStation, ListQuery, ListResult, ListedStation, Migration, PoolStats, PriceArea, ReleaseResult, Station, StationListQuery, TokenRecord,
 } from './store-records.ts';
 
 export type { HeldPrice, PricedStation, RankedPrice };
@@ -152,11 +152,15 @@ export interface IngestStore extends StoreBase {
   upsertCities(cities: CityInput[]): Promise<void>;
   applyBatch(batch: Batch): Promise<BatchResult>;
   /**
-   * What ingest uses, in one transaction: holds prices dated after `now`, releases held prices
-   * now due, leaves out prices of unknown stations (counted), applies the rest as applyBatch
-   * does, and stores the cursor. Called with an empty batch it only releases what is due.
+   * A feed's batch, in one transaction: holds prices dated after `now`, releases held prices
+   * now due (applied with the batch), leaves out prices of unknown stations (counted), applies
+   * the rest as applyBatch does, and stores the batch's cursor when given.
    */
   applyFeedBatch(batch: Batch, options: FeedBatchOptions): Promise<FeedBatchResult>;
+  /** Stores a cursor or a feed's kept value (FeedCursor's key) alone, in one transaction, marked as written at `now`. */
+  saveCursor(cursor: FeedCursor, now: number): Promise<void>;
+  /** Applies the held prices due at `now` (dated at or before it), in one transaction, as applyFeedBatch applies the released ones. */
+  releaseDue(now: number): Promise<ReleaseResult>;
   feedCursor(key: string): Promise<string | undefined>;
   feedStations(feed: string): Promise<FeedStation[]>;
   recordRun(run: FeedRun): Promise<void>;

@@ -303,7 +303,7 @@ async function qldReferences(url: string, fake: FpdFake): Promise<{ states: stri
       });
       if (run.error) throw new Error(`reference run failed: ${run.error}`);
       await push();
-      await store.applyFeedBatch({ stations: [], prices: [] }, { now });
+      await store.releaseDue(now);
       await push();
       await store.seal(now);
       await push();

@@ -124,14 +124,14 @@ for (const backend of testBackends()) {
       // Published anew with another price: corrected, and that is what is applied when due.
       const anew = await runFeed({ store, adapter, config, clock: fixedClock(NOW + 240), log: new MemoryLog() });
       assert.deepEqual([anew.pricesRead, anew.pricesHeld, anew.pricesIgnored, anew.pricesCorrected], [1, 0, 0, 1]);
-      // Not yet due: an empty call releases nothing.
-      const early = await store.applyFeedBatch({ stations: [], prices: [] }, { now: sixTomorrow - 1 });
+      // Not yet due: a release releases nothing.
+      const early = await store.releaseDue(sixTomorrow - 1);
       assert.equal(early.pricesReleased, 0);
       assert.equal(await priceNow(), 1859);
-      const due = await store.applyFeedBatch({ stations: [], prices: [] }, { now: sixTomorrow });
+      const due = await store.releaseDue(sixTomorrow);
       assert.deepEqual([due.pricesReleased, due.pricesAccepted], [1, 1]);
       assert.equal(await priceNow(), 1789);
-      const later = await store.applyFeedBatch({ stations: [], prices: [] }, { now: sixTomorrow + 60 });
+      const later = await store.releaseDue(sixTomorrow + 60);
       assert.equal(later.pricesReleased, 0);
     });
 

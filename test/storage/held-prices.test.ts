@@ -59,7 +59,7 @@ for (const backend of testBackends()) {
         assert.deepEqual((await heldAt(store, 'gamma-perth')).map((h) => [h.fuel, h.at, h.priceTenths, h.available]),
           [['ulp91', SIX, 1589, true], ['ulp91', SIX + 86_400, 1629, true], ['diesel', SIX, 1899, true]]);
 
-        await store.applyFeedBatch({ stations: [], prices: [] }, { now: SIX });
+        await store.releaseDue(SIX);
         assert.notEqual(await store.dataVersion(), v2, 'releasing a held price changes what the API answers');
         assert.deepEqual((await heldAt(store, 'gamma-perth')).map((h) => h.at), [SIX + 86_400]);
       } finally {
@@ -86,7 +86,7 @@ for (const backend of testBackends()) {
         assert.deepEqual((await reader.cheapest({ fuel: 'ulp91', area: { state: 'wa' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).items.map((i) => [i.stationId, i.priceTenths]), [['gamma-perth', 1599]]);
         assert.deepEqual([...(await reader.stationsPrices(['gamma-perth'])).values()].map((s) => s.held.map((h) => h.priceTenths)), [[1599]]);
 
-        await writer.applyFeedBatch({ stations: [], prices: [] }, { now: SIX });
+        await writer.releaseDue(SIX);
         assert.deepEqual(await perth(), []);
         assert.equal((await reader.cheapest({ fuel: 'ulp91', area: { city: 'perth' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).total, 0);
       } finally {

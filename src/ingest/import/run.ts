@@ -261,7 +261,7 @@ export async function importFile(options: ImportFileOptions): Promise<FileOutcom
       await apply(`done:${rows}`);
       progress?.update(state());
       if (!usable && outcome.rejected.length > 0) {
-        if (cursorSaved) await store.applyFeedBatch({ stations: [], prices: [] }, { now, cursor: { key, value: storedCursor ?? '0' } });
+        if (cursorSaved) await store.saveCursor({ key, value: storedCursor ?? '0' }, now);
         throw new ImportError(ALL_REJECTED);
       }
     } finally {

@@ -1,7 +1,7 @@
 import { fuelIndex } from '../../domain/fuels.ts';
 import type {
-  Batch, BatchResult, ChangesPage, ChangesQuery, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedHealth, FeedRun,
-  FeedStation, PriceEvent, PriceStore, TableChunk, TokenRecord,
+  Batch, BatchResult, ChangesPage, ChangesQuery, CityInput, CopyKey, CopyProgress, CopyRow, CopyTable, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedCursor,
+  FeedHealth, FeedRun, FeedStation, PriceEvent, PriceStore, ReleaseResult, TableChunk, TokenRecord,
 } from '../store.ts';
 import { UNKNOWN_EXAMPLES, partitionKnown, sortHeld, sortReleased, splitHeld } from '../write-plan/batch-plan.ts';
 import { lastChange, readChanges } from './changes.ts';
@@ -76,19 +76,39 @@ export abstract class SqlStore extends SqlReads implements PriceStore {
       const pricesHeld = await tx.bulkInsert(BULK.pendingPrices,
         fresh.flatMap((p) => [p.feed, p.feedCode, fuelIndex(p.fuel), p.at, p.priceTenths, p.available ? 1 : 0]));
       for (const p of changed) await tx.run(INGEST.correctPending, [p.feed, p.feedCode, fuelIndex(p.fuel), p.at, p.priceTenths, p.available ? 1 : 0]);
-      const released = sortReleased((await tx.rows(INGEST.releasePending, [options.now])).map(toPending));
-      // Held prices are answered (tomorrow): holding, correcting or releasing one changes answers, as a stored price does.
-      if (pricesHeld > 0 || changed.length > 0 || released.length > 0) await bumpDataVersion(tx);
-      const prices = [...released, ...due];
-      const stored = await this.writer.storedStations(tx, prices);
-      const { kept, unknown } = partitionKnown(prices, batch.stations, stored);
-      const result = await this.writer.applyBatch(tx, { stations: batch.stations, prices: kept }, { deferCityDays: options.deferCityDays === true });
+      const result = await this.applyReleased(tx, {
+        stations: batch.stations, due, now: options.now, heldChanged: pricesHeld > 0 || changed.length > 0, deferCityDays: options.deferCityDays === true,
+      });
       if (options.cursor) await tx.run(INGEST.saveCursor, [options.cursor.key, options.cursor.value, options.now]);
-      return {
-        ...result, pricesHeld, pricesHeldCorrected: changed.length, pricesReleased: released.length,
-        unknownStation: unknown.slice(0, UNKNOWN_EXAMPLES), unknownStationCount: unknown.length,
-      };
+      return { ...result, pricesHeld, pricesHeldCorrected: changed.length };
     });
+  }
+
+  async saveCursor(cursor: FeedCursor, now: number): Promise<void> {
+    await this.write((tx) => tx.run(INGEST.saveCursor, [cursor.key, cursor.value, now]));
+  }
+
+  async releaseDue(now: number): Promise<ReleaseResult> {
+    return this.write((tx) => this.applyReleased(tx, { stations: [], due: [], now, heldChanged: false, deferCityDays: false }));
+  }
+
+  /**
+   * Takes the held prices due at `now` out of pending_prices and applies them before the batch's
+   * own due prices, leaving out (and counting) prices of stations neither in the batch nor stored.
+   * One new data version when anything was held, corrected (`heldChanged`) or released: held
+   * prices are answered (tomorrow), so holding, correcting or releasing one changes answers.
+   */
+  private async applyReleased(tx: Connection, batch: {
+    stations: Batch['stations']; due: readonly PriceEvent[]; now: number; heldChanged: boolean; deferCityDays: boolean;
+  }): Promise<ReleaseResult> {
+    const { stations, due, now, heldChanged, deferCityDays } = batch;
+    const released = sortReleased((await tx.rows(INGEST.releasePending, [now])).map(toPending));
+    if (heldChanged || released.length > 0) await bumpDataVersion(tx);
+    const prices = [...released, ...due];
+    const stored = await this.writer.storedStations(tx, prices);
+    const { kept, unknown } = partitionKnown(prices, stations, stored);
+    const result = await this.writer.applyBatch(tx, { stations, prices: kept }, { deferCityDays });
+    return { ...result, pricesReleased: released.length, unknownStation: unknown.slice(0, UNKNOWN_EXAMPLES), unknownStationCount: unknown.length };
   }
 
   async feedCursor(key: string): Promise<string | undefined> {

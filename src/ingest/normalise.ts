@@ -8,6 +8,7 @@ import { roundDecimalText } from '../domain/rounding.ts';
 import { isStateId } from '../domain/states.ts';
 import { slugify } from '../domain/places.ts';
 import type { Batch, PriceEvent, StationInput } from '../storage/store.ts';
+import { STATION_TEXT_KEYS, type StationFields, type StationTextKey } from '../storage/station-shape.ts';
 import type { Logger } from '../logger.ts';
 
 /** A feed's own fuel codes onto our ids; `null` marks a code that is known and deliberately not kept (AdBlue, say). */
@@ -29,19 +30,20 @@ const MAX_CODE = 100;
 /** A report more than this far ahead of the clock is rejected (WA's next-day prices are 24 hours ahead at most). */
 export const MAX_FUTURE_SEC = 2 * 86_400;
 
-export interface RawStation {
+/**
+ * A station as a feed reports it: these, and each other text field of a station
+ * (storage/station-shape.ts: street, phone, website, ...) when the feed gives it.
+ */
+export interface RawStation extends Partial<Record<StationTextKey, string>> {
   /** The feed's own key for the station (or a key the adapter derives where the feed has none). */
   code: string;
   name: string;
   brand: string;
   /** The full address as shown: street, suburb, state, postcode. */
   address: string;
-  street?: string;
   suburb: string;
   postcode: string;
   state: string;
-  phone?: string;
-  website?: string;
   /**
    * Decimal degrees. Both null for a source that has no position at all (the NSW and WA history
    * files): the station is stored without one. NaN (a field that could not be read) is rejected.
@@ -122,13 +124,15 @@ export class Normaliser {
     if (!isStateId(state)) return this.rejectStation('station with an unknown state', raw);
     const positionless = raw.latitude === null && raw.longitude === null;
     if (!positionless && (!inRange(raw.latitude, LATITUDE) || !inRange(raw.longitude, LONGITUDE))) return this.rejectStation('station position outside Australia', raw);
-    const street = clean(raw.street ?? '');
+    // Every text field cleaned and bounded; one the feed does not give is stored as its kind's absent value ('' or null).
+    const texts: Partial<Record<StationTextKey, string | null>> = {};
+    for (const { key, absent } of STATION_TEXT_KEYS) {
+      const value = raw[key];
+      texts[key] = value === undefined || value === null ? absent : bounded(clean(value));
+    }
     this.stations.set(code, {
       feed: this.feed, feedCode: code, slug: slugify(clean(raw.slugOf ?? '') || name),
-      name: bounded(name), brand: bounded(clean(raw.brand)), address: bounded(clean(raw.address)), street: bounded(street),
-      suburb: bounded(clean(raw.suburb)), postcode: bounded(clean(raw.postcode)), state,
-      phone: bounded(clean(raw.phone ?? '')), website: bounded(clean(raw.website ?? '')),
-      latitude: raw.latitude, longitude: raw.longitude,
+      ...(texts as Pick<StationFields, StationTextKey>), state, latitude: raw.latitude, longitude: raw.longitude,
       ...(raw.adopts !== undefined && raw.adopts !== code ? { adopts: raw.adopts } : {}),
       ...(raw.namedAt !== undefined ? { namedAt: raw.namedAt } : {}),
     });

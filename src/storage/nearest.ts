@@ -44,11 +44,8 @@ export function nearestResult(page: NearestPage, stations: readonly Station[]): 
   for (const id of page.ids) {
     const s = byId.get(id);
     if (!s) continue;
-    // Written out, not spread (slow in Node 20); a new object, as the rows may be kept ones (NearbyCache).
-    items.push({
-      id: s.id, name: s.name, brand: s.brand, address: s.address, street: s.street, suburb: s.suburb, postcode: s.postcode, state: s.state,
-      phone: s.phone, website: s.website, latitude: s.latitude, longitude: s.longitude, metres: page.metres.get(id) ?? 0,
-    });
+    // A new object, as the rows may be kept ones (NearbyCache).
+    items.push({ ...s, metres: page.metres.get(id) ?? 0 });
   }
   return { items, total: page.total };
 }

@@ -4,6 +4,7 @@ import type { AlongPrice } from '../domain/along.ts';
 import type { RankedPrice } from '../domain/cheapest.ts';
 import type { Near } from '../domain/nearby.ts';
 import type { PriceChange } from '../domain/changes.ts';
+import type { Station, StationFields } from './station-shape.ts';
 
 /** What the store's methods take and give (store.ts has the methods, by role, and re-exports these). */
 
@@ -15,21 +16,8 @@ export interface City {
   longitude: string;
 }
 
-export interface Station {
-  id: string;
-  name: string;
-  brand: string;
-  address: string;
-  street: string;
-  suburb: string;
-  postcode: string;
-  state: StateId;
-  phone: string;
-  website: string;
-  /** Decimal degrees as text, or false for a station whose source gives no position (never made up). */
-  latitude: string | false;
-  longitude: string | false;
-}
+/** A station and its fields: defined once, in station-shape.ts. */
+export type { Station, StationFields } from './station-shape.ts';
 
 export interface ListQuery {
   state: StateId | undefined;
@@ -85,15 +73,12 @@ export interface ListResult<T> {
 }
 
 
-/** Input of the one writer: what a feed, an importer or the demo generator reports. */
-export interface StationInput extends Omit<Station, 'id' | 'latitude' | 'longitude'> {
+/** Input of the one writer: what a feed, an importer or the demo generator reports (coordinates both null: no position, as NSW and WA history files). */
+export interface StationInput extends StationFields {
   feed: string;
   feedCode: string;
   /** Wanted id; the writer keeps an existing station's id and adds -2, -3 on a clash. */
   slug: string;
-  /** Both null for a station whose source gives no position (NSW and WA history files). */
-  latitude: number | null;
-  longitude: number | null;
   /**
    * The feed code of a station of the same feed that this one is (a live NSW station and the
    * `history:` station history files made of its site): when no station has this one's code and

@@ -1,3 +1,4 @@
+import { STATION_COLUMN_TYPES, STATION_FIELD_COLUMNS } from '../station-shape.ts';
 import type { BulkInsert, Dialect, Row } from './dialect.ts';
 
 /**
@@ -8,11 +9,8 @@ import type { BulkInsert, Dialect, Row } from './dialect.ts';
 export const COPY_TABLES = {
   meta: { columns: ['key', 'value'], key: ['key'] },
   cities: { columns: ['id', 'name', 'state', 'latitude', 'longitude'], key: ['id'] },
-  stations: {
-    columns: ['key', 'id', 'feed', 'feed_code', 'name', 'brand', 'address', 'street', 'suburb', 'postcode', 'state',
-      'phone', 'website', 'latitude', 'longitude', 'city_id', 'named_at'],
-    key: ['key'],
-  },
+  /** A station's fields are station-shape.ts's. */
+  stations: { columns: ['key', 'id', 'feed', 'feed_code', ...STATION_FIELD_COLUMNS, 'city_id', 'named_at'], key: ['key'] },
   /** Ids a station answered before (docs/DATA.md "Ids"). */
   station_aliases: { columns: ['id', 'station_key'], key: ['id'] },
   price_events: { columns: ['station_key', 'fuel', 'at', 'price_tenths', 'available'], key: ['station_key', 'fuel', 'at'] },
@@ -63,7 +61,7 @@ export function copySpec(table: CopyTable): (typeof COPY_TABLES)[CopyTable] {
 
 /** A copied column's type, by PostgreSQL's name (see the migrations): typed arrays and key comparisons need it. */
 export function columnType(table: CopyTable, column: string): string {
-  const type = table === 'stations' && column === 'key' ? 'integer'
+  const type = table === 'stations' ? (column === 'key' ? 'integer' : STATION_COLUMN_TYPES[column] ?? COLUMN_TYPES[column])
     : table === 'feed_cursors' && column === 'value' ? 'text' : COLUMN_TYPES[column];
   if (!type) throw new Error(`no column type known for ${table}.${column}`);
   return type;
@@ -71,8 +69,7 @@ export function columnType(table: CopyTable, column: string): string {
 
 const COLUMN_TYPES: Readonly<Record<string, string>> = {
   key: 'text', value: 'bigint', id: 'text', name: 'text', state: 'text', latitude: 'double precision', longitude: 'double precision',
-  feed: 'text', feed_code: 'text', brand: 'text', address: 'text', street: 'text', suburb: 'text', postcode: 'text', phone: 'text',
-  website: 'text', city_id: 'text', station_key: 'integer', fuel: 'smallint', at: 'bigint', price_tenths: 'integer', available: 'boolean',
+  feed: 'text', feed_code: 'text', city_id: 'text', station_key: 'integer', fuel: 'smallint', at: 'bigint', price_tenths: 'integer', available: 'boolean',
   reported_at: 'bigint', open_from: 'bigint', change_seq: 'bigint', day: 'integer', from_day: 'integer', to_day: 'integer', weighted_tenths: 'bigint', seconds: 'integer', mean_tenths: 'double precision',
   sealed_before: 'integer', hash: 'bytea', created_at: 'bigint', updated_at: 'bigint', expires_at: 'bigint', revoked_at: 'bigint', rate_limit: 'integer',
   named_at: 'bigint',

@@ -1,3 +1,4 @@
+import { STATION_FIELD_COLUMNS } from '../station-shape.ts';
 import { newDataVersion } from '../versions.ts';
 import type { Connection } from './connection.ts';
 import type { BulkInsert } from './dialect.ts';
@@ -11,6 +12,16 @@ import type { BulkInsert } from './dialect.ts';
 /** The columns of feed_runs in insert order (feedRunValues gives a run's values in the same order). */
 export const FEED_RUN_COLUMNS = ['feed', 'started_at', 'finished_at', 'stations_added', 'stations_updated', 'prices_accepted',
   'prices_ignored', 'prices_held', 'rejected', 'rejections', 'error', 'interval_sec'] as const;
+
+/**
+ * A station's write: its fields (station-shape.ts, bound by fieldValues in column order), then
+ * its city and the date its fields are from, then (update) its key or (insert) its id and feed.
+ */
+const FIELD_COUNT = STATION_FIELD_COLUMNS.length;
+const UPDATE_STATION = `UPDATE stations SET ${STATION_FIELD_COLUMNS.map((c, i) => `${c} = $${i + 1}`).join(', ')},
+    city_id = $${FIELD_COUNT + 1}, named_at = $${FIELD_COUNT + 2} WHERE key = $${FIELD_COUNT + 3}`;
+const INSERT_STATION = `INSERT INTO stations (${STATION_FIELD_COLUMNS.join(', ')}, city_id, named_at, id, feed, feed_code)
+    VALUES (${Array.from({ length: FIELD_COUNT + 5 }, (_, i) => `$${i + 1}`).join(', ')}) RETURNING key`;
 
 /** Runs older than this are dropped from the log as new ones are recorded. */
 export const RUN_LOG_DAYS = 90;
@@ -44,8 +55,7 @@ export const INGEST_STATEMENTS = {
   feedRunsOf: 'SELECT * FROM feed_runs WHERE feed = $1 ORDER BY id DESC LIMIT $2',
   feedHealth: `SELECT feed, max(finished_at) AS last_run, max(CASE WHEN error IS NULL THEN finished_at END) AS last_success,
     max(interval_sec) AS interval_sec FROM feed_runs GROUP BY feed ORDER BY feed`,
-  updateStation: `UPDATE stations SET name = $1, brand = $2, address = $3, street = $4, suburb = $5, postcode = $6, state = $7,
-    phone = $8, website = $9, latitude = $10, longitude = $11, city_id = $12, named_at = $13 WHERE key = $14`,
+  updateStation: UPDATE_STATION,
   /** A station takes over the stored station of another code of its feed (StationInput.adopts). */
   adoptStation: 'UPDATE stations SET feed_code = $1 WHERE key = $2',
   stationNamedAt: 'UPDATE stations SET named_at = $1 WHERE key = $2',
@@ -63,8 +73,7 @@ export const INGEST_STATEMENTS = {
     UNION SELECT id, station_key FROM station_aliases WHERE id = $1 OR (id > $2 AND id < $3)`,
   /** A station that moved to another city or state takes its current prices along (triggers move the totals). */
   moveCurrentPrices: 'UPDATE current_prices SET city_id = $1, state = $2 WHERE station_key = $3',
-  insertStation: `INSERT INTO stations (name, brand, address, street, suburb, postcode, state, phone, website,
-    latitude, longitude, city_id, named_at, id, feed, feed_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING key`,
+  insertStation: INSERT_STATION,
   /** A group's stored reports at the instants a batch brings (new, already known, or corrected: late-reports.ts). */
   storedReportsBetween: 'SELECT at, price_tenths, available FROM price_events WHERE station_key = $1 AND fuel = $2 AND at BETWEEN $3 AND $4',
   correctReport: 'UPDATE price_events SET price_tenths = $1, available = $2 WHERE station_key = $3 AND fuel = $4 AND at = $5',

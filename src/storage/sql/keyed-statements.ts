@@ -1,3 +1,4 @@
+import { STATION_FIELD_COLUMNS } from '../station-shape.ts';
 import type { ForKeys } from './dialect.ts';
 
 /**
@@ -6,13 +7,14 @@ import type { ForKeys } from './dialect.ts';
  * Each pair selects the same rows. Its single statements are ingest-statements.ts's.
  */
 
-const STATION_FIELDS = 'key, id, state, city_id, name, brand, address, street, suburb, postcode, phone, website, latitude, longitude, feed, feed_code, named_at';
+/** A stored station as the writer reads it: its keys and place, and its fields (station-shape.ts). */
+const STORED_STATION = `key, id, city_id, feed, feed_code, named_at, ${STATION_FIELD_COLUMNS.join(', ')}`;
 
 /** Stations by (feed, feed code). */
 export const STATIONS_BY_FEED: ForKeys = {
   width: 2,
-  each: `SELECT ${STATION_FIELDS} FROM stations WHERE feed = $1 AND feed_code = $2`,
-  all: `SELECT ${STATION_FIELDS} FROM stations WHERE (feed, feed_code) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+  each: `SELECT ${STORED_STATION} FROM stations WHERE feed = $1 AND feed_code = $2`,
+  all: `SELECT ${STORED_STATION} FROM stations WHERE (feed, feed_code) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
 };
 
 /** Current prices by (station key, fuel). */

@@ -1,7 +1,7 @@
 import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
-import type { City, CurrentPrice, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, Station, StationDayRow, TokenRecord } from '../store.ts';
+import type { City, CurrentPrice, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, StationDayRow, TokenRecord } from '../store.ts';
 import type { StationReport } from '../../domain/price-rows.ts';
 import type { DayRun, OpenState, Report } from '../write-plan/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
@@ -35,18 +35,7 @@ export function toBrandCount(r: Row): BrandCount {
   return { brand: String(r.brand), count: Number(r.n) };
 }
 
-export function toStation(r: Row): Station {
-  return {
-    id: String(r.id), name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street),
-    suburb: String(r.suburb), postcode: String(r.postcode), state: r.state as StateId, phone: String(r.phone),
-    website: String(r.website), latitude: coordinateOf(r.latitude), longitude: coordinateOf(r.longitude),
-  };
-}
-
-/** A stored coordinate as the API shows it: false when the station has no position. */
-function coordinateOf(value: unknown): string | false {
-  return value === null || value === undefined ? false : formatCoordinate(Number(value));
-}
+/* A station's row: toStation in ../station-shape.ts, beside the station's columns. */
 
 export function toStationDay(stationId: string, r: Row): StationDayRow {
   return { stationId, fuel: fuelAt(r.fuel), day: Number(r.day), weightedTenths: Number(r.weighted_tenths), seconds: Number(r.seconds) };

@@ -18,11 +18,12 @@ import type {
 import type { StationReport } from '../../domain/price-rows.ts';
 import { PerVersion, type Versions, VersionReuse } from '../versions.ts';
 import { NO_DAY_LOWER_BOUND } from '../write-plan/batch-plan.ts';
+import { toStation } from '../station-shape.ts';
 import type { Connection } from './connection.ts';
 import type { Dialect } from './dialect.ts';
 import {
   fuelAt, toBrandCount, toCity, toCurrent, toFuelPriceRow, toFuelSums, toFuelTotals, toHeldRow, toAreaPriceRow, toOutOfStock, toPoint,
-  toPositionRow, toStation, type StationPriceArray, toStationReport,
+  toPositionRow, type StationPriceArray, toStationReport,
 } from './row-mappers.ts';
 import { readStatements, stationFilter, storable } from './statements.ts';
 import { cityFreshParts, cityHistoryParts } from './city-series-reads.ts';

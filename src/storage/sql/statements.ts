@@ -1,5 +1,6 @@
 import { fuelIndex } from '../../domain/fuels.ts';
 import { type Box, boxAround } from '../../domain/nearby.ts';
+import { STATION_SELECT } from '../station-shape.ts';
 import type { StationListQuery } from '../store.ts';
 import type { Dialect, Params } from './dialect.ts';
 
@@ -10,7 +11,6 @@ import type { Dialect, Params } from './dialect.ts';
  */
 
 const CITY_COLUMNS = 'id, name, state, latitude, longitude';
-export const STATION_COLUMNS = 'id, name, brand, address, street, suburb, postcode, state, phone, website, latitude, longitude';
 const CURRENT_COLUMNS = 's.id AS station_id, c.fuel, c.price_tenths, c.available, c.reported_at, c.open_from';
 
 const PRICED = 's.id AS station_id, s.latitude, s.longitude, c.price_tenths, c.reported_at';
@@ -112,7 +112,7 @@ function stationListStatements(d: Dialect): (filter: StationFilter) => StationLi
       const from = where === '' ? 'FROM stations' : `FROM stations WHERE ${where}`;
       shape = {
         count: `SELECT count(*) AS n ${from}`,
-        page: `SELECT ${STATION_COLUMNS} ${from} ORDER BY ${d.byteOrder('id')} LIMIT $${next} OFFSET $${next + 1}`,
+        page: `SELECT ${STATION_SELECT} ${from} ORDER BY ${d.byteOrder('id')} LIMIT $${next} OFFSET $${next + 1}`,
         points: `SELECT id, latitude, longitude ${from}`,
       };
       shapes.set(key, shape);
@@ -136,11 +136,11 @@ export function readStatements(d: Dialect) {
     /** Stations per brand name (/v1/brands, and the names a brand id stands for: storage/brands.ts). */
     brandCounts: 'SELECT brand, count(*) AS n FROM stations GROUP BY brand',
     brandCountsInState: 'SELECT brand, count(*) AS n FROM stations WHERE state = $1 GROUP BY brand',
-    station: `SELECT ${STATION_COLUMNS} FROM stations WHERE id = $1`,
+    station: `SELECT ${STATION_SELECT} FROM stations WHERE id = $1`,
     /** The id now of the station an old id was (docs/DATA.md "Ids"). */
     stationAlias: 'SELECT s.id FROM station_aliases a JOIN stations s ON s.key = a.station_key WHERE a.id = $1',
     /** A page of stations by id, in no order (`IN` with n placeholders: one shape per page size). */
-    stationsByIds: (n: number) => `SELECT ${STATION_COLUMNS} FROM stations WHERE id IN (${placeholders(n)})`,
+    stationsByIds: (n: number) => `SELECT ${STATION_SELECT} FROM stations WHERE id IN (${placeholders(n)})`,
     stationKey: 'SELECT key, state FROM stations WHERE id = $1',
     /** One station's daily sums and runs within [$2, $3], as stationDays merges them (run-days.ts). */
     stationDaily: 'SELECT fuel, day, weighted_tenths, seconds FROM station_daily WHERE station_key = $1 AND day BETWEEN $2 AND $3 ORDER BY day, fuel',

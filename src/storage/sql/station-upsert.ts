@@ -8,23 +8,21 @@
 import type { StateId } from '../../domain/states.ts';
 import { assignCity, slugify, uniqueSlug } from '../../domain/places.ts';
 import type { StationInput } from '../store.ts';
-import { type StoredStation, feedKey, sameStation, storedCoordinates } from '../write-plan/batch-plan.ts';
+import { type StationFields, fieldValues, sameFields, storedFields } from '../station-shape.ts';
+import { type StoredStation, feedKey, storedCoordinates } from '../write-plan/batch-plan.ts';
 import type { Connection } from './connection.ts';
 import type { Row } from './dialect.ts';
 import { INGEST_STATEMENTS as SQL } from './ingest-statements.ts';
 
 /** A stored station as the writer knows it within a batch. */
-export type KnownStation = StoredStation & Parameters<typeof sameStation>[0] & { namedAt: number | null };
+export type KnownStation = StoredStation & StationFields & { namedAt: number | null };
 /** A city's position, for the city a station is in. */
 export type CityPoint = { id: string; latitude: number; longitude: number };
 
-/** A stations row read by STATIONS_BY_FEED. */
+/** A stations row read by STATIONS_BY_FEED: its keys and place, and its fields (station-shape.ts). */
 export function toKnown(r: Row): KnownStation {
   return {
-    key: Number(r.key), id: String(r.id), state: r.state as StateId, cityId: typeof r.city_id === 'string' ? r.city_id : null,
-    name: String(r.name), brand: String(r.brand), address: String(r.address), street: String(r.street), suburb: String(r.suburb),
-    postcode: String(r.postcode), phone: String(r.phone), website: String(r.website),
-    latitude: r.latitude === null ? null : Number(r.latitude), longitude: r.longitude === null ? null : Number(r.longitude),
+    ...storedFields(r), key: Number(r.key), id: String(r.id), cityId: typeof r.city_id === 'string' ? r.city_id : null,
     namedAt: r.named_at === null || r.named_at === undefined ? null : Number(r.named_at),
   };
 }
@@ -56,7 +54,7 @@ export async function upsertStation(tx: Connection, input: StationInput, known: 
   }
   if (existing && adopted === undefined) {
     if (storedNamedLater(existing, input)) return 'same';
-    if (sameStation(existing, wanted)) {
+    if (sameFields(existing, wanted)) {
       // The same fields from a later row: the date moves, so that an earlier row's other fields never win over them
       // (and a station of a database made before these rules takes the id of its fields: docs/DATA.md "Ids").
       if (input.namedAt !== undefined && existing.namedAt !== input.namedAt) {
@@ -71,8 +69,7 @@ export async function upsertStation(tx: Connection, input: StationInput, known: 
   // The cities of a state, read once per batch: a batch does not change them.
   if (!inState) cities.set(input.state, (inState = (await tx.rows(SQL.citiesInState, [input.state])).map((r) => ({ id: String(r.id), latitude: Number(r.latitude), longitude: Number(r.longitude) }))));
   const cityId = assignCity(inState, wanted.latitude, wanted.longitude);
-  const fields = [input.name, input.brand, input.address, input.street, input.suburb, input.postcode, input.state,
-    input.phone, input.website, wanted.latitude, wanted.longitude, cityId, input.namedAt ?? null];
+  const fields = [...fieldValues(wanted), cityId, input.namedAt ?? null];
   if (existing) {
     // A history station named by a later row takes the id of its name (docs/DATA.md "Ids").
     if (input.namedAt !== undefined && adopted === undefined) existing = { ...existing, id: await takeId(tx, existing, input.slug) };

@@ -34,16 +34,6 @@ export function storedCoordinates(input: StationInput): { latitude: number | nul
   return { latitude: Number(formatCoordinate(input.latitude)), longitude: Number(formatCoordinate(input.longitude)) };
 }
 
-type StationFields = Pick<StationInput, 'name' | 'brand' | 'address' | 'street' | 'suburb' | 'postcode' | 'phone' | 'website' | 'state' | 'latitude' | 'longitude'>;
-
-/** True when a report of a known station changes nothing stored (coordinates already rounded). */
-export function sameStation(existing: StationFields, input: StationFields): boolean {
-  return existing.name === input.name && existing.brand === input.brand && existing.address === input.address
-    && existing.street === input.street && existing.suburb === input.suburb && existing.postcode === input.postcode
-    && existing.phone === input.phone && existing.website === input.website && existing.state === input.state
-    && existing.latitude === input.latitude && existing.longitude === input.longitude;
-}
-
 export interface ReportGroup<S> {
   station: S;
   /** Fuel index. */

@@ -37,6 +37,15 @@ export interface Station {
  */
 export type StationFields = Omit<Station, 'id' | 'latitude' | 'longitude'> & { latitude: number | null; longitude: number | null };
 
+/**
+ * The fields a report may leave out, stored as NULL then: those of a nullable column (kind
+ * optionalText), not the coordinates, which a report always gives (both null: no position).
+ */
+type OptionalKey = Exclude<{ [K in keyof StationFields]: null extends StationFields[K] ? K : never }[keyof StationFields], 'latitude' | 'longitude'>;
+
+/** A station's fields as a report gives them (StationInput): every one, but those of a nullable column may be left out. */
+export type ReportedFields = Omit<StationFields, OptionalKey> & Partial<Pick<StationFields, OptionalKey>>;
+
 /** A row as either backend returns it (sql/dialect.ts Row). */
 type StationRow = Readonly<Record<string, unknown>>;
 
@@ -53,12 +62,18 @@ interface Kind<Stored, Shown> {
 }
 
 const text: Kind<string, string> = { type: 'text', stored: String, shown: String, absent: '' };
+const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : text.stored(v));
+/** Text that may be unknown (NULL; the API shows null): the kind of a nullable text column. */
+const optionalText: Kind<string | null, string | null> = { type: 'text', stored: textOrNull, shown: textOrNull, absent: null };
 const state: Kind<StateId, StateId> = { type: 'text', stored: (v) => v as StateId, shown: (v) => v as StateId };
 const coordinate: Kind<number | null, string | false> = {
   type: 'double precision',
   stored: (v) => (v === null || v === undefined ? null : Number(v)),
   shown: (v) => (v === null || v === undefined ? false : formatCoordinate(Number(v))),
 };
+
+/** The kinds a field may be of (a new kind goes here, with what it needs of the Normaliser). */
+export const FIELD_KINDS = { text, optionalText, state, coordinate } as const;
 
 /** Each field's column and kind, in column order (the order of the reads, the copies and the writes). */
 export const STATION_FIELDS: { readonly [K in keyof StationFields]: { readonly column: string; readonly kind: Kind<StationFields[K], Station[K]> } } = {
@@ -105,15 +120,15 @@ export function storedFields(r: StationRow): StationFields {
   return fields as unknown as StationFields;
 }
 
-/** True when two stations' fields are the same (coordinates rounded as stored): a report that changes nothing stored. */
-export function sameFields(a: StationFields, b: StationFields): boolean {
-  for (const f of FIELDS) if (a[f.key] !== b[f.key]) return false;
+/** True when a report's fields are those stored (coordinates rounded as stored; a field left out is NULL): it changes nothing. */
+export function sameFields(stored: StationFields, reported: ReportedFields): boolean {
+  for (const f of FIELDS) if (stored[f.key] !== (reported[f.key] ?? null)) return false;
   return true;
 }
 
-/** The fields' values in column order, as the writer binds them. */
-export function fieldValues(s: StationFields): unknown[] {
-  return FIELDS.map((f) => s[f.key]);
+/** A report's fields in column order, as the writer binds them (a field left out: NULL). */
+export function fieldValues(s: ReportedFields): unknown[] {
+  return FIELDS.map((f) => s[f.key] ?? null);
 }
 
 /** The fields a feed gives as free text (all but the state and the coordinates), each optional in what a feed reports. */

@@ -4,7 +4,7 @@ import type { AlongPrice } from '../domain/along.ts';
 import type { RankedPrice } from '../domain/cheapest.ts';
 import type { Near } from '../domain/nearby.ts';
 import type { PriceChange } from '../domain/changes.ts';
-import type { Station, StationFields } from './station-shape.ts';
+import type { ReportedFields, Station } from './station-shape.ts';
 
 /** What the store's methods take and give (store.ts has the methods, by role, and re-exports these). */
 
@@ -17,7 +17,7 @@ export interface City {
 }
 
 /** A station and its fields: defined once, in station-shape.ts. */
-export type { Station, StationFields } from './station-shape.ts';
+export type { ReportedFields, Station, StationFields } from './station-shape.ts';
 
 export interface ListQuery {
   state: StateId | undefined;
@@ -74,7 +74,7 @@ export interface ListResult<T> {
 
 
 /** Input of the one writer: what a feed, an importer or the demo generator reports (coordinates both null: no position, as NSW and WA history files). */
-export interface StationInput extends StationFields {
+export interface StationInput extends ReportedFields {
   feed: string;
   feedCode: string;
   /** Wanted id; the writer keeps an existing station's id and adds -2, -3 on a clash. */

@@ -121,8 +121,8 @@ export function storedFields(r: StationRow): StationFields {
 }
 
 /** True when a report's fields are those stored (coordinates rounded as stored; a field left out is NULL): it changes nothing. */
-export function sameFields(stored: StationFields, reported: ReportedFields): boolean {
-  for (const f of FIELDS) if (stored[f.key] !== (reported[f.key] ?? null)) return false;
+export function sameFields(stored: ReportedFields, reported: ReportedFields): boolean {
+  for (const f of FIELDS) if ((stored[f.key] ?? null) !== (reported[f.key] ?? null)) return false;
   return true;
 }
 

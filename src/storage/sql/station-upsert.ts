@@ -8,14 +8,14 @@
 import type { StateId } from '../../domain/states.ts';
 import { assignCity, slugify, uniqueSlug } from '../../domain/places.ts';
 import type { StationInput } from '../store.ts';
-import { type StationFields, fieldValues, sameFields, storedFields } from '../station-shape.ts';
+import { type ReportedFields, fieldValues, sameFields, storedFields } from '../station-shape.ts';
 import { type StoredStation, feedKey, storedCoordinates } from '../write-plan/batch-plan.ts';
 import type { Connection } from './connection.ts';
 import type { Row } from './dialect.ts';
 import { INGEST_STATEMENTS as SQL } from './ingest-statements.ts';
 
-/** A stored station as the writer knows it within a batch. */
-export type KnownStation = StoredStation & StationFields & { namedAt: number | null };
+/** A stored station as the writer knows it within a batch: as read, or as this batch wrote it (ReportedFields). */
+export type KnownStation = StoredStation & ReportedFields & { namedAt: number | null };
 /** A city's position, for the city a station is in. */
 export type CityPoint = { id: string; latitude: number; longitude: number };
 

@@ -62,9 +62,13 @@ interface Kind<Stored, Shown> {
 }
 
 const text: Kind<string, string> = { type: 'text', stored: String, shown: String, absent: '' };
-const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : text.stored(v));
-/** Text that may be unknown (NULL; the API shows null): the kind of a nullable text column. */
-const optionalText: Kind<string | null, string | null> = { type: 'text', stored: textOrNull, shown: textOrNull, absent: null };
+/** Text that may be unknown: NULL, which the API shows as false (its "no value", as a coordinate's): the kind of a nullable text column. */
+const optionalText: Kind<string | null, string | false> = {
+  type: 'text',
+  stored: (v) => (v === null || v === undefined ? null : text.stored(v)),
+  shown: (v) => (v === null || v === undefined ? false : text.shown(v)),
+  absent: null,
+};
 const state: Kind<StateId, StateId> = { type: 'text', stored: (v) => v as StateId, shown: (v) => v as StateId };
 const coordinate: Kind<number | null, string | false> = {
   type: 'double precision',

@@ -71,8 +71,8 @@ describe('the station shape', () => {
   test('the kinds: text, nullable text, state, coordinate', () => {
     assert.deepEqual([FIELD_KINDS.text.stored(2032), FIELD_KINDS.text.shown('x'), FIELD_KINDS.text.absent], ['2032', 'x', '']);
     const { optionalText } = FIELD_KINDS;
-    assert.deepEqual([optionalText.stored(null), optionalText.stored(undefined), optionalText.stored('ATM'), optionalText.shown(null), optionalText.absent],
-      [null, null, 'ATM', null, null]);
+    assert.deepEqual([optionalText.stored(null), optionalText.stored(undefined), optionalText.stored('ATM'), optionalText.shown(null), optionalText.shown('ATM'), optionalText.absent],
+      [null, null, 'ATM', false, 'ATM', null]);
     assert.deepEqual([FIELD_KINDS.coordinate.stored(null), FIELD_KINDS.coordinate.shown(null), FIELD_KINDS.coordinate.shown(-35.5)], [null, false, '-35.5000']);
     assert.deepEqual([FIELD_KINDS.text.type, optionalText.type, FIELD_KINDS.state.type, FIELD_KINDS.coordinate.type], ['text', 'text', 'text', 'double precision']);
   });

@@ -31,11 +31,15 @@ export interface Station {
   longitude: string | false;
 }
 
+/** A field the API shows as false for "no value" is stored as NULL. */
+type Stored<T> = false extends T ? Exclude<T, false> | null : T;
+
 /**
  * What a feed reports of a station and what is stored of it: a Station's fields but its id,
- * with the coordinates as numbers (both null for a station whose source gives no position).
+ * each "no value" (false) as NULL, and the coordinates as numbers (both null: no position).
  */
-export type StationFields = Omit<Station, 'id' | 'latitude' | 'longitude'> & { latitude: number | null; longitude: number | null };
+export type StationFields = { [K in Exclude<keyof Station, 'id' | 'latitude' | 'longitude'>]: Stored<Station[K]> }
+  & { latitude: number | null; longitude: number | null };
 
 /**
  * The fields a report may leave out, stored as NULL then: those of a nullable column (kind

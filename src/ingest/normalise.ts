@@ -8,7 +8,7 @@ import { roundDecimalText } from '../domain/rounding.ts';
 import { isStateId } from '../domain/states.ts';
 import { slugify } from '../domain/places.ts';
 import type { Batch, PriceEvent, StationInput } from '../storage/store.ts';
-import { STATION_TEXT_KEYS, type StationFields, type StationTextKey } from '../storage/station-shape.ts';
+import { type ReportedFields, STATION_TEXT_KEYS, type StationTextKey } from '../storage/station-shape.ts';
 import type { Logger } from '../logger.ts';
 
 /** A feed's own fuel codes onto our ids; `null` marks a code that is known and deliberately not kept (AdBlue, say). */
@@ -124,15 +124,16 @@ export class Normaliser {
     if (!isStateId(state)) return this.rejectStation('station with an unknown state', raw);
     const positionless = raw.latitude === null && raw.longitude === null;
     if (!positionless && (!inRange(raw.latitude, LATITUDE) || !inRange(raw.longitude, LONGITUDE))) return this.rejectStation('station position outside Australia', raw);
-    // Every text field cleaned and bounded; one the feed does not give is stored as its kind's absent value ('' or null).
-    const texts: Partial<Record<StationTextKey, string | null>> = {};
+    // Every text field cleaned and bounded; one the feed does not give is '', or left out when its column may be NULL.
+    const texts: Partial<Record<StationTextKey, string>> = {};
     for (const { key, absent } of STATION_TEXT_KEYS) {
       const value = raw[key];
-      texts[key] = value === undefined || value === null ? absent : bounded(clean(value));
+      if (value !== undefined && value !== null) texts[key] = bounded(clean(value));
+      else if (absent !== null) texts[key] = absent;
     }
     this.stations.set(code, {
       feed: this.feed, feedCode: code, slug: slugify(clean(raw.slugOf ?? '') || name),
-      ...(texts as Pick<StationFields, StationTextKey>), state, latitude: raw.latitude, longitude: raw.longitude,
+      ...(texts as Pick<ReportedFields, StationTextKey>), state, latitude: raw.latitude, longitude: raw.longitude,
       ...(raw.adopts !== undefined && raw.adopts !== code ? { adopts: raw.adopts } : {}),
       ...(raw.namedAt !== undefined ? { namedAt: raw.namedAt } : {}),
     });

@@ -144,6 +144,6 @@ export type StationTextKey = {
   [K in FieldKey]: StationFields[K] extends StateId ? never : StationFields[K] extends string | null ? K : never;
 }[FieldKey];
 
-/** Those fields' keys, each with the value stored when the feed gives none. */
+/** Those fields' keys, each with the value stored when the feed gives none ('' ; null: left out of the report, so stored NULL). */
 export const STATION_TEXT_KEYS: ReadonlyArray<{ key: StationTextKey; absent: string | null }> = FIELDS.flatMap((f) =>
   (f.kind.absent === undefined ? [] : [{ key: f.key as StationTextKey, absent: f.kind.absent as string | null }]));

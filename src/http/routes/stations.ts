@@ -19,15 +19,15 @@ import { apiError, notFound } from '../errors/catalogue.ts';
 import type { ListedStation, Station } from '../../storage/store.ts';
 import { type StationText, type StationTexts, batchEtag } from '../cache/station-texts.ts';
 import type { DerivedAnswers } from '../../derived/derived-answers.ts';
-import { STATION_COLUMNS, withDistance } from '../representation/csv.ts';
+import { STATION_COLUMNS, csvText, withDistance } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer, sendJsonText } from '../representation/negotiation.ts';
 import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed, movedStation, sendHistory } from './responses.ts';
 
 const tags = ['Stations'];
 const security = [{ bearerAuth: [] }];
-const STATIONS_CSV = 'id,name,brand,address,street,suburb,postcode,state,phone,website,latitude,longitude\r\n'
-  + '7-eleven-craigwell,7-Eleven Craigwell,7-Eleven,"265 Monaro Highway, Craigwell ACT 2616",265 Monaro Highway,Craigwell,2616,act,(02) 7010 6342,,-35.2241,149.0406\r\n';
+/** The list's CSV example: its JSON example's stations as CSV, so that both show every column the schema has. */
+const STATIONS_CSV = csvText(STATION_COLUMNS, (StationListResponse.examples as Array<{ data: object[] }>)[0]?.data ?? []);
 const STATION_HISTORY_CSV = 'date,fuel,average\r\n23-11-2026,e10,181.4\r\n22-11-2026,e10,180.6\r\n';
 
 /** A listed station as the API shows it: with distance_km when it has a distance. */

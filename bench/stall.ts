@@ -3,14 +3,16 @@
  * the first time it is asked after a write, per route family. The rule (docs/PERFORMANCE.md): no
  * request holds it longer than 20 ms at national scale (au-10y).
  *
- *   npm run bench:stall -- [--dataset small|au-10y] [--db PATH] [--postgres URL] [--cities N|all] [--fuels all|reported]
+ *   npm run bench:stall -- [--dataset small|au-10y] [--db PATH] [--postgres URL | --postgres-db URL] [--cities N|all] [--fuels all|reported]
  *                          [--save FILE] [--before FILE] [--max-seconds S] [--only FAMILY,...]
  *
  * 1. Copies the dataset (never written in place), adds a token, and starts `fuelprice serve` as
  *    shipped (its defaults: answer cache on, load shedding at 100 ms, logging at info to a pipe
  *    read and dropped), with the fixed clock of the datasets and bench/stall-probe.mjs loaded
  *    into it (the event-loop delay over a side port). With --postgres the copy goes through
- *    `fuelprice copy` into a new database on that server (dropped at the end).
+ *    `fuelprice copy` into a new database on that server (dropped at the end). With --postgres-db the
+ *    bench uses a database already copied from the same dataset as it is (no copy, not dropped; the
+ *    bench's small writes stay in it): at au-10y the copy alone is some 20 minutes.
  * 2. Every URL once, unmeasured (the process warm: code compiled, serialisers made, what outlives a write kept).
  *    Then per route family: one small write (a feed poll's worth: a new report for one station in each
  *    of a few cities, a new data version), then each URL of the family once, one at a time: reset
@@ -46,7 +48,7 @@ import { humePoints } from './hume.ts';
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
   options: {
-    dataset: { type: 'string', default: 'small' }, db: { type: 'string' }, postgres: { type: 'string' },
+    dataset: { type: 'string', default: 'small' }, db: { type: 'string' }, postgres: { type: 'string' }, 'postgres-db': { type: 'string' },
     cities: { type: 'string', default: 'all' }, fuels: { type: 'string', default: 'reported' },
     save: { type: 'string' }, before: { type: 'string' }, 'max-seconds': { type: 'string', default: '1800' }, only: { type: 'string' },
   },
@@ -79,7 +81,9 @@ copyFileSync(source, copy);
 if (existsSync(`${source}-wal`)) copyFileSync(`${source}-wal`, `${copy}-wal`);
 let databaseUrl = `sqlite:${copy}`;
 let dropDatabase: (() => Promise<void>) | undefined;
-if (values.postgres) {
+if (values['postgres-db']) {
+  databaseUrl = values['postgres-db'];
+} else if (values.postgres) {
   const { createPostgresDatabase } = await import('../test/helpers.ts');
   const created = await createPostgresDatabase(values.postgres);
   databaseUrl = created.url;
@@ -94,7 +98,8 @@ if (values.postgres) {
     throw error;
   }
 }
-const store: PriceStore = values.postgres
+const onPostgres = values.postgres !== undefined || values['postgres-db'] !== undefined;
+const store: PriceStore = onPostgres
   ? new (await import('../src/storage/postgres/postgres-store.ts')).PostgresStore({ connectionString: databaseUrl, max: 2 })
   : new SqliteStore(copy);
 await store.migrate();
@@ -250,7 +255,7 @@ let idleCpuMsPerSec = 0;
 
 const only = values.only?.split(',');
 const chosen = families.filter(([name]) => !only || only.includes(name));
-console.log(`stall bench: ${values.dataset} (${values.postgres ? 'PostgreSQL' : 'SQLite'}), serve as shipped, first request after a write, one at a time`);
+console.log(`stall bench: ${values.dataset} (${onPostgres ? 'PostgreSQL' : 'SQLite'}), serve as shipped, first request after a write, one at a time`);
 const results: Hold[] = [];
 try {
   // Every URL once first (code compiled, each route's serialiser made, what is kept across writes kept): what is measured is what a write costs.
@@ -270,7 +275,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-if (values.save) writeFileSync(values.save, `${JSON.stringify({ dataset: values.dataset, backend: values.postgres ? 'postgres' : 'sqlite', results }, null, 2)}\n`);
+if (values.save) writeFileSync(values.save, `${JSON.stringify({ dataset: values.dataset, backend: onPostgres ? 'postgres' : 'sqlite', results }, null, 2)}\n`);
 const before = values.before ? (JSON.parse(readFileSync(values.before, 'utf8')) as { results: Hold[] }).results : undefined;
 const ms = (value: number | undefined): string => (value === undefined ? '-' : `${value.toFixed(1)} ms`);
 const cut = (url: string): string => (url.length > 60 ? `${url.slice(0, 60)}...` : url);

@@ -6,7 +6,7 @@
  * route; nothing else changes.
  */
 import type { FuelId } from '../domain/fuels.ts';
-import type { AlongPage, CheapestPage, City, ReadStore } from '../storage/store.ts';
+import type { AlongPage, CheapestPage, City, ListResult, ListedStation, ReadStore, StationListQuery } from '../storage/store.ts';
 import { type CycleData, cycleAnswer } from './cycle-answer.ts';
 import { type AnswerBytes, type HistoryArgs, cityHistoryAnswer, stationHistoryAnswer } from './history-answer.ts';
 import { type AlongArgs, type CheapestArgs, alongAnswer, cheapestAnswer, searchKey } from './search-answers.ts';
@@ -22,6 +22,8 @@ export interface DerivedKinds {
   cheapest: { args: CheapestArgs; value: CheapestPage };
   /** GET and POST /v1/prices/along's page and its stations (a search: lane 'search'). */
   along: { args: AlongArgs; value: AlongPage };
+  /** GET /v1/stations?near=…'s page (a search: lane 'search'; a list without near is read on the serving thread). */
+  nearStations: { args: StationListQuery; value: ListResult<ListedStation> };
 }
 
 /**
@@ -64,6 +66,7 @@ export const DERIVED: { [K in DerivedKind]: DerivedSpec<K> } = {
   },
   cheapest: { key: searchKey, city: () => undefined, lane: 'search', compute: (store, args) => cheapestAnswer(store, args) },
   along: { key: searchKey, city: () => undefined, lane: 'search', compute: (store, args) => alongAnswer(store, args) },
+  nearStations: { key: searchKey, city: () => undefined, lane: 'search', compute: (store, args) => store.listStations(args) },
 };
 
 export function laneOf(kind: DerivedKind): DerivedLane {

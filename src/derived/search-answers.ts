@@ -1,6 +1,6 @@
 /**
- * The search kinds (docs/DERIVED.md, "Searches"): `GET /v1/prices/cheapest` and `/v1/prices/along`
- * (and its POST form), worked out on the search worker from what that worker's store keeps per
+ * The search kinds (docs/DERIVED.md, "Searches"): `GET /v1/prices/cheapest`, `/v1/prices/along`
+ * (and its POST form) and `GET /v1/stations?near=` (kinds.ts, `nearStations`), worked out on the search worker from what that worker's store keeps per
  * data version (the position index, each fuel's prices, each area's ranking, the held prices:
  * storage/nearest.ts, area-prices.ts, held-index.ts). After a write those are read again, a few
  * tens of milliseconds at national scale, and a corridor of a long route is measured against
@@ -42,7 +42,7 @@ export interface AlongArgs {
 }
 
 /** A search's arguments as its key: every field, in the order the route wrote them (one route writes each kind). */
-export const searchKey = (args: CheapestArgs | AlongArgs): string => JSON.stringify(args);
+export const searchKey = (args: object): string => JSON.stringify(args);
 
 export function cheapestAnswer(store: ReadStore, a: CheapestArgs): Promise<CheapestPage> {
   return store.cheapest(a);

@@ -91,6 +91,24 @@ for (const backend of testBackends()) {
       assert.equal(derived.computations('along', {} as never), 9);
     });
 
+    test('stations near a point are a search too: worked out on the search lane once a data version, fresh after a write', async () => {
+      const url = '/v1/stations?near=-33.85,151.2&radius=25';
+      const before = derived.computations('nearStations', {} as never);
+      const first = await get(server, url);
+      assert.equal(first.status, 200);
+      const ids = (first.body as { data: Array<{ id: string }> }).data.map((s) => s.id);
+      assert.deepEqual([...ids].sort(), [...IDS].sort());
+      // The nearest is the station on the point's latitude (-33.85: search-d), the farthest the one 0.03 degrees north.
+      assert.equal(ids[0], 'search-d');
+      assert.equal(ids.at(-1), 'search-a');
+      assert.equal((await get(server, url)).status, 200);
+      assert.equal(derived.computations('nearStations', {} as never), before + 1, 'the second ask is the answer cache\'s');
+      await report(reader, 'search-a', 1750);
+      prices.set('search-a', 1750); // the model the other tests rank by
+      assert.equal((await get(server, url)).status, 200);
+      assert.equal(derived.computations('nearStations', {} as never), before + 2, 'asked again after a write');
+    });
+
     test('a search sent while a write is under way answers as of before it or after it', async () => {
       for (let round = 0; round < 6; round++) {
         const id = IDS[round] ?? assert.fail('id');

@@ -90,10 +90,14 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
     if (city !== undefined && cityId !== undefined && city !== cityId) {
       apiError('invalid_parameter', "Parameters 'city' and 'city_id' are the same filter; give one of them, or the same id in both.");
     }
-    const page = await store.listStations({
+    const now = clock.now();
+    const query = {
       state: state as StateId | undefined, city: city ?? cityId, suburb, postcode, brand, fuel: fuel as FuelId | undefined, near,
-      freshSince: freshSince(clock.now(), request.query.max_age), limit: window.limit, offset: window.offset,
-    });
+      freshSince: freshSince(now, request.query.max_age), limit: window.limit, offset: window.offset,
+    };
+    // Near a point: a search on the search worker (after a write its position index is built again there,
+    // tens of milliseconds at national scale: docs/DERIVED.md); a plain list is one indexed read here.
+    const page = near === undefined ? await store.listStations(query) : await derived.get('nearStations', query, now);
     const columns = withDistance(STATION_COLUMNS, near !== undefined);
     return pageAnswer(request, reply, { items: page.items.map(listedStationOut), total: page.total, window }, { columns, name: 'stations' });
   });

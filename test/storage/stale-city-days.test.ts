@@ -66,7 +66,7 @@ function referenceMeans(arrived: readonly Report[]): Map<string, number> {
   return means;
 }
 
-async function tableRows(store: PriceStore, table: 'city_daily' | 'city_days_stale'): Promise<CopyRow[]> {
+async function tableRows(store: PriceStore, table: 'city_runs' | 'city_days_stale'): Promise<CopyRow[]> {
   const all: CopyRow[] = [];
   for (let after: CopyKey | undefined; ;) {
     const chunk = await store.exportTable(table, after, 10_000);
@@ -76,13 +76,14 @@ async function tableRows(store: PriceStore, table: 'city_daily' | 'city_days_sta
   }
 }
 
-/** Sydney's stored means of the two fuels, as fuel:day -> mean. */
+/** Sydney's stored means of the two fuels, as fuel:day -> mean (each run of city_runs gives its mean to each of its days). */
 async function storedMeans(store: PriceStore): Promise<Map<string, number>> {
   const byIndex = new Map(FUELS.map((f) => [fuelIndex(f), f]));
   const means = new Map<string, number>();
-  for (const row of await tableRows(store, 'city_daily')) {
+  for (const row of await tableRows(store, 'city_runs')) {
     const fuel = byIndex.get(Number(row.fuel));
-    if (row.city_id === 'sydney' && fuel) means.set(`${fuel}:${Number(row.day)}`, Number(row.mean_tenths));
+    if (row.city_id !== 'sydney' || !fuel) continue;
+    for (let day = Number(row.from_day); day <= Number(row.to_day); day++) means.set(`${fuel}:${day}`, Number(row.mean_tenths));
   }
   return means;
 }

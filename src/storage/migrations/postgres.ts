@@ -169,4 +169,29 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   ALTER TABLE stations ADD COLUMN named_at bigint;
   `,
+  `
+  -- City means as runs (see the SQLite migration of the same number): city_daily's triggers and
+  -- their functions go with it; the writer and the copy move the blocks' marks themselves.
+  CREATE TABLE city_runs (
+    city_id text COLLATE "C" NOT NULL,
+    to_day integer NOT NULL,
+    fuel smallint NOT NULL,
+    from_day integer NOT NULL,
+    mean_tenths double precision NOT NULL,
+    PRIMARY KEY (city_id, to_day, fuel)
+  );
+  INSERT INTO city_runs (city_id, to_day, fuel, from_day, mean_tenths)
+    SELECT city_id, max(day), fuel, min(day), mean_tenths FROM (
+      SELECT city_id, fuel, day, mean_tenths, sum(starts) OVER (PARTITION BY city_id, fuel ORDER BY day) AS run FROM (
+        SELECT city_id, fuel, day, mean_tenths,
+          CASE WHEN lag(day) OVER w = day - 1 AND lag(mean_tenths) OVER w = mean_tenths THEN 0 ELSE 1 END AS starts
+        FROM city_daily WINDOW w AS (PARTITION BY city_id, fuel ORDER BY day)) d) r
+    GROUP BY city_id, fuel, run, mean_tenths;
+  DELETE FROM city_runs WHERE EXISTS (SELECT 1 FROM copy_progress WHERE table_name = 'city_daily' AND NOT done);
+  DELETE FROM copy_progress WHERE table_name = 'city_daily' AND NOT done;
+  UPDATE copy_progress SET table_name = 'city_runs', after_key = NULL, rows = (SELECT count(*) FROM city_runs) WHERE table_name = 'city_daily';
+  DROP TABLE city_daily;
+  DROP FUNCTION city_daily_marks_inserted(); DROP FUNCTION city_daily_marks_updated(); DROP FUNCTION city_daily_marks_deleted();
+  DROP FUNCTION city_daily_marks_move(text[], integer[]);
+  `,
 ];

@@ -88,6 +88,20 @@ async function storedMeans(store: PriceStore): Promise<Map<string, number>> {
   return means;
 }
 
+/** city_runs holds each mean once, in maximal runs: per city and fuel no two runs overlap, and none touches the next with the same mean. */
+async function assertRunsMaximal(store: PriceStore, step: string): Promise<void> {
+  const runs = (await tableRows(store, 'city_runs')).map((r) => ({ key: `${r.city_id}:${r.fuel}`, from: Number(r.from_day), to: Number(r.to_day), mean: Number(r.mean_tenths) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.from - b.from));
+  assert.ok(runs.length > 0, step);
+  for (const [i, run] of runs.entries()) {
+    assert.ok(run.from <= run.to, `${step}: ${JSON.stringify(run)}`);
+    const next = runs[i + 1];
+    if (next?.key !== run.key) continue;
+    assert.ok(run.to < next.from, `${step}: overlap ${JSON.stringify([run, next])}`);
+    assert.ok(!(run.to + 1 === next.from && run.mean === next.mean), `${step}: not maximal ${JSON.stringify([run, next])}`);
+  }
+}
+
 function assertMeansEqual(got: Map<string, number>, want: Map<string, number>, step: string): void {
   assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort(), step);
   for (const [key, mean] of want) assert.ok(Math.abs((got.get(key) ?? NaN) - mean) < 1e-9, `${step}: ${key} ${got.get(key)} against ${mean}`);
@@ -128,6 +142,7 @@ for (const backend of testBackends()) {
         assert.deepEqual(await tableRows(store, 'city_days_stale'), []);
         const after = await storedMeans(store);
         assertMeansEqual(after, referenceMeans([...HISTORY, ...late]), 'after the seal');
+        await assertRunsMaximal(store, 'after the seal');
         // Exactly those days changed: their blocks' marks moved, no other's.
         const changedDays = [...after].filter(([key, mean]) => before.get(key) !== mean).map(([key]) => Number(key.split(':')[1]));
         const first = localDayOf('nsw', BASE);
@@ -160,6 +175,7 @@ for (const backend of testBackends()) {
           assert.deepEqual(await tableRows(store, 'city_days_stale'), []);
           await assertDaysMatchReports(store);
           assertMeansEqual(await storedMeans(store), referenceMeans([...HISTORY, ...steps.flatMap((s) => s.reports)]), 'after the last seal');
+          await assertRunsMaximal(store, 'after the last seal');
         } finally { await drop(); }
       }), { numRuns: backend.name === 'sqlite' ? 25 : 8 });
     });

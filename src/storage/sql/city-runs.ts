@@ -57,7 +57,7 @@ export type CityRun = [number, number, number, number];
 
 /**
  * The day means a city's runs give over days [low, high], in (day, fuel) order (the order the
- * rows of city_daily were read in), to `visit`. The runs may come in any order.
+ * rows of city_daily, a row a day before schema 17, were read in), to `visit`. The runs may come in any order.
  */
 export function eachRunDay(runs: readonly CityRun[], low: LocalDay, high: LocalDay, visit: (fuel: number, day: LocalDay, mean: number) => void): void {
   if (runs.length === 0) return;

@@ -92,7 +92,7 @@ export const SQLITE_UNDO_16 = `
 
 export const POSTGRES_UNDO_16 = SQLITE_UNDO_16;
 
-/** The exact inverse of migration 17 (city means as runs): city_daily back, a row a day, with version 15's triggers and their hold. */
+/** The exact inverse of migration 17 (city means as runs within blocks): city_daily back, a row a day, with version 15's triggers and their hold. */
 export const SQLITE_UNDO_17 = `
   CREATE TABLE city_daily (
     city_id TEXT NOT NULL,
@@ -125,7 +125,7 @@ export const SQLITE_UNDO_17 = `
   END;
 `;
 
-/** The same on PostgreSQL: city_daily back with version 7's statement triggers and their functions. */
+/** The same on PostgreSQL: city_daily back with version 7's statement triggers and their functions (city_daily_marks_move stayed). */
 export const POSTGRES_UNDO_17 = `
   CREATE TABLE city_daily (
     city_id text COLLATE "C" NOT NULL,
@@ -138,11 +138,7 @@ export const POSTGRES_UNDO_17 = `
     SELECT city_id, generate_series(from_day, to_day), fuel, mean_tenths FROM city_runs;
   UPDATE copy_progress SET table_name = 'city_daily' WHERE table_name = 'city_runs';
   DROP TABLE city_runs;
-  CREATE FUNCTION city_daily_marks_move(moved_city text[], moved_day integer[]) RETURNS void
-  LANGUAGE sql AS 'INSERT INTO city_daily_marks AS m (city_id, block, mark)
-    SELECT city_id, day / 128, (random() * 9007199254740991)::bigint FROM unnest(moved_city, moved_day) AS d (city_id, day)
-    WHERE city_id IS NOT NULL GROUP BY city_id, day / 128
-    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark';
+  DROP FUNCTION city_runs_marks_inserted(); DROP FUNCTION city_runs_marks_updated(); DROP FUNCTION city_runs_marks_deleted();
   CREATE FUNCTION city_daily_marks_inserted() RETURNS trigger LANGUAGE plpgsql AS '
   BEGIN
     PERFORM city_daily_marks_move(array_agg(city_id), array_agg(day)) FROM new_rows;

@@ -6,7 +6,7 @@ import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
 import { toRunRow, withRunDaysByStation } from '../run-days.ts';
 import type { CityHistoryParts, DayRange } from '../store.ts';
 import { NO_DAY_LOWER_BOUND } from '../writer/batch-plan.ts';
-import { type CityRun, eachRunDay } from './city-runs.ts';
+import { type CityRun, cityRunsArgs, eachRunDay } from './city-runs.ts';
 import type { Connection } from './connection.ts';
 import { fuelAt, toCurrent, toLiveDaySums, toStationDay } from './row-mappers.ts';
 import { type readStatements, storable } from './statements.ts';
@@ -27,7 +27,7 @@ export async function cityHistoryParts(db: Connection, read: Reads, cityId: stri
     // The runs' days, in (day, fuel) order: ten years of a city are some 60,000 of them.
     const sealed: CityHistoryParts['sealed'] = [];
     for (const [low, high] of plan.ranges) {
-      eachRunDay(await tx.arrays<CityRun>(read.cityRuns, [cityId, low, high]), low, high, (fuel, day, meanTenths) => {
+      eachRunDay(await tx.arrays<CityRun>(read.cityRuns, cityRunsArgs(cityId, low, high)), low, high, (fuel, day, meanTenths) => {
         sealed.push({ fuel: fuelAt(fuel), day, meanTenths });
       });
     }

@@ -6,7 +6,6 @@ import type {
 import { UNKNOWN_EXAMPLES, partitionKnown, sortHeld, sortReleased, splitHeld } from '../writer/batch-plan.ts';
 import { lastChange, readChanges } from './changes.ts';
 import type { Connection } from './connection.ts';
-import { MOVE_MARKS, runBlocks } from './city-runs.ts';
 import { copySpec, countSql, exportSql, importBulk, toChunk, toCopyProgress } from './copy-tables.ts';
 import type { Dialect } from './dialect.ts';
 import { feedRunValues, toFeedCounts, toFeedHealth, toFeedRun, toFeedStation, toPending, toToken } from './row-mappers.ts';
@@ -164,8 +163,6 @@ export abstract class SqlStore extends SqlReads implements PriceStore {
     return this.write(async (tx) => {
       const count = await tx.bulkInsert(into, rows.flatMap((row) => columns.map((c) => row[c] ?? null)));
       if (keyed && this.dialect.afterGivenKeys) await tx.run(this.dialect.afterGivenKeys);
-      // City means copied in: every block they cover gets a fresh mark (city-runs.ts; no trigger moves them).
-      if (table === 'city_runs') await tx.forKeys(MOVE_MARKS, runBlocks(rows));
       await tx.run(this.copies.saveProgress,
         [progress.table, progress.source, progress.after === undefined ? null : JSON.stringify(progress.after), progress.rows, progress.done ? 1 : 0]);
       return count;

@@ -90,7 +90,7 @@ for (const [fromBackend, toBackend] of pairs) {
       });
     });
 
-    test('marks every block of the city means it copies (no trigger does): the same blocks marked on both sides', async () => {
+    test('marks every block of the city means it copies (by city_runs\' triggers): the same blocks marked on both sides', async () => {
       await withStores([fromBackend, toBackend], async (from, to) => {
         // A year of reports every ten days at two Sydney stations: sealed days in several complete blocks of 128 days.
         const sydney = STATIONS.filter((s) => s.feedCode === '1' || s.feedCode === '2');

@@ -79,15 +79,18 @@ function joinRuns(pieces: Run[]): Run[] {
 /**
  * Writes a city's new means of days [low, high] over its stored runs: `drain` gives each day's
  * mean by slot ((day − low) × SLOTS + fuel) in slot order, and no day the city has no mean for.
- * The stored runs of the blocks the window touches are read; what they hold outside the window
- * stays; the window's means are grouped into runs and joined to those parts where they touch
- * within a block with the same mean; runs that differ from the stored ones are deleted and
+ * The stored runs that reach into the window or touch it are read; what they hold outside the
+ * window stays; the window's means are grouped into runs and joined to those parts where they
+ * touch within a block with the same mean; runs that differ from the stored ones are deleted and
  * inserted, the others left alone (and so are their blocks' marks).
  */
 export async function writeCityRuns(
   tx: Connection, cityId: string, low: LocalDay, high: LocalDay, drain: (emit: (slot: number, mean: number) => void) => void,
 ): Promise<void> {
-  const stored: Run[] = (await tx.arrays<CityRun>(SQL.cityRunsOfBlocks, [cityId, firstDayOf(blockOf(low)), lastDayOf(blockOf(high))]))
+  // Every run that reaches into the window or touches it within its blocks: those ending from the day before it (or the
+  // start of its first block) to the end of its last block, and beginning by the day after it.
+  const near = [cityId, Math.max(low - 1, firstDayOf(blockOf(low))), lastDayOf(blockOf(high)), high + 1];
+  const stored: Run[] = (await tx.arrays<CityRun>(SQL.cityRunsNear, near))
     .map(([fuel, from, to, mean]) => ({ fuel: Number(fuel), from: Number(from), to: Number(to), mean: Number(mean) }));
   // The window's means as runs, per fuel: the open one lengthened while the next day, in its block, has its mean.
   const open: Array<Run | undefined> = [];
@@ -101,7 +104,7 @@ export async function writeCityRuns(
     open[fuel] = { fuel, from: day, to: day, mean };
   });
   for (const run of open) if (run) pieces.push(run);
-  // The stored runs' parts outside the window (within its first and last blocks).
+  // The stored runs' parts outside the window.
   for (const run of stored) {
     if (run.from < low) pieces.push({ ...run, to: Math.min(run.to, low - 1) });
     if (run.to > high) pieces.push({ ...run, from: Math.max(run.from, high + 1) });

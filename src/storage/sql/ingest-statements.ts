@@ -68,9 +68,9 @@ export const INGEST_STATEMENTS = {
   firstDayOfState: `SELECT min(d) AS d FROM (
     SELECT (SELECT min(day) FROM station_daily WHERE station_key = s.key) AS d FROM stations s WHERE s.state = $1
     UNION ALL SELECT (SELECT min(from_day) FROM station_runs WHERE station_key = s.key) FROM stations s WHERE s.state = $2) firsts`,
-  /** City means (city-means.ts, city-runs.ts): the cities of a state, and a city's stored runs of the blocks of days [$2, $3] (a run ends in its block). */
+  /** City means (city-means.ts, city-runs.ts): the cities of a state, and a city's stored runs that end in [$2, $3] and begin by $4. */
   citiesOfState: 'SELECT id FROM cities WHERE state = $1',
-  cityRunsOfBlocks: 'SELECT fuel, from_day, to_day, mean_tenths FROM city_runs WHERE city_id = $1 AND to_day BETWEEN $2 AND $3',
+  cityRunsNear: 'SELECT fuel, from_day, to_day, mean_tenths FROM city_runs WHERE city_id = $1 AND to_day BETWEEN $2 AND $3 AND from_day <= $4',
   /** Sealed city days left to the next seal (stale-city-days.ts): noted, widened, read, forgotten. */
   noteStaleCityDays: `INSERT INTO city_days_stale (city_id, from_day, to_day) VALUES ($1, $2, $3) ON CONFLICT (city_id) DO UPDATE SET
     from_day = CASE WHEN excluded.from_day < city_days_stale.from_day THEN excluded.from_day ELSE city_days_stale.from_day END,

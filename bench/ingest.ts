@@ -1,6 +1,6 @@
 /**
  * Ingest throughput: price events a second through the real write path (store.applyBatch,
- * which keeps station_daily and current_prices, then seal, which writes city_daily) against
+ * which keeps station_daily and current_prices, then seal, which writes the city means) against
  * the same rows inserted by a bare better-sqlite3 loop into a plain table, one transaction per
  * batch. Both write a fresh file with the same pragmas, alternately, in the same run; the
  * batches are generated once beforehand so neither side pays for the generator.

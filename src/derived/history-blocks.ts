@@ -4,9 +4,10 @@
  * next, so an answer joins them instead of reading, building and serialising 60,000 records.
  *
  * Each block is held with the change mark storage keeps for it (city_daily_marks, set to a fresh
- * random number by a trigger on every change to the block's rows: a seal, a late report, a copy,
- * so never the same twice even across a restore from a backup), and storage reads
- * a block's rows again only when its mark has moved (ReadStore.cityHistoryParts, `known`). So a
+ * random number by a trigger on every change to the block's rows of city_runs, which change
+ * exactly when its days' means do: a seal, a late report, a copy (storage/sql/city-runs.ts), so
+ * never the same twice even across a restore from a backup), and storage reads a block's days
+ * again only when its mark has moved (ReadStore.cityHistoryParts, `known`). So a
  * block is never served stale, whichever process wrote, and this is not the answer cache: it
  * is on whether or not that is, and bounded in bytes (least recently used blocks go first).
  */

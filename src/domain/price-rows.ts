@@ -54,7 +54,7 @@ export interface DayRange {
 }
 
 export interface CityHistoryParts {
-  /** city_daily is final before this day; from it on, the means come from stationDays and current (or liveDay). */
+  /** The stored city means (city_runs) are final before this day; from it on, the means come from stationDays and current (or liveDay). */
   sealedBefore: LocalDay;
   sealed: CityDayRow[];
   stationDays: StationDayRow[];

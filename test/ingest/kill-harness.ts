@@ -75,7 +75,7 @@ export async function dump(store: PriceStore): Promise<string> {
  */
 export function canonical(text: string): string {
   const rows = JSON.parse(text) as Record<string, string[]>;
-  rows.city_daily = (rows.city_daily ?? []).map((row) => {
+  rows.city_runs = (rows.city_runs ?? []).map((row) => {
     const parsed = JSON.parse(row) as { mean_tenths: number };
     return JSON.stringify({ ...parsed, mean_tenths: Number(parsed.mean_tenths.toPrecision(12)) });
   }).sort();
@@ -115,7 +115,7 @@ const ORPHAN_QUERIES: ReadonlyArray<readonly [string, string]> = [
   ['current prices of no station', 'SELECT count(*) AS n FROM current_prices c WHERE NOT EXISTS (SELECT 1 FROM stations s WHERE s.key = c.station_key)'],
   ['daily values of no station', 'SELECT count(*) AS n FROM station_daily d WHERE NOT EXISTS (SELECT 1 FROM stations s WHERE s.key = d.station_key)'],
   ['stations of no known city', 'SELECT count(*) AS n FROM stations s WHERE s.city_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM cities c WHERE c.id = s.city_id)'],
-  ['city means of no city', 'SELECT count(*) AS n FROM city_daily d WHERE NOT EXISTS (SELECT 1 FROM cities c WHERE c.id = d.city_id)'],
+  ['city means of no city', 'SELECT count(*) AS n FROM city_runs d WHERE NOT EXISTS (SELECT 1 FROM cities c WHERE c.id = d.city_id)'],
   ['current prices without their report', 'SELECT count(*) AS n FROM current_prices c WHERE NOT EXISTS '
     + '(SELECT 1 FROM price_events e WHERE e.station_key = c.station_key AND e.fuel = c.fuel AND e.at = c.reported_at)'],
 ];

@@ -8,7 +8,7 @@ import { CopyInterrupted, CopyRefused, copyInstallation, tableDigest } from '../
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.ts';
 import { COPY_ORDER, type PriceStore } from '../../src/storage/store.ts';
 import { newToken } from '../../src/tokens.ts';
-import { NOW, loadFixture } from '../fixture.ts';
+import { CITIES, NOW, STATIONS, loadFixture } from '../fixture.ts';
 import { type TestBackend, answers, runCli, createPostgresDatabase, fixedClock, postgresServerUrl, testBackends } from '../helpers.ts';
 
 
@@ -87,6 +87,28 @@ for (const [fromBackend, toBackend] of pairs) {
         assert.equal(added.stationsAdded, 1);
         assert.equal(added.pricesAccepted, 1);
         assert.equal(await to.tableCount('stations'), 7);
+      });
+    });
+
+    test('marks every block of the city means it copies (by city_runs\' triggers): the same blocks marked on both sides', async () => {
+      await withStores([fromBackend, toBackend], async (from, to) => {
+        // A year of reports every ten days at two Sydney stations: sealed days in several complete blocks of 128 days.
+        const sydney = STATIONS.filter((s) => s.feedCode === '1' || s.feedCode === '2');
+        await from.upsertCities(CITIES);
+        await from.applyBatch({
+          stations: sydney,
+          prices: Array.from({ length: 40 }, (_, i) => sydney.map((s, k) => ({
+            feed: s.feed, feedCode: s.feedCode, fuel: 'ulp91' as const, at: NOW - (400 - i * 10) * 86_400 + k * 3600, priceTenths: 1700 + ((i * 37 + k * 11) % 90), available: true,
+          }))).flat(),
+        });
+        await from.seal(NOW);
+        const result = await copyInstallation(from, to, { source: 'year', chunkRows: 2 });
+        assert.equal(result.ok, true);
+        const marked = async (store: PriceStore): Promise<number[]> =>
+          [...(await store.cityHistoryParts('sydney', { from: null, to: 1_000_000 }, NOW, new Map())).blocks?.marks.keys() ?? []].sort((a, b) => a - b);
+        const blocks = await marked(from);
+        assert.ok(blocks.length >= 2, `${blocks.length} complete blocks`);
+        assert.deepEqual(await marked(to), blocks);
       });
     });
 

@@ -66,7 +66,7 @@ function referenceMeans(arrived: readonly Report[]): Map<string, number> {
   return means;
 }
 
-async function tableRows(store: PriceStore, table: 'city_daily' | 'city_days_stale'): Promise<CopyRow[]> {
+async function tableRows(store: PriceStore, table: 'city_runs' | 'city_days_stale'): Promise<CopyRow[]> {
   const all: CopyRow[] = [];
   for (let after: CopyKey | undefined; ;) {
     const chunk = await store.exportTable(table, after, 10_000);
@@ -76,15 +76,35 @@ async function tableRows(store: PriceStore, table: 'city_daily' | 'city_days_sta
   }
 }
 
-/** Sydney's stored means of the two fuels, as fuel:day -> mean. */
+/** Sydney's stored means of the two fuels, as fuel:day -> mean (each run of city_runs gives its mean to each of its days). */
 async function storedMeans(store: PriceStore): Promise<Map<string, number>> {
   const byIndex = new Map(FUELS.map((f) => [fuelIndex(f), f]));
   const means = new Map<string, number>();
-  for (const row of await tableRows(store, 'city_daily')) {
+  for (const row of await tableRows(store, 'city_runs')) {
     const fuel = byIndex.get(Number(row.fuel));
-    if (row.city_id === 'sydney' && fuel) means.set(`${fuel}:${Number(row.day)}`, Number(row.mean_tenths));
+    if (row.city_id !== 'sydney' || !fuel) continue;
+    for (let day = Number(row.from_day); day <= Number(row.to_day); day++) means.set(`${fuel}:${day}`, Number(row.mean_tenths));
   }
   return means;
+}
+
+/**
+ * city_runs holds each mean once, in runs maximal within their block of 128 days: per city and fuel
+ * no two runs overlap, none crosses a block, and none touches the next in its block with the same mean.
+ */
+async function assertRunsMaximal(store: PriceStore, step: string): Promise<void> {
+  const runs = (await tableRows(store, 'city_runs'))
+    .map((r) => ({ key: `${String(r.city_id)}:${String(r.fuel)}`, from: Number(r.from_day), to: Number(r.to_day), mean: Number(r.mean_tenths) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.from - b.from));
+  assert.ok(runs.length > 0, step);
+  const block = (day: number): number => Math.floor(day / 128);
+  for (const [i, run] of runs.entries()) {
+    assert.ok(run.from <= run.to && block(run.from) === block(run.to), `${step}: ${JSON.stringify(run)}`);
+    const next = runs[i + 1];
+    if (next?.key !== run.key) continue;
+    assert.ok(run.to < next.from, `${step}: overlap ${JSON.stringify([run, next])}`);
+    assert.ok(!(run.to + 1 === next.from && run.mean === next.mean && block(run.to) === block(next.from)), `${step}: not maximal ${JSON.stringify([run, next])}`);
+  }
 }
 
 function assertMeansEqual(got: Map<string, number>, want: Map<string, number>, step: string): void {
@@ -127,6 +147,7 @@ for (const backend of testBackends()) {
         assert.deepEqual(await tableRows(store, 'city_days_stale'), []);
         const after = await storedMeans(store);
         assertMeansEqual(after, referenceMeans([...HISTORY, ...late]), 'after the seal');
+        await assertRunsMaximal(store, 'after the seal');
         // Exactly those days changed: their blocks' marks moved, no other's.
         const changedDays = [...after].filter(([key, mean]) => before.get(key) !== mean).map(([key]) => Number(key.split(':')[1]));
         const first = localDayOf('nsw', BASE);
@@ -159,6 +180,7 @@ for (const backend of testBackends()) {
           assert.deepEqual(await tableRows(store, 'city_days_stale'), []);
           await assertDaysMatchReports(store);
           assertMeansEqual(await storedMeans(store), referenceMeans([...HISTORY, ...steps.flatMap((s) => s.reports)]), 'after the last seal');
+          await assertRunsMaximal(store, 'after the last seal');
         } finally { await drop(); }
       }), { numRuns: backend.name === 'sqlite' ? 25 : 8 });
     });

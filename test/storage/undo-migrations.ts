@@ -91,3 +91,74 @@ export const SQLITE_UNDO_16 = `
 `;
 
 export const POSTGRES_UNDO_16 = SQLITE_UNDO_16;
+
+/** The exact inverse of migration 17 (city means as runs within blocks): city_daily back, a row a day, with version 15's triggers and their hold. */
+export const SQLITE_UNDO_17 = `
+  CREATE TABLE city_daily (
+    city_id TEXT NOT NULL,
+    day INTEGER NOT NULL,
+    fuel INTEGER NOT NULL,
+    mean_tenths REAL NOT NULL,
+    PRIMARY KEY (city_id, day, fuel)
+  ) WITHOUT ROWID;
+  INSERT INTO city_daily (city_id, day, fuel, mean_tenths)
+    WITH RECURSIVE d (city_id, day, fuel, to_day, mean_tenths) AS (
+      SELECT city_id, from_day, fuel, to_day, mean_tenths FROM city_runs
+      UNION ALL SELECT city_id, day + 1, fuel, to_day, mean_tenths FROM d WHERE day < to_day)
+    SELECT city_id, day, fuel, mean_tenths FROM d;
+  UPDATE copy_progress SET table_name = 'city_daily' WHERE table_name = 'city_runs';
+  DROP TABLE city_runs;
+  CREATE TABLE city_daily_marks_held (held INTEGER NOT NULL);
+  CREATE TRIGGER city_daily_marks_on_insert AFTER INSERT ON city_daily WHEN NOT EXISTS (SELECT 1 FROM city_daily_marks_held) BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+  CREATE TRIGGER city_daily_marks_on_update AFTER UPDATE ON city_daily WHEN NOT EXISTS (SELECT 1 FROM city_daily_marks_held) BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+  CREATE TRIGGER city_daily_marks_on_delete AFTER DELETE ON city_daily WHEN NOT EXISTS (SELECT 1 FROM city_daily_marks_held) BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+`;
+
+/** The same on PostgreSQL: city_daily back with version 7's statement triggers and their functions (city_daily_marks_move stayed). */
+export const POSTGRES_UNDO_17 = `
+  CREATE TABLE city_daily (
+    city_id text COLLATE "C" NOT NULL,
+    day integer NOT NULL,
+    fuel smallint NOT NULL,
+    mean_tenths double precision NOT NULL,
+    PRIMARY KEY (city_id, day, fuel)
+  );
+  INSERT INTO city_daily (city_id, day, fuel, mean_tenths)
+    SELECT city_id, generate_series(from_day, to_day), fuel, mean_tenths FROM city_runs;
+  UPDATE copy_progress SET table_name = 'city_daily' WHERE table_name = 'city_runs';
+  DROP TABLE city_runs;
+  DROP FUNCTION city_runs_marks_inserted(); DROP FUNCTION city_runs_marks_updated(); DROP FUNCTION city_runs_marks_deleted();
+  CREATE FUNCTION city_daily_marks_inserted() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_daily_marks_move(array_agg(city_id), array_agg(day)) FROM new_rows;
+    RETURN NULL;
+  END';
+  CREATE FUNCTION city_daily_marks_updated() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_daily_marks_move(array_agg(city_id), array_agg(day))
+    FROM (SELECT city_id, day FROM new_rows UNION ALL SELECT city_id, day FROM old_rows) d;
+    RETURN NULL;
+  END';
+  CREATE FUNCTION city_daily_marks_deleted() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_daily_marks_move(array_agg(city_id), array_agg(day)) FROM old_rows;
+    RETURN NULL;
+  END';
+  CREATE TRIGGER city_daily_marks_on_insert AFTER INSERT ON city_daily
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION city_daily_marks_inserted();
+  CREATE TRIGGER city_daily_marks_on_update AFTER UPDATE ON city_daily
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION city_daily_marks_updated();
+  CREATE TRIGGER city_daily_marks_on_delete AFTER DELETE ON city_daily
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION city_daily_marks_deleted();
+`;

@@ -10,7 +10,8 @@ import type { PriceStore, StationInput } from '../../src/storage/store.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { answers, createPostgresDatabase, postgresAdmin, postgresServerUrl } from '../helpers.ts';
 import {
-  POSTGRES_UNDO_12, POSTGRES_UNDO_13, POSTGRES_UNDO_14, POSTGRES_UNDO_15, POSTGRES_UNDO_16, SQLITE_UNDO_12, SQLITE_UNDO_13, SQLITE_UNDO_14, SQLITE_UNDO_15, SQLITE_UNDO_16,
+  POSTGRES_UNDO_12, POSTGRES_UNDO_13, POSTGRES_UNDO_14, POSTGRES_UNDO_15, POSTGRES_UNDO_16, POSTGRES_UNDO_17,
+  SQLITE_UNDO_12, SQLITE_UNDO_13, SQLITE_UNDO_14, SQLITE_UNDO_15, SQLITE_UNDO_16, SQLITE_UNDO_17,
 } from './undo-migrations.ts';
 
 /**
@@ -47,7 +48,7 @@ describe('upgrading a populated database to stations without a position (migrati
       await first.close();
       const db = new Database(path);
       const rows = db.prepare(KEYS).all();
-      db.exec(`${SQLITE_UNDO_16} ${SQLITE_UNDO_15} ${SQLITE_UNDO_14} ${SQLITE_UNDO_13} ${SQLITE_UNDO_12} PRAGMA user_version = 11;`);
+      db.exec(`${SQLITE_UNDO_17} ${SQLITE_UNDO_16} ${SQLITE_UNDO_15} ${SQLITE_UNDO_14} ${SQLITE_UNDO_13} ${SQLITE_UNDO_12} PRAGMA user_version = 11;`);
       db.close();
 
       const upgraded = new SqliteStore(path);
@@ -57,7 +58,7 @@ describe('upgrading a populated database to stations without a position (migrati
       const check = new Database(path);
       try {
         assert.deepEqual(check.prepare(`${KEYS} LIMIT ${rows.length}`).all(), rows);
-        assert.equal(check.pragma('user_version', { simple: true }), 16);
+        assert.equal(check.pragma('user_version', { simple: true }), 17);
         assert.throws(() => check.prepare("UPDATE stations SET latitude = NULL WHERE id = 'beta-sydney'").run(), /CHECK constraint failed/);
       } finally { check.close(); }
     } finally { rmSync(dir, { recursive: true, force: true }); }
@@ -74,7 +75,7 @@ describe('upgrading a populated database to stations without a position (migrati
     await first.close();
     const rows = await postgresAdmin(database.url, async (client) => {
       const found: unknown[] = (await client.query(KEYS)).rows;
-      await client.query(`${POSTGRES_UNDO_16} ${POSTGRES_UNDO_15} ${POSTGRES_UNDO_14} ${POSTGRES_UNDO_13} ${POSTGRES_UNDO_12} DELETE FROM schema_migrations WHERE version IN (12, 13, 14, 15, 16);`);
+      await client.query(`${POSTGRES_UNDO_17} ${POSTGRES_UNDO_16} ${POSTGRES_UNDO_15} ${POSTGRES_UNDO_14} ${POSTGRES_UNDO_13} ${POSTGRES_UNDO_12} DELETE FROM schema_migrations WHERE version IN (12, 13, 14, 15, 16, 17);`);
       return found;
     });
 

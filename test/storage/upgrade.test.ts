@@ -13,7 +13,8 @@ import type { StateId } from '../../src/domain/states.ts';
 import { eachDayLength } from '../../src/domain/time.ts';
 import { CITIES, NOW, loadFixture } from '../fixture.ts';
 import {
-  POSTGRES_UNDO_12, POSTGRES_UNDO_13, POSTGRES_UNDO_14, POSTGRES_UNDO_15, POSTGRES_UNDO_16, SQLITE_UNDO_12, SQLITE_UNDO_13, SQLITE_UNDO_14, SQLITE_UNDO_15, SQLITE_UNDO_16,
+  POSTGRES_UNDO_12, POSTGRES_UNDO_13, POSTGRES_UNDO_14, POSTGRES_UNDO_15, POSTGRES_UNDO_16, POSTGRES_UNDO_17,
+  SQLITE_UNDO_12, SQLITE_UNDO_13, SQLITE_UNDO_14, SQLITE_UNDO_15, SQLITE_UNDO_16, SQLITE_UNDO_17,
 } from './undo-migrations.ts';
 import { answers, assertCityTotalsMatchPrices, assertStateTotalsMatchPrices, createPostgresDatabase, postgresAdmin, postgresServerUrl } from '../helpers.ts';
 
@@ -39,15 +40,17 @@ const RUNS = 'SELECT r.station_key, r.fuel, r.from_day, r.to_day, r.price_tenths
  * before and as a new one would; migration 6 then widens the city index, 7 marks every block
  * of sealed city days that holds rows, 8 adds station_runs beside the day rows written before
  * it, 9 gives today's changed prices an index of their own, and 10 fills the state totals and
- * indexes positions, 11 counts each feed's runs, 12 lets a station have no position, 15 notes city days left to the next seal and lets the writer hold the marks' triggers, 16 keeps station aliases. Each test loads the fixture,
- * takes the schema back to version 4 by hand (the exact inverse of migrations 5 to 16, the runs
+ * indexes positions, 11 counts each feed's runs, 12 lets a station have no position, 15 notes city days left to the next seal and lets the writer hold the marks' triggers, 16 keeps station aliases, 17 keeps city means as runs. Each test loads the fixture,
+ * takes the schema back to version 4 by hand (the exact inverse of migrations 5 to 17, the runs
  * written back as the day rows they were before 8; feed_counts dropped), then opens the store, which migrates it
  * again.
  */
 
-/** Migration 7: every block of a city's sealed days that holds rows has a mark (and no other block has one). */
+/** Migration 7: every block of a city's sealed days that holds rows has a mark (and no other block has one); since 17, every block a run of means covers. */
 const MARKED = 'SELECT city_id, block FROM city_daily_marks ORDER BY city_id, block';
-const WITH_ROWS = 'SELECT DISTINCT city_id, day / 128 AS block FROM city_daily ORDER BY city_id, block';
+const WITH_ROWS = `WITH RECURSIVE b (city_id, block, last) AS (
+    SELECT city_id, from_day / 128, to_day / 128 FROM city_runs UNION SELECT city_id, block + 1, last FROM b WHERE block < last)
+  SELECT DISTINCT city_id, block FROM b ORDER BY city_id, block`;
 
 /** Runs in the log before the upgrade (two of qld's failed), and what migration 11 makes of them. */
 async function recordRuns(store: PriceStore): Promise<void> {
@@ -77,7 +80,7 @@ async function assertUpgraded(upgraded: PriceStore, before: string[]): Promise<v
 
 describe('upgrading a populated database to the city totals (migration 5)', () => {
   test('on SQLite: the totals are filled from the stored prices, answers unchanged, and kept from then on', async () => {
-    assert.equal(SQLITE_MIGRATIONS.length, 16, 'this test takes the schema back from version 16 to 4');
+    assert.equal(SQLITE_MIGRATIONS.length, 17, 'this test takes the schema back from version 17 to 4');
     const dir = mkdtempSync(join(tmpdir(), 'fuelprice-upgrade-'));
     const path = join(dir, 'old.db');
     try {
@@ -91,7 +94,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       const db = new Database(path);
       const insert = db.prepare('INSERT INTO station_daily (station_key, day, fuel, weighted_tenths, seconds) VALUES (?, ?, ?, ?, ?)');
       for (const row of runsAsRows(db.prepare(RUNS).all() as Array<Record<string, unknown>>)) insert.run(...row);
-      db.exec(`${SQLITE_UNDO_16} ${SQLITE_UNDO_15} ${SQLITE_UNDO_14} ${SQLITE_UNDO_13} ${SQLITE_UNDO_12}
+      db.exec(`${SQLITE_UNDO_17} ${SQLITE_UNDO_16} ${SQLITE_UNDO_15} ${SQLITE_UNDO_14} ${SQLITE_UNDO_13} ${SQLITE_UNDO_12}
         DROP TABLE feed_counts;
         DROP TRIGGER state_current_on_insert; DROP TRIGGER state_current_on_update; DROP TRIGGER state_current_on_delete;
         DROP TABLE state_current; DROP INDEX current_prices_by_state; DROP INDEX current_prices_by_fuel; DROP INDEX stations_by_position;
@@ -119,7 +122,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
 
   const server = postgresServerUrl();
   test('on PostgreSQL: the same', { skip: server ? false : 'set FUELPRICE_TEST_POSTGRES to a server URL to run this' }, async () => {
-    assert.equal(POSTGRES_MIGRATIONS.length, 16, 'this test takes the schema back from version 16 to 4');
+    assert.equal(POSTGRES_MIGRATIONS.length, 17, 'this test takes the schema back from version 17 to 4');
     const database = await createPostgresDatabase(server ?? '');
     after(() => database.drop());
     const first = new PostgresStore({ connectionString: database.url, max: 2 });
@@ -134,7 +137,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
         await client.query('INSERT INTO station_daily (station_key, day, fuel, weighted_tenths, seconds) VALUES ($1, $2, $3, $4, $5)', row);
       }
     });
-    await postgresAdmin(database.url, (client) => client.query(`${POSTGRES_UNDO_16} ${POSTGRES_UNDO_15} ${POSTGRES_UNDO_14} ${POSTGRES_UNDO_13} ${POSTGRES_UNDO_12}
+    await postgresAdmin(database.url, (client) => client.query(`${POSTGRES_UNDO_17} ${POSTGRES_UNDO_16} ${POSTGRES_UNDO_15} ${POSTGRES_UNDO_14} ${POSTGRES_UNDO_13} ${POSTGRES_UNDO_12}
       DROP TABLE feed_counts;
       DROP TRIGGER state_current_on_insert ON current_prices; DROP TRIGGER state_current_on_update ON current_prices;
       DROP TRIGGER state_current_on_delete ON current_prices;
@@ -152,7 +155,7 @@ describe('upgrading a populated database to the city totals (migration 5)', () =
       DROP FUNCTION city_current_inserted(); DROP FUNCTION city_current_updated(); DROP FUNCTION city_current_deleted();
       DROP FUNCTION city_current_add(text[], smallint[], bigint[], bigint[]);
       DROP TABLE city_current; ALTER TABLE current_prices DROP COLUMN city_id;
-      DELETE FROM schema_migrations WHERE version IN (5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);`));
+      DELETE FROM schema_migrations WHERE version IN (5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17);`));
 
     const upgraded = new PostgresStore({ connectionString: database.url, max: 2 });
     try {

@@ -169,4 +169,51 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   ALTER TABLE stations ADD COLUMN named_at bigint;
   `,
+  `
+  -- City means as runs within a block (see the SQLite migration of the same number). The blocks
+  -- keep their marks; the statement triggers move to city_runs, each run's block its to_day's.
+  CREATE TABLE city_runs (
+    city_id text COLLATE "C" NOT NULL,
+    to_day integer NOT NULL,
+    fuel smallint NOT NULL,
+    from_day integer NOT NULL,
+    mean_tenths double precision NOT NULL,
+    PRIMARY KEY (city_id, to_day, fuel),
+    CHECK (from_day <= to_day)
+  );
+  INSERT INTO city_runs (city_id, to_day, fuel, from_day, mean_tenths)
+    SELECT city_id, max(day), fuel, min(day), mean_tenths FROM (
+      SELECT city_id, fuel, day, mean_tenths, sum(starts) OVER (PARTITION BY city_id, fuel ORDER BY day) AS run FROM (
+        SELECT city_id, fuel, day, mean_tenths,
+          CASE WHEN lag(day) OVER w = day - 1 AND lag(mean_tenths) OVER w = mean_tenths THEN 0 ELSE 1 END AS starts
+        FROM city_daily WINDOW w AS (PARTITION BY city_id, fuel ORDER BY day)) d) r
+    GROUP BY city_id, fuel, run, day / 128, mean_tenths;
+  DELETE FROM city_runs WHERE EXISTS (SELECT 1 FROM copy_progress WHERE table_name = 'city_daily' AND NOT done);
+  DELETE FROM copy_progress WHERE table_name = 'city_daily' AND NOT done;
+  UPDATE copy_progress SET table_name = 'city_runs', after_key = NULL, rows = (SELECT count(*) FROM city_runs) WHERE table_name = 'city_daily';
+  DROP TABLE city_daily;
+  DROP FUNCTION city_daily_marks_inserted(); DROP FUNCTION city_daily_marks_updated(); DROP FUNCTION city_daily_marks_deleted();
+  CREATE FUNCTION city_runs_marks_inserted() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_daily_marks_move(array_agg(city_id), array_agg(to_day)) FROM new_rows;
+    RETURN NULL;
+  END';
+  CREATE FUNCTION city_runs_marks_updated() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_daily_marks_move(array_agg(city_id), array_agg(to_day))
+    FROM (SELECT city_id, to_day FROM new_rows UNION ALL SELECT city_id, to_day FROM old_rows) d;
+    RETURN NULL;
+  END';
+  CREATE FUNCTION city_runs_marks_deleted() RETURNS trigger LANGUAGE plpgsql AS '
+  BEGIN
+    PERFORM city_daily_marks_move(array_agg(city_id), array_agg(to_day)) FROM old_rows;
+    RETURN NULL;
+  END';
+  CREATE TRIGGER city_runs_marks_on_insert AFTER INSERT ON city_runs
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION city_runs_marks_inserted();
+  CREATE TRIGGER city_runs_marks_on_update AFTER UPDATE ON city_runs
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION city_runs_marks_updated();
+  CREATE TRIGGER city_runs_marks_on_delete AFTER DELETE ON city_runs
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION city_runs_marks_deleted();
+  `,
 ];

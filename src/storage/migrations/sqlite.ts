@@ -211,4 +211,54 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   -- latest row of its site wins, whichever file came first (NULL: not from history rows).
   ALTER TABLE stations ADD COLUMN named_at INTEGER;
   `,
+  `
+  -- City means as runs (issue 46, importing after the live feed): one row per city, output fuel
+  -- and run of consecutive days with the same mean, bit for bit, within one block of 128 days
+  -- (the history blocks' unit), instead of one row a day. A city's mean holds still between two
+  -- reports of its stations, so days of whole-day runs at its stations were written again and
+  -- again with the same value: a NSW history month imported after the live feed wrote 1.6 M such
+  -- rows; the 2.1 M means it left are 42,268 runs. Runs are maximal within their block (two runs
+  -- of a city, fuel and block never touch with the same mean), so a block's rows are a function
+  -- of its days' means: the marks' triggers move a block's mark exactly when its means change.
+  -- A run never crosses a block, so a window of days reads a bounded range of the key.
+  CREATE TABLE city_runs (
+    city_id TEXT NOT NULL,
+    to_day INTEGER NOT NULL,
+    fuel INTEGER NOT NULL,
+    from_day INTEGER NOT NULL,
+    mean_tenths REAL NOT NULL,
+    PRIMARY KEY (city_id, to_day, fuel),
+    CHECK (from_day <= to_day)
+  ) WITHOUT ROWID;
+  INSERT INTO city_runs (city_id, to_day, fuel, from_day, mean_tenths)
+    SELECT city_id, max(day), fuel, min(day), mean_tenths FROM (
+      SELECT city_id, fuel, day, mean_tenths, sum(starts) OVER (PARTITION BY city_id, fuel ORDER BY day) AS run FROM (
+        SELECT city_id, fuel, day, mean_tenths,
+          CASE WHEN lag(day) OVER w = day - 1 AND lag(mean_tenths) OVER w = mean_tenths THEN 0 ELSE 1 END AS starts
+        FROM city_daily WINDOW w AS (PARTITION BY city_id, fuel ORDER BY day)))
+    GROUP BY city_id, fuel, run, day / 128, mean_tenths;
+  -- A copy (fuelprice copy) that had finished city_daily has finished city_runs; one stopped
+  -- within it starts city_runs again from its first row, with none of its rows kept.
+  DELETE FROM city_runs WHERE EXISTS (SELECT 1 FROM copy_progress WHERE table_name = 'city_daily' AND done = 0);
+  DELETE FROM copy_progress WHERE table_name = 'city_daily' AND done = 0;
+  UPDATE copy_progress SET table_name = 'city_runs', after_key = NULL, rows = (SELECT count(*) FROM city_runs) WHERE table_name = 'city_daily';
+  -- The blocks keep their marks: their means are the same. city_daily's triggers go with it; the
+  -- writer writes few rows now, so nothing holds these.
+  DROP TABLE city_daily;
+  DROP TABLE city_daily_marks_held;
+  CREATE TRIGGER city_runs_marks_on_insert AFTER INSERT ON city_runs BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.to_day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+  CREATE TRIGGER city_runs_marks_on_update AFTER UPDATE ON city_runs BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.to_day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (NEW.city_id, NEW.to_day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+  CREATE TRIGGER city_runs_marks_on_delete AFTER DELETE ON city_runs BEGIN
+    INSERT INTO city_daily_marks (city_id, block, mark) VALUES (OLD.city_id, OLD.to_day / 128, random() % 9007199254740991)
+    ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark;
+  END;
+  `,
 ];

@@ -1,16 +1,8 @@
 import type { StateId } from '../../domain/states.ts';
 import type { LocalDay } from '../../domain/time.ts';
 import type { Connection } from './connection.ts';
-import type { ForKeys } from './dialect.ts';
-import { BULK, INGEST_STATEMENTS as SQL } from './ingest-statements.ts';
-
-/** City means gone, by (city, day, fuel). */
-const DELETE_CITY_DAYS: ForKeys = {
-  width: 3,
-  each: 'DELETE FROM city_daily WHERE city_id = $1 AND day = $2 AND fuel = $3',
-  all: `DELETE FROM city_daily c USING unnest($1::text[], $2::int[], $3::smallint[]) AS k (city_id, day, fuel)
-    WHERE c.city_id = k.city_id AND c.day = k.day AND c.fuel = k.fuel`,
-};
+import { SLOTS, writeCityRuns } from './city-runs.ts';
+import { INGEST_STATEMENTS as SQL } from './ingest-statements.ts';
 
 /**
  * City means, written once for both backends: per city, output fuel and day, the mean of its
@@ -36,8 +28,8 @@ const DELETE_CITY_DAYS: ForKeys = {
  *   statement (one round trip a city, not one a station), a window of days at a time.
  */
 
-/** Sum slots per day: every output fuel index is below 32. */
-export const SLOTS = 32;
+/** Sum slots per day (city-runs.ts). */
+export { SLOTS };
 
 /**
  * What a backend hands over of a city's rows of days [low, high] (one window), as numbers, to a
@@ -50,40 +42,21 @@ export interface CityRowsVisitor {
   run(firstSlot: number, lastDay: number, priceTenths: number): void;
 }
 
-/** How a backend reads a city's rows (the one part of city means that differs), and how it moves the marks of changed blocks. */
+/** How a backend reads a city's rows (the one part of city means that differs). */
 export interface CityDaysSource {
   /** Days read and summed in one pass: a city's sums over this many days are held in memory. */
   readonly windowDays: number;
   /** The rows of the city's stations (`keys`, ascending) for days [low, high], given to `visit`. */
   read(tx: Connection, cityId: string, keys: readonly number[], low: LocalDay, high: LocalDay, visit: CityRowsVisitor): Promise<void>;
-  /**
-   * The marks of the blocks of city_daily a recompute changes (http/history-blocks.ts). Undefined:
-   * the schema's triggers move them as the rows are written (PostgreSQL's run once a statement).
-   * SQLite's run once a row, an upsert each: the recompute holds them and moves each changed
-   * block's mark once (sqlite/sqlite-city-days.ts).
-   */
-  readonly marks?: CityMarks;
 }
-
-export interface CityMarks {
-  /** From now until release(), in this transaction only, writing city_daily moves no mark. */
-  hold(tx: Connection): Promise<void>;
-  /** A fresh mark for each of these blocks of the city. */
-  move(tx: Connection, cityId: string, blocks: readonly number[]): Promise<void>;
-  release(tx: Connection): Promise<void>;
-}
-
-/** Days of a block of city_daily, as its marks count them (the migrations' `day / 128`). */
-const MARK_BLOCK_DAYS = 128;
 
 /**
  * Recomputes the city means of days [from, to] of one city or of every city of a state, and
- * writes only what changed: each city's stored rows of the window are read in key order beside
- * the new means (the same order), and a row is upserted when it is new or its mean differs in
- * any bit, deleted when the city has no mean for its day and fuel any more, and left alone when
- * equal. What is stored afterwards is exactly the new means, as deleting the days and inserting
- * them again would leave it; rewriting years of unchanged days (a late report of 2020 touches every
- * day since for its city) is what is saved, and so are the marks of blocks that did not change.
+ * writes only what changed (city-runs.ts): each city's stored runs of the window are read beside
+ * the new means, and only runs that differ are deleted and inserted. What is stored afterwards is
+ * exactly the new means, as deleting the days and inserting them again would leave it; rewriting
+ * years of unchanged days (a late report of 2020 touches every day since for its city) is what is
+ * saved, and so are the marks of blocks that did not change.
  */
 export async function recomputeCityDays(
   tx: Connection, source: CityDaysSource, which: { cityId: string } | { state: StateId }, from: LocalDay, to: LocalDay,
@@ -105,8 +78,6 @@ export async function recomputeCityDays(
   for (const [fuel, output] of await tx.arrays<[number, number]>('SELECT fuel, output FROM fuel_groups ORDER BY fuel, output')) {
     (outputsOf[Number(fuel)] ??= []).push(Number(output));
   }
-  // Not released on failure: the transaction is rolled back, the hold with it.
-  await source.marks?.hold(tx);
   for (let low = from; low <= to; low += source.windowDays) {
     const high = Math.min(to, low + source.windowDays - 1);
     const sums = new CitySums(high - low + 1);
@@ -126,47 +97,9 @@ export async function recomputeCityDays(
     for (const cityId of cityIds) {
       const keys = keysOf.get(cityId) ?? [];
       if (keys.length > 0) await source.read(tx, cityId, keys, low, high, visit);
-      const blocks = await writeChanges(tx, cityId, low, high, sums);
-      if (source.marks && blocks.length > 0) await source.marks.move(tx, cityId, blocks);
+      await writeCityRuns(tx, cityId, low, high, (emit) => sums.drain(emit));
     }
   }
-  await source.marks?.release(tx);
-}
-
-/** Writes a city's new means of days [low, high] over its stored ones (see recomputeCityDays); returns the blocks it changed. */
-async function writeChanges(tx: Connection, cityId: string, low: LocalDay, high: LocalDay, sums: CitySums): Promise<number[]> {
-  // The stored rows, in slot order (day, then fuel: the key's order), as the sums drain.
-  const stored = await tx.arrays<[number, number]>(SQL.cityMeansStored, [low, cityId, high]);
-  let next = 0;
-  const changed = new Set<number>();
-  // A mean of a day and fuel with no stored row is inserted (no conflict to look for: the stored
-  // rows of the window were read in this writer's transaction); one that differs is upserted.
-  const inserts = tx.bulkRows(BULK.cityDailyInsert);
-  const upserts = tx.bulkRows(BULK.cityDailyUpsert);
-  const deletes: unknown[] = [];
-  const gone = (slot: number): void => {
-    deletes.push(cityId, low + Math.floor(slot / SLOTS), slot % SLOTS);
-    changed.add(Math.floor((low + Math.floor(slot / SLOTS)) / MARK_BLOCK_DAYS));
-  };
-  // In key order (day, then fuel), emptying the sums for the next city.
-  sums.drain((slot, mean) => {
-    let old = stored[next];
-    while (old && Number(old[0]) < slot) { gone(Number(old[0])); old = stored[++next]; }
-    const day = low + Math.floor(slot / SLOTS);
-    const rows = old && Number(old[0]) === slot ? upserts : inserts;
-    if (rows === upserts) {
-      next++;
-      if (Number(old?.[1]) === mean) return;
-    }
-    rows.values.push(cityId, day, slot % SLOTS, mean);
-    rows.added();
-    changed.add(Math.floor(day / MARK_BLOCK_DAYS));
-  });
-  for (; next < stored.length; next++) gone(Number(stored[next]?.[0]));
-  await inserts.done();
-  await upserts.done();
-  await tx.forKeys(DELETE_CITY_DAYS, deletes);
-  return [...changed];
 }
 
 /**

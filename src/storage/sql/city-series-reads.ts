@@ -6,6 +6,7 @@ import { onlyLiveDayIsToday, planSealedRead } from '../history-reads.ts';
 import { toRunRow, withRunDaysByStation } from '../run-days.ts';
 import type { CityHistoryParts, DayRange } from '../store.ts';
 import { NO_DAY_LOWER_BOUND } from '../write-plan/batch-plan.ts';
+import { type CityRun, cityRunsArgs, eachRunDay } from './city-runs.ts';
 import type { Connection } from './connection.ts';
 import { fuelAt, toCurrent, toLiveDaySums, toStationDay } from './row-mappers.ts';
 import { type readStatements, storable } from './statements.ts';
@@ -23,12 +24,12 @@ export async function cityHistoryParts(db: Connection, read: Reads, cityId: stri
     const from = range.from ?? NO_DAY_LOWER_BOUND;
     const marks = known && new Map((await tx.arrays<[number, number]>(read.cityDailyMarks, [cityId])).map(([block, mark]) => [Number(block), Number(mark)]));
     const plan = planSealedRead(from, Math.min(range.to, sealedBefore - 1), marks, known);
-    // Rows as arrays: ten years of a city are some 60,000 of them.
+    // The runs' days, in (day, fuel) order: ten years of a city are some 60,000 of them.
     const sealed: CityHistoryParts['sealed'] = [];
     for (const [low, high] of plan.ranges) {
-      for (const [fuel, day, mean] of await tx.arrays<[number, number, number]>(read.cityDaily, [cityId, low, high])) {
-        sealed.push({ fuel: fuelAt(fuel), day: Number(day), meanTenths: Number(mean) });
-      }
+      eachRunDay(await tx.arrays<CityRun>(read.cityRuns, cityRunsArgs(cityId, low, high)), low, high, (fuel, day, meanTenths) => {
+        sealed.push({ fuel: fuelAt(fuel), day, meanTenths });
+      });
     }
     const blocks = plan.blocks && { blocks: plan.blocks };
     const liveFrom = Math.max(from, sealedBefore);

@@ -19,8 +19,9 @@ export const COPY_TABLES = {
   },
   station_daily: { columns: ['station_key', 'day', 'fuel', 'weighted_tenths', 'seconds'], key: ['station_key', 'day', 'fuel'] },
   station_runs: { columns: ['station_key', 'to_day', 'fuel', 'from_day', 'price_tenths'], key: ['station_key', 'to_day', 'fuel'] },
-  city_daily: { columns: ['city_id', 'day', 'fuel', 'mean_tenths'], key: ['city_id', 'day', 'fuel'] },
-  /** Sealed city days an import left to the next seal (stale-city-days.ts): their city_daily rows are not final yet. */
+  /** City means as runs within blocks of 128 days (city-runs.ts); the marks' triggers mark their blocks as they are copied in. */
+  city_runs: { columns: ['city_id', 'to_day', 'fuel', 'from_day', 'mean_tenths'], key: ['city_id', 'to_day', 'fuel'] },
+  /** Sealed city days an import left to the next seal (stale-city-days.ts): their city means are not final yet. */
   city_days_stale: { columns: ['city_id', 'from_day', 'to_day'], key: ['city_id'] },
   seals: { columns: ['state', 'sealed_before'], key: ['state'] },
   tokens: { columns: ['id', 'name', 'hash', 'created_at', 'expires_at', 'revoked_at', 'rate_limit'], key: ['id'] },

@@ -89,9 +89,9 @@ export const INGEST_STATEMENTS = {
   firstDayOfState: `SELECT min(d) AS d FROM (
     SELECT (SELECT min(day) FROM station_daily WHERE station_key = s.key) AS d FROM stations s WHERE s.state = $1
     UNION ALL SELECT (SELECT min(from_day) FROM station_runs WHERE station_key = s.key) FROM stations s WHERE s.state = $2) firsts`,
-  /** City means (city-means.ts): the cities of a state, and a city's stored means of days [$1, $3] by slot ((day - $1) x 32 + fuel), in key order. */
+  /** City means (city-means.ts, city-runs.ts): the cities of a state, and a city's stored runs that end in [$2, $3] and begin by $4. */
   citiesOfState: 'SELECT id FROM cities WHERE state = $1',
-  cityMeansStored: 'SELECT (day - $1) * 32 + fuel, mean_tenths FROM city_daily WHERE city_id = $2 AND day BETWEEN $1 AND $3 ORDER BY day, fuel',
+  cityRunsNear: 'SELECT fuel, from_day, to_day, mean_tenths FROM city_runs WHERE city_id = $1 AND to_day BETWEEN $2 AND $3 AND from_day <= $4',
   /** Sealed city days left to the next seal (stale-city-days.ts): noted, widened, read, forgotten. */
   noteStaleCityDays: `INSERT INTO city_days_stale (city_id, from_day, to_day) VALUES ($1, $2, $3) ON CONFLICT (city_id) DO UPDATE SET
     from_day = CASE WHEN excluded.from_day < city_days_stale.from_day THEN excluded.from_day ELSE city_days_stale.from_day END,
@@ -144,16 +144,11 @@ export const BULK = {
     types: ['smallint', 'smallint'],
     tail: 'ON CONFLICT DO NOTHING',
   },
-  /** A city's means where it had none (a plain insert: city-means.ts read the stored ones in the same writer transaction), and those that changed. */
-  cityDailyInsert: {
-    into: 'city_daily (city_id, day, fuel, mean_tenths)',
-    types: ['text', 'integer', 'smallint', 'double precision'],
+  /** A city's new runs of means (city-runs.ts: those they replace were deleted first, in the same writer transaction; triggers move the blocks' marks). */
+  cityRuns: {
+    into: 'city_runs (city_id, to_day, fuel, from_day, mean_tenths)',
+    types: ['text', 'integer', 'smallint', 'integer', 'double precision'],
     tail: '',
-  },
-  cityDailyUpsert: {
-    into: 'city_daily (city_id, day, fuel, mean_tenths)',
-    types: ['text', 'integer', 'smallint', 'double precision'],
-    tail: 'ON CONFLICT (city_id, day, fuel) DO UPDATE SET mean_tenths = excluded.mean_tenths',
   },
 } as const satisfies Record<string, BulkInsert>;
 

@@ -200,7 +200,8 @@ export function readStatements(d: Dialect) {
     citySeal: `SELECT c.state, coalesce(l.sealed_before, $1) AS sealed_before
       FROM cities c LEFT JOIN seals l ON l.state = c.state WHERE c.id = $2`,
     cityDailyMarks: 'SELECT block, mark FROM city_daily_marks WHERE city_id = $1',
-    cityDaily: 'SELECT fuel, day, mean_tenths FROM city_daily WHERE city_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day, fuel',
+    /** A city's runs of means (sql/city-runs.ts) that reach into days [$2, $3]: they end by $4, the last day of $3's block. */
+    cityRuns: 'SELECT fuel, from_day, to_day, mean_tenths FROM city_runs WHERE city_id = $1 AND to_day BETWEEN $2 AND $4 AND from_day <= $3',
     cityLiveDay: cityLiveDaySql(d),
     cityStationDaily: `SELECT s.id AS station_id, d.fuel, d.day, d.weighted_tenths, d.seconds
       FROM stations s JOIN station_daily d ON d.station_key = s.key

@@ -1,5 +1,5 @@
 import type { LocalDay } from '../../domain/time.ts';
-import { type CityDaysSource, type CityMarks, SLOTS } from '../sql/city-means.ts';
+import { type CityDaysSource, SLOTS } from '../sql/city-means.ts';
 import type { SqliteFile } from './sqlite-file.ts';
 
 /** Days summed in one pass on SQLite: a city's sums over this many days stay in memory (some 5 MB). */
@@ -25,27 +25,9 @@ const RUNS = 'FROM station_runs WHERE station_key = +? AND to_day >= +? AND from
 const RUN_SPANS_OF = `SELECT ((max(from_day, +?) - +?) * ${SLOTS} + fuel) * ${WINDOW_DAYS} + min(to_day, +?) - +? ${RUNS}`;
 const RUN_PRICES_OF = `SELECT price_tenths ${RUNS}`;
 
-/**
- * The marks of changed blocks (city-means.ts CityMarks): SQLite's triggers upsert a block's mark
- * for every row written, which cost two thirds of writing years of a city's means; while
- * city_daily_marks_held has a row (only inside the writer's transaction) they do nothing, and the
- * recompute moves each changed block's mark once, as the triggers would have.
- */
-const MARKS: CityMarks = {
-  hold: async (tx) => { await tx.run('INSERT INTO city_daily_marks_held (held) VALUES (1)'); },
-  move: async (tx, cityId, blocks) => {
-    for (const block of blocks) {
-      await tx.run(`INSERT INTO city_daily_marks (city_id, block, mark) VALUES ($1, $2, random() % 9007199254740991)
-        ON CONFLICT (city_id, block) DO UPDATE SET mark = excluded.mark`, [cityId, block]);
-    }
-  },
-  release: async (tx) => { await tx.run('DELETE FROM city_daily_marks_held'); },
-};
-
 export function sqliteCityDays(db: SqliteFile): CityDaysSource {
   return {
     windowDays: WINDOW_DAYS,
-    marks: MARKS,
     read(_tx, _cityId, keys, low: LocalDay, high: LocalDay, visit): Promise<void> {
       // Prepared once by the file (kept by text), on first use: the tables exist only after migration.
       const slotsOf = db.columnStatement(SLOTS_OF);

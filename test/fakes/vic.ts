@@ -11,7 +11,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { FakeFeedServer, type FakeReply, type FakeRequest } from './server.ts';
+import assert from 'node:assert/strict';
+import { FeedHttp } from '../../src/ingest/feed-fetch.ts';
+import { vicAdapter } from '../../src/ingest/feeds/vic.ts';
+import { runFeed } from '../../src/ingest/runner.ts';
+import type { PriceStore } from '../../src/storage/store.ts';
+import { MemoryLog } from './context.ts';
+import { FakeFeedServer, type FakeReply, type FakeRequest, instantRetries } from './server.ts';
 
 const FIXTURES = new URL('../fixtures/feeds/vic/', import.meta.url);
 export const VIC_FAKE_ROUNDS = 2;
@@ -59,6 +65,25 @@ export function vicRealBodies(): VicBodies {
   const brands = vicRealBrands();
   const days = VIC_REAL_DAYS.map(vicRealPrices);
   return { prices: (round) => days[round - 1] ?? '', brands: () => brands, rounds: days.length };
+}
+
+/** 2026-05-01T00:00:00Z (2026-01-01 = 1767225600 plus 120 days), and noon of 3 May in Melbourne: the clock the real days are read at. */
+export const VIC_REAL_MAY_1 = 1_777_593_600;
+export const VIC_REAL_MAY_3_NOON = VIC_REAL_MAY_1 + 2 * 86_400 + 2 * 3_600;
+
+/** Both real days ingested through the VIC adapter from a fake of the API, one run a day, as `fuelprice ingest vic` would. */
+export async function ingestRealVic(store: PriceStore, clock: { now(): number }): Promise<void> {
+  const fake = await startVicFake(VIC_TEST_CONSUMER_ID, vicRealBodies());
+  try {
+    const config = { url: fake.url, credentials: { VIC_FAIRFUEL_CONSUMER_ID: VIC_TEST_CONSUMER_ID } };
+    for (let round = 1; round <= 2; round++) {
+      if (round === 2) fake.advance();
+      const run = await runFeed({ store, adapter: vicAdapter, config, clock, log: new MemoryLog(), http: new FeedHttp(instantRetries()) });
+      assert.equal(run.error, undefined);
+    }
+  } finally {
+    await fake.close();
+  }
 }
 
 const json = (status: number, body: unknown): FakeReply => ({ status, body: JSON.stringify(body) });

@@ -7,32 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FeedHttp } from '../../../src/ingest/feed-fetch.ts';
-import { vicAdapter } from '../../../src/ingest/feeds/vic.ts';
-import { runFeed } from '../../../src/ingest/runner.ts';
-import type { PriceStore } from '../../../src/storage/store.ts';
 import { encodePolyline } from '../../../src/domain/route.ts';
-import { MemoryLog } from '../../fakes/context.ts';
-import { VIC_TEST_CONSUMER_ID, startVicFake, vicRealBodies } from '../../fakes/vic.ts';
-import { instantRetries } from '../../fakes/server.ts';
+import { VIC_REAL_MAY_3_NOON, ingestRealVic } from '../../fakes/vic.ts';
 import { type RunningServer, fixedClock, get, servedStore, testBackends } from '../../helpers.ts';
 
-const MAY_1 = 1_777_593_600;
-const MAY_3_NOON_MELBOURNE = MAY_1 + 2 * 86_400 + 2 * 3_600;
-
-async function ingestRealVic(store: PriceStore, clock: { now(): number }): Promise<void> {
-  const fake = await startVicFake(VIC_TEST_CONSUMER_ID, vicRealBodies());
-  try {
-    const config = { url: fake.url, credentials: { VIC_FAIRFUEL_CONSUMER_ID: VIC_TEST_CONSUMER_ID } };
-    for (let round = 1; round <= 2; round++) {
-      if (round === 2) fake.advance();
-      const run = await runFeed({ store, adapter: vicAdapter, config, clock, log: new MemoryLog(), http: new FeedHttp(instantRetries()) });
-      assert.equal(run.error, undefined);
-    }
-  } finally {
-    await fake.close();
-  }
-}
+const MAY_3_NOON_MELBOURNE = VIC_REAL_MAY_3_NOON;
 
 interface Answer { status: number; headers: Headers; text: string; body: unknown }
 

@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FeedHttp } from '../../../src/ingest/feed-fetch.ts';
-import { vicAdapter } from '../../../src/ingest/feeds/vic.ts';
-import { runFeed } from '../../../src/ingest/runner.ts';
-import type { PriceStore } from '../../../src/storage/store.ts';
-import { MemoryLog } from '../../fakes/context.ts';
-import { VIC_TEST_CONSUMER_ID, startVicFake, vicRealBodies } from '../../fakes/vic.ts';
-import { instantRetries } from '../../fakes/server.ts';
+import { VIC_REAL_MAY_1, VIC_REAL_MAY_3_NOON, ingestRealVic } from '../../fakes/vic.ts';
 import { NOW, loadFixture } from '../../fixture.ts';
 import { fixedClock, get, servedStore, testBackends } from '../../helpers.ts';
 
@@ -94,22 +88,8 @@ for (const backend of testBackends()) {
  *
  * (2026-05-01T00:00:00Z = 1777593600: 2026-01-01 = 1767225600 plus 120 days.)
  */
-const MAY_1 = 1_777_593_600;
-const MAY_3_NOON_MELBOURNE = MAY_1 + 2 * 86_400 + 2 * 3_600;
-
-async function ingestRealVic(store: PriceStore, clock: { now(): number }): Promise<void> {
-  const fake = await startVicFake(VIC_TEST_CONSUMER_ID, vicRealBodies());
-  try {
-    const config = { url: fake.url, credentials: { VIC_FAIRFUEL_CONSUMER_ID: VIC_TEST_CONSUMER_ID } };
-    for (let round = 1; round <= 2; round++) {
-      if (round === 2) fake.advance();
-      const run = await runFeed({ store, adapter: vicAdapter, config, clock, log: new MemoryLog(), http: new FeedHttp(instantRetries()) });
-      assert.equal(run.error, undefined);
-    }
-  } finally {
-    await fake.close();
-  }
-}
+const MAY_1 = VIC_REAL_MAY_1;
+const MAY_3_NOON_MELBOURNE = VIC_REAL_MAY_3_NOON;
 
 for (const backend of testBackends()) {
   describe(`station prices of real VIC answers on ${backend.name}`, () => {

@@ -10,12 +10,15 @@
 // Plain JavaScript: the server may run from dist/ or the sources.
 import { createServer } from 'node:http';
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
 
 const port = Number(process.env.FUELPRICE_STALL_PROBE_PORT);
 // The serving thread only: NODE_OPTIONS loads this file into every worker thread too (the logger's, derived answers').
 if (isMainThread && Number.isInteger(port) && port > 0) {
+  // V8 flags for a look inside the collector (e.g. --trace-gc-nvp: each collection's phases, on the server's stdout,
+  // which bench/stall.ts --server-out keeps); NODE_OPTIONS does not take them.
+  if (process.env.FUELPRICE_STALL_V8_FLAGS) setFlagsFromString(process.env.FUELPRICE_STALL_V8_FLAGS);
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const cpuMs = () => { const { user, system } = process.threadCpuUsage(); return (user + system) / 1000; };
@@ -23,10 +26,11 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
   let gcMs = 0;
   let gcMaxMs = 0;
   let gcMaxKind = 0;
+  let gcMaxFlags = 0;
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       gcMs += entry.duration;
-      if (entry.duration > gcMaxMs) { gcMaxMs = entry.duration; gcMaxKind = entry.detail?.kind ?? 0; }
+      if (entry.duration > gcMaxMs) { gcMaxMs = entry.duration; gcMaxKind = entry.detail?.kind ?? 0; gcMaxFlags = entry.detail?.flags ?? 0; }
     }
   }).observe({ entryTypes: ['gc'] });
   const server = createServer((req, res) => {
@@ -36,12 +40,15 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
       gcMs = 0;
       gcMaxMs = 0;
       gcMaxKind = 0;
+      gcMaxFlags = 0;
       res.end('ok');
       return;
     }
-    // gcMaxKind: perf_hooks' constants (1 minor, 4 major, 8 incremental, 16 weak callbacks); heap: this thread's, in MB.
+    // gcMaxKind: perf_hooks' constants (1 minor, 4 major, 8 incremental, 16 weak callbacks); gcMaxFlags: its flags (2 construct
+    // retained, 4 forced, 8 synchronous phantom processing, 16 all available garbage, 32 all external memory: a collection asked
+    // for because external memory (Buffers) grew, 64 schedule idle); heap: this thread's, in MB.
     const heap = getHeapStatistics();
-    res.end(JSON.stringify({ delayMs: histogram.max / 1e6, cpuMs: cpuMs() - cpuAtReset, gcMs, gcMaxMs, gcMaxKind,
+    res.end(JSON.stringify({ delayMs: histogram.max / 1e6, cpuMs: cpuMs() - cpuAtReset, gcMs, gcMaxMs, gcMaxKind, gcMaxFlags,
       heapUsedMb: heap.used_heap_size / 2 ** 20, externalMb: heap.external_memory / 2 ** 20 }));
   });
   server.on('error', (error) => process.stderr.write(`stall probe: ${error.message}\n`));

@@ -4,7 +4,7 @@
  * request holds it longer than 20 ms at national scale (au-10y).
  *
  *   npm run bench:stall -- [--dataset small|au-10y] [--db PATH] [--postgres URL | --postgres-db URL] [--cities N|all] [--fuels all|reported]
- *                          [--save FILE] [--before FILE] [--max-seconds S] [--only FAMILY,...]
+ *                          [--save FILE] [--before FILE] [--max-seconds S] [--only FAMILY,...] [--server-out FILE]
  *
  * 1. Copies the dataset (never written in place), adds a token, and starts `fuelprice serve` as
  *    shipped (its defaults: answer cache on, load shedding at 100 ms, logging at info to a pipe
@@ -21,12 +21,13 @@
  *    thread's own CPU time while it ran, less what that thread spends with no request for as long (measured
  *    first: mostly the probe's own 1 ms timer). The delay counts waits for a core on a shared machine; the CPU does not.
  * 3. Prints, per family, the longest hold, its URL and the non-200 answers; --save writes them as
- *    JSON, --before FILE prints a before/after table against a saved run.
+ *    JSON, --before FILE prints a before/after table against a saved run. --server-out FILE keeps the server's
+ *    stdout; with FUELPRICE_STALL_V8_FLAGS=--trace-gc-nvp (set by the probe in the server) it holds each collection's phases.
  *
  * Bounded: one request at a time, loopback only, --max-seconds (default 1,800) for the whole run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,7 +51,7 @@ const { values } = parseArgs({
   options: {
     dataset: { type: 'string', default: 'small' }, db: { type: 'string' }, postgres: { type: 'string' }, 'postgres-db': { type: 'string' },
     cities: { type: 'string', default: 'all' }, fuels: { type: 'string', default: 'reported' },
-    save: { type: 'string' }, before: { type: 'string' }, 'max-seconds': { type: 'string', default: '1800' }, only: { type: 'string' },
+    save: { type: 'string' }, before: { type: 'string' }, 'max-seconds': { type: 'string', default: '1800' }, only: { type: 'string' }, 'server-out': { type: 'string' },
   },
 });
 const source = values.db ?? (existsSync(`/work/bench-data/${values.dataset}.db`) ? `/work/bench-data/${values.dataset}.db` : join(ROOT, 'bench', 'out', `${values.dataset}.db`));
@@ -138,7 +139,8 @@ const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'fuelpri
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
-server.stdout?.resume();
+if (values['server-out']) server.stdout?.pipe(createWriteStream(values['server-out']));
+else server.stdout?.resume();
 const base = `http://127.0.0.1:${port}`;
 for (let started = performance.now(); ; await new Promise((r) => setTimeout(r, 200))) {
   if (await fetch(`${base}/ready`).then((r) => r.ok, () => false)) break;
@@ -155,7 +157,7 @@ interface Hold {
   /** Garbage collection on the serving thread during the request with the most CPU (the probe's 'gc' entries), and the longest pause of the family. */
   cpuMaxGcMs?: number; gcMaxMs?: number;
   /** The longest pause's kind (perf_hooks: 1 minor, 4 major, 8 incremental, 16 weak callbacks) and the serving thread's heap after the family (MB). */
-  gcMaxKind?: number; heapUsedMb?: number; externalMb?: number;
+  gcMaxKind?: number; gcMaxFlags?: number; heapUsedMb?: number; externalMb?: number;
 }
 async function family(name: string, paths: readonly string[], headers: Record<string, string> = {}): Promise<Hold> {
   await write();
@@ -166,6 +168,7 @@ async function family(name: string, paths: readonly string[], headers: Record<st
   let cpuWorst = { ms: -1, url: '', gcMs: 0 };
   let gcMaxMs = 0;
   let gcMaxKind = 0;
+  let gcMaxFlags = 0;
   let heap = { heapUsedMb: 0, externalMb: 0 };
   let failures = 0;
   let wallMaxMs = 0;
@@ -179,7 +182,7 @@ async function family(name: string, paths: readonly string[], headers: Record<st
     wallMaxMs = Math.max(wallMaxMs, performance.now() - started);
     if (answer.status !== 200 && failures++ === 0) console.log(`  ${name}: ${answer.status} for ${path.slice(0, 80)}`);
     await new Promise((r) => setTimeout(r, 5));
-    const read = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number; gcMaxKind?: number; heapUsedMb?: number; externalMb?: number };
+    const read = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number; gcMaxKind?: number; gcMaxFlags?: number; heapUsedMb?: number; externalMb?: number };
     heap = { heapUsedMb: read.heapUsedMb ?? 0, externalMb: read.externalMb ?? 0 };
     const ms = read.delayMs;
     // Net of what the serving thread spends with no request for as long (the probe's 1 ms timer mostly: idleCpuMsPerSec).
@@ -188,14 +191,14 @@ async function family(name: string, paths: readonly string[], headers: Record<st
     cpus.push(cpuMs);
     if (ms > worst.ms) worst = { ms, url: path };
     if (cpuMs > cpuWorst.ms) cpuWorst = { ms: cpuMs, url: path, gcMs: read.gcMs ?? 0 };
-    if ((read.gcMaxMs ?? 0) > gcMaxMs) { gcMaxMs = read.gcMaxMs ?? 0; gcMaxKind = read.gcMaxKind ?? 0; }
+    if ((read.gcMaxMs ?? 0) > gcMaxMs) { gcMaxMs = read.gcMaxMs ?? 0; gcMaxKind = read.gcMaxKind ?? 0; gcMaxFlags = read.gcMaxFlags ?? 0; }
   }
   const sorted = [...holds].sort((a, b) => a - b);
   const cpuSorted = [...cpus].sort((a, b) => a - b);
   const hold = { family: name, requests: holds.length, maxMs: worst.ms, url: worst.url, medianMs: sorted[sorted.length >> 1] ?? 0, failures, wallMaxMs, cpuMaxMs: cpuWorst.ms, cpuUrl: cpuWorst.url,
-    cpuMedianMs: cpuSorted[cpuSorted.length >> 1] ?? 0, cpuP90Ms: cpuSorted[Math.floor(cpuSorted.length * 0.9)] ?? 0, cpuMaxGcMs: cpuWorst.gcMs, gcMaxMs, gcMaxKind, ...heap };
+    cpuMedianMs: cpuSorted[cpuSorted.length >> 1] ?? 0, cpuP90Ms: cpuSorted[Math.floor(cpuSorted.length * 0.9)] ?? 0, cpuMaxGcMs: cpuWorst.gcMs, gcMaxMs, gcMaxKind, gcMaxFlags, ...heap };
   console.log(`  ${name}: longest hold ${hold.maxMs.toFixed(1)} ms (${hold.url.slice(0, 90)}), median ${hold.medianMs.toFixed(1)} ms, `
-    + `serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, p90 ${hold.cpuP90Ms.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms (${hold.cpuUrl.slice(0, 60)}; of it in GC pauses ${cpuWorst.gcMs.toFixed(1)} ms), longest GC pause ${gcMaxMs.toFixed(1)} ms (kind ${gcMaxKind}), heap ${heap.heapUsedMb.toFixed(0)} MB + ${heap.externalMb.toFixed(0)} MB external, `
+    + `serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, p90 ${hold.cpuP90Ms.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms (${hold.cpuUrl.slice(0, 60)}; of it in GC pauses ${cpuWorst.gcMs.toFixed(1)} ms), longest GC pause ${gcMaxMs.toFixed(1)} ms (kind ${gcMaxKind}, flags ${gcMaxFlags}), heap ${heap.heapUsedMb.toFixed(0)} MB + ${heap.externalMb.toFixed(0)} MB external, `
     + `${hold.requests} requests, slowest answer ${wallMaxMs.toFixed(0)} ms${failures ? `, ${failures} not 200` : ''}`);
   return hold;
 }
@@ -232,21 +235,23 @@ async function idle(windows: number, name = 'idle (1 s, no request)'): Promise<H
   const delays: number[] = [];
   const cpus: number[] = [];
   let gcMaxMs = 0;
+  let gcMaxKind = 0;
+  let gcMaxFlags = 0;
   let cpuMaxGcMs = 0;
   for (let i = 0; i < windows && performance.now() < deadline; i++) {
     await probe('/reset');
     await new Promise((r) => setTimeout(r, 1000));
-    const { delayMs, cpuMs, gcMs, gcMaxMs: pause } = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number };
+    const { delayMs, cpuMs, gcMs, gcMaxMs: pause, gcMaxKind: kind, gcMaxFlags: flags } = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number; gcMaxKind?: number; gcMaxFlags?: number };
     if (cpus.every((c) => cpuMs > c)) cpuMaxGcMs = gcMs ?? 0;
-    gcMaxMs = Math.max(gcMaxMs, pause ?? 0);
+    if ((pause ?? 0) > gcMaxMs) { gcMaxMs = pause ?? 0; gcMaxKind = kind ?? 0; gcMaxFlags = flags ?? 0; }
     delays.push(delayMs);
     cpus.push(cpuMs);
   }
   const [d, c] = [[...delays].sort((a, b) => a - b), [...cpus].sort((a, b) => a - b)];
   const hold = { family: name, requests: 0, maxMs: d.at(-1) ?? 0, url: '', medianMs: d[d.length >> 1] ?? 0, failures: 0, wallMaxMs: 0,
-    cpuMaxMs: c.at(-1) ?? 0, cpuUrl: '', cpuMedianMs: c[c.length >> 1] ?? 0, cpuP90Ms: c[Math.floor(c.length * 0.9)] ?? 0, cpuMaxGcMs, gcMaxMs };
+    cpuMaxMs: c.at(-1) ?? 0, cpuUrl: '', cpuMedianMs: c[c.length >> 1] ?? 0, cpuP90Ms: c[Math.floor(c.length * 0.9)] ?? 0, cpuMaxGcMs, gcMaxMs, gcMaxKind, gcMaxFlags };
   console.log(`  ${name}: ${delays.length} windows, longest delay ${hold.maxMs.toFixed(1)} ms, serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, `
-    + `most ${hold.cpuMaxMs.toFixed(1)} ms (of it in GC pauses ${cpuMaxGcMs.toFixed(1)} ms), longest GC pause ${gcMaxMs.toFixed(1)} ms`);
+    + `most ${hold.cpuMaxMs.toFixed(1)} ms (of it in GC pauses ${cpuMaxGcMs.toFixed(1)} ms), longest GC pause ${gcMaxMs.toFixed(1)} ms (kind ${gcMaxKind}, flags ${gcMaxFlags})`);
   return hold;
 }
 

@@ -4,7 +4,10 @@
  * (derived-worker.ts) runs all of it off the event loop. The domain functions are used as they
  * are; what they compute is documented in domain/cycle.ts, advice.ts and fresh.ts. A value derived
  * per city and fuel that should ride with the cycle (a track record, a forecast) is added here.
+ * The derived answer is its route's whole 200 as bytes (cycleAnswerBytes), written here with the
+ * serialiser Fastify compiles from the same schema, so the serving thread keeps and sends one buffer.
  */
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { Static } from '@sinclair/typebox';
 import { fillUpAdvice } from '../domain/advice.ts';
 import type { Restoration } from '../domain/cycle.ts';
@@ -17,8 +20,9 @@ import { formatLocalDay, localDayOf } from '../domain/time.ts';
 import { cityAverages, fuelTotals } from '../domain/today.ts';
 import { pairedTomorrow } from '../domain/tomorrow.ts';
 import { TRACK_DAYS, trackRecord } from '../domain/track-record.ts';
-import { type CycleResponse, WEEKDAY_NAMES } from '../schemas/cycle.ts';
+import { CycleResponse, WEEKDAY_NAMES } from '../schemas/cycle.ts';
 import type { City, ReadStore } from '../storage/store.ts';
+import { type AnswerBytes, answerOf } from './answer-bytes.ts';
 
 export type CycleData = Static<typeof CycleResponse>['data'];
 
@@ -63,4 +67,13 @@ export async function cycleAnswer(store: ReadStore, city: City, fuel: FuelId, no
     } : false as const,
     confidence,
   };
+}
+
+/** The route's 200 body serialised as Fastify would (the same compiler and schema: test/derived/derived-answers.test.ts compares them). */
+let serialise: ((value: unknown) => string) | undefined;
+
+/** GET /v1/cities/{id}/cycle's answer as the bytes the route sends, with their digest for the ETag. */
+export async function cycleAnswerBytes(store: ReadStore, city: City, fuel: FuelId, now: number): Promise<AnswerBytes> {
+  serialise ??= SerializerSelector()({}, {})({ schema: CycleResponse, method: 'GET', url: '/v1/cities/:id/cycle', httpStatus: '200' }) as (value: unknown) => string;
+  return answerOf(Buffer.from(serialise({ data: await cycleAnswer(store, city, fuel, now) })));
 }

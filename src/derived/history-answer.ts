@@ -9,7 +9,6 @@
  * thread: the worker's, or the serving thread's for sqlite::memory:), read again only when their
  * change mark moved, as the route did before (test/http/cache/history-blocks.test.ts).
  */
-import { hash } from 'node:crypto';
 import { historyEntries } from '../domain/api-entries.ts';
 import { HISTORY_COLUMNS, csvText, historyRows } from '../domain/csv-text.ts';
 import type { FuelSeries } from '../domain/history.ts';
@@ -19,6 +18,7 @@ import { formatCents, formatDollars } from '../domain/rounding.ts';
 import type { StateId } from '../domain/states.ts';
 import { type Timeframe, localDayOf, timeframeWindow } from '../domain/time.ts';
 import type { ReadStore } from '../storage/store.ts';
+import { type AnswerBytes, answerOf } from './answer-bytes.ts';
 import { HistoryBlocks } from './history-blocks.ts';
 
 /** What a history answer is of: a city or a station (what its route found, so a 404 stays in the route). */
@@ -34,18 +34,8 @@ export interface HistoryArgs {
   format: 'json' | 'csv';
 }
 
-/** An answer's bytes and the base64url SHA-256 of them (the ETag's digest: http/cache/etag.ts quotedEtag). */
-export interface AnswerBytes {
-  bytes: Uint8Array;
-  digest: string;
-}
-
 /** Sealed city history held formatted, in this thread. */
 const blocks = new HistoryBlocks();
-
-function answerOf(bytes: Buffer): AnswerBytes {
-  return { bytes, digest: hash('sha256', bytes, 'base64url') };
-}
 
 function csvOf(series: FuelSeries, state: StateId, format: (meanTenths: number) => string): AnswerBytes {
   return answerOf(Buffer.from(csvText(HISTORY_COLUMNS, historyRows(historyEntries(series, state, format)))));
@@ -73,10 +63,4 @@ export async function stationHistoryAnswer(store: ReadStore, { of: station, time
   const series = stationHistory(station.state, rows, current, range, nowSec);
   if (format === 'csv') return csvOf(series, station.state, formatCents);
   return answerOf(Buffer.concat(historyPieces(station.id, station.name, series, [], station.state, formatCents)));
-}
-
-/** The answer's bytes as a Buffer over the same memory (a Uint8Array after the structured clone from the worker). */
-export function answerBuffer(answer: AnswerBytes): Buffer {
-  const { bytes } = answer;
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -7,13 +7,14 @@
  */
 import type { FuelId } from '../domain/fuels.ts';
 import type { AlongPage, CheapestPage, City, ListResult, ListedStation, ReadStore, StationListQuery } from '../storage/store.ts';
-import { type CycleData, cycleAnswer } from './cycle-answer.ts';
-import { type AnswerBytes, type HistoryArgs, cityHistoryAnswer, stationHistoryAnswer } from './history-answer.ts';
+import type { AnswerBytes } from './answer-bytes.ts';
+import { cycleAnswerBytes } from './cycle-answer.ts';
+import { type HistoryArgs, cityHistoryAnswer, stationHistoryAnswer } from './history-answer.ts';
 import { type AlongArgs, type CheapestArgs, alongAnswer, cheapestAnswer, searchKey } from './search-answers.ts';
 
 export interface DerivedKinds {
-  /** GET /v1/cities/{id}/cycle's data: the cycle and its advice of one city and fuel. */
-  cycle: { args: { city: City; fuel: FuelId }; value: CycleData };
+  /** GET /v1/cities/{id}/cycle's answer as bytes: the cycle and its advice of one city and fuel. */
+  cycle: { args: { city: City; fuel: FuelId }; value: AnswerBytes };
   /** GET /v1/cities/{id}/history's answer, JSON or CSV, as bytes. */
   cityHistory: { args: HistoryArgs; value: AnswerBytes };
   /** GET /v1/stations/{id}/history's answer, JSON or CSV, as bytes. */
@@ -51,7 +52,7 @@ export const DERIVED: { [K in DerivedKind]: DerivedSpec<K> } = {
   cycle: {
     key: ({ city, fuel }) => `${city.id}|${fuel}`,
     city: ({ city }) => city.id,
-    compute: (store, { city, fuel }, nowSec) => cycleAnswer(store, city, fuel, nowSec),
+    compute: (store, { city, fuel }, nowSec) => cycleAnswerBytes(store, city, fuel, nowSec),
   },
   cityHistory: {
     key: ({ of, timeframe, format }) => `${of.id}|${timeframe}|${format}`,

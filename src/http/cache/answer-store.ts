@@ -22,7 +22,7 @@ export interface CachedAnswer {
   /** The bytes sent (kept as a Buffer: a hit is written without encoding or measuring a string). */
   body: Buffer;
   /**
-   * The same bytes as a latin1 string (one character a byte, whatever the byte: it reads back as
+   * The same bytes as a latin1 string, made at the answer's first hit (one character a byte, whatever the byte: it reads back as
    * the very bytes) when there are at most TEXT_MAX_BYTES, for sendHit (cache-hit.ts) to send: Node joins
    * a latin1 string body to the header block (also latin1) and writes both with one write from
    * its stack, where a Buffer body goes out as a writev of two pieces with the header block
@@ -56,6 +56,8 @@ export interface AnswerToKeep {
 interface Entry extends CachedAnswer {
   version: number;
   bucket: number;
+  /** Kept as text too, made at its first hit (get). */
+  textable: boolean;
 }
 
 export interface CacheLimits {
@@ -97,6 +99,9 @@ export class AnswerStore {
       this.newest = entry;
     }
     this.hits++;
+    // The text is made at the first hit, not when kept: most answers kept after a write are asked once (cycles, histories
+    // after each write), and their text would be garbage for the collector at the next version (its bytes are counted from the start).
+    if (entry.textable && entry.text === undefined) entry.text = entry.body.toString('latin1');
     return entry;
   }
 
@@ -106,8 +111,7 @@ export class AnswerStore {
     const size = body.length;
     if (size > this.limits.maxBytes / 4) return;
     this.drop(key);
-    const entry: Entry = { body, etag: answer.etag, length: String(size), version, bucket };
-    if (this.keepText && size <= TEXT_MAX_BYTES) entry.text = body.toString('latin1');
+    const entry: Entry = { body, etag: answer.etag, length: String(size), version, bucket, textable: this.keepText && size <= TEXT_MAX_BYTES };
     if (answer.headers) entry.head = Object.entries(answer.headers).flat();
     if (answer.route !== undefined) entry.route = answer.route;
     this.entries.set(key, entry);
@@ -133,9 +137,9 @@ export class AnswerStore {
   }
 }
 
-/** What an entry holds: its body, and its text when kept (one byte a character). */
-function heldBytes(entry: CachedAnswer): number {
-  return entry.body.length + (entry.text?.length ?? 0);
+/** What an entry holds: its body, and its text when kept (one byte a character; counted before its first hit makes it). */
+function heldBytes(entry: Entry): number {
+  return entry.body.length * (entry.textable ? 2 : 1);
 }
 
 /** The clock slice of an instant: an answer that reads the clock is kept for one (request/policy.ts isClocked). */

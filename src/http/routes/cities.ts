@@ -13,7 +13,7 @@ import type { DerivedAnswers } from '../../derived/derived-answers.ts';
 import { CITY_COLUMNS } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer } from '../representation/negotiation.ts';
-import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed, sendHistory } from './responses.ts';
+import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed, sendAnswerBytes, sendHistory } from './responses.ts';
 
 const tags = ['Cities'];
 const security = [{ bearerAuth: [] }];
@@ -78,11 +78,11 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: Derive
         + 'simple rule and hindsight. docs/CYCLE.md has the method and its measured savings.',
       tags, security, params: IdParams, querystring: CycleQuerySchema, response: { 200: CycleResponse, ...errorResponses(404) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const city = await findCity(request.params.id);
     const fuel = (request.query.fuel ?? DEFAULT_CYCLE_FUEL) as FuelId;
-    // Worked out off the event loop and kept per data version (src/derived/, docs/DERIVED.md): here only read and serialised.
-    return { data: await derived.get('cycle', { city, fuel }, clock.now()) };
+    // Worked out and written off the event loop, kept per data version as bytes (src/derived/, docs/DERIVED.md): here only sent.
+    return sendAnswerBytes(reply, await derived.get('cycle', { city, fuel }, clock.now()));
   });
 
   app.get('/v1/cities/:id/unavailable', {

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptio
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { Clock } from '../../config.ts';
 import type { DerivedAnswers } from '../../derived/derived-answers.ts';
-import { type HistoryOf, answerBuffer } from '../../derived/history-answer.ts';
+import { type AnswerBytes, answerBuffer } from '../../derived/answer-bytes.ts';
+import type { HistoryOf } from '../../derived/history-answer.ts';
 import type { Timeframe } from '../../domain/time.ts';
 import type { ReadStore } from '../../storage/store.ts';
 import { quotedEtag } from '../cache/etag.ts';
@@ -102,6 +103,11 @@ export async function sendHistory(request: FastifyRequest, reply: FastifyReply, 
   of: HistoryOf, timeframe: Timeframe, nowSec: number): Promise<FastifyReply> {
   const csv = wantsCsv(request);
   const answer = await derived.get(kind, { of, timeframe, format: csv ? 'csv' : 'json' }, nowSec);
+  return csv ? sendCsv(reply.header('etag', quotedEtag(answer.digest)), answerBuffer(answer), `${of.id}-history-${timeframe}.csv`) : sendAnswerBytes(reply, answer);
+}
+
+/** A derived answer kept as the JSON bytes its route sends (docs/DERIVED.md): sent as they are, their ETag from their digest. */
+export function sendAnswerBytes(reply: FastifyReply, answer: AnswerBytes): FastifyReply {
   reply.header('etag', quotedEtag(answer.digest));
-  return csv ? sendCsv(reply, answerBuffer(answer), `${of.id}-history-${timeframe}.csv`) : sendJsonText(reply, answerBuffer(answer));
+  return sendJsonText(reply, answerBuffer(answer));
 }

@@ -10,7 +10,7 @@ describe('AnswerStore (pure)', () => {
   test('an entry serves its own data version and clock slice only', () => {
     const cache = new AnswerStore();
     cache.set('/a', 3, 0, { body: 'x', etag: '"e"' });
-    assert.deepEqual(cache.get('/a', 3, 0), { body: Buffer.from('x'), etag: '"e"', length: '1', version: 3, bucket: 0, text: 'x' });
+    assert.deepEqual(cache.get('/a', 3, 0), { body: Buffer.from('x'), etag: '"e"', length: '1', version: 3, bucket: 0, text: 'x', textable: true });
     assert.equal(cache.get('/a', 4, 0), undefined);
     assert.equal(cache.get('/a', 3, CLOCK_BUCKET_SEC), undefined);
     assert.equal(cache.get('/b', 3, 0), undefined);

@@ -8,9 +8,11 @@
 // - gc: the garbage collector's pauses on this thread since the reset (PerformanceObserver 'gc' entries: their sum and the
 //   longest), so that a request's CPU can be told from a collection that fell inside it.
 // Plain JavaScript: the server may run from dist/ or the sources.
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { Session } from 'node:inspector';
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
 
 const port = Number(process.env.FUELPRICE_STALL_PROBE_PORT);
@@ -19,6 +21,19 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
   // V8 flags for a look inside the collector (e.g. --trace-gc-nvp: each collection's phases, on the server's stdout,
   // which bench/stall.ts --server-out keeps); NODE_OPTIONS does not take them.
   if (process.env.FUELPRICE_STALL_V8_FLAGS) setFlagsFromString(process.env.FUELPRICE_STALL_V8_FLAGS);
+  // Where the serving thread allocates (garbage included): a sampling heap profile from start to exit, written to this file
+  // (a .heapprofile: Chrome DevTools opens it; bench/heap-profile-top.mjs sums it by function).
+  // Started by /heap-start, which bench/stall.ts asks for once every URL was asked once (code compiled, serialisers made).
+  const heapProfile = process.env.FUELPRICE_STALL_HEAP_PROFILE;
+  const session = heapProfile ? new Session() : undefined;
+  const startHeapProfile = () => {
+    if (!session) return;
+    session.connect();
+    session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    process.on('exit', () => {
+      session.post('HeapProfiler.stopSampling', (error, result) => { if (!error) writeFileSync(heapProfile, JSON.stringify(result.profile)); });
+    });
+  };
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const cpuMs = () => { const { user, system } = process.threadCpuUsage(); return (user + system) / 1000; };
@@ -34,6 +49,16 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
     }
   }).observe({ entryTypes: ['gc'] });
   const server = createServer((req, res) => {
+    if (req.url === '/heap-snapshot' && heapProfile) {
+      writeHeapSnapshot(`${heapProfile}.heapsnapshot`);
+      res.end('ok');
+      return;
+    }
+    if (req.url === '/heap-start') {
+      startHeapProfile();
+      res.end('ok');
+      return;
+    }
     if (req.url === '/reset') {
       histogram.reset();
       cpuAtReset = cpuMs();

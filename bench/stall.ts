@@ -23,6 +23,8 @@
  * 3. Prints, per family, the longest hold, its URL and the non-200 answers; --save writes them as
  *    JSON, --before FILE prints a before/after table against a saved run. --server-out FILE keeps the server's
  *    stdout; with FUELPRICE_STALL_V8_FLAGS=--trace-gc-nvp (set by the probe in the server) it holds each collection's phases.
+ *    FUELPRICE_STALL_HEAP_PROFILE=FILE: where the serving thread allocates during the families, garbage included
+ *    (a sampling heap profile; `node bench/heap-profile-top.mjs FILE` sums it by function), and FILE.heapsnapshot after them.
  *
  * Bounded: one request at a time, loopback only, --max-seconds (default 1,800) for the whole run.
  */
@@ -270,7 +272,9 @@ try {
   for (const [, paths, headers] of chosen) {
     for (const path of paths) await (await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${created.token}`, ...headers } })).arrayBuffer();
   }
+  if (process.env.FUELPRICE_STALL_HEAP_PROFILE) await probe('/heap-start');
   for (const [name, paths, headers] of chosen) results.push(await family(name, paths, headers));
+  if (process.env.FUELPRICE_STALL_HEAP_PROFILE) await probe('/heap-snapshot');
   if (!only || only.includes('idle')) results.push(await idle(65));
 } finally {
   server.kill('SIGTERM');

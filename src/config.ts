@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import { maskSecrets } from './secrets.ts';
 
+/** What the environment gives a live feed (ingest/feeds/index.ts feedConfigs, from the variables the feed declares). */
 export interface FeedConfig {
   readonly url: string;
   readonly credentials: Readonly<Record<string, string | undefined>>;
@@ -9,11 +10,12 @@ export interface FeedConfig {
   readonly source?: FeedSource;
 }
 
-/** WA_FUELWATCH_SOURCE: `api` FuelWatch's JSON site API, `rss` its RSS, `auto` the site API with the RSS as the fallback (ingest/feeds/wa.ts). */
+/** A feed's interface (WA_FUELWATCH_SOURCE): `api` FuelWatch's JSON site API, `rss` its RSS, `auto` the site API with the RSS as the fallback (ingest/feeds/wa.ts). */
 export const FEED_SOURCES = ['auto', 'api', 'rss'] as const;
 export type FeedSource = (typeof FEED_SOURCES)[number];
 
-function parseSource(variable: string, value: string | undefined): FeedSource {
+/** A feed's interface from env[variable]: `auto` when unset. */
+export function parseSource(variable: string, value: string | undefined): FeedSource {
   const text = value?.trim().toLowerCase() ?? '';
   if (text === '') return 'auto';
   if (!(FEED_SOURCES as readonly string[]).includes(text)) throw new ConfigError(variable, `must be one of ${FEED_SOURCES.join(', ')}, got '${text.slice(0, 20)}'`);
@@ -42,7 +44,6 @@ export interface Config {
   readonly fixedNow: number | undefined;
   /** The bearer token that reads GET /metrics (METRICS_TOKEN); unset: no /metrics (404). Never logged. */
   readonly metricsToken: string | undefined;
-  readonly feeds: Readonly<Record<'nsw' | 'qld' | 'sa' | 'wa' | 'vic' | 'nt', FeedConfig>>;
   /** The dashboard map's tiles (TILE_URL, TILE_ATTRIBUTION, TILE_ATTRIBUTION_URL): OpenStreetMap's by default; null with TILE_URL=none. */
   readonly tiles: TileConfig | null;
 }
@@ -121,21 +122,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const maxConnections = parseWhole(env, 'MAX_CONNECTIONS', 4_096, 1, 1_000_000);
   const keepAliveTimeoutMs = parseWhole(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000);
   const metricsToken = parseMetricsToken(env.METRICS_TOKEN);
-  const feed = (urlVar: string, defaultUrl: string, ...credentialVars: string[]): FeedConfig => ({
-    url: parseUrl(urlVar, env[urlVar], defaultUrl),
-    credentials: Object.fromEntries(credentialVars.map((v) => [v, env[v]?.trim() || undefined])),
-  });
   const tiles = parseTiles(env);
   return Object.freeze({
     databaseUrl, redisUrl, redisPrefix, port, portSet, host, logLevel, fixedNow, trustProxy, maxEventLoopDelayMs, maxConnections, keepAliveTimeoutMs, metricsToken, tiles,
-    feeds: Object.freeze({
-      nsw: feed('NSW_FUELCHECK_URL', 'https://api.onegov.nsw.gov.au', 'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET'),
-      qld: feed('QLD_FPD_URL', 'https://fppdirectapi-prod.fuelpricesqld.com.au', 'QLD_FPD_TOKEN'),
-      sa: feed('SA_FPD_URL', 'https://fppdirectapi-prod.safuelpricinginformation.com.au', 'SA_FPD_TOKEN'),
-      wa: { ...feed('WA_FUELWATCH_URL', 'https://www.fuelwatch.wa.gov.au'), source: parseSource('WA_FUELWATCH_SOURCE', env.WA_FUELWATCH_SOURCE) },
-      vic: feed('VIC_FAIRFUEL_URL', 'https://api.fuel.service.vic.gov.au', 'VIC_FAIRFUEL_CONSUMER_ID'),
-      nt: feed('NT_MYFUEL_URL', 'https://myfuelnt.nt.gov.au'),
-    }),
   });
 }
 
@@ -219,7 +208,8 @@ function parseNow(value: string | undefined): number | undefined {
   return Math.floor(ms / 1000);
 }
 
-function parseUrl(variable: string, value: string | undefined, fallback: string): string {
+/** An http(s) URL in env[variable] (a feed's address), without a trailing slash; `fallback` when unset. */
+export function parseUrl(variable: string, value: string | undefined, fallback: string): string {
   const url = value?.trim() || fallback;
   try {
     const parsed = new URL(url);

@@ -1,5 +1,5 @@
 /** --help, `fuelprice help` and the usage lines under a usage error, all drawn from the table in spec.ts. */
-import { COMMANDS, type CommandSpec, ENV, isCommandName } from './spec.ts';
+import { COMMANDS, type CommandSpec, ENV, FEED_ENV, isCommandName } from './spec.ts';
 
 /** `fuelprice copy --from URL --to URL [--chunk-rows N]` */
 export function usageLine(spec: CommandSpec): string {
@@ -31,11 +31,10 @@ export function commandHelp(spec: CommandSpec): string {
   ]);
   options.push(['-h, --help', 'show this help']);
   lines.push('', 'Options:', ...columns(options));
-  if (spec.env.length > 0) {
-    lines.push('', 'Environment:', ...columns(spec.env.map((name) => {
-      const variable: { shown?: string; about: string } = ENV[name];
-      return [name, `${variable.about}${variable.shown === undefined ? '' : ` (default: ${variable.shown})`}`];
-    })));
+  const variables: Array<[string, { shown?: string; about: string }]> = [...spec.env.map((name) => [name, ENV[name]] as [string, { shown?: string; about: string }]),
+    ...(spec.feedEnv ? Object.entries(FEED_ENV) : [])];
+  if (variables.length > 0) {
+    lines.push('', 'Environment:', ...columns(variables.map(([name, variable]) => [name, `${variable.about}${variable.shown === undefined ? '' : ` (default: ${variable.shown})`}`])));
   }
   return `${lines.join('\n')}\n`;
 }

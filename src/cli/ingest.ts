@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { type Config, clockFor } from '../config.ts';
 import { formatInstant } from '../domain/time.ts';
-import { FEED_IDS, type FeedAdapter, type FeedId, isFeedId } from '../ingest/feed.ts';
+import type { FeedAdapter } from '../ingest/feed.ts';
 import { ensureCities } from '../ingest/cities.ts';
-import { ADAPTERS } from '../ingest/feeds/index.ts';
+import { ADAPTERS, FEED_IDS, type FeedId, feedConfigs, isFeedId } from '../ingest/feeds/index.ts';
 import { feedStatus } from '../ingest/health.ts';
 import { disabledLine, missingCredentials, runFeed } from '../ingest/runner.ts';
 import { releaseAndSeal, watch } from '../ingest/scheduler.ts';
@@ -32,10 +32,11 @@ export async function ingestCommand(config: Config, args: string[]): Promise<num
     else throw new UsageError(`unknown feed '${name.slice(0, 20)}': use ${FEED_IDS.join(', ')} or all`);
   }
   const everything = names.includes('all');
+  const feeds = feedConfigs(process.env);
   const adapters: FeedAdapter[] = [];
   for (const id of named) {
     const adapter = ADAPTERS[id];
-    const missing = missingCredentials(adapter, config.feeds[id]);
+    const missing = missingCredentials(adapter, feeds[id]);
     if (missing.length === 0) {
       adapters.push(adapter);
       continue;
@@ -63,12 +64,12 @@ export async function ingestCommand(config: Config, args: string[]): Promise<num
       process.once('SIGTERM', () => onSignal('SIGTERM'));
       process.once('SIGINT', () => onSignal('SIGINT'));
       log.info({ feeds: adapters.map((a) => `${a.id} every ${a.intervalSec} s`) }, 'watching feeds');
-      await watch({ store, clock, log, feeds: adapters.map((adapter) => ({ adapter, config: config.feeds[adapter.id as FeedId] })) }, stop.signal);
+      await watch({ store, clock, log, feeds: adapters.map((adapter) => ({ adapter, config: feeds[adapter.id as FeedId] })) }, stop.signal);
       return 0;
     }
     let failed = 0;
     for (const adapter of adapters) {
-      const run = await runFeed({ store, adapter, config: config.feeds[adapter.id as FeedId], clock, log });
+      const run = await runFeed({ store, adapter, config: feeds[adapter.id as FeedId], clock, log });
       process.stdout.write(`${runLine(run)}\n`);
       if (run.error !== undefined) failed++;
     }

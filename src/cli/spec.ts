@@ -2,6 +2,7 @@
  * Every command's options, defaults and environment, in one table: parsing (args.ts), --help
  * and the usage lines of errors (help.ts) all read it, so they cannot disagree.
  */
+import { FEED_IDS, feedVariables } from '../ingest/feeds/index.ts';
 
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
@@ -23,6 +24,8 @@ export interface CommandSpec {
   readonly details?: readonly string[];
   readonly options: Readonly<Record<string, OptionSpec>>;
   readonly env: readonly EnvName[];
+  /** It also reads every live feed's variables (FEED_ENV): ingest. */
+  readonly feedEnv?: true;
   /** A group (`tokens`): its help lists these commands instead of options. */
   readonly commands?: readonly string[];
 }
@@ -43,26 +46,12 @@ export const ENV = {
   TILE_URL: { shown: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png', about: "the dashboard map's tile server; none: no map, the stations plotted" },
   TILE_ATTRIBUTION: { shown: '© OpenStreetMap contributors', about: "the map's credit, plain text; required with another TILE_URL" },
   TILE_ATTRIBUTION_URL: { shown: 'https://www.openstreetmap.org/copyright', about: "where the map's credit links to" },
-  NSW_FUELCHECK_API_KEY: { about: 'nsw: FuelCheck API key (with the secret)' },
-  NSW_FUELCHECK_API_SECRET: { about: 'nsw: FuelCheck API secret' },
-  QLD_FPD_TOKEN: { about: 'qld: Fuel Price Reporting subscriber token' },
-  SA_FPD_TOKEN: { about: 'sa: Fuel Pricing Information subscriber token' },
-  VIC_FAIRFUEL_CONSUMER_ID: { about: 'vic: Fair Fuel Open Data consumer id' },
-  NSW_FUELCHECK_URL: { shown: 'https://api.onegov.nsw.gov.au', about: 'nsw feed address' },
-  QLD_FPD_URL: { shown: 'https://fppdirectapi-prod.fuelpricesqld.com.au', about: 'qld feed address' },
-  SA_FPD_URL: { shown: 'https://fppdirectapi-prod.safuelpricinginformation.com.au', about: 'sa feed address' },
-  WA_FUELWATCH_URL: { shown: 'https://www.fuelwatch.wa.gov.au', about: 'wa feed address (no credentials)' },
-  WA_FUELWATCH_SOURCE: { shown: 'auto', about: 'wa: api (the JSON site API), rss, or auto (the site API, the RSS when it fails)' },
-  VIC_FAIRFUEL_URL: { shown: 'https://api.fuel.service.vic.gov.au', about: 'vic feed address' },
-  NT_MYFUEL_URL: { shown: 'https://myfuelnt.nt.gov.au', about: 'nt feed address (no credentials)' },
 } as const satisfies Record<string, { shown?: string; about: string }>;
 
 export type EnvName = keyof typeof ENV;
 
-const FEED_ENV = [
-  'NSW_FUELCHECK_API_KEY', 'NSW_FUELCHECK_API_SECRET', 'QLD_FPD_TOKEN', 'SA_FPD_TOKEN', 'VIC_FAIRFUEL_CONSUMER_ID',
-  'NSW_FUELCHECK_URL', 'QLD_FPD_URL', 'SA_FPD_URL', 'WA_FUELWATCH_URL', 'WA_FUELWATCH_SOURCE', 'VIC_FAIRFUEL_URL', 'NT_MYFUEL_URL',
-] as const satisfies readonly EnvName[];
+/** The variables the live feeds read, as each declares them (ingest/feeds/<feed>.ts). */
+export const FEED_ENV: Readonly<Record<string, { shown?: string; about: string }>> = Object.fromEntries(feedVariables());
 
 export const COMMANDS = {
   serve: {
@@ -123,7 +112,7 @@ export const COMMANDS = {
   ingest: {
     name: 'ingest',
     args: 'FEED...',
-    summary: 'poll live feeds: nsw qld sa wa vic nt, or all',
+    summary: `poll live feeds: ${FEED_IDS.join(' ')}, or all`,
     details: [
       'Without --watch each feed is polled once: exit 1 if a poll failed. A feed named outright',
       'without its credentials is exit 2; under all it is left out with one line.',
@@ -132,13 +121,14 @@ export const COMMANDS = {
     options: {
       watch: { type: 'boolean', about: 'keep polling, each feed on its own interval, until SIGTERM or SIGINT' },
     },
-    env: ['DATABASE_URL', 'LOG_LEVEL', 'FUELPRICE_NOW', ...FEED_ENV],
+    env: ['DATABASE_URL', 'LOG_LEVEL', 'FUELPRICE_NOW'],
+    feedEnv: true,
   },
   'ingest status': {
     name: 'ingest status',
     summary: 'each feed\'s last run and last success, then its recent runs',
     options: {
-      feed: { type: 'string', arg: 'F', about: 'only this feed\'s runs: nsw qld sa wa vic nt demo', shown: 'every feed' },
+      feed: { type: 'string', arg: 'F', about: `only this feed's runs: ${FEED_IDS.join(' ')} demo`, shown: 'every feed' },
       limit: { type: 'string', arg: 'N', about: 'recent runs shown, 1 to 1000', shown: '20' },
     },
     env: ['DATABASE_URL', 'FUELPRICE_NOW'],

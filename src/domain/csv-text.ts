@@ -8,8 +8,8 @@ import type { HistoryRecordOut } from './api-entries.ts';
 
 export const HISTORY_COLUMNS = ['date', 'fuel', 'average'] as const;
 
-/** What an entry's field holds: text, a number, false for no value, a list of ids. */
-type CellValue = string | number | boolean | readonly string[] | undefined;
+/** What an entry's field holds: text, a number, false for no value (null and undefined too: a nullable column), a list of ids. */
+type CellValue = string | number | boolean | readonly string[] | null | undefined;
 
 /** A plain decimal number (latitudes, prices): never taken for a formula, left as it is. */
 const PLAIN_NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
@@ -22,7 +22,7 @@ const NEEDS_QUOTES = /[",\r\n]/;
  * leading tab) gets a leading apostrophe, so it is shown, not run; then quoted as RFC 4180 asks.
  */
 export function csvField(value: CellValue): string {
-  if (value === false || value === undefined) return '';
+  if (value === false || value === null || value === undefined) return '';
   let text = typeof value === 'object' ? value.join(' ') : String(value);
   if (FORMULA_START.test(text) && !PLAIN_NUMBER.test(text)) text = `'${text}`;
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;

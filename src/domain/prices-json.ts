@@ -1,30 +1,15 @@
 import type { StationPriceEntry } from './api-entries.ts';
-import { plainAscii } from './history-json.ts';
 
 /**
- * Stations' current prices as JSON text, written here rather than by the route's schema
- * serialiser: the batch route's 100 stations are 1,900 entries (200 KB), and the serialiser, which
- * must test which side of each `string | false` a value is on, put the answer together in 660 µs
- * against 200 µs here; the answer then goes out as one Buffer, encoded and hashed once. The text
- * is byte for byte what that serialiser makes of the same entries (StationPricesResponse and
- * BatchPricesResponse: test/domain/prices-json.test.ts), in the schema's order of properties: a
- * change to those schemas changes this too.
+ * Stations' current prices as JSON text, the bytes StationPricesResponse and BatchPricesResponse
+ * serialise the same entries to (test/domain/prices-json.test.ts): the entries are built with
+ * their properties in the schema's order (api-entries.ts), so JSON.stringify writes them as the
+ * schema's serialiser would. The text is kept encoded per station (http/cache/station-texts.ts).
  */
 
 /** One station's `{ id, name, prices }`, as /v1/stations/{id}/prices answers it in `data`. */
 export function stationPricesText(id: string, name: string, prices: readonly StationPriceEntry[]): string {
-  let text = `{"id":${JSON.stringify(id)},"name":${JSON.stringify(name)},"prices":[`;
-  // Every entry of a station with a report names the same feed: quoted once.
-  let source: string | undefined;
-  let sourceText = '';
-  for (let i = 0; i < prices.length; i++) {
-    const e = prices[i] as StationPriceEntry;
-    if (e.source !== false && e.source !== source) sourceText = quoted((source = e.source));
-    const tomorrow = e.tomorrow === false ? 'false' : `{"price":${quoted(e.tomorrow.price)},"from":${e.tomorrow.from}}`;
-    text += `${i === 0 ? '' : ','}{"fuel":${quoted(e.fuel)},"price":${e.price === false ? 'false' : quoted(e.price)},"available":${e.available},`
-      + `"updated_at":${e.updated_at},"source":${e.source === false ? 'false' : sourceText},"tomorrow":${tomorrow}}`;
-  }
-  return `${text}]}`;
+  return JSON.stringify({ id, name, prices });
 }
 
 /** /v1/stations/{id}/prices: `{ data }` around the station's text in UTF-8. */
@@ -59,11 +44,3 @@ const ONE_OPEN = Buffer.from('{"data":');
 const ONE_CLOSE = Buffer.from('}');
 const DATA_OPEN = Buffer.from('{"data":[');
 const COMMA = Buffer.from(',');
-
-/**
- * A string as JSON writes it: between quotes as it is when it holds nothing JSON escapes (prices,
- * fuel ids and feed names do not), else JSON.stringify's escaping.
- */
-function quoted(text: string): string {
-  return plainAscii(text) ? `"${text}"` : JSON.stringify(text);
-}

@@ -10,13 +10,6 @@ import type { FeedStation } from '../storage/store.ts';
 import type { FeedHttp } from './feed-fetch.ts';
 import type { FuelMap, Normaliser } from './normalise.ts';
 
-export const FEED_IDS = ['nsw', 'qld', 'sa', 'wa', 'vic', 'nt'] as const;
-export type FeedId = (typeof FEED_IDS)[number];
-
-export function isFeedId(s: string): s is FeedId {
-  return (FEED_IDS as readonly string[]).includes(s);
-}
-
 export interface PullContext {
   readonly http: FeedHttp;
   readonly config: FeedConfig;
@@ -71,4 +64,25 @@ export interface FeedAdapter {
    * feed cannot be read or an answer is malformed or truncated: nothing of that poll is applied.
    */
   pull(ctx: PullContext): Promise<Pulled[]>;
+}
+
+/**
+ * A live feed: its adapter, the environment it reads and the credit its source asks for, all
+ * declared in its own file (feeds/<feed>.ts). Registered by one line in feeds/index.ts, from
+ * which `fuelprice ingest`, its configuration and --help, and the docs page's credits are made.
+ */
+export interface LiveFeed extends FeedAdapter {
+  readonly env: FeedEnv;
+  /** What its source asks users to show (the docs page shows it once the feed has run: attribution.ts). */
+  readonly attribution: string;
+}
+
+/** The variables a live feed reads (FeedConfig), each explained in --help. */
+export interface FeedEnv {
+  /** Its address: the variable and the default. */
+  readonly url: readonly [variable: string, fallback: string];
+  /** Its credentials: each variable and what it is (those in `requires` must be set). */
+  readonly credentials?: Readonly<Record<string, string>>;
+  /** The variable choosing between its interfaces (FeedConfig.source, `auto` by default) and what each is. */
+  readonly source?: readonly [variable: string, about: string];
 }

@@ -28,13 +28,14 @@ describe('fuelprice errors name their context', () => {
   });
 
   test('a URL with a password is shown with the password masked, in every error: an unsupported scheme, a bad feed URL', async () => {
-    const cases: Array<[Record<string, string>, string]> = [
-      [{ DATABASE_URL: 'mysql://app:S3cretPw@db.example/fuel' }, "fuelprice: DATABASE_URL: must start with sqlite: or postgres://, got 'mysql://app:***@db.example/fuel'\n"],
-      [{ DATABASE_URL: 'mysql://app:S3cr@tPw@db.example/fuel?password=S3cretPw' }, "fuelprice: DATABASE_URL: must start with sqlite: or postgres://, got 'mysql://app:***@db.example/fuel?password=***'\n"],
-      [{ NSW_FUELCHECK_URL: 'ftp://user:S3cretPw@feeds.example/nsw' }, "fuelprice: NSW_FUELCHECK_URL: must be an http(s) URL, got 'ftp://user:***@feeds.example/nsw'\n"],
+    // A feed's address is read by ingest, which reads the feeds' variables (ingest/feeds/index.ts).
+    const cases: Array<[Record<string, string>, string, string[]]> = [
+      [{ DATABASE_URL: 'mysql://app:S3cretPw@db.example/fuel' }, "fuelprice: DATABASE_URL: must start with sqlite: or postgres://, got 'mysql://app:***@db.example/fuel'\n", ['tokens', 'list']],
+      [{ DATABASE_URL: 'mysql://app:S3cr@tPw@db.example/fuel?password=S3cretPw' }, "fuelprice: DATABASE_URL: must start with sqlite: or postgres://, got 'mysql://app:***@db.example/fuel?password=***'\n", ['tokens', 'list']],
+      [{ NSW_FUELCHECK_URL: 'ftp://user:S3cretPw@feeds.example/nsw' }, "fuelprice: NSW_FUELCHECK_URL: must be an http(s) URL, got 'ftp://user:***@feeds.example/nsw'\n", ['ingest', 'nsw']],
     ];
-    for (const [env, stderr] of cases) {
-      const r = await runCli(['tokens', 'list'], env);
+    for (const [env, stderr, args] of cases) {
+      const r = await runCli(args, env);
       assert.deepEqual(r, { code: 2, stdout: '', stderr }, JSON.stringify(env));
       assert.ok(!`${r.stdout}${r.stderr}`.includes('S3cr'), 'nothing of the password');
     }

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DEFAULT_DEMO } from '../../src/cli/demo.ts';
 import { usageLine } from '../../src/cli/help.ts';
-import { COMMANDS, ENV } from '../../src/cli/spec.ts';
+import { COMMANDS, ENV, FEED_ENV } from '../../src/cli/spec.ts';
 import { loadConfig } from '../../src/config.ts';
 import { DEFAULT_RATE_LIMIT } from '../../src/http/auth/rate-limits.ts';
+import { feedConfigs } from '../../src/ingest/feeds/index.ts';
 import { DEFAULT_CHUNK_ROWS } from '../../src/storage/copy.ts';
 import { runCli } from '../helpers.ts';
 
@@ -124,7 +125,7 @@ describe('fuelprice --help and --version', () => {
       if ('commands' in spec) continue;
       assert.ok(doc.includes(`| \`${usageLine(spec).replaceAll('|', '\\|')}\` |`), spec.name);
     }
-    for (const variable of Object.keys(ENV)) assert.ok(doc.includes(`\`${variable}\``), variable);
+    for (const variable of [...Object.keys(ENV), ...Object.keys(FEED_ENV)]) assert.ok(doc.includes(`\`${variable}\``), variable);
   });
 
   test('the defaults help shows are the ones the code applies', () => {
@@ -137,13 +138,14 @@ describe('fuelprice --help and --version', () => {
     assert.equal(ENV.MAX_EVENT_LOOP_DELAY_MS.shown, String(config.maxEventLoopDelayMs));
     assert.equal(ENV.MAX_CONNECTIONS.shown, String(config.maxConnections));
     assert.equal(ENV.KEEP_ALIVE_TIMEOUT_MS.shown, String(config.keepAliveTimeoutMs));
-    assert.equal(ENV.NSW_FUELCHECK_URL.shown, config.feeds.nsw.url);
-    assert.equal(ENV.QLD_FPD_URL.shown, config.feeds.qld.url);
-    assert.equal(ENV.SA_FPD_URL.shown, config.feeds.sa.url);
-    assert.equal(ENV.WA_FUELWATCH_URL.shown, config.feeds.wa.url);
-    assert.equal(ENV.WA_FUELWATCH_SOURCE.shown, config.feeds.wa.source);
-    assert.equal(ENV.VIC_FAIRFUEL_URL.shown, config.feeds.vic.url);
-    assert.equal(ENV.NT_MYFUEL_URL.shown, config.feeds.nt.url);
+    const feeds = feedConfigs({});
+    assert.equal(FEED_ENV.NSW_FUELCHECK_URL?.shown, feeds.nsw.url);
+    assert.equal(FEED_ENV.QLD_FPD_URL?.shown, feeds.qld.url);
+    assert.equal(FEED_ENV.SA_FPD_URL?.shown, feeds.sa.url);
+    assert.equal(FEED_ENV.WA_FUELWATCH_URL?.shown, feeds.wa.url);
+    assert.equal(FEED_ENV.WA_FUELWATCH_SOURCE?.shown, feeds.wa.source);
+    assert.equal(FEED_ENV.VIC_FAIRFUEL_URL?.shown, feeds.vic.url);
+    assert.equal(FEED_ENV.NT_MYFUEL_URL?.shown, feeds.nt.url);
     assert.equal(COMMANDS.demo.options.seed.shown, String(DEFAULT_DEMO.seed));
     assert.equal(COMMANDS.demo.options.years.shown, String(DEFAULT_DEMO.years));
     assert.equal(COMMANDS.demo.options.scale.shown, DEFAULT_DEMO.scale);

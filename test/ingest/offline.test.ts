@@ -5,9 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { FEED_IDS } from '../../src/ingest/feed.ts';
 import { FeedHttp } from '../../src/ingest/feed-fetch.ts';
-import { ADAPTERS } from '../../src/ingest/feeds/index.ts';
+import { ADAPTERS, FEED_IDS } from '../../src/ingest/feeds/index.ts';
 import { forgetNswSessions } from '../../src/ingest/feeds/nsw.ts';
 import { runFeed } from '../../src/ingest/runner.ts';
 import type { PriceStore } from '../../src/storage/store.ts';

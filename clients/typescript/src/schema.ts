@@ -691,7 +691,7 @@ export interface operations {
                         redis?: "ok" | "unreachable";
                         /** @description Only once feeds have run (`fuelprice ingest`): each feed's health. A stale feed makes the status `degraded`. */
                         feeds?: {
-                            /** @description Feed id (`nsw`, `qld`, `sa`, `wa`, `vic`, `nt`, or `demo` for the demo's simulated feed). */
+                            /** @description Feed id, as `fuelprice ingest` names it (`nsw`, `wa`, ...), or `demo` for the demo's simulated feed. */
                             feed: string;
                             /** @description `stale`: no successful poll for three of the feed's intervals (at least an hour); prices are still served, but may be old. */
                             status: "ok" | "stale";

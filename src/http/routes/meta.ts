@@ -19,7 +19,7 @@ const ReadyBody = Type.Object({
     description: 'Only when REDIS_URL is set: whether the shared rate limits are reachable.',
   })),
   feeds: Type.Optional(Type.Array(Type.Object({
-    feed: Type.String({ description: 'Feed id (`nsw`, `qld`, `sa`, `wa`, `vic`, `nt`, or `demo` for the demo\'s simulated feed).' }),
+    feed: Type.String({ description: 'Feed id, as `fuelprice ingest` names it (`nsw`, `wa`, ...), or `demo` for the demo\'s simulated feed.' }),
     status: Type.Union([Type.Literal('ok'), Type.Literal('stale')], {
       description: '`stale`: no successful poll for three of the feed\'s intervals (at least an hour); prices are still served, but may be old.',
     }),

@@ -23,7 +23,7 @@ import { roundHalfAwayFromZero } from '../../domain/rounding.ts';
 import { formatInstant } from '../../domain/time.ts';
 import type { StateId } from '../../domain/states.ts';
 import { FeedError, isObject, parseJsonBody } from '../feed-error.ts';
-import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import type { FeedEnv, LiveFeed, PullContext, Pulled } from '../feed.ts';
 import type { FuelMap, Normaliser, RawPrice, RawStation } from '../normalise.ts';
 
 export const FPD_COUNTRY_ID = '21';
@@ -274,9 +274,9 @@ async function pullFpd(feed: FpdFeed, ctx: PullContext): Promise<Pulled[]> {
  * (so a new site and its prices arrive together), and 144 polls a day keep prices within 10
  * minutes of the feed (retailers report within 30) while leaving room for retries.
  */
-export function createFpdAdapter(feed: FpdFeed): FeedAdapter {
+export function createFpdAdapter(feed: FpdFeed, env: FeedEnv, attribution: string): LiveFeed {
   return {
-    id: feed.id, name: feed.name, states: [feed.state], intervalSec: 600,
+    id: feed.id, name: feed.name, states: [feed.state], intervalSec: 600, env, attribution,
     requires: [feed.tokenVar], fuels: FPD_FUELS,
     pull: (ctx) => pullFpd(feed, ctx),
   };
@@ -289,5 +289,9 @@ export const SA_FPD: FpdFeed = {
   id: 'sa', name: 'SA Fuel Pricing Information Scheme (FPD API)', state: 'sa', stateAbbrev: 'SA', geoRegionId: 4, tokenVar: 'SA_FPD_TOKEN',
 };
 
-export const qldAdapter: FeedAdapter = createFpdAdapter(QLD_FPD);
-export const saAdapter: FeedAdapter = createFpdAdapter(SA_FPD);
+export const qldAdapter = createFpdAdapter(QLD_FPD, {
+  url: ['QLD_FPD_URL', 'https://fppdirectapi-prod.fuelpricesqld.com.au'], credentials: { QLD_FPD_TOKEN: 'Fuel Price Reporting subscriber token' },
+}, 'QLD prices: Queensland Government Fuel Price Reporting scheme.');
+export const saAdapter = createFpdAdapter(SA_FPD, {
+  url: ['SA_FPD_URL', 'https://fppdirectapi-prod.safuelpricinginformation.com.au'], credentials: { SA_FPD_TOKEN: 'Fuel Pricing Information subscriber token' },
+}, 'SA prices: SA Government Fuel Pricing Information scheme (Consumer and Business Services).');

@@ -10,7 +10,7 @@
  */
 import { localDayOf } from '../../domain/time.ts';
 import { FeedError, isObject } from '../feed-error.ts';
-import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import type { LiveFeed, PullContext, Pulled } from '../feed.ts';
 import type { FuelMap } from '../normalise.ts';
 import { authorisedGet, nswApi, NSW_API_VERSION } from './nsw-api.ts';
 import { addNswAnswer, type NswPollKind, parseNswAnswer } from './nsw-records.ts';
@@ -74,9 +74,11 @@ export function forgetNswSessions(): void {
   lastFetches.clear();
 }
 
-export const nswAdapter: FeedAdapter = {
+export const nswAdapter: LiveFeed = {
   id: 'nsw',
   name: 'NSW FuelCheck (NSW, ACT, TAS)',
+  env: { url: ['NSW_FUELCHECK_URL', 'https://api.onegov.nsw.gov.au'], credentials: { [NSW_KEY_VAR]: 'FuelCheck API key (with the secret)', [NSW_SECRET_VAR]: 'FuelCheck API secret' } },
+  attribution: 'NSW, ACT and TAS prices: NSW FuelCheck, © State of New South Wales (Department of Customer Service).',
   states: ['nsw', 'act', 'tas'],
   // The free tier allows 2,500 calls a month (about 82 a day), and the token call is counted too.
   // Every 30 minutes is 48 data calls a day (one of them the daily snapshot) plus 2 or 3 tokens

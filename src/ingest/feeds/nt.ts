@@ -24,7 +24,7 @@
  *   last price reported per outlet and fuel, and only changes are emitted.
  */
 import { FeedError, isObject, stripBom } from '../feed-error.ts';
-import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import type { LiveFeed, PullContext, Pulled } from '../feed.ts';
 import { type FuelMap, type Normaliser, type RawStation, centsToTenths } from '../normalise.ts';
 
 export const NT_RESULTS_PATH = '/Home/Results';
@@ -199,9 +199,11 @@ export function addNtOutlets(normaliser: Normaliser, outlets: readonly unknown[]
   return writeNtCursor(after);
 }
 
-export const ntAdapter: FeedAdapter = {
+export const ntAdapter: LiveFeed = {
   id: 'nt',
   name: 'NT MyFuel (best effort)',
+  env: { url: ['NT_MYFUEL_URL', 'https://myfuelnt.nt.gov.au'] },
+  attribution: 'NT prices: MyFuel NT, Northern Territory Government.',
   states: ['nt'],
   // No published quota. One page (~160 KB) holds the whole territory; every 30 minutes is polite
   // to a site that is not an API and still catches most price changes within the half hour.

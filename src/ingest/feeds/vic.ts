@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FeedError, isObject, parseJsonBody } from '../feed-error.ts';
-import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import type { LiveFeed, PullContext, Pulled } from '../feed.ts';
 import { type FuelMap, type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
 
 export const VIC_CONSUMER_ID_VAR = 'VIC_FAIRFUEL_CONSUMER_ID';
@@ -163,9 +163,11 @@ export function addVicDetails(normaliser: Normaliser, details: readonly unknown[
   }
 }
 
-export const vicAdapter: FeedAdapter = {
+export const vicAdapter: LiveFeed = {
   id: 'vic',
   name: 'VIC Fair Fuel open data',
+  env: { url: ['VIC_FAIRFUEL_URL', 'https://api.fuel.service.vic.gov.au'], credentials: { [VIC_CONSUMER_ID_VAR]: 'Fair Fuel Open Data consumer id' } },
+  attribution: 'VIC prices: © State of Victoria accessed via the Victorian Government Service Victoria Platform (CC BY 4.0).',
   states: ['vic'],
   // The API allows about 10 requests a minute per consumer. A poll sends 2 (brands, prices),
   // at most 8 with every retry FeedHttp makes, so even a failing poll stays under the limit;

@@ -32,7 +32,7 @@ import { localTimeToUnix } from '../../domain/time.ts';
 import { FeedError } from '../feed-error.ts';
 import { type WaItem, parseFuelWatchRss } from './wa-rss.ts';
 import type { FeedStation } from '../../storage/store.ts';
-import type { FeedAdapter, PullContext, Pulled } from '../feed.ts';
+import type { LiveFeed, PullContext, Pulled } from '../feed.ts';
 import { WA_API_PATH, WA_API_PRODUCTS, parseWaSites, readWaSite } from './wa-api.ts';
 import { type FuelMap, type Normaliser, type RawPrice, type RawStation, centsToTenths } from '../normalise.ts';
 
@@ -209,9 +209,11 @@ async function pullApi(ctx: PullContext, index: WaStationIndex): Promise<Pulled[
   return [{ normaliser, cursor: undefined }];
 }
 
-export const waAdapter: FeedAdapter = {
+export const waAdapter: LiveFeed = {
   id: 'wa',
   name: 'WA FuelWatch',
+  env: { url: ['WA_FUELWATCH_URL', 'https://www.fuelwatch.wa.gov.au'], source: ['WA_FUELWATCH_SOURCE', 'api (the JSON site API), rss, or auto (the site API, the RSS when it fails)'] },
+  attribution: 'WA prices: FuelWatch, Government of Western Australia.',
   states: ['wa'],
   // FuelWatch publishes no quota. Prices change once a day (published ~14:30, in force from
   // 06:00 next day), so hourly is plenty: 7 requests an hour from the site API (14 small ones

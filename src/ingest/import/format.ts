@@ -4,7 +4,7 @@
  * a station and a price in a Normaliser.
  */
 import type { IngestStore } from '../../storage/store.ts';
-import type { FeedId } from '../feed.ts';
+import type { FeedId } from '../feeds/index.ts';
 import type { FuelMap } from '../normalise.ts';
 import type { Normaliser } from '../normalise.ts';
 import type { ColumnSpec, Row } from './csv.ts';

@@ -160,6 +160,8 @@ interface Hold {
   cpuMaxGcMs?: number; gcMaxMs?: number;
   /** The longest pause's kind (perf_hooks: 1 minor, 4 major, 8 incremental, 16 weak callbacks) and the serving thread's heap after the family (MB). */
   gcMaxKind?: number; gcMaxFlags?: number; heapUsedMb?: number; externalMb?: number;
+  /** The request with the most CPU: its wall time and its CPU before the idle rate was taken off (a long wait takes off much, and the idle rate varies). */
+  cpuWallMs?: number; cpuRawMs?: number;
 }
 async function family(name: string, paths: readonly string[], headers: Record<string, string> = {}): Promise<Hold> {
   await write();
@@ -167,7 +169,7 @@ async function family(name: string, paths: readonly string[], headers: Record<st
   const holds: number[] = [];
   const cpus: number[] = [];
   let worst = { ms: -1, url: '' };
-  let cpuWorst = { ms: -1, url: '', gcMs: 0 };
+  let cpuWorst = { ms: -1, url: '', gcMs: 0, wallMs: 0, rawMs: 0 };
   let gcMaxMs = 0;
   let gcMaxKind = 0;
   let gcMaxFlags = 0;
@@ -181,7 +183,8 @@ async function family(name: string, paths: readonly string[], headers: Record<st
     const started = performance.now();
     const answer = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${created.token}`, ...headers } });
     await answer.arrayBuffer();
-    wallMaxMs = Math.max(wallMaxMs, performance.now() - started);
+    const wallMs = performance.now() - started;
+    wallMaxMs = Math.max(wallMaxMs, wallMs);
     if (answer.status !== 200 && failures++ === 0) console.log(`  ${name}: ${answer.status} for ${path.slice(0, 80)}`);
     await new Promise((r) => setTimeout(r, 5));
     const read = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number; gcMaxKind?: number; gcMaxFlags?: number; heapUsedMb?: number; externalMb?: number };
@@ -192,15 +195,15 @@ async function family(name: string, paths: readonly string[], headers: Record<st
     holds.push(ms);
     cpus.push(cpuMs);
     if (ms > worst.ms) worst = { ms, url: path };
-    if (cpuMs > cpuWorst.ms) cpuWorst = { ms: cpuMs, url: path, gcMs: read.gcMs ?? 0 };
+    if (cpuMs > cpuWorst.ms) cpuWorst = { ms: cpuMs, url: path, gcMs: read.gcMs ?? 0, wallMs, rawMs: read.cpuMs };
     if ((read.gcMaxMs ?? 0) > gcMaxMs) { gcMaxMs = read.gcMaxMs ?? 0; gcMaxKind = read.gcMaxKind ?? 0; gcMaxFlags = read.gcMaxFlags ?? 0; }
   }
   const sorted = [...holds].sort((a, b) => a - b);
   const cpuSorted = [...cpus].sort((a, b) => a - b);
   const hold = { family: name, requests: holds.length, maxMs: worst.ms, url: worst.url, medianMs: sorted[sorted.length >> 1] ?? 0, failures, wallMaxMs, cpuMaxMs: cpuWorst.ms, cpuUrl: cpuWorst.url,
-    cpuMedianMs: cpuSorted[cpuSorted.length >> 1] ?? 0, cpuP90Ms: cpuSorted[Math.floor(cpuSorted.length * 0.9)] ?? 0, cpuMaxGcMs: cpuWorst.gcMs, gcMaxMs, gcMaxKind, gcMaxFlags, ...heap };
+    cpuMedianMs: cpuSorted[cpuSorted.length >> 1] ?? 0, cpuP90Ms: cpuSorted[Math.floor(cpuSorted.length * 0.9)] ?? 0, cpuMaxGcMs: cpuWorst.gcMs, gcMaxMs, gcMaxKind, gcMaxFlags, ...heap, cpuWallMs: cpuWorst.wallMs, cpuRawMs: cpuWorst.rawMs };
   console.log(`  ${name}: longest hold ${hold.maxMs.toFixed(1)} ms (${hold.url.slice(0, 90)}), median ${hold.medianMs.toFixed(1)} ms, `
-    + `serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, p90 ${hold.cpuP90Ms.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms (${hold.cpuUrl.slice(0, 60)}; of it in GC pauses ${cpuWorst.gcMs.toFixed(1)} ms), longest GC pause ${gcMaxMs.toFixed(1)} ms (kind ${gcMaxKind}, flags ${gcMaxFlags}), heap ${heap.heapUsedMb.toFixed(0)} MB + ${heap.externalMb.toFixed(0)} MB external, `
+    + `serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, p90 ${hold.cpuP90Ms.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms (${hold.cpuUrl.slice(0, 60)}; of it in GC pauses ${cpuWorst.gcMs.toFixed(1)} ms; answered in ${cpuWorst.wallMs.toFixed(0)} ms, ${cpuWorst.rawMs.toFixed(1)} ms before the idle rate was taken off), longest GC pause ${gcMaxMs.toFixed(1)} ms (kind ${gcMaxKind}, flags ${gcMaxFlags}), heap ${heap.heapUsedMb.toFixed(0)} MB + ${heap.externalMb.toFixed(0)} MB external, `
     + `${hold.requests} requests, slowest answer ${wallMaxMs.toFixed(0)} ms${failures ? `, ${failures} not 200` : ''}`);
   return hold;
 }

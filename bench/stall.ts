@@ -3,7 +3,7 @@
  * the first time it is asked after a write, per route family. The rule (docs/PERFORMANCE.md): no
  * request holds it longer than 20 ms at national scale (au-10y).
  *
- *   npm run bench:stall -- [--dataset small|au-10y] [--db PATH] [--postgres URL | --postgres-db URL] [--cities N|all] [--fuels all|reported]
+ *   npm run bench:stall -- [--help] [--dataset small|au-10y] [--db PATH] [--postgres URL | --postgres-db URL] [--cities N|all] [--fuels all|reported]
  *                          [--save FILE] [--before FILE] [--max-seconds S] [--only FAMILY,...] [--server-out FILE]
  *
  * 1. Copies the dataset (never written in place), adds a token, and starts `fuelprice serve` as
@@ -53,9 +53,14 @@ const { values } = parseArgs({
   options: {
     dataset: { type: 'string', default: 'small' }, db: { type: 'string' }, postgres: { type: 'string' }, 'postgres-db': { type: 'string' },
     cities: { type: 'string', default: 'all' }, fuels: { type: 'string', default: 'reported' },
-    save: { type: 'string' }, before: { type: 'string' }, 'max-seconds': { type: 'string', default: '1800' }, only: { type: 'string' }, 'server-out': { type: 'string' },
+    help: { type: 'boolean' }, save: { type: 'string' }, before: { type: 'string' }, 'max-seconds': { type: 'string', default: '1800' }, only: { type: 'string' }, 'server-out': { type: 'string' },
   },
 });
+if (values.help) {
+  // The usage is this file's opening comment.
+  process.stdout.write(`${readFileSync(import.meta.filename, 'utf8').split('\n*/')[0]?.split('*/')[0] ?? ''}\n`);
+  process.exit(0);
+}
 const source = values.db ?? (existsSync(`/work/bench-data/${values.dataset}.db`) ? `/work/bench-data/${values.dataset}.db` : join(ROOT, 'bench', 'out', `${values.dataset}.db`));
 if (!existsSync(source)) throw new Error(`no dataset at ${source}: build it with bench/datasets.ts or pass --db`);
 const deadline = performance.now() + Number(values['max-seconds']) * 1000;
@@ -79,9 +84,12 @@ function run(args: string[], env: Record<string, string>): Promise<void> {
 // 1. The copy, its token, the stations the writes report for.
 const dir = mkdtempSync(join(tmpdir(), 'fuelprice-stall-'));
 const copy = join(dir, 'stall.db');
-console.log(`copying ${source}...`);
-copyFileSync(source, copy);
-if (existsSync(`${source}-wal`)) copyFileSync(`${source}-wal`, `${copy}-wal`);
+// With --postgres-db the dataset is only read (its cities and stations): no copy of its gigabytes.
+if (!values['postgres-db']) {
+  console.log(`copying ${source}...`);
+  copyFileSync(source, copy);
+  if (existsSync(`${source}-wal`)) copyFileSync(`${source}-wal`, `${copy}-wal`);
+}
 let databaseUrl = `sqlite:${copy}`;
 let dropDatabase: (() => Promise<void>) | undefined;
 if (values['postgres-db']) {
@@ -109,7 +117,7 @@ await store.migrate();
 const created = newToken('stall', NOW_SEC, { rateLimit: 1_000_000_000 });
 await store.createToken(created.record);
 
-const db = new Database(copy, { readonly: true });
+const db = new Database(values['postgres-db'] ? source : copy, { readonly: true });
 /** Cities by their number of stations, most first. */
 const cities = db.prepare('SELECT c.id AS id, count(s.key) AS n FROM cities c LEFT JOIN stations s ON s.city_id = c.id GROUP BY c.id ORDER BY n DESC, c.id').all() as Array<{ id: string; n: number }>;
 const writers = db.prepare(`SELECT s.feed AS feed, s.feed_code AS code, s.city_id AS city FROM stations s

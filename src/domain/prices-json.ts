@@ -21,9 +21,10 @@ export function stationPricesAnswer(station: Buffer): Buffer {
  * /v1/stations/prices: `{ data: [...], unknown: [...] }` as its pieces in UTF-8, each station's
  * text (kept encoded per station: http/cache/station-texts.ts) and the rest of the answer
  * (batchPricesRest), for the route to send without joining them (representation/pieced-body.ts).
- * One string of the whole 200 KB (past V8's size for ordinary heap objects, so allocated apart,
- * then flattened from its thousands of pieces) cost 510 µs where encoding each station's 2 KB by
- * itself and joining the buffers cost 330 (test/domain/prices-json.test.ts checks the bytes).
+ * One string of the whole 200 KB is past V8's size for ordinary heap objects, so allocated apart,
+ * then flattened from its thousands of pieces: dearer than encoding each station's 2 KB by itself
+ * and joining the buffers (bench/RESULTS.md, "On the way (issue 31): along and the changes feed";
+ * test/domain/prices-json.test.ts checks the bytes).
  */
 export function batchPricesPieces(stations: readonly Buffer[], rest: string): Buffer[] {
   const pieces: Buffer[] = [DATA_OPEN];

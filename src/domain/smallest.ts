@@ -1,8 +1,8 @@
 /**
  * The first of many ranking keys, without sorting them all: a page of 20 near a point or along a
- * route needs the 20 smallest of a few hundred or a few thousand keys. A Float64Array's own sort
- * took 13 µs for 344 keys (along the Hume), most of what ranking them cost; selecting the first
- * ones, then sorting only those, takes a few.
+ * route needs the 20 smallest of a few hundred or a few thousand keys. Sorting them all was most
+ * of what ranking them cost; selecting the first ones, then sorting only those, costs a fraction
+ * of it (bench/RESULTS.md, "Along's query string").
  */
 
 /** Past this many, the front is sorted by the array's own sort rather than by insertion. */

@@ -152,7 +152,7 @@ export function* stationBatches(options: DemoOptions): Generator<Batch> {
 /**
  * Writes the cities, the stations and every report (through stationBatches: the same data as
  * demoBatches, faster), then seals at now. Progress counts batches: the largest scales take
- * minutes (bench/RESULTS.md, Datasets).
+ * minutes (bench/RESULTS.md, "Datasets").
  */
 export async function writeDemo(
   store: IngestStore, options: DemoOptions, onProgress?: (done: number, total: number) => void,

@@ -9,8 +9,8 @@ import { sameText, tokenUsable } from '../../tokens.ts';
  * carried it is kept beside its record, so that both paths (the fast path, and the full one's
  * auth hook below) accept the same header again by a constant-time comparison of the text
  * instead of hashing it anew (a SHA-256 per request was a large part of a cached answer's cost:
- * bench/RESULTS.md). Both are dropped together when the tokens version moves, and bounded in
- * entries.
+ * bench/RESULTS.md, "The performance work, step by step"). Both are dropped together when the
+ * tokens version moves, and bounded in entries.
  */
 export class TokenCache {
   private version = Number.NaN;

@@ -26,8 +26,8 @@ export interface CachedAnswer {
    * the very bytes) when there are at most TEXT_MAX_BYTES, for sendHit (cache-hit.ts) to send: Node joins
    * a latin1 string body to the header block (also latin1) and writes both with one write from
    * its stack, where a Buffer body goes out as a writev of two pieces with the header block
-   * first copied to the heap (about a microsecond more an answer on the bench machine:
-   * bench/RESULTS.md). What goes out does not change. Counted in the cache's bytes; kept only
+   * first copied to the heap (bench/RESULTS.md, "The body handed to Node as text"). What goes
+   * out does not change. Counted in the cache's bytes; kept only
    * by a cache the front serves from (AnswerStore's `keepText`), where hits are the most and cheapest.
    */
   text?: string;

@@ -7,9 +7,9 @@
  * an error of any kind, a shared Redis limiter) goes to Fastify untouched, with the versions
  * read here (rules.handOn). Every rule it applies is request/rules.ts's, which the full path's
  * hooks call too: it only repeats a success the full path has already produced, without the
- * framework's per-request work (about half the CPU of a cached answer: bench/RESULTS.md,
- * issue 49). test/http/cache/fast-path.test.ts compares its answers with the full path's byte
- * for byte.
+ * framework's per-request work (about half the CPU of a cached answer: bench/RESULTS.md, "The
+ * fast path against none"). test/http/cache/fast-path.test.ts compares its answers with the full
+ * path's byte for byte.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acceptsJson } from '../representation/negotiation.ts';

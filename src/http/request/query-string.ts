@@ -5,11 +5,10 @@
  * builds its result a piece at a time.
  *
  * That matters for long values: along's `path` (an encoded polyline of up to 1,000 points, some
- * 4 KB with a few hundred %XX escapes) took 20 µs to decode that way against 4 µs natively, and
- * came out as a string of a thousand pieces that every later reader (the schema's length and
- * pattern checks, the polyline's decoder) walked slowly; the engine returns one flat string.
- * Short queries cost about the same either way, some 20 ns more (bench/RESULTS.md, "Along's
- * query string").
+ * 4 KB with a few hundred %XX escapes) took several times as long to decode that way, and came
+ * out as a string of a thousand pieces that every later reader (the schema's length and pattern
+ * checks, the polyline's decoder) walked slowly; the engine returns one flat string. Short
+ * queries cost about the same either way (bench/RESULTS.md, "Along's query string").
  *
  * The rules, fast-querystring's (test/http/request/query-string.test.ts checks the two agree on
  * arbitrary strings): pairs split at `&`, a pair's key ends at its first `=`; a pair with neither

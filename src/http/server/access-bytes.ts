@@ -9,7 +9,8 @@
  *
  * Why: under load the line was the largest part of what `serve` spends on a cached answer
  * beyond a bare node:http server: building a dozen-piece string, then flattening a buffer's
- * worth of such strings and measuring its UTF-8 length before each write (bench/RESULTS.md).
+ * worth of such strings and measuring its UTF-8 length before each write (bench/RESULTS.md,
+ * "Logging as shipped").
  */
 import type { LineBuffer } from './log-buffer.ts';
 

@@ -9,8 +9,8 @@ import { LINE_BUFFER_DEFAULTS, type LineBufferOptions, lineCut } from './log-wri
  *
  * Why not sonic-boom (pino.destination), which does the same: its write() measures the byte
  * length of its whole pending buffer on every line, so each line costs in proportion to what
- * is already buffered: about 4.5 µs a line with an 8 KiB buffer (bench/RESULTS.md, "Logging
- * as shipped"). The server writes one line a request, so that was most of what logging cost it.
+ * is already buffered. The server writes one line a request, so that was most of what logging
+ * cost it (bench/RESULTS.md, "Logging as shipped").
  * Bytes rather than a string kept growing: the access line (request-log.ts) is encoded straight
  * into the buffer through reserve() and commit(), with no string made for it at all.
  *
@@ -53,7 +53,8 @@ export class LineBuffer {
   /**
    * Filled buffers all of whose bytes are written, to be filled again (SPARES at most): a buffer
    * new to the process costs a page fault a 4 KiB page on first touch, which on some virtual
-   * machines is dearer than the lines written into it (bench/RESULTS.md).
+   * machines is dearer than the lines written into it (bench/RESULTS.md, "The shipped bar on a
+   * machine with cheaper system calls").
    */
   private readonly spares: Buffer[] = [];
   private made = 0;

@@ -103,7 +103,7 @@ export interface AccessLog {
  * would write (its level, time, bindings, then the fields), built as text and handed to the
  * logger's own stream (or, when that stream is serve's LineBuffer, encoded straight into its
  * bytes: access-bytes.ts), because a line a request is the one log call on the hot path and pino's
- * general path costs about four times as much (bench shipped group). The part of the line an
+ * general path costs several times as much (bench/RESULTS.md, "Logging as shipped"). The part of the line an
  * answer fixes (method, URL with credentials blanked, route, status, bytes) is built apart, so
  * that the fast path builds it once a cached answer rather than once a request.
  */

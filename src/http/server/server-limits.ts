@@ -51,7 +51,8 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   // Node checks the timeouts above every 30 s by default, which would let a slowloris hold a socket for 40 s.
   connectionsCheckingIntervalMs: 1_000,
   // A client that stops reading would otherwise hold its socket (and the answer's buffer) for ever. Not a socket
-  // timeout: Node re-arms that timer on every read and write, a cost paid by every answer (bench/RESULTS.md).
+  // timeout: Node re-arms that timer on every read and write, a cost paid by every answer (bench/RESULTS.md,
+  // "The performance work, step by step").
   stalledWriteMs: 60_000,
   // A bearer token and the usual headers fit in 2 KiB; 8 KiB is what nginx and Apache accept per line.
   maxHeaderBytes: 8_192,

@@ -27,8 +27,9 @@ export const IMPORT_FORMATS: Readonly<Record<ImportFormatId, ImportFormat>> = {
 
 /**
  * Rows per batch (one transaction). Larger batches store each station-fuel's current price once
- * per batch rather than once per 5,000 rows (an NSW month: ~0.3-0.5 s of CPU less); 20,000 rows
- * held at once still fit a 40 MB heap now that a workbook is read on its own thread.
+ * per batch rather than once per 5,000 rows; 20,000 rows held at once still fit a small heap now
+ * that a workbook is read on its own thread (bench/RESULTS.md, "Figures moved out of code
+ * comments").
  */
 export const DEFAULT_BATCH_ROWS = 20_000;
 /** Bytes of the file's start that, with its size, identify it. */

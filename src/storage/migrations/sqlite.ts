@@ -161,8 +161,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   -- Held prices of a city's or a state's stations (a city's spread and average, cheapest in a city
   -- or a state) are found from those stations, each probing pending_prices by feed and feed code:
-  -- with both in the index, no station row is read for it (Sydney's 1,793 stations: 310 to 97 µs
-  -- with nothing held; NSW's: 538 to 231 µs).
+  -- with both in the index, no station row is read for it (bench/RESULTS.md, "On the way (issue 31):
+  -- along and the changes feed", migration 14).
   CREATE INDEX stations_by_city_feed ON stations (city_id, feed, feed_code);
   CREATE INDEX stations_by_state_feed ON stations (state, feed, feed_code);
   `,

@@ -5,9 +5,8 @@ import type pg from 'pg';
  * Statements made outside a transaction (every API request's reads, and the few writes made
  * alone) go to PostgreSQL as named statements,
  * prepared once per connection: unnamed, the server parsed and planned each one at every
- * execution (one station's prices 281 µs a round trip against 95 named, on the demo dataset:
- * bench/RESULTS.md, "Statements compiled once"). A name is the hash of the text, so a text
- * always has the same name on every connection.
+ * execution, most of a short read's round trip (bench/RESULTS.md, "Statements compiled once").
+ * A name is the hash of the text, so a text always has the same name on every connection.
  *
  * What a name can meet, and what is done then (the statement, which did not run, is sent again
  * unnamed each time, so nobody sees the error):

@@ -4,7 +4,8 @@ import { INGEST_STATEMENTS as SQL } from './ingest-statements.ts';
 
 /**
  * Sealed city days left to the next seal (issue 46: a NSW history month imported after the live
- * feed cost three to four times its import into an empty database). A late report of 2020 at a
+ * feed cost several times its import into an empty database: bench/RESULTS.md, "Importing after
+ * the live feed (issue 46, item 6)"). A late report of 2020 at a
  * station whose next report is of 2024 changes every day between for its city, and an import
  * applies a month in batches of 20,000 rows: recomputing the city means after each batch
  * recomputed the same years of days once a batch. A batch that asks (FeedBatchOptions

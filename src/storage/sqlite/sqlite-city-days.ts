@@ -13,7 +13,8 @@ const WINDOW_DAYS = 4096;
  * It runs synchronously on the writer's file, inside its transaction.
  */
 // Parameters are written `+?`, as sqliteText (sqlite-file.ts) writes every other statement's, so that
-// SQLite does not compile these again at each station (7.7 against 3.6 µs a read, on au-10y).
+// SQLite does not compile these again at each station, which doubled a read's cost (bench/RESULTS.md,
+// "Statements compiled once").
 // Two reads in the same (key) order, numbers only: each row's day and fuel, and its mean.
 const DAILY = 'FROM station_daily WHERE station_key = +? AND day BETWEEN +? AND +? AND seconds > 0 ORDER BY day, fuel';
 const SLOTS_OF = `SELECT (day - +?) * ${SLOTS} + fuel ${DAILY}`;

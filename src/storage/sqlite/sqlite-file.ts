@@ -168,9 +168,9 @@ interface Prepared {
  * `+?` has no affinity, as `?` has none) and leaves a column compared with it indexed. What it
  * does: SQLite compiles some statements for the values first bound to a bare parameter (a
  * `LIMIT ?`, a join's `s.id = ?` carried to the other table's key) and marks them to be compiled
- * again when a new value is bound, which here is every execution: with the plus,
- * `/v1/stations/{id}/prices` takes 37 µs of CPU an answer instead of 86 (bench/RESULTS.md,
- * "Statements compiled once"). SQLite's switch for this (SQLITE_DBCONFIG_ENABLE_QPSG) is not
+ * again when a new value is bound, which here is every execution: more than half the CPU of an
+ * uncached answer as short as `/v1/stations/{id}/prices` (bench/RESULTS.md, "Statements compiled
+ * once"). SQLite's switch for this (SQLITE_DBCONFIG_ENABLE_QPSG) is not
  * reachable through better-sqlite3; a parameter behind an operator is never looked at, so a
  * statement keeps the plan it was prepared with (test/storage/sqlite-text.test.ts).
  */

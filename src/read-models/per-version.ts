@@ -8,7 +8,7 @@
 export class PerVersion<K, T> {
   private readonly kept = new Map<K, { version: number; value: Promise<T> }>();
 
-  constructor(private readonly maxEntries = Number.POSITIVE_INFINITY) {}
+  constructor(readonly maxEntries = Number.POSITIVE_INFINITY) {}
 
   /** How many keys are kept. */
   get size(): number {

@@ -35,6 +35,14 @@ export class ReadModels {
 
   constructor(readonly store: ReadStore) {}
 
+  /** Each model this thread keeps: how many values it holds and the most it may (registry.ts's bound). */
+  kept(): Record<'positions' | 'fuelPrices' | 'areaPrices' | 'heldPrices' | 'pageStations', { size: number; bound: number }> {
+    const of = (holder: { size: number; maxEntries: number }) => ({ size: holder.size, bound: holder.maxEntries });
+    return {
+      positions: of(this.positionIndex), fuelPrices: of(this.fuels), areaPrices: of(this.areas), heldPrices: of(this.heldIndex), pageStations: of(this.pageStations),
+    };
+  }
+
   /** The data version to read the models at (a request reads it once). */
   async version(): Promise<number> {
     return (await this.store.versions()).data;
@@ -97,7 +105,7 @@ export class KeptStations {
   private version = Number.NaN;
   private byId = new Map<string, Station>();
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(readonly maxEntries: number) {}
 
   get size(): number {
     return this.byId.size;

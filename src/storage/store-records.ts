@@ -4,7 +4,6 @@ import type { AlongPrice } from '../domain/along.ts';
 import type { RankedPrice } from '../domain/cheapest.ts';
 import type { Near } from '../domain/nearby.ts';
 import type { PriceChange } from '../domain/changes.ts';
-import type { HeldPrice } from '../domain/tomorrow.ts';
 import type { ReportedFields, Station } from './station-shape.ts';
 
 /** What the store's methods take and give (store.ts has the methods, by role, and re-exports these). */
@@ -46,42 +45,6 @@ export interface StationListQuery extends ListQuery {
 /** A station as a list gives it: with its distance in whole metres when the list was near a point. */
 export interface ListedStation extends Station {
   metres?: number;
-}
-
-/*
- * Rows the read models (src/read-models/) are built from: storage reads them, the models keep
- * them per data version and the searches rank them.
- */
-
-/** A positioned station as the position index is built from it (read-models/positions.ts). */
-export interface PositionRow {
-  key: number;
-  id: string;
-  latitude: number;
-  longitude: number;
-}
-
-/** An available price of an output fuel (of a member, for a combined one), by station key. */
-export interface FuelPriceRow {
-  stationKey: number;
-  priceTenths: number;
-  reportedAt: number;
-}
-
-/** A station's available price of a member of the output fuel (as an item: metres undefined), with its station's city and state. */
-export interface AreaPriceRow {
-  price: RankedPrice;
-  cityId: string | undefined;
-  state: string;
-}
-
-/** A held price as read, with where its station is (read-models/held-index.ts). */
-export interface HeldRow {
-  price: HeldPrice;
-  cityId: string | undefined;
-  state: string;
-  /** Whether the station has a position (price.latitude and longitude are 0 when it has none). */
-  positioned: boolean;
 }
 
 /** A page of cheapest's ranking with the page's stations (read-models/searches.ts). */

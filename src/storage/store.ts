@@ -6,16 +6,18 @@ import type { PricedStation, RankedPrice } from '../domain/cheapest.ts';
 import type { Near, Point } from '../domain/nearby.ts';
 import type { HeldPrice } from '../domain/tomorrow.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
+import type { AreaPriceRow, FuelPriceRow, HeldRow, PositionRow } from './model-rows.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
 import type {
-  AreaPriceRow, Batch, BatchResult, Brand, ChangesPage, ChangesQuery, City, CityInput, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedCursor, FeedHealth, FeedRun,
-  FeedStation, FuelPriceRow, HeldRow, ListQuery, ListResult, Migration, PoolStats, PositionRow, ReleaseResult, Station, StationListQuery, TokenRecord,
+  Batch, BatchResult, Brand, ChangesPage, ChangesQuery, City, CityInput, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedCursor, FeedHealth, FeedRun,
+  FeedStation, ListQuery, ListResult, Migration, PoolStats, ReleaseResult, Station, StationListQuery, TokenRecord,
 } from './store-records.ts';
 
 export type { HeldPrice, PricedStation, RankedPrice };
 
 export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices };
 export type * from './store-records.ts';
+export type * from './model-rows.ts';
 
 /**
  * The doors to data, named for what their callers need, not for tables: ReadStore for the API,

@@ -69,7 +69,7 @@ describe('the position index ranks by the domain rules', () => {
 });
 
 /**
- * At the edges of what the index's ranking keys hold (storage/nearest.ts): prices from 0 to
+ * At the edges of what the index's ranking keys hold (read-models/positions.ts): prices from 0 to
  * 100,000 tenths (the most ingest takes), stations out to a 100 km radius (the widest asked),
  * many at one price and one distance, so that every part of the key decides some pair.
  */

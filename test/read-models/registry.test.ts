@@ -53,7 +53,7 @@ describe('the registry of read models', () => {
     const make = async (missing: readonly string[]) => new Map(missing.map((id) => [id, Buffer.alloc(MB, 'x')]));
     await texts.get(ids, 1, make);
     // The reference: each kept id costs its text, 128 bytes and its id as UTF-16, until the next would pass 32 MB.
-    const each = MB + 128 + ids[0].length * 2;
+    const each = MB + 128 + 'station-00'.length * 2;
     let remade = 0;
     await texts.get(ids, 1, async (missing) => { remade = missing.length; return make(missing); });
     assert.equal(ids.length - remade, Math.floor((32 * MB) / each));

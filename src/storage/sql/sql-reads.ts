@@ -1,5 +1,4 @@
-import type { FuelId } from '../../domain/fuels.ts';
-import { fuelIndex } from '../../domain/fuels.ts';
+import { type FuelId, fuelIndex } from '../../domain/fuels.ts';
 import type { FreshParts } from '../../domain/fresh.ts';
 import type { Near, Point } from '../../domain/nearby.ts';
 import type { StateId } from '../../domain/states.ts';

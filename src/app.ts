@@ -36,6 +36,7 @@ import { REQUEST_ID_HEADER, RequestRules, requestIdOf } from './http/request/rul
 import { CitySchema, HistoryRecordSchema, StationSchema } from './schemas/api.ts';
 import type { PriceStore } from './storage/store.ts';
 import { DerivedAnswers } from './derived/derived-answers.ts';
+import { ReadModels } from './read-models/read-models.ts';
 
 export interface AppOptions {
   store: PriceStore;
@@ -148,8 +149,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // along) on a second one (src/derived/).
   const derived = options.derived ?? new DerivedAnswers(store, clock);
   app.addHook('onClose', async () => derived.close());
-  await app.register(cityRoutes, { ...deps, derived });
-  await app.register(stationRoutes, { ...deps, stationTexts: new StationTexts(), derived });
+  // The serving thread's read models (src/read-models/registry.ts: the held prices of spreads, averages and station prices).
+  const models = new ReadModels(store);
+  await app.register(cityRoutes, { ...deps, derived, models });
+  await app.register(stationRoutes, { ...deps, stationTexts: new StationTexts(), derived, models });
   await app.register(priceRoutes, { ...deps, derived });
   await app.register(alongRoutes, { ...deps, derived });
   await app.register(changeRoutes, { ...deps, watcher });

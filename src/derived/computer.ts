@@ -14,6 +14,8 @@
  *   A write that changed no current price (a seal, a late report) touched, for all it can tell,
  *   every city: all of them are computed again.
  */
+import { ReadModels } from '../read-models/read-models.ts';
+import { READ_MODELS } from '../read-models/registry.ts';
 import type { ReadStore } from '../storage/store.ts';
 import { type DerivedJob, countKey, jobKey, laneOf, sizeOf, specOf } from './kinds.ts';
 
@@ -35,9 +37,9 @@ export function clockSlice(nowSec: number): number {
 
 const TRIES = 3;
 /** Results kept here after their computation, by the same key as in flight: a request that comes as a result computed ahead is on its way to the serving thread reads it. */
-const RECENT_RESULTS = 256;
+const RECENT_RESULTS = READ_MODELS.recentDerived.bound.entries;
 /** And at most this many bytes of them (a ten-year city history is some 3 MB). */
-const RECENT_BYTES = 32 * 1024 * 1024;
+const RECENT_BYTES = READ_MODELS.recentDerived.bound.bytes;
 
 export class DerivedComputer {
   private readonly inflight = new Map<string, Promise<Computed>>();
@@ -49,7 +51,12 @@ export class DerivedComputer {
   private generation = 0;
 
   /** `computed` is told of every computation made, once it is done (not of those shared): the counter the tests read. */
-  constructor(private readonly store: ReadStore, private readonly computed: (key: string) => void = () => {}) {}
+  /** This thread's read models (read-models/), over its store. */
+  private readonly models: ReadModels;
+
+  constructor(private readonly store: ReadStore, private readonly computed: (key: string) => void = () => {}) {
+    this.models = new ReadModels(store);
+  }
 
   run(job: DerivedJob, nowSec: number, version: number): Promise<Computed> {
     const key = `${jobKey(job)}|${clockSlice(nowSec)}|${version}`;
@@ -79,7 +86,7 @@ export class DerivedComputer {
     this.cursor ??= await this.store.lastChange();
     for (let tries = 1; ; tries++) {
       const before = (await this.store.versions()).data;
-      const value = await spec.compute(this.store, job.args, nowSec);
+      const value = await spec.compute(this.models, job.args, nowSec);
       this.computed(countKey(job));
       const after = (await this.store.versions()).data;
       // Under writes faster than the work, the last try is kept: everything it read is at least as new as `before`.

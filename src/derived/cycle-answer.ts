@@ -21,7 +21,8 @@ import { cityAverages, fuelTotals } from '../domain/today.ts';
 import { pairedTomorrow } from '../domain/tomorrow.ts';
 import { TRACK_DAYS, trackRecord } from '../domain/track-record.ts';
 import { CycleResponse, WEEKDAY_NAMES } from '../schemas/cycle.ts';
-import type { City, ReadStore } from '../storage/store.ts';
+import type { ReadModels } from '../read-models/read-models.ts';
+import type { City } from '../storage/store.ts';
 import { type AnswerBytes, answerOf } from './answer-bytes.ts';
 
 export type CycleData = Static<typeof CycleResponse>['data'];
@@ -32,7 +33,8 @@ function signedCents(tenths: number): string {
   return text === '0.0' ? text : `${tenths < 0 ? '-' : '+'}${text}`;
 }
 
-export async function cycleAnswer(store: ReadStore, city: City, fuel: FuelId, now: number): Promise<CycleData> {
+export async function cycleAnswer(models: ReadModels, city: City, fuel: FuelId, now: number): Promise<CycleData> {
+  const store = models.store;
   const today = localDayOf(city.state, now);
   // The history's own path: a year of daily city means, one day more for the first day-on-day change, and the
   // track record's 90 days before that (each of its days is advised on the year before it).
@@ -41,7 +43,7 @@ export async function cycleAnswer(store: ReadStore, city: City, fuel: FuelId, no
   // Every station's current price (tomorrow is compared with it station by station); the city's mean now is their
   // totals' (fuelTotals works out from them what storage keeps as citySums), so it is not read a second time.
   // The cycle reads fresh prices only (domain/fresh.ts): a station's price stops counting some days after its report.
-  const [prices, held, fresh] = await Promise.all([store.currentForCity(city.id), store.heldForCity(city.id), store.cityFreshParts(city.id, fuel, range.from, range.to)]);
+  const [prices, held, fresh] = await Promise.all([store.currentForCity(city.id), models.heldForCity(city.id), store.cityFreshParts(city.id, fuel, range.from, range.to)]);
   const current = cityAverages(fuelTotals(freshCurrent(city.state, prices, now))).get(fuel);
   const paired = pairedTomorrow(prices, held, fuel);
   const days = cycleSeries(freshDailyMeans(fresh, FRESH_DAYS[city.state], range.from, range.to), series.get(fuel) ?? [], fresh.sealedBefore);
@@ -73,7 +75,7 @@ export async function cycleAnswer(store: ReadStore, city: City, fuel: FuelId, no
 let serialise: ((value: unknown) => string) | undefined;
 
 /** GET /v1/cities/{id}/cycle's answer as the bytes the route sends, with their digest for the ETag. */
-export async function cycleAnswerBytes(store: ReadStore, city: City, fuel: FuelId, now: number): Promise<AnswerBytes> {
+export async function cycleAnswerBytes(models: ReadModels, city: City, fuel: FuelId, now: number): Promise<AnswerBytes> {
   serialise ??= SerializerSelector()({}, {})({ schema: CycleResponse, method: 'GET', url: '/v1/cities/:id/cycle', httpStatus: '200' }) as (value: unknown) => string;
-  return answerOf(Buffer.from(serialise({ data: await cycleAnswer(store, city, fuel, now) })));
+  return answerOf(Buffer.from(serialise({ data: await cycleAnswer(models, city, fuel, now) })));
 }

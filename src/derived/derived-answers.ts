@@ -18,14 +18,15 @@
  * - Bounded: MAX_KEPT answers at most (least recently used out first).
  */
 import type { Clock } from '../config.ts';
+import { READ_MODELS } from '../read-models/registry.ts';
 import type { ReadStore } from '../storage/store.ts';
 import { type Computed, clockSlice } from './computer.ts';
 import { type DerivedArgs, type DerivedJob, type DerivedKind, type DerivedLane, type DerivedValue, countKey, jobKey, laneOf, sizeOf } from './kinds.ts';
 import { type DerivedEvents, type DerivedRunner, InlineRunner, WorkerRunner } from './runner.ts';
 
-export const MAX_KEPT = 4096;
+export const MAX_KEPT = READ_MODELS.derivedAnswers.bound.entries;
 /** And at most this many bytes of them (history answers are bytes: a ten-year city history some 3 MB). */
-export const MAX_KEPT_BYTES = 64 * 1024 * 1024;
+export const MAX_KEPT_BYTES = READ_MODELS.derivedAnswers.bound.bytes;
 export const AHEAD_JOBS = 64;
 export const AHEAD_CHECK_MS = 250;
 

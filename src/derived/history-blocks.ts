@@ -15,6 +15,7 @@ import type { FuelId } from '../domain/fuels.ts';
 import { type RecordsText, blockOf, sealedText } from '../domain/history-json.ts';
 import type { CityDayRow, CityHistoryParts } from '../domain/price-rows.ts';
 import type { StateId } from '../domain/states.ts';
+import { boundBytes } from '../read-models/registry.ts';
 
 export interface HeldBlock {
   mark: number;
@@ -28,7 +29,7 @@ interface Entry extends HeldBlock {
   bytes: number;
 }
 
-export const DEFAULT_HISTORY_BLOCK_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_HISTORY_BLOCK_BYTES = boundBytes('historyBlocks');
 
 export class HistoryBlocks {
   /** Every entry, least recently used first (a Map keeps insertion order). */

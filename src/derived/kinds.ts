@@ -2,11 +2,13 @@
  * Every kind of derived answer (docs/DERIVED.md): what it is computed from (its arguments, sent to
  * the worker as they are, so plain data), how its arguments are keyed, which city a write must
  * touch for it to be computed again ahead of a request, and the function that computes it from
- * storage. A new costly answer is one more entry here and one call of DerivedAnswers.get in its
+ * the thread's read models and storage. A new costly answer is one more entry here and one call of DerivedAnswers.get in its
  * route; nothing else changes.
  */
 import type { FuelId } from '../domain/fuels.ts';
-import type { AlongPage, CheapestPage, City, ListResult, ListedStation, ReadStore, StationListQuery } from '../storage/store.ts';
+import type { ReadModels } from '../read-models/read-models.ts';
+import { nearStations } from '../read-models/searches.ts';
+import type { AlongPage, CheapestPage, City, ListResult, ListedStation, StationListQuery } from '../storage/store.ts';
 import type { AnswerBytes } from './answer-bytes.ts';
 import { cycleAnswerBytes } from './cycle-answer.ts';
 import { type HistoryArgs, cityHistoryAnswer, stationHistoryAnswer } from './history-answer.ts';
@@ -45,29 +47,30 @@ export interface DerivedSpec<K extends DerivedKind> {
   city(args: DerivedArgs<K>): string | undefined;
   /** Absent: 'derived'. */
   lane?: DerivedLane;
-  compute(store: ReadStore, args: DerivedArgs<K>, nowSec: number): Promise<DerivedValue<K>>;
+  /** From the thread's read models and, through them, its store (models.store). */
+  compute(models: ReadModels, args: DerivedArgs<K>, nowSec: number): Promise<DerivedValue<K>>;
 }
 
 export const DERIVED: { [K in DerivedKind]: DerivedSpec<K> } = {
   cycle: {
     key: ({ city, fuel }) => `${city.id}|${fuel}`,
     city: ({ city }) => city.id,
-    compute: (store, { city, fuel }, nowSec) => cycleAnswerBytes(store, city, fuel, nowSec),
+    compute: (models, { city, fuel }, nowSec) => cycleAnswerBytes(models, city, fuel, nowSec),
   },
   cityHistory: {
     key: ({ of, timeframe, format }) => `${of.id}|${timeframe}|${format}`,
     city: ({ of }) => of.id,
-    compute: cityHistoryAnswer,
+    compute: (models, args, nowSec) => cityHistoryAnswer(models.store, args, nowSec),
   },
   stationHistory: {
     key: ({ of, timeframe, format }) => `${of.id}|${timeframe}|${format}`,
     // A station's city is not at hand: computed when asked, not ahead.
     city: () => undefined,
-    compute: stationHistoryAnswer,
+    compute: (models, args, nowSec) => stationHistoryAnswer(models.store, args, nowSec),
   },
-  cheapest: { key: searchKey, city: () => undefined, lane: 'search', compute: (store, args) => cheapestAnswer(store, args) },
-  along: { key: searchKey, city: () => undefined, lane: 'search', compute: (store, args) => alongAnswer(store, args) },
-  nearStations: { key: searchKey, city: () => undefined, lane: 'search', compute: (store, args) => store.listStations(args) },
+  cheapest: { key: searchKey, city: () => undefined, lane: 'search', compute: (models, args) => cheapestAnswer(models, args) },
+  along: { key: searchKey, city: () => undefined, lane: 'search', compute: (models, args) => alongAnswer(models, args) },
+  nearStations: { key: searchKey, city: () => undefined, lane: 'search', compute: (models, args) => nearStations(models, args) },
 };
 
 export function laneOf(kind: DerivedKind): DerivedLane {

@@ -42,7 +42,7 @@ export function rankPrices(prices: readonly PricedStation[], order: PriceOrder, 
 
 /**
  * rankPrices without a point, of prices that are already items (metres undefined): the items
- * themselves ranked, none made (storage keeps a city's or a state's ranking so: area-prices.ts).
+ * themselves ranked, none made (read-models/area-prices.ts keeps a city's or a state's ranking so).
  */
 export function rankItems<T extends RankedPrice>(prices: readonly T[], order: PriceOrder): T[] {
   return bestPerStation(prices).sort(byRank(order));

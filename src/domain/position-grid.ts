@@ -3,7 +3,7 @@
  * longitude), for searches along a path (route.ts Path.within): the positions of one row's run
  * of cells are one contiguous run of an array sorted by row, then column, found from the row's
  * first entry (an index by row) by one binary search over that row's columns.
- * Storage keeps one per data version beside its position index (storage/nearest.ts).
+ * The search worker keeps one per data version beside its position index (read-models/positions.ts).
  */
 import { putUnit } from './arc.ts';
 import { cosLatitude } from './nearby.ts';

@@ -1,6 +1,6 @@
 /**
  * Along a route (`/v1/prices/along`): the path a routing engine returns, and where a station
- * stands against it. Pure functions; storage/along.ts runs Path.within over its grid of positions.
+ * stands against it. Pure functions; read-models/along.ts runs Path.within over its grid of positions.
  *
  * - The path is an encoded polyline of precision 5 (Google's format, as OSRM, Valhalla and
  *   Google return it): at most MAX_PATH_POINTS points, at least 2. Each segment is the shorter

@@ -47,6 +47,7 @@ export interface ListedStation extends Station {
   metres?: number;
 }
 
+/** A page of cheapest's ranking with the page's stations (read-models/searches.ts). */
 export interface CheapestPage extends ListResult<RankedPrice> {
   /** The stations of the page's items (in no order). */
   stations: Station[];

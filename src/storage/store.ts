@@ -2,23 +2,22 @@ import type { FreshParts } from '../domain/fresh.ts';
 import type { FuelId } from '../domain/fuels.ts';
 import type { StateId } from '../domain/states.ts';
 import type { LocalDay } from '../domain/time.ts';
-import type { AlongOrder, Fill } from '../domain/along.ts';
-import type { CheapestOrder, PricedStation, RankedPrice } from '../domain/cheapest.ts';
-import type { Path } from '../domain/route.ts';
+import type { PricedStation, RankedPrice } from '../domain/cheapest.ts';
+import type { Near, Point } from '../domain/nearby.ts';
 import type { HeldPrice } from '../domain/tomorrow.ts';
 import type { CopyKey, CopyProgress, CopyRow, CopyTable, TableChunk } from './sql/copy-tables.ts';
+import type { AreaPriceRow, FuelPriceRow, HeldRow, PositionRow } from './model-rows.ts';
 import type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices } from '../domain/price-rows.ts';
 import type {
-  AlongPage, Batch, BatchResult, Brand, ChangesPage, ChangesQuery, CheapestPage, City, CityInput, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedCursor, FeedHealth, FeedRun,
-  FeedStation, ListQuery, ListResult, ListedStation, Migration, PoolStats, PriceArea, ReleaseResult, Station, StationListQuery, TokenRecord,
+  Batch, BatchResult, Brand, ChangesPage, ChangesQuery, City, CityInput, FeedBatchOptions, FeedBatchResult, FeedCounts, FeedCursor, FeedHealth, FeedRun,
+  FeedStation, ListQuery, ListResult, Migration, PoolStats, ReleaseResult, Station, StationListQuery, TokenRecord,
 } from './store-records.ts';
 
 export type { HeldPrice, PricedStation, RankedPrice };
 
-/** Which prices /v1/prices/cheapest ranks: those in force now, or the next ones already published (held: domain/tomorrow.ts). */
-export type PriceDay = 'today' | 'tomorrow';
 export type { CityDayRow, CityHistoryParts, CurrentPrice, DayRange, FuelSums, FuelTotals, LiveDaySums, OutOfStock, StationDayRow, StationPrices };
 export type * from './store-records.ts';
+export type * from './model-rows.ts';
 
 /**
  * The doors to data, named for what their callers need, not for tables: ReadStore for the API,
@@ -57,48 +56,28 @@ export interface StoreBase {
 }
 
 
-/** ReadStore.cheapest's question: a fuel's stations of an area, in an order, a page of them. */
-export interface CheapestQuery {
-  fuel: FuelId;
-  area: PriceArea;
-  order: CheapestOrder;
-  limit: number;
-  offset: number;
-  /** today (default): the prices in force; tomorrow: the next held prices. */
-  day?: PriceDay | undefined;
-  /** Litres and consumption, for order net_cost and each item's net cost. */
-  fill?: Fill | undefined;
-  /** max_age's earliest report time (Unix seconds): prices reported before it are left out. */
-  since?: number | undefined;
-}
-
-/** ReadStore.along's question: a fuel's stations within a path's corridor, in an order, a page of them. */
-export interface AlongQuery {
-  fuel: FuelId;
-  path: Path;
-  order: AlongOrder;
-  limit: number;
-  offset: number;
-  fill?: Fill | undefined;
-  since?: number | undefined;
-}
-
 /** What the API reads (http/routes). */
 export interface ReadStore extends StoreBase {
   listCities(query: ListQuery): Promise<ListResult<City>>;
   city(id: string): Promise<City | undefined>;
-  listStations(query: StationListQuery): Promise<ListResult<ListedStation>>;
-  /**
-   * A page of the stations of an area ranked by their available price of an output fuel (domain/cheapest.ts), how many there are, and the page's stations.
-   * With day `tomorrow`, ranked by their next held prices in stock instead (domain/tomorrow.ts). Order net_cost needs the fill (and the area near a point).
-   * Given `since` (max_age, Unix seconds; today's prices only), prices reported before it are left out.
+  /** A page of the stations that pass the filters, by id; a list near a point is a search (read-models/searches.ts nearStations). */
+  listStations(query: StationListQuery): Promise<ListResult<Station>>;
+  /** The positions of the stations that pass the filters within the near box, unordered (read-models/ranking.ts ranks them). */
+  nearPoints(query: StationListQuery & { near: Near }): Promise<Array<Point & { id: string }>>;
+  /** The stations of these ids (in no order; ids no station has are absent). */
+  stationsByIds(ids: readonly string[]): Promise<Station[]>;
+  /*
+   * The rows the read models are built from (src/read-models/, registry.ts): each read in one
+   * statement; the models key what they build by the data version read before.
    */
-  cheapest(query: CheapestQuery): Promise<CheapestPage>;
-  /**
-   * A page of the stations with an available price of an output fuel within the path's corridor, ranked (domain/along.ts), and the page's stations.
-   * Given `since`, prices reported before it are left out.
-   */
-  along(query: AlongQuery): Promise<AlongPage>;
+  /** Every positioned station's key, id and position. */
+  positionRows(): Promise<PositionRow[]>;
+  /** Every available current price of the output fuel's members, by station key. */
+  fuelPriceRows(fuel: FuelId): Promise<FuelPriceRow[]>;
+  /** Every available current price of the output fuel's members, with its station's city and state. */
+  areaPriceRows(fuel: FuelId): Promise<AreaPriceRow[]>;
+  /** Every held price (dated ahead, not yet in force) with its station's city, state and position, each station's together, by fuel then instant. */
+  heldRows(): Promise<HeldRow[]>;
   /**
    * Count, sum, min and max of available current prices per reported fuel, from the totals kept
    * on write: of one state, or (undefined) of the nation.
@@ -112,14 +91,10 @@ export interface ReadStore extends StoreBase {
   stationDays(stationId: string, range: DayRange): Promise<StationDayRow[]>;
   currentForStation(stationId: string): Promise<CurrentPrice[]>;
   /**
-   * Stations' names, feeds and current prices, and what each holds (its held prices: dated ahead, not yet in force,
-   * ordered by fuel and instant), by id, in one snapshot (two
-   * statements, and the held prices kept for that snapshot's data version: held-index.ts); ids no station has are absent.
-   * The one read of /v1/stations/{id}/prices and the batch, which keep its texts per data version (http/cache/station-texts.ts).
+   * Stations' names, feeds and current prices by id, in one snapshot (two statements); ids no
+   * station has are absent. With their held prices: read-models/read-models.ts stationsPrices.
    */
-  stationsPrices(ids: readonly string[]): Promise<Map<string, { station: StationPrices; held: readonly HeldPrice[] }>>;
-  /** The held prices of every station of the city, each station's together (read once a data version: held-index.ts). */
-  heldForCity(cityId: string): Promise<readonly HeldPrice[]>;
+  stationsPrices(ids: readonly string[]): Promise<Map<string, StationPrices>>;
   /**
    * What cityHistory needs, read in one snapshot. Given `nowSec`, when today is the only live day
    * of the range, storage totals it itself (parts.liveDay) instead of handing over every station's

@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 
 /**
  * A new data version for a write to store (INGEST_STATEMENTS.bumpDataVersion): a random number
- * from 1 to 2^48, not a count. Everything keyed by the data version (the answer cache, the near
- * index, held and area prices, station texts) compares it for equality only, so a random number
+ * from 1 to 2^48, not a count. Everything keyed by the data version (the answer cache, the read
+ * models: src/read-models/registry.ts) compares it for equality only, so a random number
  * tells a change as well as a count does; and a database restored from a backup under a running
  * server does not count up again to a version that server kept answers for, which a count would
  * after as many writes as were lost (the chance that a later version is one seen before is one
@@ -74,30 +74,5 @@ export class VersionReuse {
   /** After a write through this instance: the next request reads afresh. */
   forget(): void {
     this.last = undefined;
-  }
-}
-
-/**
- * Values read once a data version, one per key (storage keeps the held prices and each output
- * fuel's area prices so): asked at the version kept, the value kept; asked at another, read
- * again, and requests for that version that come while it is read wait for the one read. A read
- * that fails is forgotten, so the next request reads again.
- */
-export class PerVersion<K, T> {
-  private readonly kept = new Map<K, { version: number; value: Promise<T> }>();
-
-  /** The value kept for the key at this version, without reading. */
-  peek(key: K, version: number): Promise<T> | undefined {
-    const kept = this.kept.get(key);
-    return kept?.version === version ? kept.value : undefined;
-  }
-
-  get(key: K, version: number, read: () => Promise<T>): Promise<T> {
-    const kept = this.peek(key, version);
-    if (kept) return kept;
-    const entry = { version, value: read() };
-    this.kept.set(key, entry);
-    entry.value.catch(() => { if (this.kept.get(key) === entry) this.kept.delete(key); });
-    return entry.value;
   }
 }

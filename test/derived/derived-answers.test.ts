@@ -47,7 +47,7 @@ async function reference(store: PriceStore, cityId: string, fuel: FuelId, now: n
   const range = { from: today - 365 - TRACK_DAYS, to: today };
   const series = cityHistory(city.state, await store.cityHistoryParts(city.id, range, now), range, now);
   const prices = await store.currentForCity(city.id);
-  const paired = pairedTomorrow(prices, await store.heldForCity(city.id), fuel);
+  const paired = pairedTomorrow(prices, (await store.heldRows()).filter((r) => r.cityId === city.id).map((r) => r.price), fuel);
   const fresh = await store.cityFreshParts(city.id, fuel, range.from, range.to);
   const current = cityAverages(fuelTotals(freshCurrent(city.state, prices, now))).get(fuel);
   const days = cycleSeries(freshDailyMeans(fresh, FRESH_DAYS[city.state], range.from, range.to), series.get(fuel) ?? [], fresh.sealedBefore);

@@ -1,21 +1,23 @@
 /**
  * Held prices (dated ahead: WA's tomorrow) on both backends: the reads tomorrow is made of, and
  * the data version (which keys the answer cache and ETags) moving when a price is held or released.
- * A store keeps every held price for the data version it read them at (storage/held-index.ts):
+ * The read models keep every held price for the data version they read them at (read-models/held-index.ts):
  * another store on the same database (another process) holding or releasing one is seen.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CITIES, STATIONS } from '../fixture.ts';
-import type { HeldPrice, PriceEvent, PriceStore } from '../../src/storage/store.ts';
+import { ReadModels } from '../../src/read-models/read-models.ts';
+import { cheapest } from '../../src/read-models/searches.ts';
+import type { HeldPrice, PriceEvent } from '../../src/storage/store.ts';
 import { itemAt, testBackends, twoStores } from '../helpers.ts';
 
 const NOW = Date.parse('2026-11-23T15:00:00+08:00') / 1000;
 const SIX = Date.parse('2026-11-24T06:00:00+08:00') / 1000;
 
 /** A station's held prices, as the price routes read them (stationsPrices). */
-async function heldAt(store: Pick<PriceStore, 'stationsPrices'>, id: string): Promise<readonly HeldPrice[]> {
-  return (await store.stationsPrices([id])).get(id)?.held ?? [];
+async function heldAt(models: ReadModels, id: string): Promise<readonly HeldPrice[]> {
+  return (await models.stationsPrices([id])).get(id)?.held ?? [];
 }
 
 for (const backend of testBackends()) {
@@ -25,6 +27,7 @@ for (const backend of testBackends()) {
       try {
         await store.migrate();
         await store.upsertCities(CITIES);
+        const models = new ReadModels(store);
         const gamma = itemAt(STATIONS, 2); // Gamma Perth, WA
         const later = (fuel: PriceEvent['fuel'], at: number, priceTenths: number, available = true): PriceEvent =>
           ({ feed: gamma.feed, feedCode: gamma.feedCode, fuel, at, priceTenths, available });
@@ -38,15 +41,15 @@ for (const backend of testBackends()) {
         await store.applyFeedBatch(batch, { now: NOW });
         assert.equal(await store.dataVersion(), v1, 'the same held prices again change nothing');
 
-        const station = await heldAt(store, 'gamma-perth');
+        const station = await heldAt(models, 'gamma-perth');
         assert.deepEqual(station.map((h) => [h.fuel, h.at, h.priceTenths, h.available]),
           // In the API's fuel order (ulp91 before diesel), then by instant.
           [['ulp91', SIX, 1599, true], ['ulp91', SIX + 86_400, 1629, true], ['diesel', SIX, 1899, false]]);
-        const city = await store.heldForCity('perth');
+        const city = await models.heldForCity('perth');
         assert.equal(city.length, 3);
-        const cheapest = await store.cheapest({ fuel: 'ulp91', area: { state: 'wa' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' });
-        assert.deepEqual(cheapest.items.map((i) => [i.stationId, i.priceTenths, i.reportedAt]), [['gamma-perth', 1599, SIX]]);
-        assert.deepEqual((await store.cheapest({ fuel: 'diesel', area: { city: 'perth' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).total, 0);
+        const tomorrow = await cheapest(models, { fuel: 'ulp91', area: { state: 'wa' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' });
+        assert.deepEqual(tomorrow.items.map((i) => [i.stationId, i.priceTenths, i.reportedAt]), [['gamma-perth', 1599, SIX]]);
+        assert.deepEqual((await cheapest(models, { fuel: 'diesel', area: { city: 'perth' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).total, 0);
 
         // Published anew with another price (and another availability): corrected, the later row wins; the same again is known.
         const corrected = await store.applyFeedBatch({ stations: [], prices: [later('ulp91', SIX, 1589), later('diesel', SIX, 1899, true)] }, { now: NOW });
@@ -56,12 +59,12 @@ for (const backend of testBackends()) {
         const again = await store.applyFeedBatch({ stations: [], prices: [later('ulp91', SIX, 1589)] }, { now: NOW });
         assert.deepEqual([again.pricesHeld, again.pricesHeldCorrected], [0, 0]);
         assert.equal(await store.dataVersion(), v2);
-        assert.deepEqual((await heldAt(store, 'gamma-perth')).map((h) => [h.fuel, h.at, h.priceTenths, h.available]),
+        assert.deepEqual((await heldAt(models, 'gamma-perth')).map((h) => [h.fuel, h.at, h.priceTenths, h.available]),
           [['ulp91', SIX, 1589, true], ['ulp91', SIX + 86_400, 1629, true], ['diesel', SIX, 1899, true]]);
 
         await store.releaseDue(SIX);
         assert.notEqual(await store.dataVersion(), v2, 'releasing a held price changes what the API answers');
-        assert.deepEqual((await heldAt(store, 'gamma-perth')).map((h) => h.at), [SIX + 86_400]);
+        assert.deepEqual((await heldAt(models, 'gamma-perth')).map((h) => h.at), [SIX + 86_400]);
       } finally {
         await drop();
       }
@@ -76,19 +79,20 @@ for (const backend of testBackends()) {
         await writer.applyFeedBatch({ stations: [gamma], prices: [] }, { now: NOW });
         // Read at every request, as a second process sees another's write once its reading of the versions is stale.
         reader.setVersionReuseMs(0);
-        const perth = async (): Promise<Array<[string, number, number]>> => (await reader.heldForCity('perth')).map((h) => [h.fuel, h.at, h.priceTenths]);
+        const models = new ReadModels(reader);
+        const perth = async (): Promise<Array<[string, number, number]>> => (await models.heldForCity('perth')).map((h) => [h.fuel, h.at, h.priceTenths]);
         assert.deepEqual(await perth(), []);
-        assert.equal((await reader.cheapest({ fuel: 'ulp91', area: { city: 'perth' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).total, 0);
+        assert.equal((await cheapest(models, { fuel: 'ulp91', area: { city: 'perth' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).total, 0);
 
         await writer.applyFeedBatch({ stations: [], prices: [{ feed: gamma.feed, feedCode: gamma.feedCode, fuel: 'ulp91', at: SIX, priceTenths: 1599, available: true }] }, { now: NOW });
         assert.deepEqual(await perth(), [['ulp91', SIX, 1599]]);
-        assert.deepEqual((await heldAt(reader, 'gamma-perth')).map((h) => h.priceTenths), [1599]);
-        assert.deepEqual((await reader.cheapest({ fuel: 'ulp91', area: { state: 'wa' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).items.map((i) => [i.stationId, i.priceTenths]), [['gamma-perth', 1599]]);
-        assert.deepEqual([...(await reader.stationsPrices(['gamma-perth'])).values()].map((s) => s.held.map((h) => h.priceTenths)), [[1599]]);
+        assert.deepEqual((await heldAt(models, 'gamma-perth')).map((h) => h.priceTenths), [1599]);
+        assert.deepEqual((await cheapest(models, { fuel: 'ulp91', area: { state: 'wa' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).items.map((i) => [i.stationId, i.priceTenths]), [['gamma-perth', 1599]]);
+        assert.deepEqual([...(await models.stationsPrices(['gamma-perth'])).values()].map((s) => s.held.map((h) => h.priceTenths)), [[1599]]);
 
         await writer.releaseDue(SIX);
         assert.deepEqual(await perth(), []);
-        assert.equal((await reader.cheapest({ fuel: 'ulp91', area: { city: 'perth' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).total, 0);
+        assert.equal((await cheapest(models, { fuel: 'ulp91', area: { city: 'perth' }, order: 'asc', limit: 10, offset: 0, day: 'tomorrow' })).total, 0);
       } finally {
         await drop();
       }

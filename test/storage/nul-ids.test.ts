@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { ReadModels } from '../../src/read-models/read-models.ts';
+import { cheapest } from '../../src/read-models/searches.ts';
 import type { PriceStore } from '../../src/storage/store.ts';
 import { NOW, loadFixture } from '../fixture.ts';
 import { testBackends } from '../helpers.ts';
@@ -29,13 +31,13 @@ for (const backend of testBackends()) {
       assert.deepEqual(await store.feedStations(NUL), []);
       assert.deepEqual(await store.feedRuns({ feed: NUL, limit: 10 }), []);
       assert.deepEqual(await store.stationDays(NUL, { from: null, to: 30_000 }), []);
-      const reads = [store.currentForStation(NUL), store.heldForCity(NUL), store.currentForCity(NUL),
+      const reads = [store.currentForStation(NUL), new ReadModels(store).heldForCity(NUL), store.currentForCity(NUL),
         store.cityTotals(NUL), store.citySums(NUL), store.cityOutOfStock(NUL)];
       for (const read of reads) assert.deepEqual(await read, []);
       const parts = await store.cityHistoryParts(NUL, { from: null, to: 30_000 });
       assert.deepEqual([parts.sealed, parts.stationDays, parts.current], [[], [], []]);
       for (const day of ['today', 'tomorrow'] as const) {
-        const page = await store.cheapest({ fuel: 'ulp91', area: { city: NUL }, order: 'asc', limit: 10, offset: 0, day });
+        const page = await cheapest(new ReadModels(store), { fuel: 'ulp91', area: { city: NUL }, order: 'asc', limit: 10, offset: 0, day });
         assert.deepEqual([page.items, page.total, page.stations], [[], 0, []]);
       }
     });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import type { CityInput, PriceStore, StationInput } from '../../src/storage/store.ts';
+import { ReadModels } from '../../src/read-models/read-models.ts';
+import { nearStations } from '../../src/read-models/searches.ts';
+import type { CityInput, PriceStore, StationInput, StationListQuery } from '../../src/storage/store.ts';
 import { NOW } from '../fixture.ts';
 import { testBackends } from '../helpers.ts';
 
@@ -30,8 +32,10 @@ for (const backend of testBackends()) {
       await store.upsertCities([SYDNEY]);
       const result = await store.applyBatch({ stations: [OLD], prices: [{ feed: 'qld', feedCode: '61401005', fuel: 'ulp91', at: NOW - 60, priceTenths: 1859, available: true }] });
       assert.deepEqual([result.stationsAdded, result.pricesAccepted], [1, 1]);
-      const list = (query: Partial<Parameters<PriceStore['listStations']>[0]>) =>
-        store.listStations({ state: undefined, limit: 10, offset: 0, ...query }).then((r) => r.items.map((s) => s.id));
+      // A list near a point is a search over the read models (read-models/searches.ts), the rest storage's list.
+      const models = new ReadModels(store);
+      const list = (query: Partial<StationListQuery>) =>
+        nearStations(models, { state: undefined, limit: 10, offset: 0, ...query }).then((r) => r.items.map((s) => s.id));
       assert.deepEqual(await list({}), ['puma-kangaroo-point']);
       assert.deepEqual(await list({ city: 'sydney' }), []);
       assert.deepEqual(await list({ near }), []);

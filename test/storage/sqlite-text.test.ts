@@ -82,7 +82,7 @@ test('every read statement keeps the query plan of its bare-parameter form (an i
   db.close();
 });
 
-test('every held price is read with its station in one join through a key (once a data version: storage/held-index.ts)', async () => {
+test('every held price is read with its station in one join through a key (once a data version: read-models/held-index.ts)', async () => {
   const { db, plan: planOf } = await migratedDatabase('held-plans.db');
   const text = readStatements(SQLITE_DIALECT).heldPrices;
   const plan = planOf(sqliteText(text).text, text).join(' | ');

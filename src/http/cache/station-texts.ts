@@ -16,6 +16,7 @@
  * and it never serves a text made at another data version.
  */
 import { createHash, hash } from 'node:crypto';
+import { boundBytes } from '../../read-models/registry.ts';
 import { quotedEtag } from './etag.ts';
 
 /** A station's answer text (UTF-8), and its SHA-256 when kept. */
@@ -27,7 +28,7 @@ export interface StationText {
 /** A kept station (text and hash), or null: no station has the id. */
 type KeptStation = Required<StationText> | null;
 
-export const DEFAULT_STATION_TEXT_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_STATION_TEXT_BYTES = boundBytes('stationTexts');
 
 /** What a kept id costs besides its text: the Map entry, the id and the digest. */
 const ENTRY_BYTES = 128;
@@ -44,7 +45,7 @@ export class StationTexts {
    * made by `make` (the texts of the ones that exist, by id; missing ids have no station) and
    * kept while `version` is the one last asked for. Another version, an older one too (a request
    * that read the versions just before a write, or a database restored from a backup), starts
-   * again from nothing, as PerVersion does (storage/versions.ts).
+   * again from nothing, as PerVersion does (read-models/per-version.ts).
    */
   async get(ids: readonly string[], version: number, make: (missing: readonly string[]) => Promise<Map<string, Buffer>>): Promise<KeptStation[]> {
     if (version !== this.version) {

@@ -20,7 +20,7 @@ function corridorQuery(text: string | undefined): number {
   return km >= MIN_CORRIDOR_KM && km <= MAX_CORRIDOR_KM ? km : apiError('invalid_parameter', `Parameter 'corridor' ${CORRIDOR_ACCEPTS}.`);
 }
 
-/** GET /v1/prices/along: the stations selling a fuel within a corridor of a route (domain/route.ts, domain/along.ts, storage/along.ts). */
+/** GET /v1/prices/along: the stations selling a fuel within a corridor of a route (domain/route.ts, domain/along.ts, read-models/along.ts). */
 export const alongRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: DerivedAnswers }> = async (app, { clock, derived }) => {
   const description = 'The stations with an available price of the fuel within the corridor of the path (an encoded polyline, as routing engines return it), '
     + 'each with its distance to the path, how far along the path it is first passed and the detour there and back; cheapest first (order=along: from the start; '

@@ -13,6 +13,7 @@ import type { DerivedAnswers } from '../../derived/derived-answers.ts';
 import { CITY_COLUMNS } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer } from '../representation/negotiation.ts';
+import type { ReadModels } from '../../read-models/read-models.ts';
 import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed, sendAnswerBytes, sendHistory } from './responses.ts';
 
 const tags = ['Cities'];
@@ -20,7 +21,7 @@ const security = [{ bearerAuth: [] }];
 const CITIES_CSV = 'id,name,state,latitude,longitude\r\nburnie,Burnie,tas,-41.0558,145.9038\r\n';
 const CITY_HISTORY_CSV = 'date,fuel,average\r\n23-11-2026,e10,1.81\r\n22-11-2026,e10,1.81\r\n23-11-2026,ulp91,1.83\r\n';
 
-export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: DerivedAnswers }> = async (app, { store, clock, derived }) => {
+export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: DerivedAnswers; models: ReadModels }> = async (app, { store, clock, derived, models }) => {
   const findCity = async (id: string) => (await store.city(id)) ?? notFound('city', id);
 
   app.get('/v1/cities', {
@@ -104,7 +105,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: Derive
     },
   }, async (request) => {
     const city = await findCity(request.params.id);
-    const [totals, held] = await Promise.all([store.cityTotals(city.id), store.heldForCity(city.id)]);
+    const [totals, held] = await Promise.all([store.cityTotals(city.id), models.heldForCity(city.id)]);
     const next = tomorrowTotals(held);
     const tomorrow = next ? { from: next.from, spread: spreadEntries(citySpread(next.totals)) } : false as const;
     return { data: { id: city.id, name: city.name, spread: spreadEntries(citySpread(totals)), tomorrow } };
@@ -119,7 +120,7 @@ export const cityRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: Derive
   }, async (request) => {
     const city = await findCity(request.params.id);
     // Count and sum only: the extremes the spread needs cost two index steps per fuel.
-    const [sums, held] = await Promise.all([store.citySums(city.id), store.heldForCity(city.id)]);
+    const [sums, held] = await Promise.all([store.citySums(city.id), models.heldForCity(city.id)]);
     const next = tomorrowTotals(held);
     const tomorrow = next ? { from: next.from, averages: averageEntries(cityAverages(next.totals)) } : false as const;
     return { data: { id: city.id, name: city.name, averages: averageEntries(cityAverages(sums)), tomorrow } };

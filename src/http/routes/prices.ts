@@ -7,7 +7,8 @@ import { STATE_NAMES, type StateId } from '../../domain/states.ts';
 import { scopeSummary } from '../../domain/today.ts';
 import { CheapestResponse, SummaryResponse } from '../../schemas/api.ts';
 import { CheapestQuerySchema, SummaryQuerySchema } from '../../schemas/queries.ts';
-import type { FuelTotals, PriceArea, PriceDay } from '../../storage/store.ts';
+import type { PriceDay } from '../../read-models/searches.ts';
+import type { FuelTotals, PriceArea } from '../../storage/store.ts';
 import { apiError, notFound } from '../errors/catalogue.ts';
 import { CHEAPEST_COLUMNS, withDistance, withNetCost } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
@@ -77,7 +78,7 @@ export const priceRoutes: FastifyPluginAsyncTypebox<RouteDeps & { derived: Deriv
     const day = (query.day ?? 'today') as PriceDay;
     const now = clock.now();
     const since = day === 'today' ? freshSince(now, query.max_age) : undefined;
-    // A search, on the search worker (src/derived/search-answers.ts, docs/DERIVED.md): after a write its
+    // A search, on the search worker (src/read-models/searches.ts, docs/DERIVED.md): after a write its
     // kept indexes are read again there, not here.
     const page = await derived.get('cheapest', { fuel: query.fuel as FuelId, area, order, limit: window.limit, offset: window.offset, day, fill, since }, now);
     const columns = withNetCost(withDistance(CHEAPEST_COLUMNS, near !== undefined), fill !== undefined);

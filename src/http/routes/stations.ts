@@ -22,6 +22,7 @@ import type { DerivedAnswers } from '../../derived/derived-answers.ts';
 import { STATION_COLUMNS, csvText, withDistance } from '../representation/csv.ts';
 import { pageWindow } from '../representation/pagination.ts';
 import { negotiateRepresentation, pageAnswer, sendJsonText } from '../representation/negotiation.ts';
+import type { ReadModels } from '../../read-models/read-models.ts';
 import { HISTORY_ROWS, type RouteDeps, errorResponses, jsonOrCsv, methodNotAllowed, movedStation, sendHistory } from './responses.ts';
 
 const tags = ['Stations'];
@@ -37,7 +38,7 @@ function listedStationOut(s: ListedStation): Station & { distance_km?: string } 
   return { ...station, distance_km: formatKm(metres) };
 }
 
-export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts: StationTexts; derived: DerivedAnswers }> = async (app, { store, clock, stationTexts, derived }) => {
+export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts: StationTexts; derived: DerivedAnswers; models: ReadModels }> = async (app, { store, clock, stationTexts, derived, models }) => {
   /**
    * An old id (a history station the live feed took over: docs/DATA.md "Ids") answers with a
    * permanent redirect to the station's id now, the rest of the URL kept; any other unknown id is a 404.
@@ -51,7 +52,7 @@ export const stationRoutes: FastifyPluginAsyncTypebox<RouteDeps & { stationTexts
   /** Stations' current prices as /v1/stations/{id}/prices answers each in `data`, with max_age's `since`, as JSON text by id (ids no station has absent). */
   const pricesOf = async (ids: readonly string[], since: number | undefined): Promise<Map<string, Buffer>> => {
     const texts = new Map<string, Buffer>();
-    for (const [id, { station, held }] of await store.stationsPrices(ids)) {
+    for (const [id, { station, held }] of await models.stationsPrices(ids)) {
       // max_age: an older price is answered as no report (the entry false throughout; tomorrow's published price still given).
       const entries = stationPriceEntries(reportedSince(station.prices, since), station.feed, stationTomorrow(held));
       texts.set(id, Buffer.from(stationPricesText(station.id, station.name, entries)));

@@ -1,15 +1,12 @@
 import { FUELS, type FuelId } from '../../domain/fuels.ts';
 import { formatCoordinate } from '../../domain/rounding.ts';
 import type { StateId } from '../../domain/states.ts';
-import type { City, CurrentPrice, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, StationDayRow, TokenRecord } from '../store.ts';
+import type { AreaPriceRow, City, CurrentPrice, FeedCounts, FeedHealth, FeedRun, FeedStation, FuelSums, FuelTotals, LiveDaySums, OutOfStock, PriceEvent, PricedStation, StationDayRow, TokenRecord, FuelPriceRow, HeldRow, PositionRow } from '../store.ts';
 import type { StationReport } from '../../domain/price-rows.ts';
 import type { DayRun, OpenState, Report } from '../write-plan/day-totals.ts';
 import type { BrandCount } from '../brands.ts';
-import type { FuelPriceRow, PositionRow } from '../nearest.ts';
 import type { Row } from './dialect.ts';
 import type { HeldPrice } from '../../domain/tomorrow.ts';
-import type { HeldRow } from '../held-index.ts';
-import type { AreaPriceRow } from '../area-prices.ts';
 
 /* Rows as the backends return them (dialect.ts, Row) turned into the store's objects. */
 
@@ -199,7 +196,7 @@ export function toAreaPriceRow(r: Row): AreaPriceRow {
   return { price: { ...toPricedStation(r), metres: undefined }, ...placeOf(r) };
 }
 
-/** A station's key, id and position (the position index: storage/nearest.ts). */
+/** A station's key, id and position (the position index: read-models/positions.ts). */
 export function toPositionRow(r: Row): PositionRow {
   return { key: Number(r.key), id: String(r.id), latitude: Number(r.latitude), longitude: Number(r.longitude) };
 }

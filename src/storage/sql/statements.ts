@@ -65,7 +65,7 @@ export function stationFilter(query: StationListQuery, brandNames: readonly stri
 export interface StationListSql {
   count: string;
   page: string;
-  /** Every matching station's id and position, unordered (a near search ranks them: storage/nearest.ts). */
+  /** Every matching station's id and position, unordered (a near search ranks them: read-models/ranking.ts). */
   points: string;
   /** The filters' parameters; the page appends limit and offset. */
   params: Params;
@@ -174,10 +174,10 @@ export function readStatements(d: Dialect) {
     /**
      * The available current prices counting towards output fuel $1 (its members, for a combined fuel), with their
      * station's city and state, for /v1/prices/cheapest in a city or a state: read once a data version and kept
-     * (storage/area-prices.ts).
+     * (read-models/area-prices.ts).
      */
     areaFuelPrices: `SELECT ${PRICED}, c.city_id, c.state FROM current_prices c JOIN stations s ON s.key = c.station_key WHERE ${OF_OUTPUT}`,
-    /** For the position index (storage/nearest.ts): every station's position, and every available price of output fuel $1. */
+    /** For the position index (read-models/positions.ts): every station's position, and every available price of output fuel $1. */
     positions: 'SELECT key, id, latitude, longitude FROM stations WHERE latitude IS NOT NULL',
     fuelPricesByKey: `SELECT c.station_key, c.price_tenths, c.reported_at FROM current_prices c WHERE ${OF_OUTPUT}`,
     /** citySums with min and max, by two index steps each (current_prices_by_city). */
@@ -229,7 +229,7 @@ export function readStatements(d: Dialect) {
       ORDER BY r.station_key, r.fuel, r.from_day`,
     /**
      * Every held price (pending_prices: dated ahead, WA's tomorrow) with its station, what `tomorrow` is read from
-     * (domain/tomorrow.ts): read once a data version and kept (storage/held-index.ts), each station's together, by fuel
+     * (domain/tomorrow.ts): read once a data version and kept (read-models/held-index.ts), each station's together, by fuel
      * and instant. In pending_prices' key order, so that the held rows are read and each finds its station by key: with
      * nothing held, nothing is read (by station key instead, every station was read to find none: 0.4 ms).
      */

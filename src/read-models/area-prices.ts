@@ -1,26 +1,20 @@
 /**
  * Every station's available prices of one output fuel with its city and state, read in one
- * statement once a data version and kept per output fuel, for `cheapest` in a city or a state:
+ * statement (ReadStore.areaPriceRows) once a data version and kept per output fuel, for `cheapest` in a city or a state:
  * the area's rows are looked up, and its ranking (domain/cheapest.ts rankItems: the rows
  * themselves, in order) made once and paged from then on. With max_age, the kept rows are
  * filtered and ranked for that request.
  *
  * Why: read per request, Sydney's 1,750 rows of ulp91 took 1.6 ms of SQLite and their ranking
  * 0.34 ms more (bench/RESULTS.md, "Cheapest in a city or a state, ranked once a data
- * version"). Near searches keep their own per data version (storage/nearest.ts), over
+ * version"). Near searches keep their own per data version (positions.ts), over
  * positioned stations only; these rows include the stations without a position, which a
  * city's or a state's list shows.
  */
 import { type PriceOrder, type RankedPrice, rankItems } from '../domain/cheapest.ts';
 import { reportedSince } from '../domain/fresh.ts';
+import type { AreaPriceRow } from '../storage/store.ts';
 import { pushTo } from './map-lists.ts';
-
-/** A station's available price of a member of the output fuel (as an item: metres undefined), with its station's city and state. */
-export interface AreaPriceRow {
-  price: RankedPrice;
-  cityId: string | undefined;
-  state: string;
-}
 
 export type Area = { city: string } | { state: string };
 

@@ -1,15 +1,17 @@
 /**
- * What storage reads once a data version and keeps (storage/versions.ts PerVersion): the held
- * prices (held-prices.test.ts) and each output fuel's prices by city and state, which `cheapest`
- * in a city or a state ranks (storage/area-prices.ts). Another store on the same database (another
+ * What the read models read once a data version and keep (read-models/per-version.ts PerVersion): the held
+ * prices (test/storage/held-prices.test.ts) and each output fuel's prices by city and state, which `cheapest`
+ * in a city or a state ranks (read-models/area-prices.ts). Another store on the same database (another
  * process) writing a price is answered once the version has moved, in every order and with max_age
  * (near a point too: the near index's prices are kept with the rows they were built from, which
- * max_age filters: storage/nearest.ts).
+ * max_age filters: read-models/read-models.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PerVersion } from '../../src/storage/versions.ts';
-import type { PriceEvent, PriceStore } from '../../src/storage/store.ts';
+import { PerVersion } from '../../src/read-models/per-version.ts';
+import { ReadModels } from '../../src/read-models/read-models.ts';
+import { cheapest } from '../../src/read-models/searches.ts';
+import type { PriceEvent } from '../../src/storage/store.ts';
 import { NOW, PRICES, STATIONS, loadFixture } from '../fixture.ts';
 import { testBackends, twoStores } from '../helpers.ts';
 
@@ -60,8 +62,9 @@ for (const backend of testBackends()) {
         }
         const sydney = ['1', '2', '4'];
         const nsw = ['1', '2', '4', '5'];
-        const ranked = async (store: PriceStore, area: { city: string } | { state: 'nsw' }, order: 'asc' | 'desc', since?: number): Promise<Array<[string, number]>> =>
-          (await store.cheapest({ fuel: 'ulp91', area, order, limit: 10, offset: 0, day: 'today', since })).items.map((i) => [i.stationId, i.priceTenths]);
+        const models = new ReadModels(reader);
+        const ranked = async (area: { city: string } | { state: 'nsw' }, order: 'asc' | 'desc', since?: number): Promise<Array<[string, number]>> =>
+          (await cheapest(models, { fuel: 'ulp91', area, order, limit: 10, offset: 0, day: 'today', since })).items.map((i) => [i.stationId, i.priceTenths]);
         const want = (events: readonly PriceEvent[], codes: readonly string[], order: 'asc' | 'desc', since?: number): Array<[string, number]> =>
           expectedRanking(events, codes, order, since).map(([code, price]) => [idOf.get(code) ?? code, price]);
 
@@ -69,9 +72,9 @@ for (const backend of testBackends()) {
         const near = { near: { centre: { latitude: -33.8688, longitude: 151.2093 }, radiusKm: 5 } };
         const since = NOW - 3600;
         const nearSince = async (): Promise<Array<[string, number]>> =>
-          (await reader.cheapest({ fuel: 'ulp91', area: near, order: 'asc', limit: 10, offset: 0, day: 'today', since })).items.map((i) => [i.stationId, i.priceTenths]);
+          (await cheapest(models, { fuel: 'ulp91', area: near, order: 'asc', limit: 10, offset: 0, day: 'today', since })).items.map((i) => [i.stationId, i.priceTenths]);
         assert.deepEqual(await nearSince(), want(PRICES, sydney, 'asc', since));
-        const before = await ranked(reader, { city: 'sydney' }, 'asc');
+        const before = await ranked({ city: 'sydney' }, 'asc');
         assert.deepEqual(before, want(PRICES, sydney, 'asc'));
         assert.equal(before.length, 2, 'two of Sydney\'s stations sell ulp91: both sides of the change are tried');
 
@@ -80,15 +83,15 @@ for (const backend of testBackends()) {
         await writer.applyBatch({ stations: [], prices: [cheaper] });
         const events = [...PRICES, cheaper];
         for (const order of ['asc', 'desc'] as const) {
-          assert.deepEqual(await ranked(reader, { city: 'sydney' }, order), want(events, sydney, order), `Sydney ${order}`);
-          assert.deepEqual(await ranked(reader, { state: 'nsw' }, order), want(events, nsw, order), `NSW ${order}`);
+          assert.deepEqual(await ranked({ city: 'sydney' }, order), want(events, sydney, order), `Sydney ${order}`);
+          assert.deepEqual(await ranked({ state: 'nsw' }, order), want(events, nsw, order), `NSW ${order}`);
         }
         // max_age: only the reports since the last hour (the kept rows filtered for this request, the kept ranking untouched).
         assert.deepEqual(await nearSince(), want(events, sydney, 'asc', since));
         assert.equal((await nearSince()).length, 1);
-        assert.deepEqual(await ranked(reader, { city: 'sydney' }, 'asc', since), want(events, sydney, 'asc', since));
-        assert.equal((await ranked(reader, { city: 'sydney' }, 'asc', since)).length, 1);
-        assert.deepEqual(await ranked(reader, { city: 'sydney' }, 'asc'), want(events, sydney, 'asc'));
+        assert.deepEqual(await ranked({ city: 'sydney' }, 'asc', since), want(events, sydney, 'asc', since));
+        assert.equal((await ranked({ city: 'sydney' }, 'asc', since)).length, 1);
+        assert.deepEqual(await ranked({ city: 'sydney' }, 'asc'), want(events, sydney, 'asc'));
       } finally {
         await drop();
       }

@@ -1,6 +1,6 @@
 /**
  * Every held price (pending_prices: reports dated ahead, as WA's next-day prices) with its
- * station's id, city, state and position, read in one statement and kept per data version, the
+ * station's id, city, state and position, read in one statement (ReadStore.heldRows) and kept per data version, the
  * same on both backends: the reads of held prices (a station's, a batch's, a city's or a state's,
  * those of positioned stations, of every fuel or of one output fuel's members) are lookups here.
  *
@@ -14,16 +14,8 @@
  */
 import { type FuelId, outputsOf } from '../domain/fuels.ts';
 import type { HeldPrice } from '../domain/tomorrow.ts';
+import type { HeldRow } from '../storage/store.ts';
 import { pushTo } from './map-lists.ts';
-
-/** A held price as read, with where its station is. */
-export interface HeldRow {
-  price: HeldPrice;
-  cityId: string | undefined;
-  state: string;
-  /** Whether the station has a position (price.latitude and longitude are 0 when it has none). */
-  positioned: boolean;
-}
 
 const NONE: readonly HeldPrice[] = [];
 

@@ -1,11 +1,11 @@
 /**
- * Along a path, from the position index (nearest.ts), the same on both backends: the path's
+ * Along a path, from the position index (positions.ts), the same on both backends: the path's
  * segments search the index's grid of positions (domain/route.ts Path.within), keeping the
  * stations with an available price of the fuel. No station is read from storage but the page's own.
  */
 import type { AlongPrice } from '../domain/along.ts';
 import type { Path } from '../domain/route.ts';
-import type { FuelPrices, Positions } from './nearest.ts';
+import type { FuelPrices, Positions } from './positions.ts';
 
 /** The priced stations within the path's corridor, in no order. */
 export function pricedAlong(positions: Positions, prices: FuelPrices, path: Path): AlongPrice[] {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type PriceOrder, rankPrices } from '../../src/domain/cheapest.ts';
 import { withinRadius } from '../../src/domain/nearby.ts';
-import { FuelPrices, Positions, indexedNearestPage } from '../../src/storage/nearest.ts';
+import { FuelPrices, Positions } from '../../src/read-models/positions.ts';
+import { indexedNearestPage, rankNear } from '../../src/read-models/ranking.ts';
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -58,17 +59,17 @@ describe('the position index ranks by the domain rules', () => {
       });
       for (const order of ['asc', 'desc'] as PriceOrder[]) {
         const want = rankPrices(priced, order, near).map((r) => [r.stationId, r.priceTenths, r.reportedAt, r.metres]);
-        const got = prices.rankNear(positions, near, order, 1000, 0);
+        const got = rankNear(positions, prices, near, order, 1000, 0);
         assert.equal(got.total, want.length, order);
         assert.deepEqual(got.items.map((r) => [r.stationId, r.priceTenths, r.reportedAt, r.metres]), want, order);
-        assert.deepEqual(prices.rankNear(positions, near, order, 4, 3).items.map((r) => r.stationId), want.slice(3, 7).map((r) => r[0]), order);
+        assert.deepEqual(rankNear(positions, prices, near, order, 4, 3).items.map((r) => r.stationId), want.slice(3, 7).map((r) => r[0]), order);
       }
     });
   }
 });
 
 /**
- * At the edges of what the index's ranking keys hold (storage/nearest.ts): prices from 0 to
+ * At the edges of what the index's ranking keys hold (read-models/positions.ts): prices from 0 to
  * 100,000 tenths (the most ingest takes), stations out to a 100 km radius (the widest asked),
  * many at one price and one distance, so that every part of the key decides some pair.
  */
@@ -92,7 +93,7 @@ test('the position index ranks exactly at the bounds: prices 0 to 100,000 tenths
   assert.ok(Math.max(...inside.map((p) => p.metres)) > 99_000);
   for (const order of ['asc', 'desc'] as PriceOrder[]) {
     const want = rankPrices(priced, order, near).map((r) => [r.stationId, r.priceTenths, r.metres]);
-    const got = prices.rankNear(positions, near, order, 1000, 0);
+    const got = rankNear(positions, prices, near, order, 1000, 0);
     assert.equal(got.total, want.length, order);
     assert.deepEqual(got.items.map((r) => [r.stationId, r.priceTenths, r.metres]), want, order);
   }

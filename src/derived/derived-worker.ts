@@ -25,7 +25,20 @@ async function open(): Promise<ReadStore> {
   return new PostgresStore({ connectionString: source.url, max: 2, statementTimeoutMs: lane === 'search' ? 5_000 : 30_000, applicationName: `fuelprice-${lane}` });
 }
 
-const post = (message: FromWorker): void => port.postMessage(message);
+/**
+ * An answer's bytes go to the serving thread moved, not copied there: a copy made here (this thread keeps its
+ * own for its recent results) whose buffer is transferred, so the serving thread neither copies a ten-year
+ * history's megabytes nor allocates them again, after every write that computes them ahead.
+ */
+const post = (message: FromWorker): void => {
+  const value = message.type === 'done' || message.type === 'kept' ? message.value as { bytes?: unknown } | undefined : undefined;
+  if (!(value?.bytes instanceof Uint8Array)) {
+    port.postMessage(message);
+    return;
+  }
+  const moved = new Uint8Array(value.bytes);
+  port.postMessage({ ...message, value: { ...value, bytes: moved } }, [moved.buffer]);
+};
 const storeReady = open();
 storeReady.then((store) => store.setVersionReuseMs(0), () => {});
 const ready = storeReady.then((store) => new DerivedComputer(store, (key) => post({ type: 'computed', key })));

@@ -15,6 +15,7 @@ import { parse as parseYaml } from 'yaml';
 import { parsePort } from '../../src/config.ts';
 import { usageLine } from '../../src/cli/help.ts';
 import { COMMANDS as CLI_COMMANDS } from '../../src/cli/spec.ts';
+import { feedVariables } from '../../src/ingest/feeds/index.ts';
 import { type ServeProcess, freePort, runCli, startServe } from '../helpers.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -109,9 +110,15 @@ function unitEnv(unit: ReadonlyArray<[string, string]>): Record<string, string> 
 /** The CLI's subcommands: the first word of each command in its table (src/cli/spec.ts). */
 const COMMANDS = new Set(Object.values(CLI_COMMANDS).map((spec) => spec.name.split(' ')[0]));
 
-/** The variables src/config.ts reads: `env.NAME` and the names it passes as strings ('NAME'). */
+/**
+ * The variables the server reads: those src/config.ts reads (`env.NAME` and the names it passes as strings, 'NAME'),
+ * and each feed's, declared beside its adapter (src/ingest/feeds/index.ts feedVariables, what --help lists).
+ */
 const CONFIG_SOURCE = read('src/config.ts');
-const CONFIG_VARIABLES = new Set([...CONFIG_SOURCE.matchAll(/env\.([A-Z][A-Z0-9_]*)|'([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1] ?? m[2]));
+const CONFIG_VARIABLES = new Set([
+  ...[...CONFIG_SOURCE.matchAll(/env\.([A-Z][A-Z0-9_]*)|'([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1] ?? m[2]),
+  ...feedVariables().map(([name]) => name),
+]);
 
 const PACKAGE = JSON.parse(read('package.json')) as { bin: Record<string, string>; engines: { node: string } };
 const DOCKERFILE = dockerStages(read('Dockerfile'));
@@ -397,8 +404,8 @@ describe('the units start on a Debian 12 host, whose own node is too old', () =>
 });
 
 describe('variables, routes and commands the deployment files name', () => {
-  test('every variable set for fuelprice is one src/config.ts reads', () => {
-    assert.ok(CONFIG_VARIABLES.has('DATABASE_URL') && CONFIG_VARIABLES.has('KEEP_ALIVE_TIMEOUT_MS') && CONFIG_VARIABLES.has('QLD_FPD_TOKEN'), 'the reading of config.ts found its variables');
+  test('every variable set for fuelprice is one src/config.ts or a feed reads', () => {
+    assert.ok(CONFIG_VARIABLES.has('DATABASE_URL') && CONFIG_VARIABLES.has('KEEP_ALIVE_TIMEOUT_MS') && CONFIG_VARIABLES.has('QLD_FPD_TOKEN'), 'the reading of config.ts and the feeds found their variables');
     const envFile = /```sh\n# \/etc\/fuelprice\/fuelprice\.env\n([\s\S]*?)```/.exec(DEPLOY_MD)?.[1];
     assert.ok(envFile, 'DEPLOY.md shows /etc/fuelprice/fuelprice.env');
     const named: Array<[string, string[]]> = [
@@ -410,7 +417,7 @@ describe('variables, routes and commands the deployment files name', () => {
     ];
     for (const [file, variables] of named) {
       assert.ok(variables.length > 0, `${file} sets variables`);
-      for (const variable of variables) assert.ok(CONFIG_VARIABLES.has(variable), `${file}: ${variable} is not read by src/config.ts`);
+      for (const variable of variables) assert.ok(CONFIG_VARIABLES.has(variable), `${file}: ${variable} is not read by src/config.ts or a feed`);
     }
   });
 

@@ -5,6 +5,7 @@
  * Messages in: run (one job, answered by done or failed with the same id), ahead (jobs to compute
  * after a write, each answered by kept), close. Out as well: computed, one per computation made.
  */
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.ts';
 import type { ReadStore, ReaderSource } from '../storage/store.ts';
@@ -15,6 +16,23 @@ import type { ToWorker, FromWorker } from './runner.ts';
 if (!parentPort) throw new Error('derived-worker.ts runs as a worker thread');
 const port = parentPort;
 const { source, lane } = workerData as { source: ReaderSource; lane: DerivedLane };
+
+/**
+ * The derived worker yields the machine's cores to the serving thread: its work (a city's year of
+ * fresh prices, seconds at national scale, computed ahead after every write) is never what a request
+ * waits on the loop for, so on a 2-core machine it must not take the core the serving thread needs.
+ * On Linux the nice value is a thread's own (setpriority(2), "BUGS"): pid 0 is this thread only. Elsewhere
+ * it would be the whole process's, so it is left alone there. The search worker keeps its priority: a
+ * request waits for each of its answers.
+ */
+const DERIVED_WORKER_NICE = 10;
+if (lane === 'derived' && process.platform === 'linux') {
+  try {
+    setPriority(0, DERIVED_WORKER_NICE);
+  } catch {
+    // Not allowed (a container's seccomp): the worker runs at the process's priority.
+  }
+}
 
 async function open(): Promise<ReadStore> {
   if (source.backend === 'sqlite') return new SqliteStore(source.path, { readonly: true });

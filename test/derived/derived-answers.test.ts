@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -154,6 +156,20 @@ for (const backend of testBackends()) {
       const r = await get(server, path);
       assert.equal(r.status, 200);
       assert.deepEqual(r.body, expected);
+    });
+
+    test('the derived worker runs at nice 10 on Linux, its thread alone: the serving thread keeps the process\'s priority', async (t) => {
+      if (process.platform !== 'linux') return t.skip('the nice value is per thread on Linux only');
+      const city = await store.city('perth') ?? assert.fail('perth');
+      await derived.get('cycle', { city, fuel: 'ulp95' }, NOW); // the derived worker is running
+      // Each thread's nice value: field 19 of /proc/self/task/TID/stat, the 17th after the command's closing parenthesis.
+      const nice = (tid: string): number => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      };
+      const threads = readdirSync('/proc/self/task').map((tid) => ({ tid, nice: nice(tid) }));
+      assert.equal(nice(String(process.pid)), getPriority(), 'the serving thread');
+      assert.deepEqual(threads.filter((thread) => thread.nice !== getPriority()).map((thread) => thread.nice), [getPriority() + 10]);
     });
 
     test('requests for the same answer at once share one computation', async () => {

@@ -159,18 +159,9 @@ export interface FeedBatchResult extends ReleaseResult {
   pricesHeldCorrected: number;
 }
 
-/** What an importer needs to match a file's rows to stations a live feed created. */
-export interface FeedStation {
-  /** The station's public id. */
-  id: string;
+/** What an importer needs to match a file's rows to stations a live feed created: the station's fields (station-shape.ts) with its code in the feed. */
+export interface FeedStation extends Pick<Station, 'id' | 'name' | 'brand' | 'address' | 'street' | 'suburb' | 'postcode' | 'state'> {
   feedCode: string;
-  name: string;
-  brand: string;
-  address: string;
-  street: string;
-  suburb: string;
-  postcode: string;
-  state: StateId;
 }
 
 export interface RejectionCount {

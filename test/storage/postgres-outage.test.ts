@@ -94,7 +94,10 @@ describe('PostgreSQL going away under load, and coming back', { skip }, () => {
         assert.equal(errorCode(r), 'unavailable');
         assert.equal(r.headers.get('retry-after'), '5');
       }
-      assert.ok(answered.filter((r) => r.status === 503).length >= cutQueries, `${cutQueries} queries cut, statuses ${answered.map((r) => r.status).join(',')}`);
+      // Every cut query was sent for one of these requests (nothing is written, so nothing is computed ahead),
+      // so at least one of them answers 503. Not one per cut query: a request may have two queries in flight at
+      // once (the spread reads the city's totals and its held stations together), and requests share a versions reading.
+      assert.ok(cutQueries >= 1 && answered.some((r) => r.status === 503), `${cutQueries} queries cut, statuses ${answered.map((r) => r.status).join(',')}`);
       await waitFor('the store to reconnect', async () => (await get(heldServer, '/ready', { token: null })).status === 200, 10_000);
       for (const path of PATHS) assert.equal((await get(heldServer, path)).status, 200);
       assert.ok(held.connections() > connectionsBefore, 'the pool opened new connections after the drop');

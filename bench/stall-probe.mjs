@@ -8,7 +8,7 @@
 // - gc: the garbage collector's pauses on this thread since the reset (PerformanceObserver 'gc' entries: their sum and the
 //   longest), so that a request's CPU can be told from a collection that fell inside it.
 // Plain JavaScript: the server may run from dist/ or the sources.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector';
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
@@ -23,7 +23,7 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
   if (process.env.FUELPRICE_STALL_V8_FLAGS) setFlagsFromString(process.env.FUELPRICE_STALL_V8_FLAGS);
   // Where the serving thread allocates (garbage included): a sampling heap profile from start to exit, written to this file
   // (a .heapprofile: Chrome DevTools opens it; bench/heap-profile-top.mjs sums it by function).
-  // Started by /heap-start, which bench/stall.ts asks for once every URL was asked once (code compiled, serialisers made).
+  // Started by /profile-start, which bench/stall.ts asks for once every URL was asked once (code compiled, serialisers made).
   const heapProfile = process.env.FUELPRICE_STALL_HEAP_PROFILE;
   const session = heapProfile ? new Session() : undefined;
   const startHeapProfile = () => {
@@ -34,10 +34,36 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
       session.post('HeapProfiler.stopSampling', (error, result) => { if (!error) writeFileSync(heapProfile, JSON.stringify(result.profile)); });
     });
   };
+  // What the serving thread runs: a CPU profile (500 µs samples) from the same start to exit, written to this file
+  // (a .cpuprofile; `node bench/cpu-profile-top.mjs FILE` lists its stretches of work over a few ms and what ran in them).
+  const cpuProfile = process.env.FUELPRICE_STALL_CPU_PROFILE;
+  const cpuSession = cpuProfile ? new Session() : undefined;
+  const startCpuProfile = () => {
+    if (!cpuSession) return;
+    cpuSession.connect();
+    cpuSession.post('Profiler.enable');
+    cpuSession.post('Profiler.setSamplingInterval', { interval: 500 });
+    cpuSession.post('Profiler.start');
+    process.on('exit', () => {
+      cpuSession.post('Profiler.stop', (error, result) => { if (!error) writeFileSync(cpuProfile, JSON.stringify(result.profile)); });
+    });
+  };
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const cpuMs = () => { const { user, system } = process.threadCpuUsage(); return (user + system) / 1000; };
   let cpuAtReset = cpuMs();
+  // Linux: the serving thread's major page faults and context switches (/proc/self/task/PID: the main thread's id is the pid),
+  // which tell a delay without CPU apart: a wait for a core (involuntary switches), or for a page from disk (major faults).
+  const task = `/proc/self/task/${process.pid}`;
+  const threadCounts = () => {
+    if (!existsSync(`${task}/stat`)) return { majorFaults: 0, switchesInvoluntary: 0, switchesVoluntary: 0 };
+    const stat = readFileSync(`${task}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const status = readFileSync(`${task}/status`, 'utf8');
+    const count = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    return { majorFaults: Number(fields[9]), switchesInvoluntary: count('nonvoluntary_ctxt_switches'), switchesVoluntary: count('^voluntary_ctxt_switches') };
+  };
+  let countsAtReset = threadCounts();
   let gcMs = 0;
   let gcMaxMs = 0;
   let gcMaxKind = 0;
@@ -54,14 +80,16 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
       res.end('ok');
       return;
     }
-    if (req.url === '/heap-start') {
+    if (req.url === '/profile-start') {
       startHeapProfile();
+      startCpuProfile();
       res.end('ok');
       return;
     }
     if (req.url === '/reset') {
       histogram.reset();
       cpuAtReset = cpuMs();
+      countsAtReset = threadCounts();
       gcMs = 0;
       gcMaxMs = 0;
       gcMaxKind = 0;
@@ -73,8 +101,11 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
     // retained, 4 forced, 8 synchronous phantom processing, 16 all available garbage, 32 all external memory: a collection asked
     // for because external memory (Buffers) grew, 64 schedule idle); heap: this thread's, in MB.
     const heap = getHeapStatistics();
+    const counts = threadCounts();
     res.end(JSON.stringify({ delayMs: histogram.max / 1e6, cpuMs: cpuMs() - cpuAtReset, gcMs, gcMaxMs, gcMaxKind, gcMaxFlags,
-      heapUsedMb: heap.used_heap_size / 2 ** 20, externalMb: heap.external_memory / 2 ** 20 }));
+      heapUsedMb: heap.used_heap_size / 2 ** 20, externalMb: heap.external_memory / 2 ** 20,
+      majorFaults: counts.majorFaults - countsAtReset.majorFaults, switchesInvoluntary: counts.switchesInvoluntary - countsAtReset.switchesInvoluntary,
+      switchesVoluntary: counts.switchesVoluntary - countsAtReset.switchesVoluntary }));
   });
   server.on('error', (error) => process.stderr.write(`stall probe: ${error.message}\n`));
   server.listen(port, '127.0.0.1');

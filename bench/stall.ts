@@ -7,7 +7,7 @@
  *                          [--save FILE] [--before FILE] [--max-seconds S] [--only FAMILY,...] [--server-out FILE]
  *
  * 1. Copies the dataset (never written in place), adds a token, and starts `fuelprice serve` as
- *    shipped (its defaults: answer cache on, load shedding at 100 ms, logging at info to a pipe
+ *    shipped (from dist/, built first when older than src/, as after `npm install`; its defaults: answer cache on, load shedding at 100 ms, logging at info to a pipe
  *    read and dropped), with the fixed clock of the datasets and bench/stall-probe.mjs loaded
  *    into it (the event-loop delay over a side port). With --postgres the copy goes through
  *    `fuelprice copy` into a new database on that server (dropped at the end). With --postgres-db the
@@ -25,6 +25,8 @@
  *    stdout; with FUELPRICE_STALL_V8_FLAGS=--trace-gc-nvp (set by the probe in the server) it holds each collection's phases.
  *    FUELPRICE_STALL_HEAP_PROFILE=FILE: where the serving thread allocates during the families, garbage included
  *    (a sampling heap profile; `node bench/heap-profile-top.mjs FILE` sums it by function), and FILE.heapsnapshot after them.
+ *    FUELPRICE_STALL_CPU_PROFILE=FILE: what the serving thread runs from then to its exit (a CPU profile; `node bench/cpu-profile-top.mjs FILE`
+ *    lists each stretch of work over a few ms and the functions that took it).
  *
  * Bounded: one request at a time, loopback only, --max-seconds (default 1,800) for the whole run.
  */
@@ -47,6 +49,7 @@ import type { PriceStore } from '../src/storage/store.ts';
 import { newToken } from '../src/tokens.ts';
 import { NOW_ISO, NOW_SEC } from './datasets.ts';
 import { humePoints } from './hume.ts';
+import { ensureBuilt } from './processes.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -137,7 +140,8 @@ async function write(): Promise<void> {
   });
 }
 
-// 2. The server as shipped, with the probe.
+// 2. The server as shipped, with the probe: from the build, as after `npm install` (bin/fuelprice.js runs the sources through tsx while dist/ is older than src/).
+ensureBuilt();
 const port = await freePort();
 let probePort = await freePort();
 while (probePort === port) probePort = await freePort();
@@ -161,6 +165,18 @@ async function probe(path: string): Promise<string> {
   return (await fetch(`http://127.0.0.1:${probePort}${path}`)).text();
 }
 
+/** What the probe reads since its reset (bench/stall-probe.mjs). */
+interface ProbeRead {
+  delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number; gcMaxKind?: number; gcMaxFlags?: number; heapUsedMb?: number; externalMb?: number;
+  /** Linux: the serving thread's major page faults and involuntary context switches (a wait for a page, for a core). */
+  majorFaults?: number; switchesInvoluntary?: number;
+}
+/** The longest delay's window, as the probe saw it: a delay with little CPU, no involuntary switch and no major fault was a sleep that woke late. */
+interface DelayWindow { cpuMs: number; gcMs: number; majorFaults: number; switchesInvoluntary: number }
+const windowOf = (read: ProbeRead): DelayWindow => ({ cpuMs: read.cpuMs, gcMs: read.gcMs ?? 0, majorFaults: read.majorFaults ?? 0, switchesInvoluntary: read.switchesInvoluntary ?? 0 });
+const describeWindow = (w: DelayWindow | undefined): string => (w === undefined ? ''
+  : `in it: CPU ${w.cpuMs.toFixed(1)} ms, GC ${w.gcMs.toFixed(1)} ms, ${w.switchesInvoluntary} involuntary switches, ${w.majorFaults} major faults`);
+
 interface Hold {
   family: string; requests: number; maxMs: number; url: string; medianMs: number; failures: number; wallMaxMs: number;
   cpuMaxMs: number; cpuUrl: string; cpuMedianMs: number; cpuP90Ms: number;
@@ -170,13 +186,17 @@ interface Hold {
   gcMaxKind?: number; gcMaxFlags?: number; heapUsedMb?: number; externalMb?: number;
   /** The request with the most CPU: its wall time and its CPU before the idle rate was taken off (a long wait takes off much, and the idle rate varies). */
   cpuWallMs?: number; cpuRawMs?: number;
+  /** The longest delay's request or window. */
+  delayWindow?: DelayWindow;
+  /** Idle windows: the longest delay of a bare Node process over the same seconds (the machine's own). */
+  bareDelayMs?: number;
 }
 async function family(name: string, paths: readonly string[], headers: Record<string, string> = {}): Promise<Hold> {
   await write();
   await new Promise((r) => setTimeout(r, 50)); // the server sees a new version 10 ms after a write by another process
   const holds: number[] = [];
   const cpus: number[] = [];
-  let worst = { ms: -1, url: '' };
+  let worst: { ms: number; url: string; window?: DelayWindow } = { ms: -1, url: '' };
   let cpuWorst = { ms: -1, url: '', gcMs: 0, wallMs: 0, rawMs: 0 };
   let gcMaxMs = 0;
   let gcMaxKind = 0;
@@ -195,22 +215,22 @@ async function family(name: string, paths: readonly string[], headers: Record<st
     wallMaxMs = Math.max(wallMaxMs, wallMs);
     if (answer.status !== 200 && failures++ === 0) console.log(`  ${name}: ${answer.status} for ${path.slice(0, 80)}`);
     await new Promise((r) => setTimeout(r, 5));
-    const read = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number; gcMaxKind?: number; gcMaxFlags?: number; heapUsedMb?: number; externalMb?: number };
+    const read = JSON.parse(await probe('/max')) as ProbeRead;
     heap = { heapUsedMb: read.heapUsedMb ?? 0, externalMb: read.externalMb ?? 0 };
     const ms = read.delayMs;
     // Net of what the serving thread spends with no request for as long (the probe's 1 ms timer mostly: idleCpuMsPerSec).
     const cpuMs = Math.max(0, read.cpuMs - (idleCpuMsPerSec * (performance.now() - opened)) / 1000);
     holds.push(ms);
     cpus.push(cpuMs);
-    if (ms > worst.ms) worst = { ms, url: path };
+    if (ms > worst.ms) worst = { ms, url: path, window: windowOf(read) };
     if (cpuMs > cpuWorst.ms) cpuWorst = { ms: cpuMs, url: path, gcMs: read.gcMs ?? 0, wallMs, rawMs: read.cpuMs };
     if ((read.gcMaxMs ?? 0) > gcMaxMs) { gcMaxMs = read.gcMaxMs ?? 0; gcMaxKind = read.gcMaxKind ?? 0; gcMaxFlags = read.gcMaxFlags ?? 0; }
   }
   const sorted = [...holds].sort((a, b) => a - b);
   const cpuSorted = [...cpus].sort((a, b) => a - b);
   const hold = { family: name, requests: holds.length, maxMs: worst.ms, url: worst.url, medianMs: sorted[sorted.length >> 1] ?? 0, failures, wallMaxMs, cpuMaxMs: cpuWorst.ms, cpuUrl: cpuWorst.url,
-    cpuMedianMs: cpuSorted[cpuSorted.length >> 1] ?? 0, cpuP90Ms: cpuSorted[Math.floor(cpuSorted.length * 0.9)] ?? 0, cpuMaxGcMs: cpuWorst.gcMs, gcMaxMs, gcMaxKind, gcMaxFlags, ...heap, cpuWallMs: cpuWorst.wallMs, cpuRawMs: cpuWorst.rawMs };
-  console.log(`  ${name}: longest hold ${hold.maxMs.toFixed(1)} ms (${hold.url.slice(0, 90)}), median ${hold.medianMs.toFixed(1)} ms, `
+    cpuMedianMs: cpuSorted[cpuSorted.length >> 1] ?? 0, cpuP90Ms: cpuSorted[Math.floor(cpuSorted.length * 0.9)] ?? 0, cpuMaxGcMs: cpuWorst.gcMs, gcMaxMs, gcMaxKind, gcMaxFlags, ...heap, cpuWallMs: cpuWorst.wallMs, cpuRawMs: cpuWorst.rawMs, ...(worst.window ? { delayWindow: worst.window } : {}) };
+  console.log(`  ${name}: longest hold ${hold.maxMs.toFixed(1)} ms (${hold.url.slice(0, 90)}; ${describeWindow(worst.window)}), median ${hold.medianMs.toFixed(1)} ms, `
     + `serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, p90 ${hold.cpuP90Ms.toFixed(1)}, most ${hold.cpuMaxMs.toFixed(1)} ms (${hold.cpuUrl.slice(0, 60)}; of it in GC pauses ${cpuWorst.gcMs.toFixed(1)} ms; answered in ${cpuWorst.wallMs.toFixed(0)} ms, ${cpuWorst.rawMs.toFixed(1)} ms before the idle rate was taken off), longest GC pause ${gcMaxMs.toFixed(1)} ms (kind ${gcMaxKind}, flags ${gcMaxFlags}), heap ${heap.heapUsedMb.toFixed(0)} MB + ${heap.externalMb.toFixed(0)} MB external, `
     + `${hold.requests} requests, slowest answer ${wallMaxMs.toFixed(0)} ms${failures ? `, ${failures} not 200` : ''}`);
   return hold;
@@ -243,6 +263,21 @@ const families: Array<[string, string[], Record<string, string>?]> = [
   ['csv lists', ['/v1/stations?state=nsw&limit=100&format=csv', '/v1/prices/cheapest?fuel=ulp91&state=nsw&format=csv', '/v1/cities?format=csv']],
 ];
 
+/**
+ * The machine alone, for as long as `seconds`: the longest event-loop delay of a bare Node process that does nothing
+ * (monitorEventLoopDelay at 1 ms, as the probe), run beside the server's idle windows. What the server shows beyond it is the server's.
+ */
+function bareDelay(seconds: number): Promise<number> {
+  const code = `const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 1 }); h.enable();
+    setTimeout(() => { process.stdout.write(String(h.max / 1e6)); }, ${Math.round(seconds * 1000)});`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    child.once('exit', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`the bare process exited with ${code}`))));
+  });
+}
+
 /** The server alone: 1 s windows with no request (the probe's own timer, the minute's sealing of days, the collector); CPU as measured, not net. */
 async function idle(windows: number, name = 'idle (1 s, no request)'): Promise<Hold> {
   const delays: number[] = [];
@@ -251,10 +286,14 @@ async function idle(windows: number, name = 'idle (1 s, no request)'): Promise<H
   let gcMaxKind = 0;
   let gcMaxFlags = 0;
   let cpuMaxGcMs = 0;
+  let delayWindow: DelayWindow | undefined;
+  const bare = bareDelay(windows);
   for (let i = 0; i < windows && performance.now() < deadline; i++) {
     await probe('/reset');
     await new Promise((r) => setTimeout(r, 1000));
-    const { delayMs, cpuMs, gcMs, gcMaxMs: pause, gcMaxKind: kind, gcMaxFlags: flags } = JSON.parse(await probe('/max')) as { delayMs: number; cpuMs: number; gcMs?: number; gcMaxMs?: number; gcMaxKind?: number; gcMaxFlags?: number };
+    const read = JSON.parse(await probe('/max')) as ProbeRead;
+    const { delayMs, cpuMs, gcMs, gcMaxMs: pause, gcMaxKind: kind, gcMaxFlags: flags } = read;
+    if (delays.every((d) => delayMs > d)) delayWindow = windowOf(read);
     if (cpus.every((c) => cpuMs > c)) cpuMaxGcMs = gcMs ?? 0;
     if ((pause ?? 0) > gcMaxMs) { gcMaxMs = pause ?? 0; gcMaxKind = kind ?? 0; gcMaxFlags = flags ?? 0; }
     delays.push(delayMs);
@@ -262,8 +301,9 @@ async function idle(windows: number, name = 'idle (1 s, no request)'): Promise<H
   }
   const [d, c] = [[...delays].sort((a, b) => a - b), [...cpus].sort((a, b) => a - b)];
   const hold = { family: name, requests: 0, maxMs: d.at(-1) ?? 0, url: '', medianMs: d[d.length >> 1] ?? 0, failures: 0, wallMaxMs: 0,
-    cpuMaxMs: c.at(-1) ?? 0, cpuUrl: '', cpuMedianMs: c[c.length >> 1] ?? 0, cpuP90Ms: c[Math.floor(c.length * 0.9)] ?? 0, cpuMaxGcMs, gcMaxMs, gcMaxKind, gcMaxFlags };
-  console.log(`  ${name}: ${delays.length} windows, longest delay ${hold.maxMs.toFixed(1)} ms, serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, `
+    cpuMaxMs: c.at(-1) ?? 0, cpuUrl: '', cpuMedianMs: c[c.length >> 1] ?? 0, cpuP90Ms: c[Math.floor(c.length * 0.9)] ?? 0, cpuMaxGcMs, gcMaxMs, gcMaxKind, gcMaxFlags,
+    ...(delayWindow ? { delayWindow } : {}), bareDelayMs: await bare };
+  console.log(`  ${name}: ${delays.length} windows, longest delay ${hold.maxMs.toFixed(1)} ms (${describeWindow(delayWindow)}; a bare Node process beside it: ${hold.bareDelayMs.toFixed(1)} ms), serving-thread CPU median ${hold.cpuMedianMs.toFixed(1)}, `
     + `most ${hold.cpuMaxMs.toFixed(1)} ms (of it in GC pauses ${cpuMaxGcMs.toFixed(1)} ms), longest GC pause ${gcMaxMs.toFixed(1)} ms (kind ${gcMaxKind}, flags ${gcMaxFlags})`);
   return hold;
 }
@@ -283,7 +323,7 @@ try {
   for (const [, paths, headers] of chosen) {
     for (const path of paths) await (await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${created.token}`, ...headers } })).arrayBuffer();
   }
-  if (process.env.FUELPRICE_STALL_HEAP_PROFILE) await probe('/heap-start');
+  if (process.env.FUELPRICE_STALL_HEAP_PROFILE || process.env.FUELPRICE_STALL_CPU_PROFILE) await probe('/profile-start');
   for (const [name, paths, headers] of chosen) results.push(await family(name, paths, headers));
   if (process.env.FUELPRICE_STALL_HEAP_PROFILE) await probe('/heap-snapshot');
   if (!only || only.includes('idle')) results.push(await idle(65));

@@ -20,7 +20,9 @@
  *    Two measures (bench/stall-probe.mjs): the longest event-loop delay while the request ran, and the serving
  *    thread's own CPU time while it ran, less what that thread spends with no request for as long (measured
  *    first: mostly the probe's own 1 ms timer). The delay counts waits for a core on a shared machine; the CPU does not.
- * 3. Prints, per family, the longest hold, its URL and the non-200 answers; --save writes them as
+ * 3. Prints, per family, the longest hold, its URL and what its window held (the serving thread's CPU, GC, involuntary context
+ *    switches and major page faults: a delay with little CPU and neither was a sleep that woke late), and the non-200 answers;
+ *    beside the idle windows, the longest delay of a bare Node process over the same seconds (the machine's own); --save writes them as
  *    JSON, --before FILE prints a before/after table against a saved run. --server-out FILE keeps the server's
  *    stdout; with FUELPRICE_STALL_V8_FLAGS=--trace-gc-nvp (set by the probe in the server) it holds each collection's phases.
  *    FUELPRICE_STALL_HEAP_PROFILE=FILE: where the serving thread allocates during the families, garbage included

@@ -52,16 +52,16 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
   histogram.enable();
   const cpuMs = () => { const { user, system } = process.threadCpuUsage(); return (user + system) / 1000; };
   let cpuAtReset = cpuMs();
-  // Linux: the serving thread's major page faults and context switches (/proc/self/task/PID: the main thread's id is the pid),
+  // Linux: the serving thread's major page faults and involuntary context switches (/proc/self/task/PID: the main thread's id is the pid),
   // which tell a delay without CPU apart: a wait for a core (involuntary switches), or for a page from disk (major faults).
   const task = `/proc/self/task/${process.pid}`;
+  const hasTask = existsSync(`${task}/stat`);
   const threadCounts = () => {
-    if (!existsSync(`${task}/stat`)) return { majorFaults: 0, switchesInvoluntary: 0, switchesVoluntary: 0 };
+    if (!hasTask) return { majorFaults: 0, switchesInvoluntary: 0 };
     const stat = readFileSync(`${task}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const status = readFileSync(`${task}/status`, 'utf8');
-    const count = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
-    return { majorFaults: Number(fields[9]), switchesInvoluntary: count('nonvoluntary_ctxt_switches'), switchesVoluntary: count('^voluntary_ctxt_switches') };
+    return { majorFaults: Number(fields[9]), switchesInvoluntary: Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0) };
   };
   let countsAtReset = threadCounts();
   let gcMs = 0;
@@ -104,8 +104,7 @@ if (isMainThread && Number.isInteger(port) && port > 0) {
     const counts = threadCounts();
     res.end(JSON.stringify({ delayMs: histogram.max / 1e6, cpuMs: cpuMs() - cpuAtReset, gcMs, gcMaxMs, gcMaxKind, gcMaxFlags,
       heapUsedMb: heap.used_heap_size / 2 ** 20, externalMb: heap.external_memory / 2 ** 20,
-      majorFaults: counts.majorFaults - countsAtReset.majorFaults, switchesInvoluntary: counts.switchesInvoluntary - countsAtReset.switchesInvoluntary,
-      switchesVoluntary: counts.switchesVoluntary - countsAtReset.switchesVoluntary }));
+      majorFaults: counts.majorFaults - countsAtReset.majorFaults, switchesInvoluntary: counts.switchesInvoluntary - countsAtReset.switchesInvoluntary }));
   });
   server.on('error', (error) => process.stderr.write(`stall probe: ${error.message}\n`));
   server.listen(port, '127.0.0.1');

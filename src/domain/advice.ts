@@ -7,7 +7,10 @@
  * 1. Tomorrow's prices are published (WA, from about 14:30): `fill-up` when they average above
  *    today's at the same stations at all, `wait` otherwise (cheaper, or the same: then a day's wait costs
  *    nothing, and tomorrow brings the day after's prices). Confidence high: these are the prices
- *    stations must charge. On the real WA days this is all that matters (docs/CYCLE.md).
+ *    stations must charge. One exception (weeklyHold): a weekly pattern of the last 8 weeks that falls,
+ *    from tomorrow's weekday to a day 2 or 3 days ahead, by more than twice the published rise says
+ *    `wait` (confidence medium): Perth's Thursday after a Wednesday restoration, a weekend uptick before
+ *    the Tuesday low (docs/BACKTEST.md).
  * 2. The city does not cycle: with fewer than HISTORY_NEEDED days of news in the year, state
  *    `insufficient-history` and advice `unknown` (the method cannot yet tell a city without a
  *    cycle from a slow one); else state `no-cycle`, and the trend decides: the city mean fell
@@ -61,6 +64,14 @@ export const EARLY_FRACTION = 0.5;
 
 /** Tenths: a weekday pattern this deep (dearest weekday's deviation less the cheapest's) decides before a cycle stands. */
 export const WEEKLY_DEPTH = 30;
+
+/**
+ * Days ahead the cheapest weekday of a weekly pattern may be for tomorrow's small published rise to be waited out (from 2:
+ * when the cheapest weekday is tomorrow, its published price is known and decides).
+ */
+export const TOMORROW_HOLD_DAYS = 3;
+/** How many times the published rise the pattern's fall must be for the rise to be waited out (1 and 2 compared: docs/BACKTEST.md). */
+export const HOLD_MARGIN = 2;
 
 export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
 
@@ -146,6 +157,24 @@ export function longRunAdvice(
   return soon ? 'given-back' : 'stopped';
 }
 
+/**
+ * Tomorrow's prices are published and `change` (tenths) above today's: whether the weekly pattern of the last
+ * WEEKDAY_WEEKS weeks (at least WEEKLY_DEPTH deep) says to wait all the same. It does when, from tomorrow's weekday to
+ * one of the days 2 to TOMORROW_HOLD_DAYS ahead, prices have on average fallen by more than the published rise: a rise
+ * on the way up a restoration that falls back, or a small one on the way to the week's low.
+ */
+function weeklyHold(news: ReadonlyMap<LocalDay, number>, today: LocalDay, change: number): { name: string; from: string; ahead: number; dropTenths: number } | undefined {
+  const pattern = weekdayPattern([...news].filter(([day]) => day >= today - 7 * WEEKDAY_WEEKS).map(([day, meanTenths]) => ({ day, meanTenths })));
+  if (!pattern || pattern.depthTenths < WEEKLY_DEPTH) return undefined;
+  const next = weekday(today + 1);
+  let best: { ahead: number; dropTenths: number } | undefined;
+  for (let ahead = 2; ahead <= TOMORROW_HOLD_DAYS; ahead++) {
+    const dropTenths = (pattern.offsets[next] ?? 0) - (pattern.offsets[weekday(today + ahead)] ?? 0);
+    if (dropTenths > (best?.dropTenths ?? HOLD_MARGIN * change)) best = { ahead, dropTenths };
+  }
+  return best && { ...best, name: WEEKDAYS[weekday(today + best.ahead)] ?? '', from: WEEKDAYS[next] ?? '' };
+}
+
 export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
   const { today, now, tomorrowChange: change } = input;
   const cycle = priceCycle(input.days, today, now);
@@ -164,6 +193,11 @@ export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
   const cycleWords = cycle.cycles ? `The city's cycle runs every ${period} days.` : 'The city has no regular price cycle.';
 
   if (change !== undefined) {
+    const hold = change > 0 ? weeklyHold(news, today, change) : undefined;
+    if (hold) {
+      return answer('wait', 'tomorrow', `Tomorrow's published prices average ${cents(change)} more than today's at the same stations, but over the last 8 weeks `
+        + `${hold.name} has been ${cents(hold.dropTenths)} below ${hold.from}: wait until ${hold.name}, in ${hold.ahead} days. ${cycleWords}`, 'medium', hold.ahead, hold.dropTenths - change);
+    }
     if (change > 0) return answer('fill-up', 'tomorrow', `Tomorrow's published prices average ${cents(change)} more than today's at the same stations. ${cycleWords}`, 'high', 0, change);
     return change < 0
       ? answer('wait', 'tomorrow', `Tomorrow's published prices average ${cents(change)} less than today's at the same stations. ${cycleWords}`, 'high', 1, -change)

@@ -154,9 +154,10 @@ export function cheapestWeekday(days: readonly DailyMean[]): number | undefined 
 
 /**
  * The cheapest weekday as cheapestWeekday finds it, with the pattern's depth: how far the dearest weekday's mean
- * deviation is above the cheapest's, tenths (a weekly cycle: Perth's about 100; a town without one: a few).
+ * deviation is above the cheapest's, tenths (a weekly cycle: Perth's about 100; a town without one: a few), and each
+ * weekday's mean deviation itself (`offsets`, by weekday as `weekday` numbers them, tenths).
  */
-export function weekdayPattern(days: readonly DailyMean[]): { weekday: number; depthTenths: number } | undefined {
+export function weekdayPattern(days: readonly DailyMean[]): { weekday: number; depthTenths: number; offsets: number[] } | undefined {
   const byDay = new Map(days.map((d) => [d.day, d.meanTenths]));
   const sums = Array.from({ length: 7 }, () => ({ sum: 0, n: 0 }));
   for (const [day, mean] of byDay) {
@@ -174,7 +175,7 @@ export function weekdayPattern(days: readonly DailyMean[]): { weekday: number; d
     if (s.sum / s.n < bestValue) { bestValue = s.sum / s.n; best = i; }
     worst = Math.max(worst, s.sum / s.n);
   }
-  return best === undefined ? undefined : { weekday: best, depthTenths: worst - bestValue };
+  return best === undefined ? undefined : { weekday: best, depthTenths: worst - bestValue, offsets: sums.map((s) => s.sum / s.n) };
 }
 
 /**

@@ -49,6 +49,35 @@ describe('the fill-up advice', () => {
       ['fill-up', 'medium', 'Tuesday is the cheapest day of this weekly cycle over the last 8 weeks, and today is Tuesday.']);
   });
 
+  test("tomorrow dearer, but the week's pattern falls by more than twice as much within 3 days: wait for it", () => {
+    // The reference: each weekday's mean less its week's mean (every 7 days hold one of each k), as the pattern of the last
+    // 8 weeks gives it; from tomorrow's weekday to the day 2 or 3 days ahead with the largest fall.
+    const names = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+    const weekMean = [0, 1, 2, 3, 4, 5, 6].reduce((a, k) => a + (1900 - 20 * k), 0) / 7;
+    const offset = (day: LocalDay): number => weekly(day) - weekMean;
+    const name = (day: LocalDay): string => names[mod(day - localDayFromYmd(2026, 11, 23), 7)] ?? '';
+    const reference = (today: LocalDay, change: number): { advice: string; waitDays: number; saving: number | null } => {
+      const falls = [2, 3].map((ahead) => ({ ahead, drop: offset(today + 1) - offset(today + ahead) }));
+      const best = falls.reduce((a, b) => (b.drop > a.drop ? b : a));
+      return best.drop > 2 * change ? { advice: 'wait', waitDays: best.ahead, saving: best.drop - change } : { advice: 'fill-up', waitDays: 0, saving: change };
+    };
+    const wednesday = TODAY - 6;
+    // Wednesday (the restoration's day), Thursday published 1.5 c/L dearer (a late restorer), Saturday in 3 days 4.0 c/L below Thursday.
+    for (const [today, change] of [[wednesday, 15], [wednesday, 19], [wednesday, 21], [wednesday, 25], [TODAY - 4, 5], [TODAY - 1, 5], [TODAY, 120]] as const) {
+      const a = fillUpAdvice({ days: days(weekly).filter((d) => d.day < today), today, now: weekly(today), tomorrowChange: change });
+      const want = reference(today, change);
+      assert.deepEqual([a.advice, a.signal, a.horizon.waitDays, a.expectedSavingTenths], [want.advice, 'tomorrow', want.waitDays, want.saving], `${formatLocalDay(today)} +${change}`);
+      if (want.advice === 'wait') {
+        const drop = ((offset(today + 1) - offset(today + want.waitDays)) / 10).toFixed(1);
+        assert.equal(a.confidence, 'medium');
+        assert.equal(a.reason, `Tomorrow's published prices average ${(change / 10).toFixed(1)} c/L more than today's at the same stations, but over the last 8 weeks `
+          + `${name(today + want.waitDays)} has been ${drop} c/L below ${name(today + 1)}: wait until ${name(today + want.waitDays)}, in ${want.waitDays} days. The city's cycle runs every 7 days.`);
+      }
+    }
+    // Without a weekly pattern (a flat year) a published rise decides, however small.
+    assert.equal(fillUpAdvice({ days: days(() => 1800), today: TODAY, now: 1800, tomorrowChange: 1 }).advice, 'fill-up');
+  });
+
   test('a weekly cycle on another day: wait, naming the day', () => {
     // Sunday 22-11 (k = 4): Tuesday is 2 days ahead. The days before it only.
     const sunday = TODAY - 2;

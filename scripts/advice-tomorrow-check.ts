@@ -1,7 +1,7 @@
 /**
  * The rule for tomorrow's published prices, checked on data it was not built on (docs/BACKTEST.md,
- * "Against the issue's bar"): the advice's tomorrow rule was made on WA's April–May 2026 days, the
- * only ones where tomorrow is published. Here every QLD city of scripts/advice-backtest.sh is replayed
+ * "Against the issue's bar"): the advice's tomorrow rule was made on WA's days (April–May 2026, and its weekly
+ * hold on June–August), the only ones where tomorrow is published. Here every QLD city of scripts/advice-backtest.sh is replayed
  * *as if* QLD published tomorrow's prices (the advisor is told the next day's mean, as in WA), on
  * both periods, beside WA's own cities; and so is a variant tried for Perth's 19 April 2026 window:
  *

@@ -66,8 +66,8 @@ export const EARLY_FRACTION = 0.5;
 export const WEEKLY_DEPTH = 30;
 
 /**
- * Days ahead the cheapest weekday of a weekly pattern may be for tomorrow's small published rise to be waited out (from 2:
- * when the cheapest weekday is tomorrow, its published price is known and decides).
+ * The furthest day (from 2 days ahead: tomorrow's own price is published and decides) whose weekday may be waited for
+ * when tomorrow's published prices are dearer (weeklyHold).
  */
 export const TOMORROW_HOLD_DAYS = 3;
 /** How many times the published rise the pattern's fall must be for the rise to be waited out (1 and 2 compared: docs/BACKTEST.md). */
@@ -160,8 +160,9 @@ export function longRunAdvice(
 /**
  * Tomorrow's prices are published and `change` (tenths) above today's: whether the weekly pattern of the last
  * WEEKDAY_WEEKS weeks (at least WEEKLY_DEPTH deep) says to wait all the same. It does when, from tomorrow's weekday to
- * one of the days 2 to TOMORROW_HOLD_DAYS ahead, prices have on average fallen by more than the published rise: a rise
- * on the way up a restoration that falls back, or a small one on the way to the week's low.
+ * one of the days 2 to TOMORROW_HOLD_DAYS ahead, prices have on average fallen by more than HOLD_MARGIN times the
+ * published rise (the largest such fall is the one waited for): a rise at the top of a restoration that falls back, or
+ * a small one on the way to the week's low.
  */
 function weeklyHold(news: ReadonlyMap<LocalDay, number>, today: LocalDay, change: number): { name: string; from: string; ahead: number; dropTenths: number } | undefined {
   const pattern = weekdayPattern([...news].filter(([day]) => day >= today - 7 * WEEKDAY_WEEKS).map(([day, meanTenths]) => ({ day, meanTenths })));

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { setFlagsFromString } from 'node:v8';
 import { pino } from 'pino';
 import { buildApp } from '../app.ts';
 import { errorSerializer, logDestination, loggerOptions } from '../http/server/request-log.ts';
@@ -34,7 +35,16 @@ interface ServeOptions extends ListenSettings {
 /** What the error for a missing SQLite database suggests to serve. */
 const SERVE_CREATE_HINT = '`fuelprice migrate`, or start with `serve --create` (`serve --demo` for the demo dataset)';
 
+/**
+ * V8's collector as the server needs it: the answers it keeps and sends are bytes outside the JavaScript heap, some of
+ * megabytes (a city's ten-year history), arriving from the derived worker. By default every few tens of MB of such
+ * buffers start a full collection on the serving thread (several a second while histories are asked); counted in the
+ * heap's own limit, which grows with what stays alive, they do not (docs/PERFORMANCE.md). Set before anything is served.
+ */
+export const COLLECTOR_FLAGS = '--external-memory-accounted-in-global-limit';
+
 export async function serveCommand(config: Config, args: string[]): Promise<number> {
+  setFlagsFromString(COLLECTOR_FLAGS);
   const { values } = parseCommand(COMMANDS.serve, args);
   const options: ServeOptions = {
     port: values.port === undefined ? config.port : parsePort(values.port, '--port'),

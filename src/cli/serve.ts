@@ -39,7 +39,8 @@ const SERVE_CREATE_HINT = '`fuelprice migrate`, or start with `serve --create` (
  * V8's collector as the server needs it: the answers it keeps and sends are bytes outside the JavaScript heap, some of
  * megabytes (a city's ten-year history), arriving from the derived worker. By default every few tens of MB of such
  * buffers start a full collection on the serving thread (several a second while histories are asked); counted in the
- * heap's own limit, which grows with what stays alive, they do not (docs/PERFORMANCE.md). Set before anything is served.
+ * heap's own limit, which grows with what stays alive, they start fewer (at au-10y 12 in a stall run against 17 and 18:
+ * docs/PERFORMANCE.md). Set before anything is served.
  */
 export const COLLECTOR_FLAGS = '--external-memory-accounted-in-global-limit';
 

@@ -157,6 +157,11 @@ export function longRunAdvice(
   return soon ? 'given-back' : 'stopped';
 }
 
+/** The weekday pattern (cycle.ts weekdayPattern) of the days with news in the last WEEKDAY_WEEKS weeks. */
+function recentPattern(news: ReadonlyMap<LocalDay, number>, today: LocalDay): ReturnType<typeof weekdayPattern> {
+  return weekdayPattern([...news].filter(([day]) => day >= today - 7 * WEEKDAY_WEEKS).map(([day, meanTenths]) => ({ day, meanTenths })));
+}
+
 /**
  * Tomorrow's prices are published and `change` (tenths) above today's: whether the weekly pattern of the last
  * WEEKDAY_WEEKS weeks (at least WEEKLY_DEPTH deep) says to wait all the same. It does when, from tomorrow's weekday to
@@ -165,7 +170,7 @@ export function longRunAdvice(
  * a small one on the way to the week's low.
  */
 function weeklyHold(news: ReadonlyMap<LocalDay, number>, today: LocalDay, change: number): { name: string; from: string; ahead: number; dropTenths: number } | undefined {
-  const pattern = weekdayPattern([...news].filter(([day]) => day >= today - 7 * WEEKDAY_WEEKS).map(([day, meanTenths]) => ({ day, meanTenths })));
+  const pattern = recentPattern(news, today);
   if (!pattern || pattern.depthTenths < WEEKLY_DEPTH) return undefined;
   const next = weekday(today + 1);
   let best: { ahead: number; dropTenths: number } | undefined;
@@ -211,7 +216,7 @@ export function fillUpAdvice(input: AdviceInput): FillUpAdvice {
     const short = `${held === 0 ? 'No' : `Only ${held}`} days of price changes here and no cycle yet: the cycle needs ${HISTORY_NEEDED} to tell a city without one from one with a slow one`;
     const words = state === 'insufficient-history' ? short : `No regular price cycle here (${why})`;
     // A weekly pattern deep enough to be a cycle's, seen before four restorations stand (Perth's first weeks).
-    const pattern = weekdayPattern([...news].filter(([day]) => day >= today - 7 * WEEKDAY_WEEKS).map(([day, meanTenths]) => ({ day, meanTenths })));
+    const pattern = recentPattern(news, today);
     if (pattern && pattern.depthTenths >= WEEKLY_DEPTH) {
       const name = WEEKDAYS[pattern.weekday] ?? '';
       const ahead = (pattern.weekday - weekday(today) + 7) % 7;
